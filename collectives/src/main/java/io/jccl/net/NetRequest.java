@@ -1,0 +1,16 @@
+package io.jccl.net;
+
+/** A posted send or receive. */
+public interface NetRequest {
+    /** Returned by {@link #test()} while the request is still pending. */
+    long NOT_DONE = -1;
+
+    /**
+     * Makes progress and reports completion. Once this returns a size or throws, the request object belongs
+     * to the transport again (it may be reused) and must not be touched.
+     *
+     * @return {@link #NOT_DONE} while pending; when complete, the bytes sent, or the bytes received
+     * @throws NetException when the request failed
+     */
+    long test();
+}

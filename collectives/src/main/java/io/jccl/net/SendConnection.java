@@ -1,0 +1,24 @@
+package io.jccl.net;
+
+import java.lang.foreign.MemorySegment;
+
+/** The sending end of a one-directional connection. */
+public interface SendConnection extends AutoCloseable {
+    /**
+     * Posts a send. The transport reads {@code buffer} until the request completes; the caller must not
+     * modify that range before then.
+     *
+     * @param buffer    the memory holding the message (heap or native)
+     * @param offset    byte offset of the message in {@code buffer}
+     * @param sizeBytes message length; 0 is allowed
+     * @param tag       the tag the receiver checks
+     * @param mr        the registration covering the range, or null where the transport needs none
+     * @return the request, or null when {@link NetProperties#maxInflightRequests()} are outstanding
+     * @throws NetException when the connection is broken
+     */
+    NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr);
+
+    /** Closes this end; the peer's pending and later receives fail with {@link NetException.Reason#PEER_CLOSED}. */
+    @Override
+    void close();
+}
