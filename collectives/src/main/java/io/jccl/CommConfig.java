@@ -1,0 +1,347 @@
+package io.jccl;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Settings for a communicator. Every setting is a {@code JCCL_*} option: a value set here wins over the
+ * environment variable of the same name, which wins over the default. Values are checked when set and again
+ * when the communicator starts (environment values), with errors that name the option and the value.
+ *
+ * <table>
+ * <caption>Options</caption>
+ * <tr><th>Option</th><th>Default</th><th>Meaning</th></tr>
+ * <tr><td>{@code JCCL_OP_TIMEOUT_MS}</td><td>300000</td><td>longest an operation may run once started; 0 = no limit</td></tr>
+ * <tr><td>{@code JCCL_INIT_TIMEOUT_MS}</td><td>120000</td><td>longest communicator creation (rendezvous + connections) may take</td></tr>
+ * <tr><td>{@code JCCL_ALGO}</td><td>auto</td><td>all-reduce algorithm: auto, ring, tree, rd</td></tr>
+ * <tr><td>{@code JCCL_CHUNK_SIZE}</td><td>0 (tuner)</td><td>pipeline chunk in bytes (suffixes K, M allowed), 4K to 64M</td></tr>
+ * <tr><td>{@code JCCL_NET}</td><td>(automatic)</td><td>force one transport for every pair of ranks, e.g. {@code tcp}</td></tr>
+ * <tr><td>{@code JCCL_MAX_PENDING_OPS}</td><td>1024</td><td>operations queued per communicator before callers wait</td></tr>
+ * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
+ * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
+ * </table>
+ *
+ * <p>Transports read further options of their own (for example {@code JCCL_SOCKET_BUFFER_BYTES}); set them
+ * with {@link Builder#option(String, String)}.
+ */
+public final class CommConfig {
+    /** Longest time an operation may run once started ({@code JCCL_OP_TIMEOUT_MS}). */
+    public static final String OP_TIMEOUT_MS = "JCCL_OP_TIMEOUT_MS";
+    /** Longest time creating a communicator may take ({@code JCCL_INIT_TIMEOUT_MS}). */
+    public static final String INIT_TIMEOUT_MS = "JCCL_INIT_TIMEOUT_MS";
+    /** All-reduce algorithm ({@code JCCL_ALGO}). */
+    public static final String ALGO = "JCCL_ALGO";
+    /** Pipeline chunk size in bytes ({@code JCCL_CHUNK_SIZE}). */
+    public static final String CHUNK_SIZE = "JCCL_CHUNK_SIZE";
+    /** Transport forced for every pair ({@code JCCL_NET}). */
+    public static final String NET = "JCCL_NET";
+    /** Queue bound per communicator ({@code JCCL_MAX_PENDING_OPS}). */
+    public static final String MAX_PENDING_OPS = "JCCL_MAX_PENDING_OPS";
+
+    /** The defaults: nothing set, so environment variables and built-in defaults apply. */
+    public static final CommConfig DEFAULT = new CommConfig(Map.of());
+
+    static final long DEFAULT_OP_TIMEOUT_MS = 300_000;
+    static final long DEFAULT_INIT_TIMEOUT_MS = 120_000;
+    static final int DEFAULT_MAX_PENDING_OPS = 1024;
+    static final long MIN_CHUNK_BYTES = 4096;
+    static final long MAX_CHUNK_BYTES = 64L << 20;
+
+    private final Map<String, String> options;
+
+    private CommConfig(Map<String, String> options) {
+        this.options = Collections.unmodifiableMap(new TreeMap<>(options));
+    }
+
+    /** @return a builder starting from no explicit settings */
+    public static Builder builder() {
+        return new Builder(Map.of());
+    }
+
+    /** @return a builder starting from this configuration's settings */
+    public Builder toBuilder() {
+        return new Builder(options);
+    }
+
+    /** @return the options set explicitly (not those from the environment) */
+    public Map<String, String> options() {
+        return options;
+    }
+
+    /**
+     * Merges the environment under the explicit settings and checks every known option.
+     *
+     * @param environment the process environment (or a test's)
+     * @return the effective settings
+     * @throws JcclException INVALID_ARGUMENT naming the option, where it came from, and the value
+     */
+    public Resolved resolve(Map<String, String> environment) {
+        Map<String, String> merged = new TreeMap<>();
+        for (Map.Entry<String, String> e : environment.entrySet()) {
+            if (e.getKey().startsWith("JCCL_")) {
+                merged.put(e.getKey(), e.getValue());
+            }
+        }
+        merged.putAll(options);
+        try {
+            return new Resolved(
+                    Duration.ofMillis(parseMillis(merged, OP_TIMEOUT_MS, DEFAULT_OP_TIMEOUT_MS)),
+                    Duration.ofMillis(parseMillis(merged, INIT_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS)),
+                    merged.containsKey(ALGO) ? Algorithm.parse(merged.get(ALGO)) : Algorithm.AUTO,
+                    merged.containsKey(CHUNK_SIZE) ? parseChunk(merged.get(CHUNK_SIZE)) : 0,
+                    blankToNull(merged.get(NET)),
+                    merged.containsKey(MAX_PENDING_OPS) ? parsePendingOps(merged.get(MAX_PENDING_OPS))
+                            : DEFAULT_MAX_PENDING_OPS,
+                    Collections.unmodifiableMap(merged));
+        } catch (IllegalArgumentException e) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, e.getMessage()
+                    + (options.isEmpty() ? " (check the JCCL_* environment variables)" : ""), e);
+        }
+    }
+
+    /**
+     * The effective settings of a communicator.
+     *
+     * @param opTimeout      longest time an operation may run once started; {@link Duration#ZERO} = no limit
+     * @param initTimeout    longest time creation may take
+     * @param algorithm      forced all-reduce algorithm, or {@link Algorithm#AUTO}
+     * @param chunkSizeBytes forced chunk size, or 0 for the tuner's choice
+     * @param transport      forced transport name, or null
+     * @param maxPendingOps  queue bound per communicator
+     * @param options        every {@code JCCL_*} option in effect, for transports
+     */
+    public record Resolved(Duration opTimeout, Duration initTimeout, Algorithm algorithm, long chunkSizeBytes,
+                           String transport, int maxPendingOps, Map<String, String> options) {
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s.trim().toLowerCase(Locale.ROOT);
+    }
+
+    private static long parseMillis(Map<String, String> m, String key, long dflt) {
+        String v = m.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        long ms;
+        try {
+            ms = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + "='" + v + "' is not a whole number of milliseconds");
+        }
+        if (ms < 0) {
+            throw new IllegalArgumentException(key + "=" + ms + " must not be negative");
+        }
+        return ms;
+    }
+
+    static long parseChunk(String v) {
+        long bytes;
+        try {
+            bytes = parseBytes(v);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(CHUNK_SIZE + "='" + v + "' is not a size in bytes (e.g. 524288, 512K, 1M)");
+        }
+        if (bytes < MIN_CHUNK_BYTES || bytes > MAX_CHUNK_BYTES) {
+            throw new IllegalArgumentException(CHUNK_SIZE + "=" + v + " is outside " + MIN_CHUNK_BYTES + ".."
+                    + MAX_CHUNK_BYTES + " bytes");
+        }
+        return bytes;
+    }
+
+    private static int parsePendingOps(String v) {
+        int n;
+        try {
+            n = Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(MAX_PENDING_OPS + "='" + v + "' is not a whole number");
+        }
+        if (n < 1 || n > 1 << 20) {
+            throw new IllegalArgumentException(MAX_PENDING_OPS + "=" + n + " is outside 1..1048576");
+        }
+        return n;
+    }
+
+    /**
+     * Parses a byte count with an optional binary suffix: {@code 4096}, {@code 512K}, {@code 64M}, {@code 1G}.
+     *
+     * @param text the text
+     * @return the number of bytes
+     * @throws IllegalArgumentException when it is not such a number, or overflows
+     */
+    public static long parseBytes(String text) {
+        if (text == null) {
+            throw new IllegalArgumentException("size is missing");
+        }
+        String t = text.trim().toUpperCase(Locale.ROOT);
+        if (t.endsWith("B") && t.length() > 1 && !Character.isDigit(t.charAt(t.length() - 2))) {
+            t = t.substring(0, t.length() - 1);   // 64MB -> 64M
+        }
+        int shift = 0;
+        if (!t.isEmpty()) {
+            switch (t.charAt(t.length() - 1)) {
+                case 'K' -> shift = 10;
+                case 'M' -> shift = 20;
+                case 'G' -> shift = 30;
+                case 'T' -> shift = 40;
+                default -> shift = -1;
+            }
+        }
+        String digits = shift >= 0 ? t.substring(0, t.length() - 1) : t;
+        long value;
+        try {
+            value = Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a size in bytes");
+        }
+        if (value < 0) {
+            throw new IllegalArgumentException("'" + text + "' is negative");
+        }
+        int s = Math.max(shift, 0);
+        if (s > 0 && value > (Long.MAX_VALUE >> s)) {
+            throw new IllegalArgumentException("'" + text + "' is too large");
+        }
+        return value << s;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CommConfig c && c.options.equals(options);
+    }
+
+    @Override
+    public int hashCode() {
+        return options.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "CommConfig" + options;
+    }
+
+    /** Builds a {@link CommConfig}; every setter checks its value at once. */
+    public static final class Builder {
+        private final Map<String, String> options;
+
+        private Builder(Map<String, String> initial) {
+            this.options = new TreeMap<>(initial);
+        }
+
+        /**
+         * @param timeout longest time an operation may run once started; zero means no limit
+         * @return this builder
+         */
+        public Builder opTimeout(Duration timeout) {
+            return millis(OP_TIMEOUT_MS, timeout);
+        }
+
+        /**
+         * @param timeout longest time communicator creation (rendezvous and connections) may take
+         * @return this builder
+         */
+        public Builder initTimeout(Duration timeout) {
+            return millis(INIT_TIMEOUT_MS, timeout);
+        }
+
+        /**
+         * @param algorithm the all-reduce algorithm to force, or {@link Algorithm#AUTO}
+         * @return this builder
+         */
+        public Builder algorithm(Algorithm algorithm) {
+            Objects.requireNonNull(algorithm, "algorithm");
+            options.put(ALGO, algorithm.name().toLowerCase(Locale.ROOT));
+            return this;
+        }
+
+        /**
+         * @param chunkSizeBytes the pipeline chunk size to force (4 KiB to 64 MiB), or 0 for the tuner's choice
+         * @return this builder
+         */
+        public Builder chunkSizeBytes(long chunkSizeBytes) {
+            if (chunkSizeBytes == 0) {
+                options.remove(CHUNK_SIZE);
+                return this;
+            }
+            try {
+                parseChunk(Long.toString(chunkSizeBytes));
+            } catch (IllegalArgumentException e) {
+                throw JcclException.invalidArgument("chunkSizeBytes: " + e.getMessage());
+            }
+            options.put(CHUNK_SIZE, Long.toString(chunkSizeBytes));
+            return this;
+        }
+
+        /**
+         * @param name the transport to use for every pair of ranks (e.g. {@code tcp}), or null for automatic
+         * @return this builder
+         */
+        public Builder transport(String name) {
+            if (name == null) {
+                options.remove(NET);
+            } else {
+                if (name.isBlank()) {
+                    throw JcclException.invalidArgument("transport name is blank");
+                }
+                options.put(NET, name.trim().toLowerCase(Locale.ROOT));
+            }
+            return this;
+        }
+
+        /**
+         * @param maxPendingOps how many operations may wait in a communicator's queue before callers block
+         * @return this builder
+         */
+        public Builder maxPendingOps(int maxPendingOps) {
+            try {
+                parsePendingOps(Integer.toString(maxPendingOps));
+            } catch (IllegalArgumentException e) {
+                throw JcclException.invalidArgument("maxPendingOps: " + e.getMessage());
+            }
+            options.put(MAX_PENDING_OPS, Integer.toString(maxPendingOps));
+            return this;
+        }
+
+        /**
+         * Sets any {@code JCCL_*} option, overriding the environment variable of the same name.
+         *
+         * @param key   the option name, starting with {@code JCCL_}
+         * @param value its value; null removes the setting
+         * @return this builder
+         */
+        public Builder option(String key, String value) {
+            if (key == null || !key.startsWith("JCCL_") || key.length() == 5) {
+                throw JcclException.invalidArgument("option name must start with JCCL_, got '" + key + "'");
+            }
+            if (value == null) {
+                options.remove(key);
+            } else {
+                options.put(key, value);
+                try {
+                    new CommConfig(Map.of(key, value)).resolve(Map.of());
+                } catch (JcclException e) {
+                    options.remove(key);
+                    throw e;
+                }
+            }
+            return this;
+        }
+
+        private Builder millis(String key, Duration d) {
+            Objects.requireNonNull(d, key);
+            if (d.isNegative()) {
+                throw JcclException.invalidArgument(key + " must not be negative, got " + d);
+            }
+            options.put(key, Long.toString(d.toMillis()));
+            return this;
+        }
+
+        /** @return the configuration */
+        public CommConfig build() {
+            return new CommConfig(options);
+        }
+    }
+}

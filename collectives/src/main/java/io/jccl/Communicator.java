@@ -1,0 +1,1103 @@
+package io.jccl;
+
+import io.jccl.core.CommFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * A group of ranks that run collective operations together (NCCL's {@code ncclComm_t}).
+ *
+ * <h2>Creating one</h2>
+ * <ul>
+ * <li>Across processes: one rank calls {@link UniqueId#create()}, passes {@link UniqueId#encode()} to the others
+ *     (an environment variable, a file, a job scheduler), and every rank calls
+ *     {@link #init(UniqueId, int, int, CommConfig)}, which returns once all ranks are connected.</li>
+ * <li>In one JVM: {@link #local(int)} makes n ranks whose operations run on their own threads
+ *     (like {@code ncclCommInitAll}).</li>
+ * </ul>
+ *
+ * <h2>Operations</h2>
+ * Every operation checks its arguments at once (a bad argument throws {@link JcclException} with code
+ * {@link ErrorCode#INVALID_ARGUMENT} and nothing is written anywhere), then returns a {@link CollectiveFuture}.
+ * Operations on one communicator run and complete in the order they were issued; every rank must issue the
+ * same collectives in the same order with matching counts, types, operations and roots. A rank whose call does
+ * not match is detected: the operation fails on every rank with {@link ErrorCode#INVALID_USAGE} naming the
+ * difference.
+ *
+ * <p>Counts are in elements of {@code type}. Buffers are {@link MemorySegment}s (native or heap, any
+ * alignment); every method also has forms for heap arrays and {@link ByteBuffer}s. A segment must be at least
+ * as large as the operation needs; it may be larger. The caller must not touch the buffers until the future
+ * completes.
+ *
+ * <h2>In place</h2>
+ * As in NCCL, an operation runs in place when the send buffer is at a particular spot in the receive buffer:
+ * {@code send == recv} for all-reduce, broadcast, reduce; {@code send == recv + rank * sendCount} elements for
+ * all-gather and gather (root); {@code recv == send + rank * recvCount} elements for reduce-scatter and scatter
+ * (root). Any other overlap of send and receive buffers is rejected. All-to-all cannot run in place.
+ *
+ * <h2>Failure</h2>
+ * After an operation fails (a timeout, a mismatch, a peer that went away) the communicator is broken: pending
+ * and later operations fail with the same error, which {@link #asyncError()} also reports. Call
+ * {@link #abort()} (or {@link #close()}) and build a new one.
+ *
+ * <p>Communicators are thread-safe: any thread may issue operations; they are queued in arrival order.
+ */
+public interface Communicator extends AutoCloseable {
+    /** Passed as the color to {@link #split(int, int)} by ranks that join no new communicator. */
+    int SPLIT_NO_COLOR = -1;
+
+    /**
+     * Joins a communicator of {@code size} ranks as {@code rank}. Collective: every rank calls it with the same
+     * id and size; it returns when all ranks have joined and are connected.
+     *
+     * @param id     the id one rank created with {@link UniqueId#create()}
+     * @param rank   this rank, 0 to size-1
+     * @param size   the number of ranks
+     * @param config settings
+     * @return the communicator
+     * @throws JcclException INVALID_ARGUMENT for bad arguments, TIMEOUT when the ranks don't all arrive within
+     *                       the init timeout, REMOTE_ERROR when the rendezvous refuses this rank
+     */
+    static Communicator init(UniqueId id, int rank, int size, CommConfig config) {
+        return CommFactory.init(id, rank, size, config);
+    }
+
+    /**
+     * {@link #init(UniqueId, int, int, CommConfig)} with {@link CommConfig#DEFAULT}.
+     *
+     * @param id   the id
+     * @param rank this rank
+     * @param size the number of ranks
+     * @return the communicator
+     */
+    static Communicator init(UniqueId id, int rank, int size) {
+        return init(id, rank, size, CommConfig.DEFAULT);
+    }
+
+    /**
+     * Creates {@code n} ranks in this JVM, each with its own thread, connected by the in-JVM transport.
+     *
+     * @param n the number of ranks, at least 1
+     * @return the communicators, index = rank
+     */
+    static List<Communicator> local(int n) {
+        return local(n, CommConfig.DEFAULT);
+    }
+
+    /**
+     * Creates {@code n} ranks in this JVM.
+     *
+     * @param n      the number of ranks, at least 1
+     * @param config settings (e.g. {@code transport("tcp")} to connect them over loopback TCP instead)
+     * @return the communicators, index = rank
+     */
+    static List<Communicator> local(int n, CommConfig config) {
+        return CommFactory.local(n, config);
+    }
+
+    /** @return this rank, 0 to {@link #size()}-1 */
+    int rank();
+
+    /** @return the number of ranks */
+    int size();
+
+    /** @return the effective settings */
+    CommConfig.Resolved config();
+
+    /**
+     * Reduces {@code count} elements across all ranks; every rank receives the result.
+     *
+     * @param send  this rank's input ({@code count} elements)
+     * @param recv  where the result goes ({@code count} elements); {@code send} for in place
+     * @param count elements per rank
+     * @param type  element type
+     * @param op    the reduction
+     * @return the pending operation
+     */
+    CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
+
+    /**
+     * Copies {@code count} elements from {@code root}'s {@code send} to every rank's {@code recv}.
+     *
+     * @param send  the data, read on the root only (may be null elsewhere)
+     * @param recv  where the data goes on every rank; the root may pass {@code send} for in place
+     * @param count elements
+     * @param type  element type
+     * @param root  the rank that has the data
+     * @return the pending operation
+     */
+    CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
+
+    /**
+     * In-place broadcast (NCCL's {@code ncclBcast}): the root's {@code buffer} is copied into everyone's.
+     *
+     * @param buffer the data on the root, the destination elsewhere
+     * @param count  elements
+     * @param type   element type
+     * @param root   the rank that has the data
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(MemorySegment buffer, long count, DataType type, int root) {
+        return broadcast(buffer, buffer, count, type, root);
+    }
+
+    /**
+     * Reduces {@code count} elements across all ranks into {@code root}'s {@code recv}.
+     *
+     * @param send  this rank's input
+     * @param recv  the result, written on the root only (may be null elsewhere)
+     * @param count elements
+     * @param type  element type
+     * @param op    the reduction
+     * @param root  the rank that receives the result
+     * @return the pending operation
+     */
+    CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
+                            int root);
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into every rank's {@code recv}, in rank order.
+     *
+     * @param send      this rank's part
+     * @param recv      {@code size * sendCount} elements
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @return the pending operation
+     */
+    CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
+
+    /**
+     * Reduces {@code size * recvCount} elements across ranks and leaves block {@code rank} of the result on
+     * each rank.
+     *
+     * @param send      {@code size * recvCount} elements
+     * @param recv      this rank's block of the result, {@code recvCount} elements
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        the reduction
+     * @return the pending operation
+     */
+    CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+                                   ReduceOp op);
+
+    /**
+     * Sends block {@code j} of {@code send} to rank {@code j}, and receives rank {@code j}'s block for this rank
+     * into block {@code j} of {@code recv}; each block is {@code count} elements.
+     *
+     * @param send  {@code size * count} elements
+     * @param recv  {@code size * count} elements; must not overlap {@code send}
+     * @param count elements per block
+     * @param type  element type
+     * @return the pending operation
+     */
+    CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type);
+
+    /**
+     * All-to-all with a count and a displacement (both in elements) per peer. Rank i's {@code sendCounts[j]}
+     * must equal rank j's {@code recvCounts[i]}.
+     *
+     * @param send       the data to send
+     * @param sendCounts elements for each rank
+     * @param sendDispls where each rank's elements start in {@code send}
+     * @param recv       where received data goes; must not overlap {@code send}
+     * @param recvCounts elements from each rank
+     * @param recvDispls where each rank's elements go in {@code recv}
+     * @param type       element type
+     * @return the pending operation
+     */
+    CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                               long[] recvCounts, long[] recvDispls, DataType type);
+
+    /**
+     * Gathers {@code sendCount} elements from every rank into {@code root}'s {@code recv}, in rank order.
+     *
+     * @param send      this rank's part
+     * @param recv      {@code size * sendCount} elements on the root (may be null elsewhere)
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @param root      the rank that receives
+     * @return the pending operation
+     */
+    CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
+
+    /**
+     * Sends block {@code j} of {@code root}'s {@code send} to rank {@code j}.
+     *
+     * @param send      {@code size * recvCount} elements on the root (may be null elsewhere)
+     * @param recv      this rank's block
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param root      the rank that has the data
+     * @return the pending operation
+     */
+    CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
+
+    /**
+     * Sends {@code count} elements to {@code peer}, which must post a matching {@link #recv}. A send and a
+     * receive between the same pair that each side issues in the other order must be in one group
+     * ({@link #group(Consumer)}), or they can wait on each other forever.
+     *
+     * @param buffer the data
+     * @param count  elements
+     * @param type   element type
+     * @param peer   the receiving rank (this rank only within a group that also receives from itself)
+     * @return the pending operation
+     */
+    CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer);
+
+    /**
+     * Receives {@code count} elements from {@code peer}'s matching {@link #send}.
+     *
+     * @param buffer where the data goes
+     * @param count  elements; must equal the sender's count
+     * @param type   element type; must equal the sender's
+     * @param peer   the sending rank
+     * @return the pending operation
+     */
+    CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer);
+
+    /**
+     * Completes once every rank has called it.
+     *
+     * @return the pending operation
+     */
+    CollectiveFuture barrier();
+
+    /**
+     * Starts a group: operations this thread issues on this communicator until {@link #groupEnd()} are
+     * collected and launched together, so sends and receives between the same ranks cannot wait on each
+     * other. Collectives in a group run in the order issued, before the group's sends and receives, which all
+     * proceed at once. Groups nest; only the outermost end launches. While a group is open, other threads'
+     * operations on this communicator are refused.
+     *
+     * @throws JcclException INVALID_USAGE when another thread has a group open
+     */
+    void groupStart();
+
+    /**
+     * Ends a group; the outermost end launches the collected operations.
+     *
+     * @return completes when every operation of the group has completed (each also has its own future)
+     * @throws JcclException INVALID_USAGE without a matching {@link #groupStart()}
+     */
+    CollectiveFuture groupEnd();
+
+    /**
+     * Runs {@code body} between {@link #groupStart()} and {@link #groupEnd()}.
+     *
+     * @param body issues the group's operations on the communicator it is given (this one)
+     * @return completes when every operation of the group has completed
+     */
+    default CollectiveFuture group(Consumer<Communicator> body) {
+        groupStart();
+        boolean ended = false;
+        try {
+            body.accept(this);
+            ended = true;
+            return groupEnd();
+        } finally {
+            if (!ended) {
+                groupEnd();
+            }
+        }
+    }
+
+    /**
+     * Splits this communicator (NCCL's {@code ncclCommSplit}): ranks passing the same {@code color} form a new
+     * communicator, ordered by {@code key} (ties by this rank). Collective over this communicator.
+     *
+     * @param color the group to join, or {@link #SPLIT_NO_COLOR} to join none
+     * @param key   the ordering key within the group
+     * @return the new communicator, or empty for {@link #SPLIT_NO_COLOR}
+     */
+    Optional<Communicator> split(int color, int key);
+
+    /**
+     * Waits until every operation issued so far has completed.
+     *
+     * @throws JcclException the first failure among them
+     */
+    void synchronize();
+
+    /**
+     * The error that broke this communicator, if any (NCCL's {@code ncclCommGetAsyncError}).
+     *
+     * @return the error, or empty while healthy
+     */
+    Optional<JcclException> asyncError();
+
+    /**
+     * Stops at once: pending and queued operations fail with {@link ErrorCode#ABORTED}, peers are told, and
+     * connections close. Returns within about a second. Idempotent.
+     */
+    void abort();
+
+    /**
+     * Waits for the operations issued so far, then releases the communicator's threads, connections and
+     * memory. Later calls fail with INVALID_USAGE. Idempotent.
+     */
+    @Override
+    void close();
+
+    // ---- Heap-array and ByteBuffer forms: same parameters and rules as the MemorySegment forms. ----
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(byte[] send, byte[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(short[] send, short[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(int[] send, int[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(long[] send, long[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(float[] send, float[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(double[] send, double[] recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allReduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, ReduceOp op) {
+        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(byte[] send, byte[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(short[] send, short[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(int[] send, int[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(long[] send, long[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(float[] send, float[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(double[] send, double[] recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(ByteBuffer send, ByteBuffer recv, long count, DataType type, int root) {
+        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(byte[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(short[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(int[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(long[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(float[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(double[] buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(ByteBuffer buffer, long count, DataType type, int root) {
+        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(byte[] send, byte[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(short[] send, short[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(int[] send, int[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(long[] send, long[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(float[] send, float[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(double[] send, double[] recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, ReduceOp op, int root) {
+        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(byte[] send, byte[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(short[] send, short[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(int[] send, int[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(long[] send, long[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(float[] send, float[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(double[] send, double[] recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allGather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type) {
+        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(byte[] send, byte[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(short[] send, short[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(int[] send, int[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(long[] send, long[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(float[] send, float[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(double[] send, double[] recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, ReduceOp op) {
+        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(byte[] send, byte[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(short[] send, short[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(int[] send, int[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(long[] send, long[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(float[] send, float[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(double[] send, double[] recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAll(ByteBuffer send, ByteBuffer recv, long count, DataType type) {
+        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(byte[] send, long[] sendCounts, long[] sendDispls, byte[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(short[] send, long[] sendCounts, long[] sendDispls, short[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(int[] send, long[] sendCounts, long[] sendDispls, int[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(long[] send, long[] sendCounts, long[] sendDispls, long[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(float[] send, long[] sendCounts, long[] sendDispls, float[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(double[] send, long[] sendCounts, long[] sendDispls, double[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture allToAllv(ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(byte[] send, byte[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(short[] send, short[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(int[] send, int[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(long[] send, long[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(float[] send, float[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(double[] send, double[] recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture gather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type, int root) {
+        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(byte[] send, byte[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(short[] send, short[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(int[] send, int[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(long[] send, long[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(float[] send, float[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(double[] send, double[] recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture scatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, int root) {
+        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(byte[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(short[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(int[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(long[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(float[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(double[] buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture send(ByteBuffer buffer, long count, DataType type, int peer) {
+        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(byte[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(short[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(int[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(long[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(float[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(double[] buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
+     *
+     * @return the pending operation
+     */
+    default CollectiveFuture recv(ByteBuffer buffer, long count, DataType type, int peer) {
+        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
+    }
+}

@@ -1,0 +1,57 @@
+package io.jccl.algo;
+
+import io.jccl.plan.Buf;
+import io.jccl.prims.Prims;
+
+/** Gather and scatter straight between the root and each rank; the root handles all peers at once. */
+public final class DirectGatherScatter {
+    private DirectGatherScatter() {
+    }
+
+    /**
+     * @param p       primitives
+     * @param count   elements per rank
+     * @param root    the receiving rank
+     * @param inPlace the root's send is block {@code root} of its recv
+     */
+    public static void gather(Prims p, long count, int root, boolean inPlace) {
+        int n = p.size();
+        int r = p.rank();
+        if (r != root) {
+            p.send(root, Buf.SEND, 0, count);
+            return;
+        }
+        if (!inPlace) {
+            p.copy(Buf.SEND, 0, Buf.RECV, (long) root * count, count, false, false);
+        }
+        for (int j = 0; j < n; j++) {
+            if (j != root) {
+                p.newLane();
+                p.recv(j, Buf.RECV, (long) j * count, count);
+            }
+        }
+    }
+
+    /**
+     * @param p       primitives
+     * @param count   elements per rank
+     * @param root    the sending rank
+     * @param inPlace the root's recv is block {@code root} of its send
+     */
+    public static void scatter(Prims p, long count, int root, boolean inPlace) {
+        int n = p.size();
+        int r = p.rank();
+        if (r != root) {
+            p.recv(root, Buf.RECV, 0, count);
+            return;
+        }
+        if (!inPlace) {
+            p.copy(Buf.SEND, (long) root * count, Buf.RECV, 0, count, false, false);
+        }
+        for (int j = 0; j < n; j++) {
+            if (j != root) {
+                p.send(j, Buf.SEND, (long) j * count, count);
+            }
+        }
+    }
+}

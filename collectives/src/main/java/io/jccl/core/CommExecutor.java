@@ -1,0 +1,647 @@
+package io.jccl.core;
+
+import io.jccl.Algorithm;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.ReduceOp;
+import io.jccl.algo.Algorithms;
+import io.jccl.algo.RingAllGather;
+import io.jccl.bootstrap.Bootstrap;
+import io.jccl.plan.Fingerprint;
+import io.jccl.plan.OpKind;
+import io.jccl.plan.OpShape;
+import io.jccl.plan.Plan;
+import io.jccl.prims.PlanBuilder;
+import io.jccl.reduce.Reducer;
+import io.jccl.reduce.Reducers;
+import io.jccl.tune.Tuner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The thread that runs a communicator's operations, one at a time in queue order. It assigns call numbers
+ * (and so the fingerprint tags), picks or reuses a plan, runs it with the {@link PlanRunner}, enforces the
+ * operation timeout, watches the control plane, and turns any failure into the communicator's broken state.
+ */
+final class CommExecutor implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(CommExecutor.class);
+    /** Bytes per rank in the all-gathers a split runs over its parent. */
+    static final int SPLIT_RECORD_BYTES = 4096;
+
+    private final CommImpl comm;
+    private final int rank;
+    private final int size;
+    private final CommConfig.Resolved config;
+    private final PeerLinks links;
+    private final Arena arena = Arena.ofShared();
+    private final ControlPlane control;
+    private final StagingPool staging;
+    private final PlanRunner runner;
+    private final Tuner tuner;
+    private final PlanCache plans = new PlanCache();
+    private final OpQueue<OpRequest> queue;
+    private final ExecutorSignal signal;
+    private final ExecutorIdle idle;
+    private final Thread thread;
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final Map<DataType, Map<ReduceOp, Reducer>> reducers = new EnumMap<>(DataType.class);
+    private final long opTimeoutNs;
+
+    private volatile JcclException failure;
+    private volatile boolean abortRequested;
+    private volatile boolean closeRequested;
+    private long collectiveSeq;
+    private final long[] p2pSendSeq;
+    private final long[] p2pRecvSeq;
+
+    // Bindings for single operations, reused.
+    private final MemorySegment[] oneSend = new MemorySegment[1];
+    private final MemorySegment[] oneRecv = new MemorySegment[1];
+    private final long[] oneTag = new long[1];
+    private final int[] oneElementBytes = new int[1];
+    private final Reducer[] oneReducer = new Reducer[1];
+    private final OpRequest[] oneOp = new OpRequest[1];
+
+    CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
+                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String name) {
+        this.comm = comm;
+        this.rank = rank;
+        this.size = size;
+        this.config = config;
+        this.links = links;
+        this.signal = signal;
+        this.tuner = tuner;
+        this.control = new ControlPlane(rank, links, arena);
+        this.staging = new StagingPool(stagingSlotBytes);
+        this.runner = new PlanRunner(rank, links, staging);
+        this.queue = new OpQueue<>(config.maxPendingOps());
+        this.idle = new ExecutorIdle(signal, transportsSignal);
+        this.opTimeoutNs = config.opTimeout().toNanos();
+        this.p2pSendSeq = new long[size];
+        this.p2pRecvSeq = new long[size];
+        this.thread = Thread.ofPlatform().daemon().name("jccl-" + name + "-r" + rank).unstarted(this);
+        signal.owner(thread);
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    void start() {
+        control.start();
+        thread.start();
+    }
+
+    JcclException failure() {
+        return failure;
+    }
+
+    /** @return false when the queue is full */
+    boolean offer(OpRequest op) {
+        if (!queue.offer(op)) {
+            return false;
+        }
+        signal.signal();
+        return true;
+    }
+
+    void requestClose() {
+        closeRequested = true;
+        signal.signal();
+    }
+
+    void requestAbort() {
+        abortRequested = true;
+        signal.signal();
+    }
+
+    boolean awaitTermination(long timeoutMs) {
+        try {
+            return terminated.await(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    boolean isTerminated() {
+        return terminated.getCount() == 0;
+    }
+
+    @Override
+    public void run() {
+        try {
+            loop();
+        } catch (Throwable t) {
+            LOG.error("rank {}: the communicator thread failed unexpectedly", rank, t);
+            failure = new JcclException(ErrorCode.INTERNAL_ERROR, "the communicator thread failed: " + t, t);
+        } finally {
+            shutdown();
+        }
+    }
+
+    private void loop() {
+        while (true) {
+            OpRequest op = queue.poll();
+            if (op == null) {
+                if (abortRequested || closeRequested) {
+                    return;
+                }
+                if (failure == null) {
+                    JcclException remote = control.poll();
+                    if (remote != null) {
+                        breakCommunicator(remote, false);
+                    }
+                }
+                idle.idleWithoutWork(Long.MAX_VALUE);
+                continue;
+            }
+            idle.reset();
+            if (abortRequested) {
+                fail(op, aborted());
+                drainQueue(aborted());
+                return;
+            }
+            JcclException broken = failure;
+            if (broken != null) {
+                fail(op, brokenBy(broken));
+                continue;
+            }
+            execute(op);
+        }
+    }
+
+    private void execute(OpRequest op) {
+        long deadlineNs = opTimeoutNs > 0 ? System.nanoTime() + opTimeoutNs : Long.MAX_VALUE;
+        try {
+            switch (op.type) {
+                case COLLECTIVE, P2P -> runSingle(op, deadlineNs);
+                case GROUP -> runGroup(op, deadlineNs);
+                case SPLIT -> runSplit(op, deadlineNs);
+                default -> throw new IllegalStateException("unknown operation type " + op.type);
+            }
+            complete(op);
+        } catch (ReportedFailure e) {
+            breakCommunicator(e.error, false);
+            fail(op, e.error);
+        } catch (ParentFailure e) {
+            failLocally(op, e.error);
+        } catch (JcclException e) {
+            failLocally(op, e);
+        } catch (RuntimeException e) {
+            JcclException internal = new JcclException(ErrorCode.INTERNAL_ERROR,
+                    "unexpected failure in " + op.describe() + ": " + e, e);
+            breakCommunicator(internal, true);
+            fail(op, internal);
+        }
+    }
+
+    private void failLocally(OpRequest op, JcclException e) {
+        {
+            JcclException reason = e;
+            if (e.code() == ErrorCode.REMOTE_ERROR) {
+                JcclException explained = explanationFromPeers();
+                if (explained != null) {
+                    breakCommunicator(explained, false);
+                    fail(op, explained);
+                    return;
+                }
+            }
+            breakCommunicator(reason, reason.code() != ErrorCode.ABORTED || abortRequested);
+            fail(op, reason);
+            if (abortRequested) {
+                drainQueue(aborted());
+            }
+        }
+    }
+
+    /** After a peer vanished, a report from another rank may say why; wait briefly for one. */
+    private JcclException explanationFromPeers() {
+        long until = System.nanoTime() + 100_000_000L;
+        while (System.nanoTime() < until) {
+            JcclException remote = control.poll();
+            if (remote != null) {
+                return remote;
+            }
+            Thread.onSpinWait();
+        }
+        return null;
+    }
+
+    private JcclException aborted() {
+        return new JcclException(ErrorCode.ABORTED, "the communicator (rank " + rank + ") was aborted");
+    }
+
+    private static JcclException brokenBy(JcclException cause) {
+        return new JcclException(cause.code(), "the communicator failed earlier: " + cause.detail(), cause);
+    }
+
+    private void breakCommunicator(JcclException e, boolean tellPeers) {
+        if (failure != null) {
+            return;
+        }
+        failure = e;
+        if (tellPeers) {
+            control.broadcast(e.code(), e.code() == ErrorCode.ABORTED ? "rank " + rank + " aborted its communicator"
+                    : e.detail());
+        }
+        runner.abandon();
+        links.closeData();
+        if (e.code() != ErrorCode.ABORTED) {
+            LOG.warn("rank {}: communicator failed: {}", rank, e.getMessage());
+        }
+    }
+
+    private static void complete(OpRequest op) {
+        if (op.type == OpRequest.Type.GROUP) {
+            for (OpRequest m : op.members) {
+                m.future.complete();
+            }
+        }
+        op.future.complete();
+    }
+
+    private static void fail(OpRequest op, JcclException e) {
+        if (op.type == OpRequest.Type.GROUP) {
+            for (OpRequest m : op.members) {
+                m.future.fail(e);
+            }
+        }
+        if (op.splitResult != null) {
+            op.splitResult.completeExceptionally(e);
+        }
+        op.future.fail(e);
+    }
+
+    private void drainQueue(JcclException e) {
+        OpRequest op;
+        while ((op = queue.poll()) != null) {
+            fail(op, e);
+        }
+    }
+
+    private void shutdown() {
+        JcclException end = abortRequested ? aborted()
+                : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed");
+        drainQueue(end);
+        if (abortRequested && failure == null) {
+            failure = end;
+            control.broadcast(ErrorCode.ABORTED, "rank " + rank + " aborted its communicator");
+        }
+        links.closeAll();
+        staging.close();
+        arena.close();
+        terminated.countDown();
+        drainQueue(end);   // anything that slipped in while closing
+    }
+
+    // ---- Running plans ----
+
+    private void runPlan(Plan plan, long deadlineNs, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
+                         int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
+        if (plan.stagingBytes() > staging.slotBytes()) {
+            throw new JcclException(ErrorCode.INTERNAL_ERROR, "plan needs staging of " + plan.stagingBytes()
+                    + " bytes but slots have " + staging.slotBytes());
+        }
+        runner.start(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
+        int iterations = 0;
+        while (!runner.done()) {
+            boolean progressed = runner.progress();
+            if (abortRequested) {
+                throw aborted();
+            }
+            if (!progressed || (++iterations & 255) == 0) {
+                JcclException remote = control.poll();
+                if (remote != null) {
+                    throw new ReportedFailure(remote);
+                }
+            }
+            if (progressed) {
+                idle.reset();
+            } else {
+                long now = System.nanoTime();
+                if (now - deadlineNs > 0) {
+                    throw new JcclException(ErrorCode.TIMEOUT, members[0].describe() + " on rank " + rank
+                            + " did not complete within " + config.opTimeout().toMillis() + " ms; still waiting for "
+                            + runner.waitingFor());
+                }
+                idle.idle(deadlineNs - now);
+            }
+        }
+    }
+
+    private Reducer reducer(OpRequest op) {
+        if (op.op == null) {
+            return null;
+        }
+        Map<ReduceOp, Reducer> byOp = reducers.computeIfAbsent(op.dataType, t -> new HashMap<>());
+        Reducer r = byOp.get(op.op);
+        if (r == null) {
+            r = Reducers.of(op.dataType, op.op, size);
+            byOp.put(op.op, r);
+        }
+        return r;
+    }
+
+    private long nextTag(OpRequest op) {
+        if (op.type == OpRequest.Type.P2P) {
+            long seq = op.p2pSend ? p2pSendSeq[op.peer]++ : p2pRecvSeq[op.peer]++;
+            return Fingerprint.tag(OpKind.P2P, seq, op.count, op.dataType, null, -1);
+        }
+        long countField = op.kind == OpKind.ALL_TO_ALLV ? 0 : op.count;
+        return Fingerprint.tag(op.kind, collectiveSeq++, countField, op.dataType, op.op, op.root);
+    }
+
+    private static int elementBytes(OpRequest op) {
+        return op.dataType == null ? 1 : op.dataType.sizeBytes();
+    }
+
+    private Plan planFor(OpRequest op) {
+        int elem = elementBytes(op);
+        long bytes = op.count * elem;
+        if (op.kind == OpKind.ALL_GATHER || op.kind == OpKind.REDUCE_SCATTER || op.kind == OpKind.ALL_TO_ALL) {
+            bytes *= size;
+        }
+        Tuner.Choice choice = tuner.choose(op.kind, bytes);
+        long chunkElements = Math.max(1, choice.chunkBytes() / elem);
+        Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? choice.algorithm() : Algorithm.AUTO;
+        boolean cacheable = op.kind != OpKind.ALL_TO_ALLV;
+        int root = op.type == OpRequest.Type.P2P ? op.peer : op.root;
+        boolean flag = op.type == OpRequest.Type.P2P ? op.p2pSend : op.inPlace;
+        if (cacheable) {
+            Plan cached = plans.get(op.kind, op.count, root, flag, elem, algorithm, choice.chunkBytes());
+            if (cached != null) {
+                return cached;
+            }
+        }
+        PlanBuilder b = new PlanBuilder(rank, size, elem, chunkElements);
+        OpShape shape = new OpShape(op.kind, op.count, op.root, op.peer, op.p2pSend, op.inPlace, op.sendCounts,
+                op.sendDispls, op.recvCounts, op.recvDispls);
+        String name = Algorithms.build(b, shape, algorithm);
+        Plan plan = b.build(name);
+        if (cacheable) {
+            plans.put(op.kind, op.count, root, flag, elem, algorithm, choice.chunkBytes(), plan);
+        }
+        return plan;
+    }
+
+    private void runSingle(OpRequest op, long deadlineNs) {
+        oneSend[0] = op.send;
+        oneRecv[0] = op.recv;
+        oneTag[0] = nextTag(op);
+        oneElementBytes[0] = elementBytes(op);
+        oneReducer[0] = reducer(op);
+        oneOp[0] = op;
+        try {
+            runPlan(planFor(op), deadlineNs, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+        } finally {
+            oneSend[0] = null;
+            oneRecv[0] = null;
+            oneOp[0] = null;
+        }
+    }
+
+    private void runGroup(OpRequest group, long deadlineNs) {
+        List<OpRequest> p2p = new ArrayList<>();
+        for (OpRequest m : group.members) {
+            if (m.type == OpRequest.Type.COLLECTIVE) {
+                runSingle(m, deadlineNs);
+            } else {
+                p2p.add(m);
+            }
+        }
+        if (p2p.isEmpty()) {
+            return;
+        }
+        copyToSelf(p2p);
+        int n = p2p.size();
+        MemorySegment[] sends = new MemorySegment[n];
+        MemorySegment[] recvs = new MemorySegment[n];
+        long[] tags = new long[n];
+        int[] elementBytes = new int[n];
+        PlanBuilder b = new PlanBuilder(rank, size, 1, Long.MAX_VALUE / 2);
+        for (int peer = 0; peer < size; peer++) {
+            for (int direction = 0; direction < 2; direction++) {
+                boolean sending = direction == 0;
+                b.newLane();
+                for (int i = 0; i < n; i++) {
+                    OpRequest m = p2p.get(i);
+                    if (m.peer == peer && m.p2pSend == sending && peer != rank) {
+                        sends[i] = m.send;
+                        recvs[i] = m.recv;
+                        tags[i] = nextTag(m);
+                        elementBytes[i] = m.dataType.sizeBytes();
+                        b.member(i);
+                        Algorithms.build(b, new OpShape(OpKind.P2P, m.count, -1, peer, sending, false, null, null,
+                                null, null), Algorithm.AUTO);
+                    }
+                }
+            }
+        }
+        runPlan(b.build("p2p"), deadlineNs, sends, recvs, tags, elementBytes, new Reducer[n],
+                p2p.toArray(new OpRequest[0]));
+    }
+
+    /** Sends to this rank within a group: the i-th such send goes to the i-th receive from this rank. */
+    private void copyToSelf(List<OpRequest> p2p) {
+        List<OpRequest> selfSends = new ArrayList<>();
+        List<OpRequest> selfRecvs = new ArrayList<>();
+        for (OpRequest m : p2p) {
+            if (m.peer == rank) {
+                (m.p2pSend ? selfSends : selfRecvs).add(m);
+            }
+        }
+        if (selfSends.size() != selfRecvs.size()) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "the group has " + selfSends.size()
+                    + " sends to this rank (" + rank + ") but " + selfRecvs.size() + " receives from it");
+        }
+        for (int i = 0; i < selfSends.size(); i++) {
+            OpRequest s = selfSends.get(i);
+            OpRequest r = selfRecvs.get(i);
+            if (s.count != r.count || s.dataType != r.dataType) {
+                throw new JcclException(ErrorCode.INVALID_USAGE, "send to self #" + i + " " + s.describe()
+                        + " does not match receive from self " + r.describe());
+            }
+            long bytes = s.count * s.dataType.sizeBytes();
+            if (bytes > 0) {
+                MemorySegment.copy(s.send, 0, r.recv, 0, bytes);
+            }
+        }
+    }
+
+    // ---- Split ----
+
+    private void runSplit(OpRequest op, long deadlineNs) {
+        MemorySegment mine = arena.allocate(8);
+        MemorySegment all = arena.allocate(8L * size);
+        mine.set(ValueLayout.JAVA_INT, 0, op.color);
+        mine.set(ValueLayout.JAVA_INT, 4, op.key);
+        internalAllGather(mine, all, 8, deadlineNs, op);
+        List<int[]> group = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            int color = all.get(ValueLayout.JAVA_INT, 8L * r);
+            if (op.color != Communicator.SPLIT_NO_COLOR && color == op.color) {
+                group.add(new int[] {all.get(ValueLayout.JAVA_INT, 8L * r + 4), r});
+            }
+        }
+        group.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        int[] members = group.stream().mapToInt(a -> a[1]).toArray();
+        SubgroupBootstrap bootstrap = new SubgroupBootstrap(this, members, deadlineNs, op);
+        if (op.color == Communicator.SPLIT_NO_COLOR) {
+            CommInit.participateWithoutJoining(bootstrap);
+            op.splitResult.complete(Optional.empty());
+            return;
+        }
+        try {
+            CommImpl child = CommInit.create(bootstrap, config, comm.name() + ".c" + op.color);
+            op.splitResult.complete(Optional.of(child));
+        } catch (ReportedFailure | ParentFailure e) {
+            throw e;
+        } catch (JcclException e) {
+            // The child could not be built; the ranks agreed on that in the status round, so this communicator
+            // stays usable.
+            op.splitResult.completeExceptionally(e);
+        }
+    }
+
+    /** All-gather of {@code recordBytes} per rank over this communicator, from the executor thread. */
+    void internalAllGather(MemorySegment mine, MemorySegment all, int recordBytes, long deadlineNs, OpRequest op) {
+        PlanBuilder b = new PlanBuilder(rank, size, 1, Math.max(1, staging.slotBytes()));
+        RingAllGather.build(b, recordBytes, false);
+        long[] tags = {Fingerprint.tag(OpKind.SPLIT, collectiveSeq++, recordBytes, null, null, -1)};
+        runPlan(b.build("ring"), deadlineNs, new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
+                new int[] {1}, new Reducer[1], new OpRequest[] {op});
+    }
+
+    Arena arena() {
+        return arena;
+    }
+
+    int rank() {
+        return rank;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** An error another rank reported: it must not be sent around again. */
+    static final class ReportedFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient JcclException error;
+
+        ReportedFailure(JcclException error) {
+            super(error.getMessage(), error, false, false);
+            this.error = error;
+        }
+    }
+
+    /** A failure of this communicator itself while it served a split's exchanges. */
+    static final class ParentFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient JcclException error;
+
+        ParentFailure(JcclException error) {
+            super(error.getMessage(), error, false, false);
+            this.error = error;
+        }
+    }
+
+    /**
+     * The rendezvous of a split: the parent's ranks exchange fixed-size records over the parent; each member
+     * reads its group's records in the group's order.
+     */
+    static final class SubgroupBootstrap implements Bootstrap {
+        private final CommExecutor parent;
+        private final int[] members;
+        private final int myIndex;
+        private final long deadlineNs;
+        private final OpRequest op;
+
+        SubgroupBootstrap(CommExecutor parent, int[] members, long deadlineNs, OpRequest op) {
+            this.parent = parent;
+            this.members = members;
+            this.myIndex = Arrays.binarySearch(sortedCopy(members), parent.rank) >= 0 ? indexOf(members, parent.rank)
+                    : -1;
+            this.deadlineNs = deadlineNs;
+            this.op = op;
+        }
+
+        private static int[] sortedCopy(int[] a) {
+            int[] c = a.clone();
+            Arrays.sort(c);
+            return c;
+        }
+
+        private static int indexOf(int[] a, int v) {
+            for (int i = 0; i < a.length; i++) {
+                if (a[i] == v) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        @Override
+        public int rank() {
+            return myIndex;
+        }
+
+        @Override
+        public int size() {
+            return members.length;
+        }
+
+        @Override
+        public byte[][] allGather(byte[] mineBytes) {
+            if (mineBytes.length > SPLIT_RECORD_BYTES - 4) {
+                throw new JcclException(ErrorCode.INTERNAL_ERROR, "split record of " + mineBytes.length
+                        + " bytes exceeds " + (SPLIT_RECORD_BYTES - 4));
+            }
+            int n = parent.size;
+            try (Arena a = Arena.ofShared()) {
+                MemorySegment mine = a.allocate(SPLIT_RECORD_BYTES);
+                MemorySegment all = a.allocate((long) SPLIT_RECORD_BYTES * n);
+                mine.set(ValueLayout.JAVA_INT, 0, mineBytes.length);
+                MemorySegment.copy(mineBytes, 0, mine, ValueLayout.JAVA_BYTE, 4, mineBytes.length);
+                try {
+                    parent.internalAllGather(mine, all, SPLIT_RECORD_BYTES, deadlineNs, op);
+                } catch (JcclException e) {
+                    throw new ParentFailure(e);
+                }
+                byte[][] out = new byte[members.length][];
+                for (int i = 0; i < members.length; i++) {
+                    long base = (long) SPLIT_RECORD_BYTES * members[i];
+                    int len = all.get(ValueLayout.JAVA_INT, base);
+                    if (len < 0 || len > SPLIT_RECORD_BYTES - 4) {
+                        throw new ParentFailure(new JcclException(ErrorCode.INTERNAL_ERROR,
+                                "malformed split record from rank " + members[i]));
+                    }
+                    out[i] = new byte[len];
+                    MemorySegment.copy(all, ValueLayout.JAVA_BYTE, base + 4, out[i], 0, len);
+                }
+                return out;
+            }
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

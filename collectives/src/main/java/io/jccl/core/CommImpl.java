@@ -1,0 +1,452 @@
+package io.jccl.core;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.ReduceOp;
+import io.jccl.plan.OpKind;
+import io.jccl.tune.Tuner;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+import static io.jccl.core.ArgChecks.buffer;
+import static io.jccl.core.ArgChecks.bytes;
+import static io.jccl.core.ArgChecks.count;
+
+/** The {@link Communicator}: checks arguments, queues operations for its {@link CommExecutor}, manages groups. */
+public final class CommImpl implements Communicator {
+    private final String name;
+    private final int rank;
+    private final int size;
+    private final CommConfig.Resolved config;
+    private final CommExecutor executor;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean aborted;
+    private volatile OpFuture lastIssued;
+
+    // Group state: owned by one thread at a time.
+    private final Object groupLock = new Object();
+    private volatile Thread groupOwner;
+    private int groupDepth;
+    private List<OpRequest> groupOps;
+
+    CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
+             Tuner tuner, long stagingSlotBytes, boolean transportsSignal) {
+        this.name = name;
+        this.rank = rank;
+        this.size = size;
+        this.config = config;
+        this.executor = new CommExecutor(this, rank, size, config, links, signal, tuner, stagingSlotBytes,
+                transportsSignal, name);
+    }
+
+    void start() {
+        executor.start();
+    }
+
+    String name() {
+        return name;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public CommConfig.Resolved config() {
+        return config;
+    }
+
+    private Thread executorThread() {
+        return executor.thread();
+    }
+
+    private OpFuture newFuture() {
+        return new OpFuture(executorThread());
+    }
+
+    private void checkOpen() {
+        if (aborted) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "the communicator (rank " + rank + ") was aborted");
+        }
+        if (closed.get()) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "the communicator (rank " + rank + ") is closed");
+        }
+    }
+
+    private CollectiveFuture submit(OpRequest op) {
+        Thread owner = groupOwner;
+        if (owner != null) {
+            synchronized (groupLock) {
+                if (groupOwner == Thread.currentThread()) {
+                    if (op.type == OpRequest.Type.SPLIT) {
+                        throw new JcclException(ErrorCode.INVALID_USAGE, "split cannot be part of a group");
+                    }
+                    groupOps.add(op);
+                    return op.future;
+                }
+                if (groupOwner != null) {
+                    throw new JcclException(ErrorCode.INVALID_USAGE, "thread '" + groupOwner.getName()
+                            + "' has a group open on this communicator; operations from other threads are refused "
+                            + "until it ends the group");
+                }
+            }
+        }
+        if (op.type == OpRequest.Type.P2P && op.peer == rank) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, (op.p2pSend ? "send to" : "recv from")
+                    + " this rank itself must be in a group with the matching " + (op.p2pSend ? "recv" : "send"));
+        }
+        enqueue(op);
+        return op.future;
+    }
+
+    private void enqueue(OpRequest op) {
+        long parkNs = 1_000;
+        while (!executor.offer(op)) {
+            checkOpen();
+            if (Thread.currentThread() == executorThread()) {
+                throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
+                        + config.maxPendingOps() + ") and this is the communicator's own thread; raise "
+                        + CommConfig.MAX_PENDING_OPS + " or do not issue operations from completion callbacks");
+            }
+            LockSupport.parkNanos(parkNs);
+            parkNs = Math.min(parkNs * 2, 1_000_000);
+        }
+        lastIssued = op.future;
+    }
+
+    // ---- Collectives ----
+
+    @Override
+    public CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        ArgChecks.op(op, type);
+        long b = bytes("allReduce", count, 1, type);
+        buffer("send", send, b, false, executorThread());
+        buffer("recv", recv, b, true, executorThread());
+        boolean inPlace = ArgChecks.inPlace("allReduce", send, b, recv, b, 0);
+        return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        ArgChecks.rank("root", root, size);
+        long b = bytes("broadcast", count, 1, type);
+        boolean inPlace = false;
+        if (rank == root) {
+            buffer("send", send, b, false, executorThread());
+        }
+        buffer("recv", recv, b, true, executorThread());
+        if (rank == root) {
+            inPlace = ArgChecks.inPlace("broadcast", send, b, recv, b, 0);
+        }
+        return submit(OpRequest.collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
+                recv, inPlace, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
+                                   int root) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        ArgChecks.op(op, type);
+        ArgChecks.rank("root", root, size);
+        long b = bytes("reduce", count, 1, type);
+        buffer("send", send, b, false, executorThread());
+        boolean inPlace = false;
+        if (rank == root) {
+            buffer("recv", recv, b, true, executorThread());
+            inPlace = ArgChecks.inPlace("reduce", send, b, recv, b, 0);
+        }
+        return submit(OpRequest.collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
+                inPlace, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("sendCount", sendCount);
+        long sb = bytes("allGather send", sendCount, 1, type);
+        long rb = bytes("allGather recv", sendCount, size, type);
+        buffer("send", send, sb, false, executorThread());
+        buffer("recv", recv, rb, true, executorThread());
+        boolean inPlace = ArgChecks.inPlace("allGather", send, sb, recv, rb, rank * sb);
+        return submit(OpRequest.collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace,
+                newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+                                          ReduceOp op) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("recvCount", recvCount);
+        ArgChecks.op(op, type);
+        long sb = bytes("reduceScatter send", recvCount, size, type);
+        long rb = bytes("reduceScatter recv", recvCount, 1, type);
+        buffer("send", send, sb, false, executorThread());
+        buffer("recv", recv, rb, true, executorThread());
+        // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
+        boolean inPlace = ArgChecks.inPlace("reduceScatter", recv, rb, send, sb, rank * rb);
+        return submit(OpRequest.collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace,
+                newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        long b = bytes("allToAll", count, size, type);
+        buffer("send", send, b, false, executorThread());
+        buffer("recv", recv, b, true, executorThread());
+        ArgChecks.noOverlap("allToAll", send, b, recv, b);
+        return submit(OpRequest.collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                      long[] recvCounts, long[] recvDispls, DataType type) {
+        checkOpen();
+        ArgChecks.type(type);
+        long[] sc = countsArray("sendCounts", sendCounts);
+        long[] sd = countsArray("sendDispls", sendDispls);
+        long[] rc = countsArray("recvCounts", recvCounts);
+        long[] rd = countsArray("recvDispls", recvDispls);
+        long sendEnd = extent("send", sc, sd, type);
+        long recvEnd = extent("recv", rc, rd, type);
+        buffer("send", send, sendEnd, false, executorThread());
+        buffer("recv", recv, recvEnd, true, executorThread());
+        ArgChecks.noOverlap("allToAllv", send, sendEnd, recv, recvEnd);
+        return submit(OpRequest.allToAllv(send, sc, sd, recv, rc, rd, type, newFuture()));
+    }
+
+    private long[] countsArray(String name, long[] values) {
+        if (values == null) {
+            throw ArgChecks.invalid(name + " must not be null");
+        }
+        if (values.length != size) {
+            throw ArgChecks.invalid(name + " has " + values.length + " entries but the communicator has " + size
+                    + " ranks");
+        }
+        for (int i = 0; i < size; i++) {
+            if (values[i] < 0) {
+                throw ArgChecks.invalid(name + "[" + i + "] must not be negative, got " + values[i]);
+            }
+        }
+        return values.clone();
+    }
+
+    private static long extent(String name, long[] counts, long[] displs, DataType type) {
+        long end = 0;
+        for (int i = 0; i < counts.length; i++) {
+            long last;
+            try {
+                last = Math.addExact(displs[i], counts[i]);
+            } catch (ArithmeticException e) {
+                throw ArgChecks.invalid(name + "Displs[" + i + "] + " + name + "Counts[" + i + "] overflows");
+            }
+            end = Math.max(end, bytes(name + " block " + i, last, 1, type));
+        }
+        return end;
+    }
+
+    @Override
+    public CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("sendCount", sendCount);
+        ArgChecks.rank("root", root, size);
+        long sb = bytes("gather send", sendCount, 1, type);
+        long rb = bytes("gather recv", sendCount, size, type);
+        buffer("send", send, sb, false, executorThread());
+        boolean inPlace = false;
+        if (rank == root) {
+            buffer("recv", recv, rb, true, executorThread());
+            inPlace = ArgChecks.inPlace("gather", send, sb, recv, rb, root * sb);
+        }
+        return submit(OpRequest.collective(OpKind.GATHER, sendCount, type, null, root, send,
+                rank == root ? recv : null, inPlace, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("recvCount", recvCount);
+        ArgChecks.rank("root", root, size);
+        long sb = bytes("scatter send", recvCount, size, type);
+        long rb = bytes("scatter recv", recvCount, 1, type);
+        buffer("recv", recv, rb, true, executorThread());
+        boolean inPlace = false;
+        if (rank == root) {
+            buffer("send", send, sb, false, executorThread());
+            inPlace = ArgChecks.inPlace("scatter", recv, rb, send, sb, root * rb);
+        }
+        return submit(OpRequest.collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
+                recv, inPlace, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        ArgChecks.rank("peer", peer, size);
+        buffer("buffer", buffer, bytes("send", count, 1, type), false, executorThread());
+        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer) {
+        checkOpen();
+        ArgChecks.type(type);
+        count("count", count);
+        ArgChecks.rank("peer", peer, size);
+        buffer("buffer", buffer, bytes("recv", count, 1, type), true, executorThread());
+        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()));
+    }
+
+    @Override
+    public CollectiveFuture barrier() {
+        checkOpen();
+        return submit(OpRequest.collective(OpKind.BARRIER, 0, null, null, -1, null, null, false, newFuture()));
+    }
+
+    // ---- Groups ----
+
+    @Override
+    public void groupStart() {
+        checkOpen();
+        synchronized (groupLock) {
+            Thread me = Thread.currentThread();
+            if (groupOwner == null) {
+                groupOwner = me;
+                groupDepth = 1;
+                groupOps = new ArrayList<>();
+            } else if (groupOwner == me) {
+                groupDepth++;
+            } else {
+                throw new JcclException(ErrorCode.INVALID_USAGE, "thread '" + groupOwner.getName()
+                        + "' already has a group open on this communicator");
+            }
+        }
+    }
+
+    @Override
+    public CollectiveFuture groupEnd() {
+        List<OpRequest> ops;
+        synchronized (groupLock) {
+            if (groupOwner != Thread.currentThread()) {
+                throw new JcclException(ErrorCode.INVALID_USAGE, "groupEnd without a matching groupStart on this "
+                        + "thread");
+            }
+            if (--groupDepth > 0) {
+                return OpFuture.completed();
+            }
+            ops = groupOps;
+            groupOps = null;
+            groupOwner = null;
+        }
+        checkOpen();
+        if (ops.isEmpty()) {
+            return OpFuture.completed();
+        }
+        OpRequest group = OpRequest.group(ops, newFuture());
+        enqueue(group);
+        return group.future;
+    }
+
+    // ---- Lifecycle ----
+
+    @Override
+    public Optional<Communicator> split(int color, int key) {
+        checkOpen();
+        if (color < 0 && color != SPLIT_NO_COLOR) {
+            throw ArgChecks.invalid("color must be >= 0 or SPLIT_NO_COLOR (-1), got " + color);
+        }
+        if (Thread.currentThread() == executorThread()) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "split cannot be called from a completion callback");
+        }
+        CompletableFuture<Optional<Communicator>> result = new CompletableFuture<>();
+        OpRequest op = OpRequest.split(color, key, newFuture(), result);
+        submit(op);
+        try {
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JcclException(ErrorCode.SYSTEM_ERROR, "interrupted while splitting", e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof JcclException je) {
+                throw new JcclException(je.code(), je.detail(), je);
+            }
+            throw new JcclException(ErrorCode.INTERNAL_ERROR, "split failed: " + c, c);
+        }
+    }
+
+    @Override
+    public void synchronize() {
+        OpFuture last = lastIssued;
+        if (last != null) {
+            last.await();
+        }
+    }
+
+    @Override
+    public Optional<JcclException> asyncError() {
+        return Optional.ofNullable(executor.failure());
+    }
+
+    @Override
+    public void abort() {
+        aborted = true;
+        closed.set(true);
+        executor.requestAbort();
+        if (Thread.currentThread() != executorThread()) {
+            executor.awaitTermination(1_000);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            if (Thread.currentThread() != executorThread()) {
+                executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
+            }
+            return;
+        }
+        executor.requestClose();
+        if (Thread.currentThread() != executorThread()) {
+            executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Communicator[" + name + ", rank " + rank + " of " + size + "]";
+    }
+}

@@ -1,0 +1,431 @@
+package io.jccl.core;
+
+import io.jccl.CommConfig;
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.bootstrap.Bootstrap;
+import io.jccl.bootstrap.NetworkInterfaces;
+import io.jccl.net.Listener;
+import io.jccl.net.NetException;
+import io.jccl.net.NetProperties;
+import io.jccl.net.NetRequest;
+import io.jccl.net.NetTransport;
+import io.jccl.net.NetTransportProvider;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
+import io.jccl.net.TransportContext;
+import io.jccl.plan.Fingerprint;
+import io.jccl.tune.Tuner;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Builds a communicator from a {@link Bootstrap} in exactly three rounds, whatever happens, so every rank
+ * stays in step and learns about every other rank's failure:
+ * <ol>
+ * <li>identities (host, JVM), from which each pair's transport is chosen;</li>
+ * <li>listener handles of the transports each rank needs;</li>
+ * <li>status: after connecting data and control connections to every peer, each rank reports success or
+ *     why it failed; one failure fails the creation everywhere.</li>
+ * </ol>
+ */
+final class CommInit {
+    static final int ROUNDS = 3;
+    private static final int HELLO_MAGIC = 0x4A43484C;   // "JCHL"
+    private static final int HELLO_BYTES = 12;
+    private static final int DATA = 0;
+    private static final int CONTROL = 1;
+    private static final AtomicInteger NEXT_NAME = new AtomicInteger();
+
+    private CommInit() {
+    }
+
+    static String nextName() {
+        return "comm" + NEXT_NAME.getAndIncrement();
+    }
+
+    /** A rank that takes part in the rounds (of a split) but joins no communicator. */
+    static void participateWithoutJoining(Bootstrap bootstrap) {
+        for (int i = 0; i < ROUNDS; i++) {
+            bootstrap.allGather(new byte[0]);
+        }
+    }
+
+    static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
+        int rank = bootstrap.rank();
+        int size = bootstrap.size();
+        ExecutorSignal signal = new ExecutorSignal();
+        JcclException problem = null;
+
+        // Round 1: identities.
+        byte[][] identities = bootstrap.allGather(Identity.encode(rank));
+        PeerIdentity[] peers = new PeerIdentity[size];
+        NetTransportProvider[] chosen = new NetTransportProvider[size];
+        try {
+            for (int p = 0; p < size; p++) {
+                try {
+                    peers[p] = Identity.decode(identities[p], p);
+                } catch (IllegalArgumentException e) {
+                    throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + p
+                            + " sent a malformed identity during communicator creation: " + e.getMessage());
+                }
+            }
+            for (int p = 0; p < size; p++) {
+                if (p != rank) {
+                    chosen[p] = Providers.choose(peers[rank], peers[p], config.transport());
+                }
+            }
+        } catch (JcclException e) {
+            problem = e;
+        }
+
+        // Round 2: listener handles.
+        Map<String, NetTransport> transports = new LinkedHashMap<>();
+        Map<String, Listener> listeners = new LinkedHashMap<>();
+        byte[] handles = new byte[0];
+        if (problem == null) {
+            try {
+                InetAddress bindAddress = null;
+                for (int p = 0; p < size; p++) {
+                    NetTransportProvider provider = chosen[p];
+                    if (provider == null || transports.containsKey(provider.name())) {
+                        continue;
+                    }
+                    if (bindAddress == null && !provider.name().equals("local")) {
+                        bindAddress = NetworkInterfaces.select(config.options());
+                    }
+                    TransportContext ctx = new TransportContext(peers[rank], size,
+                            bindAddress == null ? InetAddress.getLoopbackAddress() : bindAddress,
+                            config.initTimeout(), config.options());
+                    NetTransport t = provider.create(ctx);
+                    transports.put(provider.name(), t);
+                    listeners.put(provider.name(), t.listen(signal));
+                }
+                handles = encodeHandles(listeners);
+            } catch (JcclException e) {
+                problem = e;
+            } catch (NetException e) {
+                problem = new JcclException(ErrorCode.SYSTEM_ERROR, "rank " + rank + " could not start listening: "
+                        + e.getMessage(), e);
+            }
+        }
+        byte[][] allHandles = bootstrap.allGather(handles);
+
+        // Connect, then round 3: status.
+        PeerLinks links = new PeerLinks(size, new ArrayList<>(transports.values()));
+        if (problem == null) {
+            try {
+                connect(rank, size, config, chosen, transports, listeners, allHandles, links, signal);
+            } catch (JcclException e) {
+                problem = e;
+            } catch (NetException e) {
+                problem = new JcclException(ErrorCode.SYSTEM_ERROR, "rank " + rank + " could not connect: "
+                        + e.getMessage(), e);
+            }
+        }
+        for (Listener l : listeners.values()) {
+            try {
+                l.close();
+            } catch (RuntimeException ignored) {
+                // Best effort.
+            }
+        }
+        byte[][] statuses = bootstrap.allGather(status(problem));
+        if (problem == null) {
+            problem = firstPeerFailure(statuses, rank);
+        }
+        if (problem != null) {
+            links.closeAll();
+            for (NetTransport t : transports.values()) {
+                t.close();
+            }
+            throw problem;
+        }
+        return build(name, rank, size, config, chosen, transports, links, signal);
+    }
+
+    private static CommImpl build(String name, int rank, int size, CommConfig.Resolved config,
+                                  NetTransportProvider[] chosen, Map<String, NetTransport> transports,
+                                  PeerLinks links, ExecutorSignal signal) {
+        double latencyUs = 1;
+        double speedMbps = Double.MAX_VALUE;
+        boolean allSignal = true;
+        boolean networked = false;
+        for (int p = 0; p < size; p++) {
+            if (p == rank) {
+                continue;
+            }
+            NetProperties props = transports.get(chosen[p].name()).properties();
+            links.transportNames[p] = props.name();
+            latencyUs = Math.max(latencyUs, props.latencyUs());
+            speedMbps = Math.min(speedMbps, props.speedMbps());
+            allSignal &= props.signalsCompletion();
+            networked |= !props.name().equals("local");
+        }
+        if (speedMbps == Double.MAX_VALUE) {
+            speedMbps = 80_000;
+        }
+        long maxChunk = networked ? 1 << 20 : 256 << 10;
+        Tuner tuner = new Tuner(size, latencyUs * 1e-6, speedMbps * 1e6 / 8, maxChunk, config.algorithm(),
+                config.chunkSizeBytes());
+        long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
+        CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal);
+        comm.start();
+        return comm;
+    }
+
+    private static byte[] encodeHandles(Map<String, Listener> listeners) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(listeners.size());
+            for (Map.Entry<String, Listener> e : listeners.entrySet()) {
+                out.writeUTF(e.getKey());
+                byte[] h = e.getValue().handle();
+                out.writeInt(h.length);
+                out.write(h);
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static byte[] decodeHandle(byte[] data, String transport, int peer) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            int n = in.readInt();
+            if (n < 0 || n > 64) {
+                throw new IOException("bad count " + n);
+            }
+            for (int i = 0; i < n; i++) {
+                String name = in.readUTF();
+                int len = in.readInt();
+                if (len < 0 || len > 4096) {
+                    throw new IOException("bad handle length " + len);
+                }
+                byte[] h = in.readNBytes(len);
+                if (h.length != len) {
+                    throw new IOException("truncated");
+                }
+                if (name.equals(transport)) {
+                    return h;
+                }
+            }
+        } catch (IOException e) {
+            throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer + " sent malformed listener handles: "
+                    + e.getMessage());
+        }
+        throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer + " did not listen on transport " + transport);
+    }
+
+    private static byte[] status(JcclException problem) {
+        if (problem == null) {
+            return new byte[] {0};
+        }
+        byte[] text = (problem.code() + ": " + problem.detail()).getBytes(StandardCharsets.UTF_8);
+        byte[] out = new byte[1 + Math.min(text.length, 2000)];
+        out[0] = 1;
+        System.arraycopy(text, 0, out, 1, out.length - 1);
+        return out;
+    }
+
+    private static JcclException firstPeerFailure(byte[][] statuses, int rank) {
+        for (int p = 0; p < statuses.length; p++) {
+            if (p != rank && (statuses[p].length == 0 || statuses[p][0] != 0)) {
+                String why = statuses[p].length > 1
+                        ? new String(statuses[p], 1, statuses[p].length - 1, StandardCharsets.UTF_8) : "no reason given";
+                return new JcclException(ErrorCode.REMOTE_ERROR, "rank " + p
+                        + " failed while the communicator was being created: " + why);
+            }
+        }
+        return null;
+    }
+
+    /** Opens a data and a control connection to every peer and accepts theirs, all without blocking. */
+    private static void connect(int rank, int size, CommConfig.Resolved config, NetTransportProvider[] chosen,
+                                Map<String, NetTransport> transports, Map<String, Listener> listeners,
+                                byte[][] allHandles, PeerLinks links, ExecutorSignal signal) {
+        long deadline = System.nanoTime() + config.initTimeout().toNanos();
+        Arena arena = Arena.ofAuto();
+        int peers = size - 1;
+        PendingConnect[] pending = new PendingConnect[2 * size];
+        SendConnection[] connected = new SendConnection[2 * size];
+        NetRequest[] helloSends = new NetRequest[2 * size];
+        boolean[] helloSent = new boolean[2 * size];
+        MemorySegment helloOut = arena.allocate(2L * size * HELLO_BYTES, 8);
+        for (int p = 0; p < size; p++) {
+            if (p == rank) {
+                continue;
+            }
+            NetTransport t = transports.get(chosen[p].name());
+            byte[] handle = decodeHandle(allHandles[p], chosen[p].name(), p);
+            for (int kind = DATA; kind <= CONTROL; kind++) {
+                int i = 2 * p + kind;
+                pending[i] = t.connect(handle, signal);
+                long off = (long) i * HELLO_BYTES;
+                helloOut.set(ValueLayout.JAVA_INT_UNALIGNED, off, HELLO_MAGIC);
+                helloOut.set(ValueLayout.JAVA_INT_UNALIGNED, off + 4, rank);
+                helloOut.set(ValueLayout.JAVA_INT_UNALIGNED, off + 8, kind);
+            }
+        }
+        List<Listener> listenerList = new ArrayList<>(listeners.values());
+        List<String> listenerNames = new ArrayList<>(listeners.keySet());
+        List<RecvConnection> accepted = new ArrayList<>();
+        List<String> acceptedVia = new ArrayList<>();
+        List<NetRequest> helloRecvs = new ArrayList<>();
+        List<MemorySegment> helloIn = new ArrayList<>();
+        int expectedAccepts = 2 * peers;
+        try {
+            loop(rank, size, config, chosen, links, signal, deadline, arena, pending, connected, helloSends,
+                    helloSent, helloOut, listenerList, listenerNames, accepted, acceptedVia, helloRecvs, helloIn,
+                    expectedAccepts, peers);
+        } catch (RuntimeException e) {
+            for (int i = 0; i < connected.length; i++) {
+                if (connected[i] != null) {
+                    connected[i].close();
+                } else if (pending[i] != null) {
+                    pending[i].cancel();
+                }
+            }
+            for (RecvConnection c : accepted) {
+                c.close();
+            }
+            throw e;
+        }
+    }
+
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    private static void loop(int rank, int size, CommConfig.Resolved config, NetTransportProvider[] chosen,
+                             PeerLinks links, ExecutorSignal signal, long deadline, Arena arena,
+                             PendingConnect[] pending, SendConnection[] connected, NetRequest[] helloSends,
+                             boolean[] helloSent, MemorySegment helloOut, List<Listener> listenerList,
+                             List<String> listenerNames, List<RecvConnection> accepted, List<String> acceptedVia,
+                             List<NetRequest> helloRecvs, List<MemorySegment> helloIn, int expectedAccepts,
+                             int peers) {
+        int helloReceived = 0;
+        int sent = 0;
+        int idle = 0;
+        while (sent < 2 * peers || helloReceived < expectedAccepts) {
+            boolean progressed = false;
+            for (int i = 0; i < 2 * size; i++) {
+                if (pending[i] != null && connected[i] == null) {
+                    SendConnection c = pending[i].poll();
+                    if (c != null) {
+                        connected[i] = c;
+                        progressed = true;
+                    }
+                }
+                if (connected[i] != null && helloSends[i] == null && !helloSent[i]) {
+                    helloSends[i] = connected[i].isend(helloOut, (long) i * HELLO_BYTES, HELLO_BYTES,
+                            Fingerprint.HELLO_TAG, null);
+                }
+                if (helloSends[i] != null && helloSends[i].test() != NetRequest.NOT_DONE) {
+                    helloSends[i] = null;
+                    helloSent[i] = true;
+                    sent++;
+                    progressed = true;
+                    int p = i / 2;
+                    if (i % 2 == DATA) {
+                        links.dataSend[p] = connected[i];
+                    } else {
+                        links.controlSend[p] = connected[i];
+                    }
+                }
+            }
+            for (int l = 0; l < listenerList.size(); l++) {
+                RecvConnection c;
+                while ((c = listenerList.get(l).accept()) != null) {
+                    if (accepted.size() >= expectedAccepts) {
+                        c.close();
+                        throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + rank
+                                + " got more connections than it has peers");
+                    }
+                    MemorySegment buf = arena.allocate(HELLO_BYTES, 8);
+                    accepted.add(c);
+                    acceptedVia.add(listenerNames.get(l));
+                    helloIn.add(buf);
+                    helloRecvs.add(null);
+                    progressed = true;
+                }
+            }
+            for (int a = 0; a < accepted.size(); a++) {
+                if (helloIn.get(a) == null) {
+                    continue;   // done
+                }
+                if (helloRecvs.get(a) == null) {
+                    helloRecvs.set(a, accepted.get(a).irecv(helloIn.get(a), 0, HELLO_BYTES, Fingerprint.HELLO_TAG,
+                            null));
+                    if (helloRecvs.get(a) == null) {
+                        continue;
+                    }
+                }
+                long got = helloRecvs.get(a).test();
+                if (got == NetRequest.NOT_DONE) {
+                    continue;
+                }
+                MemorySegment buf = helloIn.get(a);
+                int magic = buf.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
+                int from = buf.get(ValueLayout.JAVA_INT_UNALIGNED, 4);
+                int kind = buf.get(ValueLayout.JAVA_INT_UNALIGNED, 8);
+                if (got != HELLO_BYTES || magic != HELLO_MAGIC || from < 0 || from >= size || from == rank
+                        || (kind != DATA && kind != CONTROL) || !chosen[from].name().equals(acceptedVia.get(a))) {
+                    throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + rank
+                            + " received an invalid connection hello (from rank " + from + ", kind " + kind + ")");
+                }
+                RecvConnection[] slot = kind == DATA ? links.dataRecv : links.controlRecv;
+                if (slot[from] != null) {
+                    throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + from + " connected twice to rank " + rank);
+                }
+                slot[from] = accepted.get(a);
+                helloIn.set(a, null);
+                helloRecvs.set(a, null);
+                helloReceived++;
+                progressed = true;
+            }
+            if (progressed) {
+                idle = 0;
+                continue;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new JcclException(ErrorCode.TIMEOUT, "rank " + rank + " timed out after "
+                        + config.initTimeout().toMillis() + " ms connecting; no connection yet to ranks "
+                        + missing(links.dataSend, links.controlSend, rank) + ", from ranks "
+                        + missing(links.dataRecv, links.controlRecv, rank));
+            }
+            if (++idle < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    private static TreeSet<Integer> missing(Object[] data, Object[] control, int rank) {
+        TreeSet<Integer> m = new TreeSet<>();
+        for (int p = 0; p < data.length; p++) {
+            if (p != rank && (data[p] == null || control[p] == null)) {
+                m.add(p);
+            }
+        }
+        return m;
+    }
+}

@@ -1,0 +1,87 @@
+package io.jccl.core;
+
+import io.jccl.net.PeerIdentity;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/** Where this process runs: host and JVM identifiers used to choose transports. */
+final class Identity {
+    private static final int MAGIC = 0x4A434944;   // "JCID"
+    private static final String JVM_ID = UUID.randomUUID().toString();
+    private static final String HOST_ID = computeHostId();
+
+    private Identity() {
+    }
+
+    static String jvmId() {
+        return JVM_ID;
+    }
+
+    static String hostId() {
+        return HOST_ID;
+    }
+
+    private static String computeHostId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = "unknown-host";
+        }
+        try {
+            Path bootId = Path.of("/proc/sys/kernel/random/boot_id");
+            if (Files.isReadable(bootId)) {
+                return host + "/" + Files.readString(bootId).trim();
+            }
+        } catch (IOException | SecurityException ignored) {
+            // Host name alone then.
+        }
+        return host;
+    }
+
+    static byte[] encode(int rank) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeInt(MAGIC);
+            out.writeInt(rank);
+            out.writeUTF(HOST_ID);
+            out.writeUTF(JVM_ID);
+            out.writeLong(ProcessHandle.current().pid());
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @throws IllegalArgumentException when the bytes are not an identity of {@code rank} */
+    static PeerIdentity decode(byte[] data, int rank) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            if (in.readInt() != MAGIC) {
+                throw new IllegalArgumentException("bad magic");
+            }
+            int r = in.readInt();
+            if (r != rank) {
+                throw new IllegalArgumentException("says it is rank " + r);
+            }
+            String host = in.readUTF();
+            String jvm = in.readUTF();
+            in.readLong();
+            if (in.available() != 0) {
+                throw new IllegalArgumentException("trailing bytes");
+            }
+            return new PeerIdentity(rank, host, jvm);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("truncated", e);
+        }
+    }
+}

@@ -1,0 +1,500 @@
+package io.jccl.core;
+
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import io.jccl.plan.Buf;
+import io.jccl.plan.Fingerprint;
+import io.jccl.plan.Plan;
+import io.jccl.plan.Step;
+import io.jccl.reduce.Reducer;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+/**
+ * Runs a {@link Plan} over the peer connections without blocking: {@link #progress()} advances every lane as
+ * far as it can and returns whether anything happened; the executor calls it until {@link #done()}.
+ *
+ * <p>A step goes through up to three phases: START (acquire staging, post receives), WAIT (until the
+ * receives are in; then reduce or copy) and SENDS (post the sends, which the {@link SendTracker} then follows,
+ * so the lane moves on at once). Nothing here allocates in steady state: lane state lives in arrays reused
+ * from one run to the next.
+ */
+final class PlanRunner {
+    private static final int START = 0;
+    private static final int WAIT = 1;
+    private static final int SENDS = 2;
+    private static final MemorySegment EMPTY = MemorySegment.NULL;
+
+    private final int rank;
+    private final PeerLinks links;
+    private final StagingPool staging;
+    private final SendTracker sends = new SendTracker();
+
+    // Bindings of the current run.
+    private Plan plan;
+    private MemorySegment[] sendBuffers;
+    private MemorySegment[] recvBuffers;
+    private long[] tags;
+    private int[] elementBytes;
+    private Reducer[] reducers;
+    private OpRequest[] members;
+
+    // Lane state.
+    private int lanes;
+    private int[] stepIndex = new int[4];
+    private int[] phase = new int[4];
+    private int[] slot0 = new int[4];
+    private int[] slot1 = new int[4];
+    private NetRequest[] recv0 = new NetRequest[4];
+    private NetRequest[] recv1 = new NetRequest[4];
+    private NetRequest[] exchange = new NetRequest[4];
+    private boolean[] recv0Done = new boolean[4];
+    private boolean[] recv1Done = new boolean[4];
+    private boolean[] exchangeDone = new boolean[4];
+    private int[] sendsPosted = new int[4];
+    private MemorySegment[] sourceBuffer = new MemorySegment[4];
+    private long[] sourceOffset = new long[4];
+    private int[] sourceSlot = new int[4];
+
+    PlanRunner(int rank, PeerLinks links, StagingPool staging) {
+        this.rank = rank;
+        this.links = links;
+        this.staging = staging;
+    }
+
+    /** Binds a plan to the operation's buffers; member arrays are indexed by {@link Step#member()}. */
+    void start(Plan plan, MemorySegment[] sendBuffers, MemorySegment[] recvBuffers, long[] tags, int[] elementBytes,
+               Reducer[] reducers, OpRequest[] members) {
+        this.plan = plan;
+        this.sendBuffers = sendBuffers;
+        this.recvBuffers = recvBuffers;
+        this.tags = tags;
+        this.elementBytes = elementBytes;
+        this.reducers = reducers;
+        this.members = members;
+        this.lanes = plan.lanes().size();
+        if (stepIndex.length < lanes) {
+            grow(Math.max(lanes, stepIndex.length * 2));
+        }
+        for (int i = 0; i < lanes; i++) {
+            stepIndex[i] = 0;
+            phase[i] = START;
+            slot0[i] = -1;
+            slot1[i] = -1;
+            sourceSlot[i] = -1;
+            resetRequests(i);
+        }
+    }
+
+    private void grow(int n) {
+        stepIndex = new int[n];
+        phase = new int[n];
+        slot0 = new int[n];
+        slot1 = new int[n];
+        recv0 = new NetRequest[n];
+        recv1 = new NetRequest[n];
+        exchange = new NetRequest[n];
+        recv0Done = new boolean[n];
+        recv1Done = new boolean[n];
+        exchangeDone = new boolean[n];
+        sendsPosted = new int[n];
+        sourceBuffer = new MemorySegment[n];
+        sourceOffset = new long[n];
+        sourceSlot = new int[n];
+    }
+
+    private void resetRequests(int lane) {
+        recv0[lane] = null;
+        recv1[lane] = null;
+        exchange[lane] = null;
+        recv0Done[lane] = false;
+        recv1Done[lane] = false;
+        exchangeDone[lane] = false;
+        sendsPosted[lane] = 0;
+        sourceBuffer[lane] = null;
+    }
+
+    /** @return true when every lane finished and every send completed */
+    boolean done() {
+        for (int i = 0; i < lanes; i++) {
+            if (stepIndex[i] < plan.lanes().get(i).size()) {
+                return false;
+            }
+        }
+        return sends.isEmpty();
+    }
+
+    /**
+     * Advances what can advance.
+     *
+     * @return true when something progressed
+     * @throws JcclException when a step failed (mismatch, peer gone, transport error)
+     */
+    boolean progress() {
+        boolean progressed = false;
+        for (int lane = 0; lane < lanes; lane++) {
+            List<Step> steps = plan.lanes().get(lane);
+            while (stepIndex[lane] < steps.size()) {
+                Step step = steps.get(stepIndex[lane]);
+                if (!advance(lane, step)) {
+                    break;
+                }
+                progressed = true;
+            }
+        }
+        try {
+            progressed |= sends.poll(staging);
+        } catch (NetException e) {
+            throw failure(e, sends.failedPeer(), -1, true);
+        }
+        return progressed;
+    }
+
+    private MemorySegment buffer(Buf buf, int member) {
+        return switch (buf) {
+            case SEND -> sendBuffers[member];
+            case RECV -> recvBuffers[member];
+            case NONE -> EMPTY;
+        };
+    }
+
+    /** @return true when the step finished (the lane may continue with the next one) or changed phase */
+    private boolean advance(int lane, Step step) {
+        int member = step.member();
+        long bytes = step.count() * elementBytes[member];
+        switch (phase[lane]) {
+            case START -> {
+                return begin(lane, step, member, bytes);
+            }
+            case WAIT -> {
+                return await(lane, step, member, bytes);
+            }
+            default -> {
+                return postSends(lane, step, member, bytes);
+            }
+        }
+    }
+
+    private boolean begin(int lane, Step step, int member, long bytes) {
+        switch (step.kind()) {
+            case SEND -> {
+                MemorySegment src = buffer(step.src(), member);
+                if (step.prepare() && reducers[member] != null && reducers[member].needsPrepare()) {
+                    int s = staging.acquire();
+                    if (s < 0) {
+                        return false;
+                    }
+                    reducers[member].prepare(src, step.srcOffset(), staging.segment(s), 0, step.count());
+                    setSource(lane, staging.segment(s), 0, s);
+                } else {
+                    setSource(lane, src, step.srcOffset(), -1);
+                }
+                phase[lane] = SENDS;
+                return true;
+            }
+            case RECV_COPY_SEND -> {
+                MemorySegment dst = buffer(step.dst(), member);
+                if (sends.reads(dst, step.dstOffset(), bytes)) {
+                    return false;
+                }
+                NetRequest r = irecv(step.recvPeer0(), dst, step.dstOffset(), bytes, member);
+                if (r == null) {
+                    return false;
+                }
+                recv0[lane] = r;
+                phase[lane] = WAIT;
+                return true;
+            }
+            case RECV_REDUCE_SEND -> {
+                if (step.dst() != Buf.NONE && sends.reads(buffer(step.dst(), member), step.dstOffset(), bytes)) {
+                    return false;
+                }
+                if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
+                    return false;
+                }
+                if (step.recvPeer1() >= 0 && slot1[lane] < 0 && (slot1[lane] = staging.acquire()) < 0) {
+                    return false;
+                }
+                if (recv0[lane] == null) {
+                    NetRequest r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    if (r == null) {
+                        return false;
+                    }
+                    recv0[lane] = r;
+                }
+                if (step.recvPeer1() >= 0) {
+                    NetRequest r = irecv(step.recvPeer1(), staging.segment(slot1[lane]), 0, bytes, member);
+                    if (r == null) {
+                        return false;
+                    }
+                    recv1[lane] = r;
+                }
+                phase[lane] = WAIT;
+                return true;
+            }
+            case COPY -> {
+                MemorySegment dst = buffer(step.dst(), member);
+                if (sends.reads(dst, step.dstOffset(), bytes)) {
+                    return false;
+                }
+                copy(step, member, bytes, dst);
+                finishStep(lane);
+                return true;
+            }
+            case EXCHANGE_REDUCE -> {
+                MemorySegment acc = buffer(step.dst(), member);
+                if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
+                    return false;
+                }
+                if (recv0[lane] == null) {
+                    NetRequest r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    if (r == null) {
+                        return false;
+                    }
+                    recv0[lane] = r;
+                }
+                NetRequest s = isend(step.sendPeer0(), acc, step.dstOffset(), bytes, member);
+                if (s == null) {
+                    return false;
+                }
+                exchange[lane] = s;
+                phase[lane] = WAIT;
+                return true;
+            }
+            default -> throw new IllegalStateException("unknown step " + step.kind());
+        }
+    }
+
+    private void copy(Step step, int member, long bytes, MemorySegment dst) {
+        MemorySegment src = buffer(step.src(), member);
+        Reducer reducer = reducers[member];
+        boolean prepare = step.prepare() && reducer != null && reducer.needsPrepare();
+        boolean finish = step.finish() && reducer != null && reducer.needsFinish();
+        if (prepare && finish) {
+            reducer.prepare(src, step.srcOffset(), dst, step.dstOffset(), step.count());
+            reducer.finish(dst, step.dstOffset(), dst, step.dstOffset(), step.count());
+        } else if (prepare) {
+            reducer.prepare(src, step.srcOffset(), dst, step.dstOffset(), step.count());
+        } else if (finish) {
+            reducer.finish(src, step.srcOffset(), dst, step.dstOffset(), step.count());
+        } else if (bytes > 0 && !(src == dst && step.srcOffset() == step.dstOffset())) {
+            MemorySegment.copy(src, step.srcOffset(), dst, step.dstOffset(), bytes);
+        }
+    }
+
+    private boolean await(int lane, Step step, int member, long bytes) {
+        if (!recv0Done[lane]) {
+            if (!testRecv(recv0[lane], step.recvPeer0(), bytes, member)) {
+                return false;
+            }
+            recv0Done[lane] = true;
+        }
+        if (step.recvPeer1() >= 0 && step.kind() == Step.Kind.RECV_REDUCE_SEND && !recv1Done[lane]) {
+            if (!testRecv(recv1[lane], step.recvPeer1(), bytes, member)) {
+                return false;
+            }
+            recv1Done[lane] = true;
+        }
+        if (step.kind() == Step.Kind.EXCHANGE_REDUCE && !exchangeDone[lane]) {
+            try {
+                if (exchange[lane].test() == NetRequest.NOT_DONE) {
+                    return false;
+                }
+            } catch (NetException e) {
+                throw failure(e, step.sendPeer0(), member, true);
+            }
+            exchangeDone[lane] = true;
+        }
+        switch (step.kind()) {
+            case RECV_COPY_SEND -> setSource(lane, buffer(step.dst(), member), step.dstOffset(), -1);
+            case RECV_REDUCE_SEND -> reduce(lane, step, member);
+            case EXCHANGE_REDUCE -> {
+                MemorySegment acc = buffer(step.dst(), member);
+                reducers[member].combine(acc, step.dstOffset(), staging.segment(slot0[lane]), 0, acc,
+                        step.dstOffset(), step.count(), false);
+                staging.release(slot0[lane]);
+                slot0[lane] = -1;
+                finishStep(lane);
+                return true;
+            }
+            default -> throw new IllegalStateException("step " + step.kind() + " does not wait");
+        }
+        phase[lane] = SENDS;
+        return true;
+    }
+
+    private void reduce(int lane, Step step, int member) {
+        Reducer reducer = reducers[member];
+        MemorySegment stage0 = staging.segment(slot0[lane]);
+        MemorySegment local = buffer(step.src(), member);
+        boolean hasLocal = step.src() != Buf.NONE;
+        boolean two = step.recvPeer1() >= 0;
+        MemorySegment out;
+        long outOffset;
+        if (step.dst() != Buf.NONE) {
+            out = buffer(step.dst(), member);
+            outOffset = step.dstOffset();
+        } else {
+            out = stage0;
+            outOffset = 0;
+        }
+        long n = step.count();
+        if (two) {
+            MemorySegment stage1 = staging.segment(slot1[lane]);
+            if (hasLocal) {
+                combineWithLocal(reducer, step, stage0, local, stage0, 0, false);
+            }
+            reducer.combine(stage0, 0, stage1, 0, out, outOffset, n, step.finish());
+            staging.release(slot1[lane]);
+            slot1[lane] = -1;
+        } else if (hasLocal) {
+            combineWithLocal(reducer, step, stage0, local, out, outOffset, step.finish());
+        } else if (step.finish()) {
+            reducer.finish(stage0, 0, out, outOffset, n);
+        } else if (out != stage0) {
+            MemorySegment.copy(stage0, 0, out, outOffset, n * elementBytes[member]);
+        }
+        if (out == stage0) {
+            setSource(lane, stage0, 0, slot0[lane]);   // the step's reference moves to the source
+        } else {
+            staging.release(slot0[lane]);
+            setSource(lane, out, outOffset, -1);
+        }
+        slot0[lane] = -1;
+    }
+
+    private static void combineWithLocal(Reducer reducer, Step step, MemorySegment partial, MemorySegment local,
+                                         MemorySegment out, long outOffset, boolean finish) {
+        if (step.prepare()) {
+            reducer.combineLocal(partial, 0, local, step.srcOffset(), out, outOffset, step.count(), finish);
+        } else {
+            reducer.combine(partial, 0, local, step.srcOffset(), out, outOffset, step.count(), finish);
+        }
+    }
+
+    private void setSource(int lane, MemorySegment buffer, long offset, int slot) {
+        sourceBuffer[lane] = buffer;
+        sourceOffset[lane] = offset;
+        sourceSlot[lane] = slot;
+    }
+
+    private boolean postSends(int lane, Step step, int member, long bytes) {
+        while (sendsPosted[lane] < step.sendPeerCount()) {
+            int peer = sendsPosted[lane] == 0 ? step.sendPeer0() : step.sendPeer1();
+            NetRequest r = isend(peer, sourceBuffer[lane], sourceOffset[lane], bytes, member);
+            if (r == null) {
+                return false;
+            }
+            int s = sourceSlot[lane];
+            if (s >= 0) {
+                staging.retain(s);
+            }
+            sends.add(r, s, peer, sourceBuffer[lane], sourceOffset[lane], bytes);
+            sendsPosted[lane]++;
+        }
+        if (sourceSlot[lane] >= 0) {
+            staging.release(sourceSlot[lane]);
+        }
+        finishStep(lane);
+        return true;
+    }
+
+    private void finishStep(int lane) {
+        resetRequests(lane);
+        sourceSlot[lane] = -1;
+        phase[lane] = START;
+        stepIndex[lane]++;
+    }
+
+    private NetRequest irecv(int peer, MemorySegment buffer, long offset, long bytes, int member) {
+        try {
+            return links.dataRecv[peer].irecv(buffer, offset, bytes, tags[member], null);
+        } catch (NetException e) {
+            throw failure(e, peer, member, false);
+        }
+    }
+
+    private NetRequest isend(int peer, MemorySegment buffer, long offset, long bytes, int member) {
+        try {
+            return links.dataSend[peer].isend(buffer, offset, bytes, tags[member], null);
+        } catch (NetException e) {
+            throw failure(e, peer, member, true);
+        }
+    }
+
+    private boolean testRecv(NetRequest request, int peer, long expectedBytes, int member) {
+        long got;
+        try {
+            got = request.test();
+        } catch (NetException e) {
+            throw failure(e, peer, member, false);
+        }
+        if (got == NetRequest.NOT_DONE) {
+            return false;
+        }
+        if (got != expectedBytes) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank " + peer
+                    + " sent " + got + " bytes where rank " + rank + " expected " + expectedBytes + " in "
+                    + members[member].describe() + " (different counts?)");
+        }
+        return true;
+    }
+
+    private JcclException failure(NetException e, int peer, int member, boolean sending) {
+        String what = member >= 0 ? members[member].describe() : "the current operation";
+        return switch (e.reason()) {
+            case TAG_MISMATCH -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
+                    + peer + " called " + Fingerprint.describe(e.actualTag()) + " while rank " + rank + " called "
+                    + Fingerprint.describe(e.expectedTag()) + " (different: "
+                    + Fingerprint.difference(e.expectedTag(), e.actualTag()) + ")");
+            case TRUNCATED -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
+                    + peer + " sent more data than rank " + rank + " expected in " + what + " (different counts?): "
+                    + e.getMessage());
+            case PEER_CLOSED -> new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer
+                    + " closed its connection while rank " + rank + " was " + (sending ? "sending to" : "waiting for")
+                    + " it in " + what + " (it exited, aborted, failed, or issued fewer operations)", e);
+            case CLOSED -> new JcclException(ErrorCode.ABORTED, "the communicator was closed during " + what, e);
+            case IO_ERROR -> new JcclException(ErrorCode.REMOTE_ERROR, "connection to rank " + peer + " failed in "
+                    + what + ": " + e.getMessage(), e);
+            case PROTOCOL_ERROR -> new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer
+                    + " broke the transport protocol in " + what + ": " + e.getMessage(), e);
+        };
+    }
+
+    /** @return which peers the current run still waits for, for timeout messages */
+    String waitingFor() {
+        java.util.TreeSet<Integer> from = new java.util.TreeSet<>();
+        for (int lane = 0; lane < lanes; lane++) {
+            List<Step> steps = plan.lanes().get(lane);
+            if (stepIndex[lane] < steps.size()) {
+                Step s = steps.get(stepIndex[lane]);
+                if (s.recvPeer0() >= 0 && !recv0Done[lane]) {
+                    from.add(s.recvPeer0());
+                }
+                if (s.recvPeer1() >= 0 && !recv1Done[lane]) {
+                    from.add(s.recvPeer1());
+                }
+            }
+        }
+        String text = from.isEmpty() ? "" : "data from ranks " + from;
+        if (!sends.isEmpty()) {
+            text += (text.isEmpty() ? "" : " and ") + "ranks " + sends.pendingPeers() + " to take data sent to them";
+        }
+        return text.isEmpty() ? "local work" : text;
+    }
+
+    /** Forgets the current run after a failure (its connections are closed). */
+    void abandon() {
+        sends.clear();
+        staging.releaseAll();
+        for (int i = 0; i < lanes; i++) {
+            resetRequests(i);
+            slot0[i] = -1;
+            slot1[i] = -1;
+        }
+        lanes = 0;
+    }
+}
