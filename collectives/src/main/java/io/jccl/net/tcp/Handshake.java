@@ -1,0 +1,81 @@
+package io.jccl.net.tcp;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * An accepted socket whose hello frame has not been read in full yet. Reads exactly {@value Wire#HELLO_BYTES}
+ * bytes, so that message bytes the peer sends right after its hello stay in the socket for the connection.
+ */
+final class Handshake {
+    /** Outcome of {@link #poll}. */
+    enum Status {
+        /** More bytes are needed. */
+        PENDING,
+        /** The hello is complete and valid. */
+        ACCEPTED,
+        /** The peer broke the protocol, closed, or took too long; see {@link #rejection()}. */
+        REJECTED
+    }
+
+    private final SocketChannel channel;
+    private final String remote;
+    private final long deadlineNanos;
+    private final ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+    private String rejection;
+
+    Handshake(SocketChannel channel, String remote, long deadlineNanos) {
+        this.channel = channel;
+        this.remote = remote;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /**
+     * Reads what has arrived and checks the hello once complete.
+     *
+     * @param token    the listener's token
+     * @param nowNanos the current {@link System#nanoTime()}
+     * @return the status
+     */
+    Status poll(byte[] token, long nowNanos) {
+        try {
+            if (channel.read(hello) < 0) {
+                rejection = "closed after " + hello.position() + " of the " + Wire.HELLO_BYTES + " hello bytes";
+                return Status.REJECTED;
+            }
+        } catch (IOException e) {
+            rejection = "failed while sending its hello: " + e;
+            return Status.REJECTED;
+        }
+        if (hello.hasRemaining()) {
+            if (nowNanos - deadlineNanos > 0) {
+                rejection = "sent only " + hello.position() + " of the " + Wire.HELLO_BYTES
+                        + " hello bytes within the connect timeout";
+                return Status.REJECTED;
+            }
+            return Status.PENDING;
+        }
+        rejection = Wire.checkHello(hello, token);
+        return rejection == null ? Status.ACCEPTED : Status.REJECTED;
+    }
+
+    /** @return why the hello was rejected */
+    String rejection() {
+        return rejection;
+    }
+
+    /** @return the rank the peer named in its accepted hello */
+    int peerRank() {
+        return Wire.helloRank(hello);
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    /** @return the peer's address, for messages */
+    String remote() {
+        return remote;
+    }
+}

@@ -1,0 +1,194 @@
+package io.jccl.net.tcp;
+
+import io.jccl.net.Listener;
+import io.jccl.net.NetException;
+import io.jccl.net.NetProperties;
+import io.jccl.net.NetTransport;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.ProgressSignal;
+import io.jccl.net.TransportContext;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One rank's TCP transport: listeners, connection attempts and connections over non-blocking
+ * {@link SocketChannel}s, progressed by the caller inside {@link io.jccl.net.NetRequest#test()}; it starts no
+ * threads and never calls the {@link ProgressSignal}s it is given.
+ */
+final class TcpNetTransport implements NetTransport {
+    /** Sustained bandwidth reported to the tuner: a 10 Gbit/s network (a constant, not measured). */
+    static final long SPEED_MBPS = 10_000;
+    /** One-way small-message latency reported to the tuner, typical of TCP across a data-centre network. */
+    static final double LATENCY_US = 30.0;
+
+    private static final NetProperties PROPERTIES = new NetProperties("tcp", SPEED_MBPS, LATENCY_US,
+            TcpConnection.MAX_INFLIGHT_REQUESTS, Wire.MAX_MESSAGE_BYTES, false);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Longer connect timeouts are cut to this, which keeps deadline arithmetic from overflowing. */
+    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
+    private static final Logger LOG = LoggerFactory.getLogger(TcpNetTransport.class);
+
+    private final TransportContext context;
+    private final SocketTuning tuning;
+    private final long connectTimeoutNanos;
+    private final Set<Object> resources = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * @param context the rank's context
+     * @throws IllegalArgumentException when an option is invalid
+     */
+    TcpNetTransport(TransportContext context) {
+        this.context = Objects.requireNonNull(context, "context");
+        Objects.requireNonNull(context.bindAddress(), "context.bindAddress");
+        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
+        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
+            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
+        }
+        this.connectTimeoutNanos = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
+                : context.connectTimeout().toNanos();
+        this.tuning = new SocketTuning(TcpOptions.parse(context.options()).socketBufferBytes());
+    }
+
+    @Override
+    public NetProperties properties() {
+        return PROPERTIES;
+    }
+
+    @Override
+    public Listener listen(ProgressSignal signal) {
+        checkOpen();
+        if (context.bindAddress().isAnyLocalAddress()) {
+            LOG.warn("rank {} listens on the wildcard address {}: its handle only works for peers on this host;"
+                    + " choose an interface (JCCL_SOCKET_IFNAME)", context.self().rank(), context.bindAddress());
+        }
+        ServerSocketChannel server = null;
+        try {
+            server = ServerSocketChannel.open();
+            server.configureBlocking(false);
+            tuning.configureListening(server);
+            server.bind(new InetSocketAddress(context.bindAddress(), 0), Math.max(128, context.size()));
+            byte[] token = new byte[Wire.TOKEN_BYTES];
+            RANDOM.nextBytes(token);
+            TcpListener listener = new TcpListener(this, server,
+                    new TcpHandle((InetSocketAddress) server.getLocalAddress(), token));
+            register(listener);
+            return listener;
+        } catch (IOException e) {
+            closeQuietly(server);
+            throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
+                    + " cannot listen on " + context.bindAddress() + ": " + e, e);
+        }
+    }
+
+    @Override
+    public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
+        checkOpen();
+        TcpHandle handle = TcpHandle.decode(peerHandle);
+        ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+        Wire.putHello(hello, context.self().rank(), handle.token());
+        hello.flip();
+        SocketChannel channel = null;
+        try {
+            channel = SocketChannel.open();
+            channel.configureBlocking(false);
+            tuning.configure(channel);
+            boolean connected = channel.connect(handle.address());
+            TcpPendingConnect pending = new TcpPendingConnect(this, channel, handle.address(), hello, connected);
+            register(pending);
+            return pending;
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
+                    + " cannot connect to " + handle.address() + ": " + e, e);
+        }
+    }
+
+    /** Wraps a connected socket whose hello was sent. */
+    TcpSendConnection openSend(SocketChannel channel, InetSocketAddress peer) {
+        TcpSendConnection connection = new TcpSendConnection(channel, "tcp send connection rank "
+                + context.self().rank() + " -> " + peer, this);
+        register(connection);
+        return connection;
+    }
+
+    /** Wraps an accepted socket whose hello was valid. */
+    TcpRecvConnection openRecv(SocketChannel channel, int peerRank, String remote) {
+        TcpRecvConnection connection = new TcpRecvConnection(channel, peerRank, "tcp receive connection rank "
+                + context.self().rank() + " <- rank " + peerRank + " at " + remote, this);
+        register(connection);
+        return connection;
+    }
+
+    SocketTuning tuning() {
+        return tuning;
+    }
+
+    long connectTimeoutNanos() {
+        return connectTimeoutNanos;
+    }
+
+    private void register(Object resource) {
+        resources.add(resource);
+        if (closed) {
+            closeResource(resource);
+            throw new NetException(NetException.Reason.CLOSED, "tcp transport of rank " + context.self().rank()
+                    + " is closed");
+        }
+    }
+
+    /** Stops tracking a resource that closed itself. */
+    void forget(Object resource) {
+        resources.remove(resource);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new NetException(NetException.Reason.CLOSED, "tcp transport of rank " + context.self().rank()
+                    + " is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Object resource : List.copyOf(resources)) {
+            closeResource(resource);
+        }
+    }
+
+    private static void closeResource(Object resource) {
+        switch (resource) {
+            case Listener listener -> listener.close();
+            case PendingConnect pending -> pending.cancel();
+            case TcpConnection connection -> connection.close();
+            default -> throw new IllegalStateException("unknown resource " + resource);
+        }
+    }
+
+    private static void closeQuietly(java.nio.channels.Channel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // already failing
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "tcp transport of rank " + context.self().rank();
+    }
+}

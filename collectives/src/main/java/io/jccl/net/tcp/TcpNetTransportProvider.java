@@ -1,0 +1,48 @@
+package io.jccl.net.tcp;
+
+import io.jccl.net.NetTransport;
+import io.jccl.net.NetTransportProvider;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.TransportContext;
+
+/**
+ * The {@code tcp} transport: connects any two ranks over TCP sockets. Priority {@value #PRIORITY}, below
+ * in-JVM transports, so it serves the pairs nothing faster can.
+ *
+ * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SOCKET_BUFFER_BYTES}, the socket send and
+ * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning).
+ */
+public final class TcpNetTransportProvider implements NetTransportProvider {
+    /** The name users select it by. */
+    public static final String NAME = "tcp";
+    /** Its priority among providers. */
+    public static final int PRIORITY = 10;
+
+    /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
+    public TcpNetTransportProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    /** @return true: TCP connects any two ranks that can reach each other */
+    @Override
+    public boolean canConnect(PeerIdentity a, PeerIdentity b) {
+        return true;
+    }
+
+    /**
+     * @throws IllegalArgumentException when an option is invalid; the message names the key and the value
+     */
+    @Override
+    public NetTransport create(TransportContext context) {
+        return new TcpNetTransport(context);
+    }
+}

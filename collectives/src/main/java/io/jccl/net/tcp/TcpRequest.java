@@ -1,0 +1,93 @@
+package io.jccl.net.tcp;
+
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A send or receive on one {@link TcpConnection}. The connection owns a fixed pool of these and reuses them: an
+ * object is taken when the request is posted and given back once {@link #test()} has reported its outcome.
+ *
+ * <p>Fields are package-private and driven by the owning connection on the thread that drives it.
+ */
+final class TcpRequest implements NetRequest {
+    /** In the pool, owned by the connection. */
+    static final int FREE = 0;
+    /** Posted and not yet complete. */
+    static final int PENDING = 1;
+    /** Complete; {@link #resultBytes} holds the outcome until {@link #test()} reports it. */
+    static final int DONE = 2;
+    /** Failed; {@link #failure} holds the outcome until {@link #test()} reports it. */
+    static final int FAILED = 3;
+
+    private final TcpConnection owner;
+
+    int state = FREE;
+    MemorySegment segment;
+    long offset;
+    /** Send: the message length. Receive: the capacity. */
+    long sizeBytes;
+    long tag;
+    /** Payload bytes moved so far: staged for a send, received for a receive. */
+    long movedBytes;
+    /** Send: whether the header is staged. */
+    boolean headerStaged;
+    /** Send: position in the connection's byte stream after this message's last byte, or -1 until staged. */
+    long streamEnd;
+    /** Receive: the matched message's length, or -1 until its header has been read. */
+    long messageBytes;
+    long resultBytes;
+    NetException failure;
+
+    TcpRequest(TcpConnection owner) {
+        this.owner = owner;
+    }
+
+    /** Prepares a pooled object for a newly posted request. */
+    void start(MemorySegment segment, long offset, long sizeBytes, long tag) {
+        this.state = PENDING;
+        this.segment = segment;
+        this.offset = offset;
+        this.sizeBytes = sizeBytes;
+        this.tag = tag;
+        this.movedBytes = 0;
+        this.headerStaged = false;
+        this.streamEnd = -1;
+        this.messageBytes = -1;
+        this.resultBytes = 0;
+        this.failure = null;
+    }
+
+    void complete(long bytes) {
+        state = DONE;
+        resultBytes = bytes;
+        segment = null;
+    }
+
+    void fail(NetException e) {
+        state = FAILED;
+        failure = e;
+        segment = null;
+    }
+
+    @Override
+    public long test() {
+        if (state == PENDING) {
+            owner.progress();
+        }
+        switch (state) {
+            case PENDING:
+                return NOT_DONE;
+            case DONE:
+                long bytes = resultBytes;
+                owner.release(this);
+                return bytes;
+            case FAILED:
+                NetException e = failure;
+                owner.release(this);
+                throw e;
+            default:
+                throw new IllegalStateException("request tested after it completed: it belongs to the transport again");
+        }
+    }
+}

@@ -1,0 +1,477 @@
+package io.jccl.net.tcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jccl.net.Listener;
+import io.jccl.net.NetException;
+import io.jccl.net.NetProperties;
+import io.jccl.net.NetRequest;
+import io.jccl.net.NetTransport;
+import io.jccl.net.NetTransportConformanceTest;
+import io.jccl.net.NetTransportProvider;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.ProgressSignal;
+import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
+import io.jccl.net.TransportContext;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.ServiceLoader;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Runs the transport conformance suite against the TCP transport on the loopback interface, and adds what only
+ * TCP has: the hello handshake, the wire format, socket options and timeouts. Hostile peers are played by raw
+ * sockets.
+ */
+class TcpTransportConformanceTest extends NetTransportConformanceTest {
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+    @Override
+    protected NetTransport createTransport(int rank, int size) {
+        return tcp(rank, size, CONNECT_TIMEOUT, Map.of());
+    }
+
+    private NetTransport tcp(int rank, int size, Duration connectTimeout, Map<String, String> options) {
+        return track(new TcpNetTransportProvider().create(new TransportContext(
+                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), connectTimeout,
+                options)));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Provider and properties
+
+    @Test
+    void providerIsFoundByServiceLoader() {
+        NetTransportProvider tcp = ServiceLoader.load(NetTransportProvider.class).stream()
+                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("tcp")).findFirst().orElseThrow();
+        assertThat(tcp.priority()).isEqualTo(10);
+        assertThat(tcp.canConnect(new PeerIdentity(0, "a", "x"), new PeerIdentity(1, "b", "y"))).isTrue();
+    }
+
+    @Test
+    void propertiesDescribeACallerDrivenTransport() {
+        NetProperties p = properties();
+        assertThat(p.name()).isEqualTo("tcp");
+        assertThat(p.signalsCompletion()).isFalse();
+        assertThat(p.maxInflightRequests()).isEqualTo(64);
+        assertThat(p.maxMessageBytes()).isEqualTo(1L << 40);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Options
+
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "-1", "1", "4095", "2147483648", "", "4 MiB", "1e6"})
+    void invalidSocketBufferSizeIsRejectedNamingKeyAndValue(String value) {
+        assertThatThrownBy(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_BUFFER_BYTES", value)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("JCCL_SOCKET_BUFFER_BYTES")
+                .hasMessageContaining("'" + value + "'");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "8192", " 65536 "})
+    void smallOrKernelDefaultSocketBuffersStillCarryLargeMessages(String value) {
+        NetTransport a = tcp(0, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_BUFFER_BYTES", value));
+        NetTransport b = tcp(1, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_BUFFER_BYTES", value));
+        Link link = connect(a, b);
+        long bytes = 8L << 20;
+        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 3);
+        MemorySegment dst = arena.allocate(bytes);
+        assertThat(awaitAll(link.send().isend(src, 0, bytes, 1, null), link.recv().irecv(dst, 0, bytes, 1, null)))
+                .containsExactly(bytes, bytes);
+        assertThat(src.mismatch(dst)).isEqualTo(-1L);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Handshake: only peers with the listener's token get through
+
+    static Stream<Arguments> badHellos() {
+        return Stream.of(
+                Arguments.of("wrong token", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, token -> new byte[16])),
+                Arguments.of("wrong magic", hello(0xCAFEBABE, Wire.VERSION, 0, 1, token -> token)),
+                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 2, 0, 1, token -> token)),
+                Arguments.of("nonzero flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 1, 1, token -> token)),
+                Arguments.of("negative rank", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, -5, token -> token)),
+                Arguments.of("garbage", (Function<byte[], byte[]>) token -> {
+                    byte[] junk = new byte[4096];
+                    new Random(7).nextBytes(junk);
+                    return junk;
+                }),
+                Arguments.of("short hello", (Function<byte[], byte[]>) token -> new byte[] {0x4A, 0x43, 0x43}));
+    }
+
+    private static Function<byte[], byte[]> hello(int magic, int version, int flags, int rank,
+                                                  Function<byte[], byte[]> tokenOf) {
+        return token -> {
+            ByteBuffer b = ByteBuffer.allocate(Wire.HELLO_BYTES);
+            b.putInt(magic).putShort((short) version).putShort((short) flags).putInt(rank).putInt(0)
+                    .put(tokenOf.apply(token));
+            return b.array();
+        };
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badHellos")
+    void badHelloIsDroppedAndNeverSurfacesFromAccept(String name, Function<byte[], byte[]> bytesFor)
+            throws IOException {
+        NetTransport[] t = transports(2);
+        Listener listener = listener(t[1]);
+        TcpHandle handle = TcpHandle.decode(listener.handle());
+        try (SocketChannel intruder = SocketChannel.open(handle.address())) {
+            intruder.write(ByteBuffer.wrap(bytesFor.apply(handle.token())));
+            intruder.shutdownOutput();
+            intruder.configureBlocking(false);
+
+            PendingConnect pending = t[0].connect(listener.handle(), ProgressSignal.NONE);
+            List<RecvConnection> accepted = new ArrayList<>();
+            SendConnection[] send = new SendConnection[1];
+            pollUntil(() -> {
+                if (send[0] == null) {
+                    send[0] = pending.poll();
+                }
+                RecvConnection recv = listener.accept();
+                if (recv != null) {
+                    accepted.add(track(recv));
+                }
+                return send[0] != null && !accepted.isEmpty() && closedByPeer(intruder);
+            }, "the listener to accept the real peer and drop the intruder");
+            track(send[0]);
+            for (int i = 0; i < 10; i++) {
+                RecvConnection extra = listener.accept();
+                assertThat(extra).as("a further accepted connection").isNull();
+            }
+            assertThat(accepted).hasSize(1);
+            assertMessageGoesThrough(new Link(send[0], accepted.getFirst()), 100, 5);
+        }
+    }
+
+    @Test
+    void silentConnectionIsDroppedAfterTheConnectTimeout() throws IOException {
+        NetTransport transport = tcp(0, 1, Duration.ofMillis(50), Map.of());
+        Listener listener = track(transport.listen(ProgressSignal.NONE));
+        try (SocketChannel silent = SocketChannel.open(TcpHandle.decode(listener.handle()).address())) {
+            silent.configureBlocking(false);
+            pollUntil(() -> {
+                assertThat(listener.accept()).isNull();
+                return closedByPeer(silent);
+            }, "the listener to drop a connection that never says hello");
+        }
+    }
+
+    /** @return true once the peer closed or reset the socket; reads and ignores anything it sent */
+    private static boolean closedByPeer(SocketChannel channel) {
+        try {
+            return channel.read(ByteBuffer.allocate(64)) < 0;
+        } catch (IOException reset) {
+            return true;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Wire format: a peer that breaks it breaks the connection, never the receiver
+
+    static Stream<Arguments> corruptHeaders() {
+        return Stream.of(
+                Arguments.of("huge length", header(Wire.HEADER_MAGIC, 0, 1L << 50)),
+                Arguments.of("maximum length", header(Wire.HEADER_MAGIC, 0, Long.MAX_VALUE)),
+                Arguments.of("negative length", header(Wire.HEADER_MAGIC, 0, -1)),
+                Arguments.of("wrong magic", header(0x12345678, 0, 10)),
+                Arguments.of("unknown flags", header(Wire.HEADER_MAGIC, 4, 10)));
+    }
+
+    private static byte[] header(int magic, int flags, long length) {
+        return ByteBuffer.allocate(Wire.HEADER_BYTES).putInt(magic).putInt(flags).putLong(1).putLong(length).array();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("corruptHeaders")
+    void corruptHeaderIsAProtocolError(String name, byte[] header) throws IOException {
+        NetTransport transport = transports(1)[0];
+        Listener listener = listener(transport);
+        try (SocketChannel peer = rawPeer(listener)) {
+            RecvConnection recv = acceptOne(listener);
+            peer.write(ByteBuffer.wrap(header));
+            MemorySegment dst = filled(arena.allocate(64), (byte) 0x5A);
+            NetException e = awaitFailure(recv.irecv(dst, 0, 64, 1, null));
+            assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+            assertThat(e.getMessage()).contains("header");
+            assertAllBytes(dst, 0, 64, (byte) 0x5A);
+            assertPostFails(() -> recv.irecv(dst, 0, 64, 1, null), NetException.Reason.PROTOCOL_ERROR);
+        }
+    }
+
+    /** TCP buffers: sends complete without any receive posted, and still arrive after the sender closed. */
+    @Test
+    void messagesSentBeforeCloseArriveEvenIfReceivesArePostedAfterwards() {
+        Link link = link();
+        int count = 50;
+        MemorySegment src = patterned(arena.allocate(count * 1000L), 0, count * 1000L, 4);
+        for (int i = 0; i < count; i++) {
+            await(link.send().isend(src, i * 1000L, 1000, i, null));
+        }
+        link.send().close();
+        MemorySegment dst = arena.allocate(count * 1000L);
+        for (int i = 0; i < count; i++) {
+            assertThat(await(link.recv().irecv(dst, i * 1000L, 1000, i, null))).isEqualTo(1000);
+        }
+        assertThat(dst.mismatch(src)).isEqualTo(-1L);
+        assertPostFails(() -> link.recv().irecv(dst, 0, 1000, count, null), NetException.Reason.PEER_CLOSED);
+    }
+
+    @Test
+    void peerVanishingInTheMiddleOfAMessageIsPeerClosed() throws IOException {
+        NetTransport transport = transports(1)[0];
+        Listener listener = listener(transport);
+        RecvConnection recv;
+        try (SocketChannel peer = rawPeer(listener)) {
+            recv = acceptOne(listener);
+            peer.write(ByteBuffer.wrap(header(Wire.HEADER_MAGIC, 0, 1000)));
+            peer.write(ByteBuffer.wrap(new byte[10]));
+            peer.setOption(StandardSocketOptions.SO_LINGER, 0);
+        }
+        NetException e = awaitFailure(recv.irecv(arena.allocate(1000), 0, 1000, 1, null));
+        assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+    }
+
+    @Test
+    void receiverGoneMakesSendsFailWithPeerClosed() {
+        Link link = link();
+        link.recv().close();
+        MemorySegment src = arena.allocate(1 << 20);
+        NetRequest[] send = new NetRequest[1];
+        NetException[] failure = new NetException[1];
+        pollUntil(() -> {
+            try {
+                if (send[0] == null) {
+                    send[0] = link.send().isend(src, 0, src.byteSize(), 1, null);
+                } else if (send[0].test() != NetRequest.NOT_DONE) {
+                    send[0] = null;
+                }
+            } catch (NetException e) {
+                failure[0] = e;
+            }
+            return failure[0] != null;
+        }, "sends to a closed receiver to fail");
+        assertThat(failure[0].reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+    }
+
+    private SocketChannel rawPeer(Listener listener) throws IOException {
+        TcpHandle handle = TcpHandle.decode(listener.handle());
+        SocketChannel peer = SocketChannel.open(handle.address());
+        ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+        Wire.putHello(hello, 3, handle.token());
+        peer.write(hello.flip());
+        return peer;
+    }
+
+    private RecvConnection acceptOne(Listener listener) {
+        RecvConnection[] recv = new RecvConnection[1];
+        pollUntil(() -> (recv[0] = listener.accept()) != null, "accept");
+        return track(recv[0]);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Connecting
+
+    @Test
+    void refusedConnectionIsAnIoError() throws IOException {
+        InetSocketAddress closedPort;
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            closedPort = (InetSocketAddress) probe.getLocalAddress();
+        }
+        byte[] handle = new TcpHandle(closedPort, new byte[16]).encode();
+        NetException e = connectFailure(transports(1)[0], handle);
+        assertThat(e.reason()).isEqualTo(NetException.Reason.IO_ERROR);
+        assertThat(e.getMessage()).contains(String.valueOf(closedPort.getPort()));
+    }
+
+    @Test
+    void connectionThatNeverCompletesTimesOutAsAnIoError() throws Exception {
+        // A listener that never accepts and has a backlog of 1: once its queue is full, the kernel drops SYNs.
+        List<SocketChannel> fillers = new ArrayList<>();
+        try (ServerSocketChannel full = ServerSocketChannel.open()) {
+            full.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+            boolean stuck = false;
+            for (int i = 0; i < 16 && !stuck; i++) {
+                SocketChannel filler = SocketChannel.open();
+                fillers.add(filler);
+                filler.configureBlocking(false);
+                boolean connected = filler.connect(full.getLocalAddress());
+                for (int poll = 0; poll < 50 && !connected; poll++) {
+                    Thread.sleep(5);
+                    connected = filler.finishConnect();
+                }
+                stuck = !connected;
+            }
+            assumeTrue(stuck, "this kernel completes connections to a full backlog");
+            byte[] handle = new TcpHandle((InetSocketAddress) full.getLocalAddress(), new byte[16]).encode();
+            NetException e = connectFailure(tcp(0, 1, Duration.ofMillis(200), Map.of()), handle);
+            assertThat(e.reason()).isEqualTo(NetException.Reason.IO_ERROR);
+            assertThat(e.getMessage()).contains("timed out");
+        } finally {
+            for (SocketChannel filler : fillers) {
+                filler.close();
+            }
+        }
+    }
+
+    private NetException connectFailure(NetTransport transport, byte[] handle) {
+        PendingConnect pending = transport.connect(handle, ProgressSignal.NONE);
+        NetException[] failure = new NetException[1];
+        pollUntil(() -> {
+            try {
+                assertThat(pending.poll()).as("connection that should fail").isNull();
+            } catch (NetException e) {
+                failure[0] = e;
+            }
+            return failure[0] != null;
+        }, "the connection attempt to fail");
+        return failure[0];
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Requests
+
+    @Test
+    @SuppressWarnings("restricted")
+    void segmentsLargerThanOneBufferViewAreSentInChunks() {
+        // Views larger than 2 GiB over small real allocations; only the small real part is ever touched.
+        int bytes = 1 << 20;
+        MemorySegment realSrc = patterned(arena.allocate(bytes + 16), 0, bytes + 16, 9);
+        MemorySegment realDst = arena.allocate(bytes + 16);
+        MemorySegment bigSrc = MemorySegment.ofAddress(realSrc.address()).reinterpret(3L << 30);
+        MemorySegment bigDst = MemorySegment.ofAddress(realDst.address()).reinterpret(3L << 30);
+        Link link = link();
+        assertThat(awaitAll(link.send().isend(bigSrc, 16, bytes, 1, null), link.recv().irecv(bigDst, 16, bytes, 1, null)))
+                .containsExactly(bytes, bytes);
+        assertThat(realDst.asSlice(16, bytes).mismatch(realSrc.asSlice(16, bytes))).isEqualTo(-1L);
+    }
+
+    @Test
+    @SuppressWarnings("restricted")
+    void badArgumentsAreRejectedWhenPosting() {
+        Link link = link();
+        MemorySegment buffer = arena.allocate(64);
+        assertThatThrownBy(() -> link.send().isend(buffer, 60, 8, 1, null)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> link.send().isend(buffer, -1, 8, 1, null)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> link.recv().irecv(buffer, 0, 65, 1, null)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThatThrownBy(() -> link.recv().irecv(buffer.asReadOnly(), 0, 8, 1, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-only");
+        MemorySegment huge = MemorySegment.ofAddress(buffer.address()).reinterpret(Long.MAX_VALUE);
+        assertThatThrownBy(() -> link.send().isend(huge, 0, (1L << 40) + 1, 1, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");
+        assertMessageGoesThrough(link, 64, 2);
+    }
+
+    @Test
+    void segmentConfinedToAnotherThreadIsRejected() throws Exception {
+        Link link = link();
+        CompletableFuture<MemorySegment> segment = new CompletableFuture<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread owner = Thread.ofPlatform().start(() -> {
+            try (Arena confined = Arena.ofConfined()) {
+                segment.complete(confined.allocate(64));
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            MemorySegment confined = segment.get();
+            assertThatThrownBy(() -> link.send().isend(confined, 0, 8, 1, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confined");
+            assertThatThrownBy(() -> link.recv().irecv(confined, 0, 8, 1, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confined");
+        } finally {
+            done.countDown();
+            owner.join();
+        }
+    }
+
+    @Test
+    void testingARequestAgainAfterItReportedIsAnError() {
+        Link link = link();
+        MemorySegment buffer = arena.allocate(8);
+        NetRequest recv = link.recv().irecv(buffer, 0, 8, 1, null);
+        awaitAll(link.send().isend(buffer, 0, 8, 1, null), recv);
+        assertThatThrownBy(recv::test).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * The data path allocates nothing once warm: small messages through the staging buffer, a large native one
+     * straight from and into its segment, and a heap float[] one through the staging buffer.
+     */
+    @Test
+    void steadyStateMessagesAllocateNothing() {
+        Link link = link();
+        MemorySegment small = arena.allocate(256);
+        MemorySegment bigSrc = arena.allocate(512 << 10);
+        MemorySegment bigDst = arena.allocate(512 << 10);
+        MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
+        MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+
+        exchange(link, small, small, bigSrc, bigDst, heapSrc, heapDst, 1500);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        int rounds = 1000;
+        exchange(link, small, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // Three messages per round; allow a few stray bytes per round for one-off JIT or JDK internals.
+        assertThat(allocated).as("bytes allocated over %d rounds of three messages", rounds).isLessThan(rounds * 8L);
+    }
+
+    private static void exchange(Link link, MemorySegment smallSrc, MemorySegment smallDst, MemorySegment bigSrc,
+                                 MemorySegment bigDst, MemorySegment heapSrc, MemorySegment heapDst, int rounds) {
+        SendConnection send = link.send();
+        RecvConnection recv = link.recv();
+        for (int round = 0; round < rounds; round++) {
+            NetRequest r1 = recv.irecv(smallDst, 0, smallDst.byteSize(), round, null);
+            NetRequest r2 = recv.irecv(bigDst, 0, bigDst.byteSize(), round, null);
+            NetRequest r3 = recv.irecv(heapDst, 0, heapDst.byteSize(), round, null);
+            NetRequest s1 = send.isend(smallSrc, 0, 100, round, null);
+            NetRequest s2 = send.isend(bigSrc, 0, bigSrc.byteSize(), round, null);
+            NetRequest s3 = send.isend(heapSrc, 0, heapSrc.byteSize(), round, null);
+            boolean d1 = false, d2 = false, d3 = false, e1 = false, e2 = false, e3 = false;
+            long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+            for (long spins = 1; !(d1 && d2 && d3 && e1 && e2 && e3); spins++) {
+                if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("round " + round + " did not complete");
+                }
+                d1 = d1 || s1.test() != NetRequest.NOT_DONE;
+                d2 = d2 || s2.test() != NetRequest.NOT_DONE;
+                d3 = d3 || s3.test() != NetRequest.NOT_DONE;
+                e1 = e1 || r1.test() != NetRequest.NOT_DONE;
+                e2 = e2 || r2.test() != NetRequest.NOT_DONE;
+                e3 = e3 || r3.test() != NetRequest.NOT_DONE;
+            }
+        }
+    }
+}
