@@ -22,7 +22,7 @@ final class LocalEndpoint implements SendConnection, RecvConnection {
     private final int myRetired;
     private final int otherRetired;
     private long nextSeq;
-    private boolean closed;
+    private volatile boolean closed;
 
     LocalEndpoint(LocalChannel channel, boolean sendSide) {
         this.channel = channel;
@@ -163,7 +163,7 @@ final class LocalEndpoint implements SendConnection, RecvConnection {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         if (closed) {
             return;
         }

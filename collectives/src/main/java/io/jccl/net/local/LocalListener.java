@@ -15,7 +15,10 @@ final class LocalListener implements Listener {
     private final ConcurrentLinkedQueue<LocalChannel> incoming = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
-    LocalListener(long id, long jvmToken, ProgressSignal signal) {
+    private final LocalTransport transport;
+
+    LocalListener(LocalTransport transport, long id, long jvmToken, ProgressSignal signal) {
+        this.transport = transport;
         this.id = id;
         this.signal = signal;
         this.handle = ByteBuffer.allocate(LocalTransport.HANDLE_BYTES).putInt(LocalTransport.HANDLE_MAGIC)
@@ -43,7 +46,7 @@ final class LocalListener implements Listener {
     @Override
     public RecvConnection accept() {
         LocalChannel ch = incoming.poll();
-        return ch == null ? null : new LocalEndpoint(ch, false);
+        return ch == null ? null : transport.track(new LocalEndpoint(ch, false));
     }
 
     @Override

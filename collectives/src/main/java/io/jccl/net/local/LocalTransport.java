@@ -29,6 +29,8 @@ public final class LocalTransport implements NetTransport {
             new NetProperties("local", 80_000, 1.0, CAPACITY, Long.MAX_VALUE, true);
 
     private final List<LocalListener> listeners = new ArrayList<>();
+    private final List<LocalEndpoint> endpoints = new ArrayList<>();
+    private boolean closed;
 
     @Override
     public NetProperties properties() {
@@ -37,7 +39,7 @@ public final class LocalTransport implements NetTransport {
 
     @Override
     public Listener listen(ProgressSignal signal) {
-        LocalListener l = new LocalListener(NEXT_ID.incrementAndGet(), JVM_TOKEN, signal);
+        LocalListener l = new LocalListener(this, NEXT_ID.incrementAndGet(), JVM_TOKEN, signal);
         LISTENERS.put(l.id(), l);
         synchronized (listeners) {
             listeners.add(l);
@@ -64,27 +66,50 @@ public final class LocalTransport implements NetTransport {
         if (listener == null) {
             throw new NetException(NetException.Reason.IO_ERROR, "no local listener " + id + " (closed?)");
         }
-        LocalChannel channel = new LocalChannel(CAPACITY, signal, listener.signal);
-        if (!listener.offer(channel)) {
-            throw new NetException(NetException.Reason.IO_ERROR, "local listener " + id + " is closed");
-        }
-        SendConnection connection = new LocalEndpoint(channel, true);
         return new PendingConnect() {
+            private SendConnection connection;
+            private boolean cancelled;
+
             @Override
             public SendConnection poll() {
+                if (cancelled) {
+                    throw new NetException(NetException.Reason.CLOSED, "the connection attempt was cancelled");
+                }
+                if (connection == null) {
+                    // The channel reaches the listener only now, so an attempt cancelled before its first poll
+                    // leaves no trace there.
+                    LocalChannel channel = new LocalChannel(CAPACITY, signal, listener.signal);
+                    if (!listener.offer(channel)) {
+                        throw new NetException(NetException.Reason.IO_ERROR, "local listener " + id + " is closed");
+                    }
+                    connection = track(new LocalEndpoint(channel, true));
+                }
                 return connection;
             }
 
             @Override
             public void cancel() {
+                cancelled = connection == null;
             }
         };
+    }
+
+    LocalEndpoint track(LocalEndpoint endpoint) {
+        synchronized (endpoints) {
+            if (closed) {
+                endpoint.close();
+                throw new NetException(NetException.Reason.CLOSED, "the transport is closed");
+            }
+            endpoints.add(endpoint);
+        }
+        return endpoint;
     }
 
     static void unregister(LocalListener listener) {
         LISTENERS.remove(listener.id(), listener);
     }
 
+    /** Closes the listeners and every connection made or accepted through this transport. */
     @Override
     public void close() {
         synchronized (listeners) {
@@ -92,6 +117,15 @@ public final class LocalTransport implements NetTransport {
                 l.close();
             }
             listeners.clear();
+        }
+        List<LocalEndpoint> toClose;
+        synchronized (endpoints) {
+            closed = true;
+            toClose = new ArrayList<>(endpoints);
+            endpoints.clear();
+        }
+        for (LocalEndpoint e : toClose) {
+            e.close();
         }
     }
 }
