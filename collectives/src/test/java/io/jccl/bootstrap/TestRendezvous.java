@@ -1,0 +1,66 @@
+package io.jccl.bootstrap;
+
+import io.jccl.UniqueId;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A rendezvous server on loopback for tests, with its id and secret. */
+final class TestRendezvous implements AutoCloseable {
+    static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    final RendezvousServer server;
+    final byte[] secret;
+    final UniqueId id;
+
+    private TestRendezvous(RendezvousServer server, byte[] secret) {
+        this.server = server;
+        this.secret = secret;
+        this.id = UniqueId.of(server.address(), secret);
+    }
+
+    static TestRendezvous start() {
+        return start(RendezvousServer.DEFAULT_HANDSHAKE_TIMEOUT);
+    }
+
+    static TestRendezvous start(Duration handshakeTimeout) {
+        return start(0, handshakeTimeout);
+    }
+
+    static TestRendezvous start(int port, Duration handshakeTimeout) {
+        byte[] secret = randomSecret();
+        return new TestRendezvous(RendezvousServer.start(new InetSocketAddress(LOOPBACK, port), secret,
+                handshakeTimeout), secret);
+    }
+
+    static byte[] randomSecret() {
+        byte[] secret = new byte[32];
+        RANDOM.nextBytes(secret);
+        return secret;
+    }
+
+    /** An id with this rendezvous's address but another secret. */
+    UniqueId wrongSecret() {
+        return UniqueId.of(server.address(), randomSecret());
+    }
+
+    /** An id that points at {@code address} (e.g. a proxy) with this rendezvous's secret. */
+    UniqueId via(InetSocketAddress address) {
+        return UniqueId.of(address, secret);
+    }
+
+    void assertTerminates() throws InterruptedException {
+        assertThat(server.awaitTermination(Duration.ofSeconds(30))).as("the server ends").isTrue();
+        assertThat(server.isRunning()).isFalse();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

@@ -1,0 +1,228 @@
+package io.jccl.bootstrap;
+
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.UniqueId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+class UniqueIdTest {
+    private static final byte[] SECRET = HexFormat.of()
+            .parseHex("00112233445566778899aabbccddeeff0123456789abcdeffedcba9876543210");
+    private static final String SECRET_TEXT = Base64.getUrlEncoder().withoutPadding().encodeToString(SECRET);
+    private static final String VALID = "jccl1@192.0.2.2:41234#" + SECRET_TEXT;
+
+    @Test
+    void createStartsARendezvousThatRanksCanJoin() {
+        UniqueId id = UniqueId.create(TestRendezvous.LOOPBACK);
+
+        assertThat(id.encode()).matches("jccl1@127\\.0\\.0\\.1:[0-9]{1,5}#[A-Za-z0-9_-]{43}");
+        assertThat(id.address().getAddress()).isEqualTo(TestRendezvous.LOOPBACK);
+        try (TcpBootstrap bootstrap = TcpBootstrap.join(UniqueId.parse(id.encode()), 0, 1, Duration.ofSeconds(30))) {
+            assertThat(bootstrap.allGather(new byte[] {7})).isDeepEqualTo(new byte[][] {{7}});
+        }
+    }
+
+    @Test
+    void createWithTheEnvironmentRulesWorksOnThisMachine() {
+        UniqueId id = UniqueId.create();
+
+        try (TcpBootstrap bootstrap = TcpBootstrap.join(id, 0, 1, Duration.ofSeconds(30))) {
+            assertThat(bootstrap.allGather(new byte[0])).hasDimensions(1, 0);
+        }
+    }
+
+    @Test
+    void createMakesAFreshSecretEachTime() {
+        UniqueId a = UniqueId.create(TestRendezvous.LOOPBACK);
+        UniqueId b = UniqueId.create(TestRendezvous.LOOPBACK);
+
+        assertThat(a.secretBytes()).hasSize(32).isNotEqualTo(b.secretBytes());
+        assertThat(a).isNotEqualTo(b);
+        for (UniqueId id : new UniqueId[] {a, b}) {
+            TcpBootstrap.join(id, 0, 1, Duration.ofSeconds(30)).close();
+        }
+    }
+
+    @Test
+    void encodeParseRoundTripsIpv4() {
+        UniqueId id = UniqueId.parse(VALID);
+
+        assertThat(id.address()).isEqualTo(new InetSocketAddress(InetAddress.ofLiteral("192.0.2.2"), 41234));
+        assertThat(id.secretBytes()).isEqualTo(SECRET);
+        assertThat(id.encode()).isEqualTo(VALID);
+        assertThat(UniqueId.parse(id.encode())).isEqualTo(id).hasSameHashCodeAs(id);
+    }
+
+    @Test
+    void encodeParseRoundTripsIpv6InBrackets() {
+        UniqueId id = UniqueId.of(new InetSocketAddress(InetAddress.ofLiteral("2001:db8::2"), 65535), SECRET);
+
+        assertThat(id.encode()).isEqualTo("jccl1@[2001:db8:0:0:0:0:0:2]:65535#" + SECRET_TEXT);
+        assertThat(UniqueId.parse(id.encode())).isEqualTo(id);
+        assertThat(UniqueId.parse("jccl1@[2001:db8::2]:65535#" + SECRET_TEXT)).isEqualTo(id);
+    }
+
+    @Test
+    void scopedIpv6AddressesLoseTheirScope() throws Exception {
+        InetAddress scoped = java.net.Inet6Address.getByAddress(null, InetAddress.ofLiteral("2001:db8::9").getAddress(), 1);
+
+        UniqueId id = UniqueId.of(new InetSocketAddress(scoped, 80), SECRET);
+
+        assertThat(id.encode()).startsWith("jccl1@[2001:db8:0:0:0:0:0:9]:80#");
+        assertThat(UniqueId.parse(id.encode())).isEqualTo(id);
+    }
+
+    @Test
+    void equalityCoversAddressPortAndSecret() {
+        UniqueId id = UniqueId.parse(VALID);
+        byte[] otherSecret = SECRET.clone();
+        otherSecret[31] ^= 1;
+
+        assertThat(id).isEqualTo(UniqueId.of(id.address(), SECRET));
+        assertThat(id).isNotEqualTo(UniqueId.of(id.address(), otherSecret));
+        assertThat(id).isNotEqualTo(UniqueId.of(new InetSocketAddress(id.address().getAddress(), 41235), SECRET));
+        assertThat(id).isNotEqualTo(UniqueId.of(new InetSocketAddress(InetAddress.ofLiteral("192.0.2.3"), 41234),
+                SECRET));
+        assertThat(id).isNotEqualTo(null).isNotEqualTo(VALID);
+    }
+
+    @Test
+    void secretBytesIsACopyAndOfCopiesItsInput() {
+        byte[] mine = SECRET.clone();
+        UniqueId id = UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, 1), mine);
+        mine[0] ^= 1;
+        id.secretBytes()[1] ^= 1;
+
+        assertThat(id.secretBytes()).isEqualTo(SECRET);
+    }
+
+    @Test
+    void toStringRedactsTheSecret() {
+        UniqueId id = UniqueId.parse(VALID);
+
+        assertThat(id.toString()).isEqualTo("UniqueId[192.0.2.2:41234, secret redacted]");
+        assertNoSecret(id.toString());
+    }
+
+    static Stream<Arguments> badIds() {
+        String s = SECRET_TEXT;
+        return Stream.of(
+                arguments("", "must start with 'jccl1@'"),
+                arguments("hello", "must start with 'jccl1@'"),
+                arguments("JCCL1@192.0.2.2:1#" + s, "must start with 'jccl1@'"),
+                arguments("jccl@192.0.2.2:1#" + s, "must start with 'jccl1@'"),
+                arguments(" jccl1@192.0.2.2:1#" + s, "must start with 'jccl1@'"),
+                arguments("jccl2@192.0.2.2:1#" + s, "version 2 is not supported"),
+                arguments("jccl17@192.0.2.2:1#" + s, "version 17 is not supported"),
+                arguments("jccl1@192.0.2.2:1", "no '#'"),
+                arguments("jccl1@192.0.2.2#" + s, "has no ':<port>'"),
+                arguments("jccl1@example.com:1#" + s, "host 'example.com' is not an IPv4 address"),
+                arguments("jccl1@:1#" + s, "host '' is not an IPv4 address"),
+                arguments("jccl1@1.2.3:1#" + s, "host '1.2.3' is not an IPv4 address"),
+                arguments("jccl1@1.2.3.4.5:1#" + s, "host '1.2.3.4.5' is not an IPv4 address"),
+                arguments("jccl1@01.2.3.4:1#" + s, "host '01.2.3.4' is not an IPv4 address"),
+                arguments("jccl1@1.2.3.256:1#" + s, "has the part 256, above 255"),
+                arguments("jccl1@0.0.0.0:1#" + s, "wildcard"),
+                arguments("jccl1@224.0.0.1:1#" + s, "multicast"),
+                arguments("jccl1@::1:1#" + s, "host '::1' is not an IPv4 address"),
+                arguments("jccl1@[::1:1#" + s, "not a bracketed IPv6 address"),
+                arguments("jccl1@[]:1#" + s, "not a bracketed IPv6 address"),
+                arguments("jccl1@[1.2.3.4]:1#" + s, "is not an IPv6 address"),
+                arguments("jccl1@[::ffff:1.2.3.4]:1#" + s, "IPv4-mapped"),
+                arguments("jccl1@[fe80::1%eth0]:1#" + s, "is not an IPv6 address"),
+                arguments("jccl1@[fe80::1]:1#" + s, "link-local"),
+                arguments("jccl1@[gggg::1]:1#" + s, "is not an IPv6 address"),
+                arguments("jccl1@[1:2:3:4:5:6:7:8:9]:1#" + s, "is not an IPv6 address"),
+                arguments("jccl1@192.0.2.2:0#" + s, "port 0 is out of range 1..65535"),
+                arguments("jccl1@192.0.2.2:65536#" + s, "port 65536 is out of range 1..65535"),
+                arguments("jccl1@192.0.2.2:99999#" + s, "port 99999 is out of range"),
+                arguments("jccl1@192.0.2.2:-1#" + s, "port '-1' is not a number"),
+                arguments("jccl1@192.0.2.2:+1#" + s, "port '+1' is not a number"),
+                arguments("jccl1@192.0.2.2:#" + s, "port '' is not a number"),
+                arguments("jccl1@192.0.2.2:123456#" + s, "port '123456' is not a number"),
+                arguments("jccl1@192.0.2.2:http#" + s, "port 'http' is not a number"),
+                arguments("jccl1@192.0.2.2:1#", "secret has 0 characters; expected 43"),
+                arguments("jccl1@192.0.2.2:1#" + s.substring(1), "secret has 42 characters; expected 43"),
+                arguments("jccl1@192.0.2.2:1#" + s + "A", "1 unexpected characters after its secret"),
+                arguments("jccl1@192.0.2.2:1#" + s + " ", "1 unexpected characters after its secret"),
+                arguments("jccl1@192.0.2.2:1#" + s + "\n", "1 unexpected characters after its secret"),
+                arguments("jccl1@192.0.2.2:1#" + s + "#" + s, "44 unexpected characters after its secret"),
+                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 42) + "=", "outside base64url"),
+                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 20) + "+" + s.substring(21), "outside base64url"),
+                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 20) + "/" + s.substring(21), "outside base64url"),
+                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 42) + "B", "not in canonical base64url"),
+                arguments("jccl1@192.0.2.2:1#" + s.repeat(6), "at most 256"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {1}")
+    @MethodSource("badIds")
+    void parseRejectsBadInputSayingWhatIsWrongWithoutTheSecret(String input, String expectedFragment) {
+        assertThatThrownBy(() -> UniqueId.parse(input))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(expectedFragment)
+                .satisfies(e -> assertNoSecret(e.getMessage()));
+    }
+
+    @Test
+    void parseRejectsNull() {
+        assertThatThrownBy(() -> UniqueId.parse(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void ofValidatesItsArguments() {
+        InetSocketAddress address = new InetSocketAddress(TestRendezvous.LOOPBACK, 1234);
+        assertInvalid(() -> UniqueId.of(null, SECRET), "null or unresolved");
+        assertInvalid(() -> UniqueId.of(InetSocketAddress.createUnresolved("example.com", 1), SECRET), "unresolved");
+        assertInvalid(() -> UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, 0), SECRET), "port 0");
+        assertInvalid(() -> UniqueId.of(address, null), "got null");
+        assertInvalid(() -> UniqueId.of(address, new byte[31]), "got 31 bytes");
+        assertInvalid(() -> UniqueId.of(new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 1), SECRET),
+                "wildcard");
+        assertInvalid(() -> UniqueId.of(new InetSocketAddress(InetAddress.ofLiteral("ff02::1"), 1), SECRET),
+                "multicast");
+        assertInvalid(() -> UniqueId.of(new InetSocketAddress(InetAddress.ofLiteral("fe80::1"), 1), SECRET),
+                "link-local");
+    }
+
+    @Test
+    void createRejectsTheWildcardAddress() {
+        assertInvalid(() -> UniqueId.create(InetAddress.ofLiteral("0.0.0.0")), "wildcard");
+        assertInvalid(() -> UniqueId.create(null), "null");
+    }
+
+    @Test
+    void createOnAnAddressThisMachineDoesNotHaveIsASystemError() {
+        // 192.0.2.0/24 is TEST-NET-1; .254 is not assigned to any test machine
+        assertThatThrownBy(() -> UniqueId.create(InetAddress.ofLiteral("192.0.2.254")))
+                .isInstanceOfSatisfying(JcclException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.SYSTEM_ERROR);
+                    assertThat(e.getMessage()).contains("cannot listen on 192.0.2.254:0");
+                });
+    }
+
+    private static void assertInvalid(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String fragment) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(JcclException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+            assertThat(e.getMessage()).contains(fragment);
+        });
+    }
+
+    private static void assertNoSecret(String text) {
+        assertThat(text).doesNotContain(SECRET_TEXT).doesNotContain(SECRET_TEXT.substring(0, 16))
+                .doesNotContain(SECRET_TEXT.substring(20, 36)).doesNotContain(HexFormat.of().formatHex(SECRET));
+    }
+}
