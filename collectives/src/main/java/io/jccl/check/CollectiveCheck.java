@@ -26,7 +26,11 @@ public final class CollectiveCheck {
     private final long[][] sendCounts;
     private final long[][] sendDispls;
     private final long[][] recvDispls;
-    private long[] expectedReduction;
+    private final CheckBuffers buffers;
+    private MemorySegment[] inputs;
+    private MemorySegment reduction;
+    private MemorySegment shared;
+    private MemorySegment[] perRank;
 
     /**
      * @param kind   the collective
@@ -38,6 +42,22 @@ public final class CollectiveCheck {
      * @param seed   run seed
      */
     public CollectiveCheck(OpKind kind, DataType type, ReduceOp.Kind op, int nRanks, long count, int root, long seed) {
+        this(kind, type, op, nRanks, count, root, seed, new CheckBuffers());
+    }
+
+    /**
+     * @param kind    the collective
+     * @param type    element type
+     * @param op      reduction kind for reducing collectives, else null
+     * @param nRanks  ranks
+     * @param count   the call's count
+     * @param root    root rank for rooted collectives, else ignored
+     * @param seed    run seed
+     * @param buffers scratch memory to reuse (slots {@code 0 .. 2 * nRanks + 1})
+     */
+    public CollectiveCheck(OpKind kind, DataType type, ReduceOp.Kind op, int nRanks, long count, int root, long seed,
+                           CheckBuffers buffers) {
+        this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.kind = Objects.requireNonNull(kind, "kind");
         this.type = Objects.requireNonNull(type, "type");
         boolean reducing = kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE || kind == OpKind.REDUCE_SCATTER;
@@ -162,6 +182,32 @@ public final class CollectiveCheck {
         return Patterns.input(type, op, nRanks, seed, rank, index);
     }
 
+    /** Generates every rank's input once, into scratch memory. */
+    private void generateInputs() {
+        if (inputs != null) {
+            return;
+        }
+        inputs = new MemorySegment[nRanks];
+        int es = type.sizeBytes();
+        for (int r = 0; r < nRanks; r++) {
+            long n = inputElements(r);
+            MemorySegment seg = buffers.get(r, n * es);
+            for (long i = 0; i < n; i++) {
+                Elements.set(seg, i, type, input(r, i));
+            }
+            inputs[r] = seg;
+        }
+    }
+
+    /** Elements of a rank's input that outputs may depend on (the root's for broadcast/scatter, all otherwise). */
+    private long inputElements(int rank) {
+        return switch (kind) {
+            case BROADCAST -> count;
+            case SCATTER -> count * nRanks;
+            default -> sendElements(rank);
+        };
+    }
+
     /**
      * Writes the rank's input.
      *
@@ -169,31 +215,58 @@ public final class CollectiveCheck {
      * @param send where (at least {@link #sendElements(int)} elements)
      */
     public void fillSend(int rank, MemorySegment send) {
-        long n = sendElements(rank);
-        for (long i = 0; i < n; i++) {
-            Elements.set(send, i, type, input(rank, i));
+        generateInputs();
+        long bytes = sendElements(rank) * type.sizeBytes();
+        if (bytes > 0) {
+            MemorySegment.copy(inputs[rank], 0, send, 0, bytes);
         }
+    }
+
+    /**
+     * @param rank whose output
+     * @return what the rank's output must hold, {@link #recvElements(int)} elements
+     */
+    public MemorySegment expected(int rank) {
+        generateInputs();
+        int es = type.sizeBytes();
+        return switch (kind) {
+            case ALL_REDUCE, REDUCE -> reduction(count);
+            case REDUCE_SCATTER -> reduction(count * nRanks).asSlice((long) rank * count * es, count * es);
+            case BROADCAST -> inputs[root];
+            case SCATTER -> inputs[root].asSlice((long) rank * count * es, count * es);
+            case P2P -> inputs[(rank - 1 + nRanks) % nRanks];
+            case ALL_GATHER, GATHER -> {
+                if (shared == null) {
+                    shared = buffers.get(nRanks, count * nRanks * es);
+                    for (int q = 0; q < nRanks; q++) {
+                        MemorySegment.copy(inputs[q], 0, shared, (long) q * count * es, count * es);
+                    }
+                }
+                yield shared;
+            }
+            case ALL_TO_ALL, ALL_TO_ALLV -> {
+                if (perRank == null) {
+                    perRank = new MemorySegment[nRanks];
+                }
+                if (perRank[rank] == null) {
+                    MemorySegment e = buffers.get(nRanks + 2 + rank, recvElements(rank) * es);
+                    for (int q = 0; q < nRanks; q++) {
+                        long from = kind == OpKind.ALL_TO_ALL ? (long) rank * count : sendDispls[q][rank];
+                        long to = kind == OpKind.ALL_TO_ALL ? (long) q * count : recvDispls[rank][q];
+                        long n = kind == OpKind.ALL_TO_ALL ? count : sendCounts[q][rank];
+                        MemorySegment.copy(inputs[q], from * es, e, to * es, n * es);
+                    }
+                    perRank[rank] = e;
+                }
+                yield perRank[rank];
+            }
+            default -> throw new IllegalStateException(kind + " has no output");
+        };
     }
 
     /** @return the bits the element {@code index} of {@code rank}'s output must have */
     public long expected(int rank, long index) {
-        return switch (kind) {
-            case ALL_REDUCE, REDUCE -> reduction(index);
-            case REDUCE_SCATTER -> reduction((long) rank * count + index);
-            case BROADCAST -> input(root, index);
-            case ALL_GATHER, GATHER -> input((int) (index / count), index % count);
-            case SCATTER -> input(root, (long) rank * count + index);
-            case ALL_TO_ALL -> input((int) (index / count), (long) rank * count + index % count);
-            case ALL_TO_ALLV -> {
-                int s = 0;
-                while (s + 1 < nRanks && recvDispls[rank][s + 1] <= index) {
-                    s++;
-                }
-                yield input(s, sendDispls[s][rank] + index - recvDispls[rank][s]);
-            }
-            case P2P -> input((rank - 1 + nRanks) % nRanks, index);
-            default -> throw new IllegalStateException(kind + " has no output");
-        };
+        return Elements.get(expected(rank), index, type);
     }
 
     /**
@@ -205,9 +278,18 @@ public final class CollectiveCheck {
      */
     public long countWrong(int rank, MemorySegment recv) {
         long n = recvElements(rank);
+        if (n == 0) {
+            return 0;
+        }
+        MemorySegment want = expected(rank);
+        long bytes = n * type.sizeBytes();
+        long first = MemorySegment.mismatch(recv, 0, bytes, want, 0, bytes);
+        if (first < 0) {
+            return 0;
+        }
         long wrong = 0;
-        for (long i = 0; i < n; i++) {
-            if (Elements.get(recv, i, type) != expected(rank, i)) {
+        for (long i = first / type.sizeBytes(); i < n; i++) {
+            if (Elements.get(recv, i, type) != Elements.get(want, i, type)) {
                 wrong++;
             }
         }
@@ -217,35 +299,39 @@ public final class CollectiveCheck {
     /** @return a description of the first wrong element, or null when all are right */
     public String firstMismatch(int rank, MemorySegment recv) {
         long n = recvElements(rank);
-        for (long i = 0; i < n; i++) {
-            long got = Elements.get(recv, i, type);
-            long want = expected(rank, i);
-            if (got != want) {
-                return "rank " + rank + " element " + i + ": got " + Elements.format(type, got) + " (0x"
-                        + Long.toHexString(got) + "), expected " + Elements.format(type, want) + " (0x"
-                        + Long.toHexString(want) + ")";
-            }
+        if (n == 0) {
+            return null;
         }
-        return null;
+        MemorySegment want = expected(rank);
+        long bytes = n * type.sizeBytes();
+        long first = MemorySegment.mismatch(recv, 0, bytes, want, 0, bytes);
+        if (first < 0) {
+            return null;
+        }
+        long i = first / type.sizeBytes();
+        long got = Elements.get(recv, i, type);
+        long w = Elements.get(want, i, type);
+        return "rank " + rank + " element " + i + ": got " + Elements.format(type, got) + " (0x"
+                + Long.toHexString(got) + "), expected " + Elements.format(type, w) + " (0x" + Long.toHexString(w)
+                + ")";
     }
 
-    private long reduction(long index) {
-        if (expectedReduction == null) {
-            long n = kind == OpKind.REDUCE_SCATTER ? count * nRanks : count;
-            long[] e = new long[Math.toIntExact(n)];
-            for (int i = 0; i < e.length; i++) {
-                e[i] = computeReduction(i);
+    private MemorySegment reduction(long n) {
+        if (reduction == null) {
+            MemorySegment r = buffers.get(2 * nRanks + 2, n * type.sizeBytes());
+            for (long i = 0; i < n; i++) {
+                Elements.set(r, i, type, computeReduction(i));
             }
-            expectedReduction = e;
+            reduction = r;
         }
-        return expectedReduction[(int) index];
+        return reduction;
     }
 
     private long computeReduction(long index) {
         if (type.isInteger()) {
             long acc = 0;
             for (int r = 0; r < nRanks; r++) {
-                long v = input(r, index);
+                long v = Elements.get(inputs[r], index, type);
                 if (op == ReduceOp.Kind.PRE_MUL_SUM) {
                     v = Elements.normalize(type, v * (long) Patterns.preMulScalar(r));
                 }
@@ -258,7 +344,7 @@ public final class CollectiveCheck {
         }
         double acc = 0;
         for (int r = 0; r < nRanks; r++) {
-            double v = Elements.toDouble(type, input(r, index));
+            double v = Elements.toDouble(type, Elements.get(inputs[r], index, type));
             if (op == ReduceOp.Kind.PRE_MUL_SUM) {
                 v *= Patterns.preMulScalar(r);
             }

@@ -4,6 +4,7 @@ import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
+import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 public final class CollectiveRun {
     private static final ThreadLocal<GuardedBuffers[]> BUFFERS = new ThreadLocal<>();
+    private static final ThreadLocal<CheckBuffers> CHECK_BUFFERS = ThreadLocal.withInitial(CheckBuffers::new);
 
     private CollectiveRun() {
     }
@@ -59,7 +61,7 @@ public final class CollectiveRun {
         int n = comms.size();
         long count = countFor(kind, size, n);
         int root = (int) (Math.floorMod(seed, n));
-        CollectiveCheck check = new CollectiveCheck(kind, type, op, n, count, root, seed);
+        CollectiveCheck check = new CollectiveCheck(kind, type, op, n, count, root, seed, CHECK_BUFFERS.get());
         int es = type.sizeBytes();
         MemorySegment[] send = new MemorySegment[n];
         MemorySegment[] recv = new MemorySegment[n];
