@@ -1,0 +1,68 @@
+package io.jccl.reduce;
+
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.util.Objects;
+
+/**
+ * Creates {@link Reducer}s: the element-wise reduction kernels for each ({@link DataType}, {@link ReduceOp},
+ * rank count).
+ *
+ * <p>The concrete loops are chosen here, once: a reducer's methods check their arguments and run one loop
+ * specialised for its type and operation, with no per-element or per-call type dispatch. The 8-, 32- and 64-bit
+ * integer and the {@code float}/{@code double} loops use the Vector API; the 16- and 8-bit float formats decode
+ * to {@code float}, compute and round back to nearest even in scalar loops.
+ *
+ * <p>Semantics: integer SUM/PROD wrap around; MIN/MAX compare as the type is signed or unsigned; for floating
+ * types MIN/MAX return NaN when either operand is NaN and order -0.0 below +0.0, and for the 16- and 8-bit
+ * formats they return the winning operand's bits unchanged. AVG sums, then divides by the rank count once
+ * (truncating for signed, unsigned division for unsigned integers, in {@code float} or {@code double} for
+ * floats). Pre-mul-sum multiplies the local input by the scalar (converted to the type; wrapping for integers)
+ * before summing.
+ */
+public final class Reducers {
+    private Reducers() {
+    }
+
+    /**
+     * Returns the reducer for {@code type}, {@code op} and {@code nRanks}.
+     *
+     * @param type the element type
+     * @param op the operation
+     * @param nRanks the number of ranks whose values are reduced (AVG divides by it); at least 1
+     * @return the reducer; it is immutable and safe to share between threads
+     * @throws NullPointerException when {@code type} or {@code op} is null
+     * @throws IllegalArgumentException when {@code nRanks < 1} or {@code op} cannot reduce {@code type}
+     *         (see {@link ReduceOp#unsupportedReason})
+     */
+    public static Reducer of(DataType type, ReduceOp op, int nRanks) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        if (nRanks < 1) {
+            throw new IllegalArgumentException("nRanks must be at least 1, was " + nRanks);
+        }
+        String reason = op.unsupportedReason(type);
+        if (reason != null) {
+            throw new IllegalArgumentException(reason);
+        }
+        boolean prepare = op.kind() == ReduceOp.Kind.PRE_MUL_SUM && op.scalar() != 1;
+        boolean finish = op.kind() == ReduceOp.Kind.AVG && nRanks > 1;
+        OpSpec spec = new OpSpec(op.kind(), prepare, finish, op.scalar(), nRanks);
+        Loops loops = switch (type) {
+            case INT8 -> Int8Kernels.loops(spec, false);
+            case UINT8 -> Int8Kernels.loops(spec, true);
+            case INT32 -> Int32Kernels.loops(spec, false);
+            case UINT32 -> Int32Kernels.loops(spec, true);
+            case INT64 -> Int64Kernels.loops(spec, false);
+            case UINT64 -> Int64Kernels.loops(spec, true);
+            case FLOAT16 -> Float16Kernels.loops(spec);
+            case BFLOAT16 -> BFloat16Kernels.loops(spec);
+            case FLOAT32 -> Float32Kernels.loops(spec);
+            case FLOAT64 -> Float64Kernels.loops(spec);
+            case FLOAT8_E4M3 -> Float8E4M3Kernels.loops(spec);
+            case FLOAT8_E5M2 -> Float8E5M2Kernels.loops(spec);
+        };
+        return new ResolvedReducer(type, op, prepare, finish, loops);
+    }
+}
