@@ -1,61 +1,91 @@
 package io.jccl.reduce;
 
-/** TEMPORARY stand-in (replaced at merge). */
+/**
+ * The OCP 8-bit float E5M2 (1 sign, 5 exponent bits with bias 15, 2 fraction bits; IEEE-like with infinities and
+ * NaNs): largest finite value 57344, smallest subnormal 2<sup>-16</sup>. Held in a {@code byte}. Static,
+ * allocation-free methods.
+ *
+ * <p>{@link #fromFloat} rounds to nearest, ties to even, and saturates like CUDA's {@code __NV_SATFINITE}: finite
+ * values beyond ±57344 become ±57344, while ±Infinity stays ±Infinity and NaN stays NaN.
+ */
 public final class Float8E5M2 {
+    /** The largest finite value. */
+    public static final float MAX_VALUE = 57344f;
+    /** Bits of {@link #MAX_VALUE}. */
+    public static final byte MAX_VALUE_BITS = 0x7B;
+    /** Bits of positive infinity. */
+    public static final byte POSITIVE_INFINITY_BITS = 0x7C;
+    /** Bits of the quiet NaN {@link #fromFloat} returns (with the input's sign bit). */
+    public static final byte NAN_BITS = 0x7E;
+
+    private static final int BIAS = 15;
+    private static final int FRACTION_BITS = 2;
+    /** Float bits of 57344.0f. */
+    private static final int FLOAT_BITS_MAX = 0x4760_0000;
+    /** Float bits of 2^-14, the smallest normal value. */
+    private static final int FLOAT_BITS_MIN_NORMAL = 0x3880_0000;
+    /** 2^16: subnormals count in units of 2^-16. */
+    private static final float SUBNORMAL_SCALE = 65536f;
+    private static final int SHIFT = 23 - FRACTION_BITS;
+    private static final int REBIAS = (127 - BIAS) << FRACTION_BITS;
+
     private static final float[] DECODE = new float[256];
 
     static {
         for (int b = 0; b < 256; b++) {
-            int s = (b >> 7) & 1;
-            int e = (b >> 2) & ((1 << 5) - 1);
-            int m = b & ((1 << 2) - 1);
-            float v;
-            if ("E5M2".equals("E4M3") && e == 15 && m == 7) {
-                v = Float.NaN;
-            } else if ("E5M2".equals("E5M2") && e == 31) {
-                v = m == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
-            } else if (e == 0) {
-                v = (float) (m / (double) (1 << 2) * Math.pow(2, 1 - 15));
+            int exponent = (b >>> FRACTION_BITS) & 0x1F;
+            int fraction = b & 0x3;
+            float magnitude;
+            if (exponent == 0x1F) {
+                magnitude = fraction == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
+            } else if (exponent == 0) {
+                magnitude = fraction / SUBNORMAL_SCALE;
             } else {
-                v = (float) ((1 + m / (double) (1 << 2)) * Math.pow(2, e - 15));
+                magnitude = Math.scalb(1f + fraction / 4f, exponent - BIAS);
             }
-            DECODE[b] = s == 1 ? -v : v;
+            DECODE[b] = (b & 0x80) != 0 ? -magnitude : magnitude;
         }
     }
 
     private Float8E5M2() {
     }
 
-    public static float toFloat(byte b) {
-        return DECODE[b & 0xFF];
+    /**
+     * Widens an E5M2 value to {@code float}; exact (by table lookup).
+     *
+     * @param bits the E5M2 bits
+     * @return the value; ±Infinity and NaN for those patterns
+     */
+    public static float toFloat(byte bits) {
+        return DECODE[bits & 0xFF];
     }
 
-    public static byte fromFloat(float f) {
-        if (Float.isNaN(f)) {
-            return (byte) 0x7F;
+    /**
+     * Rounds a {@code float} to E5M2: nearest, ties to even, saturating finite overflow to ±57344; ±Infinity stays
+     * infinite, NaN stays NaN (quiet, input's sign).
+     *
+     * @param value the value
+     * @return the E5M2 bits
+     */
+    public static byte fromFloat(float value) {
+        int bits = Float.floatToRawIntBits(value);
+        int sign = (bits >>> 24) & 0x80;
+        int magnitude = bits & 0x7FFF_FFFF;
+        if (magnitude > 0x7F80_0000) {
+            return (byte) (sign | NAN_BITS);
         }
-        if (Float.isInfinite(f) && "E5M2".equals("E5M2")) {
-            return (byte) (f > 0 ? 0x7C : 0xFC);
+        if (magnitude == 0x7F80_0000) {
+            return (byte) (sign | POSITIVE_INFINITY_BITS);
         }
-        int best = -1;
-        double bestDiff = Double.MAX_VALUE;
-        for (int b = 0; b < 256; b++) {
-            float v = DECODE[b];
-            if (Float.isNaN(v) || Float.isInfinite(v)) {
-                continue;
-            }
-            double d = Math.abs((double) v - f);
-            if (d < bestDiff || (d == bestDiff && (b & 1) == 0 && (best & 1) == 1)) {
-                if (d == bestDiff && (Math.signum(v) != Math.signum(f) && f != 0)) {
-                    continue;
-                }
-                best = b;
-                bestDiff = d;
-            }
+        if (magnitude >= FLOAT_BITS_MAX) {
+            return (byte) (sign | MAX_VALUE_BITS);
         }
-        if (f == 0) {
-            return (byte) (Float.floatToRawIntBits(f) < 0 ? 0x80 : 0);
+        if (magnitude < FLOAT_BITS_MIN_NORMAL) {
+            // Subnormal (or zero): the count of 2^-16 units, rounded half-even; 4 units is the smallest normal,
+            // whose encoding is 0x04 as well. Scaling by a power of two is exact.
+            return (byte) (sign | (int) Math.rint(Float.intBitsToFloat(magnitude) * SUBNORMAL_SCALE));
         }
-        return (byte) best;
+        int rounded = magnitude + ((1 << (SHIFT - 1)) - 1) + ((magnitude >>> SHIFT) & 1);
+        return (byte) (sign | ((rounded >>> SHIFT) - REBIAS));
     }
 }

@@ -1,0 +1,217 @@
+package io.jccl.reduce;
+
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * {@link io.jccl.DataType#INT32} and {@link io.jccl.DataType#UINT32} loops: Vector API over the preferred species
+ * with a scalar tail. Sums and products wrap around and have the same bits for both signednesses; MIN/MAX compare
+ * signed or unsigned ({@code UMIN}/{@code UMAX}). AVG's division stays scalar: x86 has no SIMD integer division.
+ */
+final class Int32Kernels {
+    private static final VectorSpecies<Integer> SPECIES = IntVector.SPECIES_PREFERRED;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfInt ELEMENT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+    private static final int SIZE_BYTES = 4;
+    private static final long VECTOR_BYTES = SPECIES.vectorByteSize();
+
+    /**
+     * Bytes the vector loop covers: whole vectors, or none when a segment is a heap array of another type, which
+     * the Vector API would serve through its slow, allocating fallback (see {@link Segments}).
+     */
+    private static long vectorBytes(long count, MemorySegment x, MemorySegment y, MemorySegment z) {
+        return Segments.vectorizable(x, y, z, Segments.INT_ARRAY) ? SPECIES.loopBound(count) * SIZE_BYTES : 0;
+    }
+
+    private Int32Kernels() {
+    }
+
+    static Loops loops(OpSpec spec, boolean unsigned) {
+        return switch (spec.kind()) {
+            case PROD -> Loops.plain(Int32Kernels::prod, SIZE_BYTES);
+            case MIN -> Loops.plain(unsigned ? Int32Kernels::minUnsigned : Int32Kernels::min, SIZE_BYTES);
+            case MAX -> Loops.plain(unsigned ? Int32Kernels::maxUnsigned : Int32Kernels::max, SIZE_BYTES);
+            case SUM, AVG, PRE_MUL_SUM -> {
+                if (spec.finish()) {
+                    int n = spec.nRanks();
+                    yield unsigned
+                            ? Loops.withFinish(Int32Kernels::sum,
+                                    (a, ao, b, bo, d, dOff, count) -> sumDivUnsigned(a, ao, b, bo, d, dOff, count, n),
+                                    (s, so, d, dOff, count) -> divUnsigned(s, so, d, dOff, count, n), SIZE_BYTES)
+                            : Loops.withFinish(Int32Kernels::sum,
+                                    (a, ao, b, bo, d, dOff, count) -> sumDiv(a, ao, b, bo, d, dOff, count, n),
+                                    (s, so, d, dOff, count) -> div(s, so, d, dOff, count, n), SIZE_BYTES);
+                }
+                if (spec.prepare()) {
+                    int scalar = (int) spec.wrappedIntegerScalar();
+                    yield Loops.withPrepare(Int32Kernels::sum,
+                            (p, po, l, lo, d, dOff, count) -> sumScaled(p, po, l, lo, d, dOff, count, scalar),
+                            (s, so, d, dOff, count) -> scale(s, so, d, dOff, count, scalar), SIZE_BYTES);
+                }
+                yield Loops.plain(Int32Kernels::sum, SIZE_BYTES);
+            }
+        };
+    }
+
+    static void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.add(y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, (a.get(ELEMENT, aOff + o) + b.get(ELEMENT, bOff + o)));
+        }
+    }
+
+    static void prod(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.mul(y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, (a.get(ELEMENT, aOff + o) * b.get(ELEMENT, bOff + o)));
+        }
+    }
+
+    static void min(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.min(y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, Math.min(a.get(ELEMENT, aOff + o), b.get(ELEMENT, bOff + o)));
+        }
+    }
+
+    static void max(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.max(y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, Math.max(a.get(ELEMENT, aOff + o), b.get(ELEMENT, bOff + o)));
+        }
+    }
+
+    static void minUnsigned(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                            long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.lanewise(VectorOperators.UMIN, y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            int x = a.get(ELEMENT, aOff + o);
+            int y = b.get(ELEMENT, bOff + o);
+            d.set(ELEMENT, dOff + o, Integer.compareUnsigned(x, y) <= 0 ? x : y);
+        }
+    }
+
+    static void maxUnsigned(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                            long count) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, a, aOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, b, bOff + o, LE);
+            x.lanewise(VectorOperators.UMAX, y).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            int x = a.get(ELEMENT, aOff + o);
+            int y = b.get(ELEMENT, bOff + o);
+            d.set(ELEMENT, dOff + o, Integer.compareUnsigned(x, y) >= 0 ? x : y);
+        }
+    }
+
+    /** {@code d = s * scalar}, wrapping: pre-mul-sum's prepare. */
+    static void scale(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, int scalar) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, s, d, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector.fromMemorySegment(SPECIES, s, sOff + o, LE).mul(scalar).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, (s.get(ELEMENT, sOff + o) * scalar));
+        }
+    }
+
+    /** {@code d = p + l * scalar}, wrapping: pre-mul-sum's combineLocal. */
+    static void sumScaled(MemorySegment p, long pOff, MemorySegment l, long lOff, MemorySegment d, long dOff,
+                          long count, int scalar) {
+        long end = count * SIZE_BYTES;
+        long vectorEnd = vectorBytes(count, p, l, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            IntVector x = IntVector.fromMemorySegment(SPECIES, p, pOff + o, LE);
+            IntVector y = IntVector.fromMemorySegment(SPECIES, l, lOff + o, LE);
+            x.add(y.mul(scalar)).intoMemorySegment(d, dOff + o, LE);
+        }
+        for (; o < end; o += SIZE_BYTES) {
+            d.set(ELEMENT, dOff + o, (p.get(ELEMENT, pOff + o) + l.get(ELEMENT, lOff + o) * scalar));
+        }
+    }
+
+    /** {@code d = (a + b) / n}, truncating: AVG's last combine with the finish fused. */
+    static void sumDiv(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                       long count, int n) {
+        long end = count * SIZE_BYTES;
+        for (long o = 0; o < end; o += SIZE_BYTES) {
+            int x = (a.get(ELEMENT, aOff + o) + b.get(ELEMENT, bOff + o));
+            d.set(ELEMENT, dOff + o, x / n);
+        }
+    }
+
+    /** {@code d = (a + b) / n}, unsigned: AVG's last combine with the finish fused. */
+    static void sumDivUnsigned(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
+                               long count, int n) {
+        long end = count * SIZE_BYTES;
+        for (long o = 0; o < end; o += SIZE_BYTES) {
+            int x = (a.get(ELEMENT, aOff + o) + b.get(ELEMENT, bOff + o));
+            d.set(ELEMENT, dOff + o, Integer.divideUnsigned(x, n));
+        }
+    }
+
+    /** {@code d = s / n}, truncating: AVG's finish. */
+    static void div(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, int n) {
+        long end = count * SIZE_BYTES;
+        for (long o = 0; o < end; o += SIZE_BYTES) {
+            int x = s.get(ELEMENT, sOff + o);
+            d.set(ELEMENT, dOff + o, x / n);
+        }
+    }
+
+    /** {@code d = s / n}, unsigned: AVG's finish. */
+    static void divUnsigned(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, int n) {
+        long end = count * SIZE_BYTES;
+        for (long o = 0; o < end; o += SIZE_BYTES) {
+            int x = s.get(ELEMENT, sOff + o);
+            d.set(ELEMENT, dOff + o, Integer.divideUnsigned(x, n));
+        }
+    }
+}

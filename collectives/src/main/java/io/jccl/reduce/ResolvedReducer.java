@@ -1,0 +1,114 @@
+package io.jccl.reduce;
+
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * The {@link Reducer} that {@link Reducers#of} returns: checks each call's arguments, then runs one of the loops
+ * resolved at construction. Checking everything before the first write keeps a failing call from leaving
+ * {@code dst} half written.
+ */
+final class ResolvedReducer implements Reducer {
+    /** Largest count whose byte size cannot overflow a {@code long} for any element size. */
+    private static final long MAX_COUNT = Long.MAX_VALUE / Long.BYTES;
+
+    private final DataType type;
+    private final ReduceOp op;
+    private final int sizeBytes;
+    private final boolean needsPrepare;
+    private final boolean needsFinish;
+    private final Loops loops;
+
+    ResolvedReducer(DataType type, ReduceOp op, boolean needsPrepare, boolean needsFinish, Loops loops) {
+        this.type = type;
+        this.op = op;
+        this.sizeBytes = type.sizeBytes();
+        this.needsPrepare = needsPrepare;
+        this.needsFinish = needsFinish;
+        this.loops = loops;
+    }
+
+    @Override
+    public DataType type() {
+        return type;
+    }
+
+    @Override
+    public ReduceOp op() {
+        return op;
+    }
+
+    @Override
+    public boolean needsPrepare() {
+        return needsPrepare;
+    }
+
+    @Override
+    public boolean needsFinish() {
+        return needsFinish;
+    }
+
+    @Override
+    public void combine(MemorySegment a, long aOffset, MemorySegment b, long bOffset,
+                        MemorySegment dst, long dstOffset, long count, boolean finish) {
+        long sizeBytes = checkCount(count);
+        checkInput(a, aOffset, sizeBytes, "a");
+        checkInput(b, bOffset, sizeBytes, "b");
+        checkOutput(dst, dstOffset, sizeBytes);
+        (finish ? loops.combineFinish() : loops.combine()).run(a, aOffset, b, bOffset, dst, dstOffset, count);
+    }
+
+    @Override
+    public void combineLocal(MemorySegment partial, long partialOffset, MemorySegment local, long localOffset,
+                             MemorySegment dst, long dstOffset, long count, boolean finish) {
+        long sizeBytes = checkCount(count);
+        checkInput(partial, partialOffset, sizeBytes, "partial");
+        checkInput(local, localOffset, sizeBytes, "local");
+        checkOutput(dst, dstOffset, sizeBytes);
+        (finish ? loops.combineLocalFinish() : loops.combineLocal())
+                .run(partial, partialOffset, local, localOffset, dst, dstOffset, count);
+    }
+
+    @Override
+    public void prepare(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
+        long sizeBytes = checkCount(count);
+        checkInput(src, srcOffset, sizeBytes, "src");
+        checkOutput(dst, dstOffset, sizeBytes);
+        loops.prepare().run(src, srcOffset, dst, dstOffset, count);
+    }
+
+    @Override
+    public void finish(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
+        long sizeBytes = checkCount(count);
+        checkInput(src, srcOffset, sizeBytes, "src");
+        checkOutput(dst, dstOffset, sizeBytes);
+        loops.finish().run(src, srcOffset, dst, dstOffset, count);
+    }
+
+    private long checkCount(long count) {
+        if (count < 0 || count > MAX_COUNT) {
+            throw new IllegalArgumentException("count " + count + " out of range [0, " + MAX_COUNT + "]");
+        }
+        return count * sizeBytes;
+    }
+
+    private static void checkInput(MemorySegment segment, long offset, long sizeBytes, String name) {
+        Objects.requireNonNull(segment, name);
+        Objects.checkFromIndexSize(offset, sizeBytes, segment.byteSize());
+    }
+
+    private static void checkOutput(MemorySegment dst, long offset, long sizeBytes) {
+        checkInput(dst, offset, sizeBytes, "dst");
+        if (dst.isReadOnly()) {
+            throw new IllegalArgumentException("dst is a read-only segment");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Reducer[" + type + ", " + op + ", prepare=" + needsPrepare + ", finish=" + needsFinish + "]";
+    }
+}
