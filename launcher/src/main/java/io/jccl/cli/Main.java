@@ -1,0 +1,37 @@
+package io.jccl.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code ./jccl}. */
+@Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+        description = "JCCL: collective communication for the JVM.",
+        subcommands = {VersionCommand.class, SelftestCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+    /**
+     * @param args command line
+     */
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /**
+     * Runs the command line without exiting (for tests).
+     *
+     * @param args command line
+     * @return the exit code
+     */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("jccl " + cmd.getCommandName() + ": " + e.getMessage());
+            return 1;
+        });
+        return cl.execute(args);
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+}
