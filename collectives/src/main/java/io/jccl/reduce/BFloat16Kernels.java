@@ -1,20 +1,40 @@
 package io.jccl.reduce;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * {@link io.jccl.DataType#BFLOAT16} loops: each element is decoded to {@code float}, computed on in {@code float} and
- * rounded back to nearest even, once per step ({@link BFloat16}). Scalar loops: the conversions dominate and the Vector
- * API has no lane-wise bfloat16 conversion.
+ * {@link io.jccl.DataType#BFLOAT16} loops: each element is decoded to {@code float}, computed on in {@code float}
+ * and rounded back to nearest even, once per step, exactly as {@link BFloat16} does.
+ *
+ * <p>bfloat16 is the top half of a float, so both conversions are integer operations the Vector API has: decoding
+ * zero-extends each 16-bit lane to 32 bits and shifts it left by 16; encoding adds the rounding bias
+ * ({@code 0x7FFF} plus the lowest kept bit), keeps NaNs NaN (quiet) and narrows back to 16 bits. SUM, PROD and the
+ * AVG and pre-mul-sum steps run that way, a float vector's worth of lanes at a time, with a scalar tail; MIN/MAX,
+ * which must return an operand's own bits, stay scalar.
  *
  * <p>Fused variants round exactly where the separate steps would, so {@code finish(combine(a, b))} and the fused
  * {@code combine(a, b, finish)} agree bit for bit.
  */
 final class BFloat16Kernels {
-    private static final ValueLayout.OfShort ELEMENT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
+    /** As many 16-bit lanes as {@link #FLOATS} has float lanes, in half the bits. */
+    private static final VectorSpecies<Short> SHORTS =
+            VectorSpecies.of(short.class, VectorShape.forBitSize(FLOATS.vectorBitSize() / 2));
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfShort ELEMENT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     private static final int SIZE_BYTES = 2;
+    private static final long VECTOR_BYTES = SHORTS.vectorByteSize();
 
     private BFloat16Kernels() {
     }
@@ -42,6 +62,50 @@ final class BFloat16Kernels {
         };
     }
 
+    /**
+     * Bytes the vector loop covers: whole vectors, or none when a segment is a heap array other than
+     * {@code short[]} (see {@link Segments}).
+     */
+    private static long vectorBytes(long count, MemorySegment x, MemorySegment y, MemorySegment z) {
+        return Segments.vectorizable(x, y, z, Segments.SHORT_ARRAY) ? SHORTS.loopBound(count) * SIZE_BYTES : 0;
+    }
+
+    /** Loads {@link #SHORTS}{@code .length()} bfloat16 values as floats. */
+    private static FloatVector load(MemorySegment segment, long offset) {
+        ShortVector bits = ShortVector.fromMemorySegment(SHORTS, segment, offset, LE);
+        return widen((IntVector) bits.convertShape(VectorOperators.ZERO_EXTEND_S2I, INTS, 0));
+    }
+
+    /** Rounds floats to bfloat16 and stores them. */
+    private static void store(FloatVector values, MemorySegment segment, long offset) {
+        narrow(values).convertShape(VectorOperators.I2S, SHORTS, 0).intoMemorySegment(segment, offset, LE);
+    }
+
+    /** @return the floats rounded to bfloat16 values, as {@link #store} then {@link #load} would give them */
+    private static FloatVector round(FloatVector values) {
+        return widen(narrow(values));
+    }
+
+    /** bfloat16 bits (the low 16 bits of each lane) to the floats they encode. */
+    private static FloatVector widen(IntVector bits) {
+        return bits.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    /**
+     * Floats to bfloat16 bits in the low 16 bits of each lane: round to nearest even by adding {@code 0x7FFF} plus
+     * the lowest kept bit (a carry moves into the exponent, up to infinity, as rounding should), and keep NaNs NaN
+     * by setting the quiet bit instead.
+     */
+    private static IntVector narrow(FloatVector values) {
+        IntVector bits = values.reinterpretAsInts();
+        IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
+        IntVector rounded = bits.add(high.lanewise(VectorOperators.AND, 1)).add(0x7FFF)
+                .lanewise(VectorOperators.LSHR, 16);
+        VectorMask<Integer> nan = bits.lanewise(VectorOperators.AND, 0x7FFF_FFFF).compare(VectorOperators.GT,
+                0x7F80_0000);
+        return rounded.blend(high.lanewise(VectorOperators.OR, 0x0040), nan);
+    }
+
     private static float decode(short bits) {
         return BFloat16.toFloat(bits);
     }
@@ -52,14 +116,24 @@ final class BFloat16Kernels {
 
     static void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(load(a, aOff + o).add(load(b, bOff + o)), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
         }
     }
 
     static void prod(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(load(a, aOff + o).mul(load(b, bOff + o)), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) * decode(b.get(ELEMENT, bOff + o))));
         }
     }
@@ -86,7 +160,12 @@ final class BFloat16Kernels {
     static void sumDiv(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
                        long count, float n) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, a, b, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(round(load(a, aOff + o).add(load(b, bOff + o))).div(n), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             float total = decode(encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
             d.set(ELEMENT, dOff + o, encode(total / n));
         }
@@ -95,7 +174,12 @@ final class BFloat16Kernels {
     /** {@code d = round(s / n)}: AVG's finish. */
     static void div(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, float n) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, s, d, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(load(s, sOff + o).div(n), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) / n));
         }
     }
@@ -103,7 +187,12 @@ final class BFloat16Kernels {
     /** {@code d = round(s * scalar)}: pre-mul-sum's prepare. */
     static void scale(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, float scalar) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, s, d, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(load(s, sOff + o).mul(scalar), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) * scalar));
         }
     }
@@ -112,7 +201,12 @@ final class BFloat16Kernels {
     static void sumScaled(MemorySegment p, long pOff, MemorySegment l, long lOff, MemorySegment d, long dOff,
                           long count, float scalar) {
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        long vectorEnd = vectorBytes(count, p, l, d);
+        long o = 0;
+        for (; o < vectorEnd; o += VECTOR_BYTES) {
+            store(load(p, pOff + o).add(round(load(l, lOff + o).mul(scalar))), d, dOff + o);
+        }
+        for (; o < end; o += SIZE_BYTES) {
             float scaled = decode(encode(decode(l.get(ELEMENT, lOff + o)) * scalar));
             d.set(ELEMENT, dOff + o, encode(decode(p.get(ELEMENT, pOff + o)) + scaled));
         }

@@ -54,7 +54,7 @@ class WarmKernelsTest {
             cases.add(Arguments.of(type, ReduceOp.SUM, ReducerKernelsTest.Variant.COMBINE, Layout.NATIVE));
         }
         for (DataType type : new DataType[] {DataType.UINT8, DataType.FLOAT32, DataType.INT64, DataType.BFLOAT16,
-                DataType.FLOAT8_E4M3}) {
+                DataType.FLOAT16, DataType.FLOAT8_E4M3}) {
             cases.add(Arguments.of(type, ReduceOp.MAX, ReducerKernelsTest.Variant.COMBINE, Layout.NATIVE));
             cases.add(Arguments.of(type, ReduceOp.AVG, ReducerKernelsTest.Variant.COMBINE_FINISH, Layout.NATIVE));
             cases.add(Arguments.of(type, ReduceOp.AVG, ReducerKernelsTest.Variant.FINISH, Layout.NATIVE));
