@@ -24,7 +24,7 @@ echo "| --- | ---: | ---: | ---: |"
 jq -r '
   def r2: (. * 100 | round) / 100;
   [ .[] | select(.benchmark | test("Float32SumVsCBenchmark")) ]
-  | group_by(.params.sizeBytes)[]
+  | group_by(.params.sizeBytes | tonumber)[]
   | (map(select(.benchmark | endswith(".jccl")))[0].secondaryMetrics.bytes.score) as $j
   | (map(select(.benchmark | endswith(".gcc")))[0].secondaryMetrics.bytes.score // null) as $c
   | (.[0].params.sizeBytes | tonumber) as $b

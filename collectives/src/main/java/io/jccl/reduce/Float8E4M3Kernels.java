@@ -1,8 +1,8 @@
 package io.jccl.reduce;
 
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -41,10 +41,9 @@ final class Float8E4M3Kernels {
     private static final int MAX_FLOAT_BITS = 0x43E0_0000;
     /** Float bits of the smallest normal value. */
     private static final int MIN_NORMAL_FLOAT_BITS = 0x3C80_0000;
-    /** Adding 2^14 rounds a float below 2^-6 to a multiple of 2^-9 (float spacing at 2^14), the smallest subnormal. */
+    /** Adding 2^14 rounds a float below 2^-6 to a multiple of 2^-9 (the float spacing at 2^14): subnormal units. */
     private static final float SUBNORMAL_MAGIC = 0x1p14f;
     private static final int SUBNORMAL_MAGIC_BITS = Float.floatToRawIntBits(SUBNORMAL_MAGIC);
-
 
     private Float8E4M3Kernels() {
     }
@@ -94,7 +93,8 @@ final class Float8E4M3Kernels {
     /**
      * E4M3 bits (the low 8 bits of each lane) to the floats they encode, exactly. Moving the exponent and fraction
      * fields into a float's places (shift left by 20) gives the value times 2^-120, so a multiplication by
-     * 2^120 finishes normal and subnormal values alike (exactly: a power of two). The NaN patterns (magnitude 0x7F) become NaN.
+     * 2^120 finishes normal and subnormal values alike (exactly: a power of two). The NaN patterns (magnitude
+     * 0x7F) become NaN.
      */
     static FloatVector widen(IntVector bits) {
         IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7F);
@@ -118,8 +118,7 @@ final class Float8E4M3Kernels {
         IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7FFF_FFFF);
         IntVector clamped = magnitude.min(MAX_FLOAT_BITS);
         IntVector odd = clamped.lanewise(VectorOperators.LSHR, 20).lanewise(VectorOperators.AND, 1);
-        IntVector result = clamped.add(-(120 << 23) + (1 << 19) - 1).add(odd)
-                .lanewise(VectorOperators.LSHR, 20);
+        IntVector result = clamped.add(-(120 << 23) + (1 << 19) - 1).add(odd).lanewise(VectorOperators.LSHR, 20);
         IntVector subnormal = values.abs().add(SUBNORMAL_MAGIC).reinterpretAsInts().sub(SUBNORMAL_MAGIC_BITS);
         result = result.blend(subnormal, magnitude.compare(VectorOperators.LT, MIN_NORMAL_FLOAT_BITS));
         result = result.blend(0x7F, magnitude.compare(VectorOperators.GE, 0x7F80_0000));

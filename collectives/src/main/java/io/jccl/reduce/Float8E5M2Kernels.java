@@ -1,8 +1,8 @@
 package io.jccl.reduce;
 
+import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
@@ -41,10 +41,9 @@ final class Float8E5M2Kernels {
     private static final int MAX_FLOAT_BITS = 0x4760_0000;
     /** Float bits of the smallest normal value. */
     private static final int MIN_NORMAL_FLOAT_BITS = 0x3880_0000;
-    /** Adding 2^7 rounds a float below 2^-14 to a multiple of 2^-16 (float spacing at 2^7), the smallest subnormal. */
+    /** Adding 2^7 rounds a float below 2^-14 to a multiple of 2^-16 (the float spacing at 2^7): subnormal units. */
     private static final float SUBNORMAL_MAGIC = 0x1p7f;
     private static final int SUBNORMAL_MAGIC_BITS = Float.floatToRawIntBits(SUBNORMAL_MAGIC);
-
 
     private Float8E5M2Kernels() {
     }
@@ -94,7 +93,8 @@ final class Float8E5M2Kernels {
     /**
      * E5M2 bits (the low 8 bits of each lane) to the floats they encode, exactly. Moving the exponent and fraction
      * fields into a float's places (shift left by 21) gives the value times 2^-112, so a multiplication by
-     * 2^112 finishes normal and subnormal values alike (exactly: a power of two). Infinities and NaNs (exponent all ones) get a float exponent of all ones, keeping their fraction.
+     * 2^112 finishes normal and subnormal values alike (exactly: a power of two). Infinities and NaNs (exponent
+     * all ones) get a float exponent of all ones, keeping their fraction.
      */
     static FloatVector widen(IntVector bits) {
         IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7F);
@@ -119,8 +119,7 @@ final class Float8E5M2Kernels {
         IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7FFF_FFFF);
         IntVector clamped = magnitude.min(MAX_FLOAT_BITS);
         IntVector odd = clamped.lanewise(VectorOperators.LSHR, 21).lanewise(VectorOperators.AND, 1);
-        IntVector result = clamped.add(-(112 << 23) + (1 << 20) - 1).add(odd)
-                .lanewise(VectorOperators.LSHR, 21);
+        IntVector result = clamped.add(-(112 << 23) + (1 << 20) - 1).add(odd).lanewise(VectorOperators.LSHR, 21);
         IntVector subnormal = values.abs().add(SUBNORMAL_MAGIC).reinterpretAsInts().sub(SUBNORMAL_MAGIC_BITS);
         result = result.blend(subnormal, magnitude.compare(VectorOperators.LT, MIN_NORMAL_FLOAT_BITS));
         result = result.blend(0x7C, magnitude.compare(VectorOperators.EQ, 0x7F80_0000));

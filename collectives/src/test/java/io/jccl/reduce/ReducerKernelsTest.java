@@ -20,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * independent {@link ReferenceModel}: all counts 0..300 (every vector tail) and a few large ones, at odd byte
  * offsets, on native segments and heap segments of every primitive array type, in place ({@code dst == a},
  * {@code dst == b}) and not, through each of combine, combine+finish, combineLocal, combineLocal+finish, prepare
- * and finish (all six up to count 70, two chosen at random per count above) (the large counts through combine and the fully fused combineLocal only). Also checks that nothing
- * outside {@code dst}'s range is written and that the inputs are left alone.
+ * and finish (all six up to count 70, two chosen at random per count above; the large counts through combine and
+ * the fully fused combineLocal). Also checks that nothing outside {@code dst}'s range is written and that the
+ * inputs are left alone.
  */
 class ReducerKernelsTest {
     private static final int SMALL_COUNTS = 300;
@@ -190,7 +191,8 @@ class ReducerKernelsTest {
          */
         MemorySegment take(SplittableRandom random, int role, long sizeBytes, TestData.Backing vectorBacking) {
             TestData.Backing[] backings = TestData.Backing.values();
-            TestData.Backing backing = vectorBacking != null ? vectorBacking : backings[random.nextInt(backings.length)];
+            TestData.Backing backing = vectorBacking != null ? vectorBacking
+                    : backings[random.nextInt(backings.length)];
             MemorySegment slice = segments[backing.ordinal()][role].asSlice(0, sizeBytes);
             MemorySegment.copy(noise, random.nextInt(8), slice, 0, sizeBytes - 8);
             return slice;
