@@ -3,8 +3,6 @@ package io.jccl.reduce;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
-import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -12,15 +10,26 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
+import static jdk.incubator.vector.VectorOperators.AND;
+import static jdk.incubator.vector.VectorOperators.GT;
+import static jdk.incubator.vector.VectorOperators.I2S;
+import static jdk.incubator.vector.VectorOperators.LSHL;
+import static jdk.incubator.vector.VectorOperators.LSHR;
+import static jdk.incubator.vector.VectorOperators.OR;
+import static jdk.incubator.vector.VectorOperators.ZERO_EXTEND_S2I;
+
 /**
  * {@link io.jccl.DataType#BFLOAT16} loops: each element is decoded to {@code float}, computed on in {@code float}
  * and rounded back to nearest even, once per step, exactly as {@link BFloat16} does.
  *
- * <p>bfloat16 is the top half of a float, so both conversions are integer operations the Vector API has: decoding
- * zero-extends each 16-bit lane to 32 bits and shifts it left by 16; encoding adds the rounding bias
- * ({@code 0x7FFF} plus the lowest kept bit), keeps NaNs NaN (quiet) and narrows back to 16 bits. SUM, PROD and the
- * AVG and pre-mul-sum steps run that way, a float vector's worth of lanes at a time, with a scalar tail; MIN/MAX,
- * which must return an operand's own bits, stay scalar.
+ * <p>bfloat16 is the top half of a float, so both conversions are a few integer operations, written out in each
+ * vector loop (no method here passes a vector to another: a helper that C2 compiled on its own can later be "too
+ * big to inline", and vectors crossing the call get boxed). Decoding zero-extends each 16-bit lane to 32 bits and
+ * shifts it left by 16; encoding adds the rounding bias ({@code 0x7FFF} plus the lowest kept bit; a carry moves
+ * into the exponent, up to infinity), keeps NaNs NaN by setting the quiet bit instead, and narrows back to 16 bits,
+ * exactly as {@link BFloat16#fromFloat}. SUM, PROD and the AVG and pre-mul-sum steps run that way, one pass, a
+ * float vector's worth of lanes at a time, with a scalar tail; MIN/MAX, which must return an operand's own bits,
+ * stay scalar.
  *
  * <p>Fused variants round exactly where the separate steps would, so {@code finish(combine(a, b))} and the fused
  * {@code combine(a, b, finish)} agree bit for bit.
@@ -70,42 +79,6 @@ final class BFloat16Kernels {
         return Segments.vectorizable(x, y, z, Segments.SHORT_ARRAY) ? SHORTS.loopBound(count) * SIZE_BYTES : 0;
     }
 
-    /** Loads {@link #SHORTS}{@code .length()} bfloat16 values as floats. */
-    private static FloatVector load(MemorySegment segment, long offset) {
-        ShortVector bits = ShortVector.fromMemorySegment(SHORTS, segment, offset, LE);
-        return widen((IntVector) bits.convertShape(VectorOperators.ZERO_EXTEND_S2I, INTS, 0));
-    }
-
-    /** Rounds floats to bfloat16 and stores them. */
-    private static void store(FloatVector values, MemorySegment segment, long offset) {
-        narrow(values).convertShape(VectorOperators.I2S, SHORTS, 0).intoMemorySegment(segment, offset, LE);
-    }
-
-    /** @return the floats rounded to bfloat16 values, as {@link #store} then {@link #load} would give them */
-    private static FloatVector round(FloatVector values) {
-        return widen(narrow(values));
-    }
-
-    /** bfloat16 bits (the low 16 bits of each lane) to the floats they encode. */
-    private static FloatVector widen(IntVector bits) {
-        return bits.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
-    }
-
-    /**
-     * Floats to bfloat16 bits in the low 16 bits of each lane: round to nearest even by adding {@code 0x7FFF} plus
-     * the lowest kept bit (a carry moves into the exponent, up to infinity, as rounding should), and keep NaNs NaN
-     * by setting the quiet bit instead.
-     */
-    private static IntVector narrow(FloatVector values) {
-        IntVector bits = values.reinterpretAsInts();
-        IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
-        IntVector rounded = bits.add(high.lanewise(VectorOperators.AND, 1)).add(0x7FFF)
-                .lanewise(VectorOperators.LSHR, 16);
-        VectorMask<Integer> nan = bits.lanewise(VectorOperators.AND, 0x7FFF_FFFF).compare(VectorOperators.GT,
-                0x7F80_0000);
-        return rounded.blend(high.lanewise(VectorOperators.OR, 0x0040), nan);
-    }
-
     private static float decode(short bits) {
         return BFloat16.toFloat(bits);
     }
@@ -119,7 +92,17 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, a, b, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(load(a, aOff + o).add(load(b, bOff + o)), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, a, aOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector y = ((IntVector) ShortVector.fromMemorySegment(SHORTS, b, bOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = x.add(y);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
@@ -131,7 +114,17 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, a, b, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(load(a, aOff + o).mul(load(b, bOff + o)), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, a, aOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector y = ((IntVector) ShortVector.fromMemorySegment(SHORTS, b, bOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = x.mul(y);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) * decode(b.get(ELEMENT, bOff + o))));
@@ -163,7 +156,24 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, a, b, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(round(load(a, aOff + o).add(load(b, bOff + o))).div(n), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, a, aOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector y = ((IntVector) ShortVector.fromMemorySegment(SHORTS, b, bOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector total = x.add(y);
+            IntVector roundedBits = total.reinterpretAsInts();
+            IntVector roundedHigh = roundedBits.lanewise(LSHR, 16);
+            IntVector rounded = roundedBits.add(roundedHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(roundedHigh.lanewise(OR, 0x0040),
+                            roundedBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            FloatVector sum = rounded.lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = sum.div(n);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             float total = decode(encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
@@ -177,7 +187,15 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, s, d, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(load(s, sOff + o).div(n), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, s, sOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = x.div(n);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) / n));
@@ -190,7 +208,15 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, s, d, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(load(s, sOff + o).mul(scalar), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, s, sOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = x.mul(scalar);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) * scalar));
@@ -204,7 +230,24 @@ final class BFloat16Kernels {
         long vectorEnd = vectorBytes(count, p, l, d);
         long o = 0;
         for (; o < vectorEnd; o += VECTOR_BYTES) {
-            store(load(p, pOff + o).add(round(load(l, lOff + o).mul(scalar))), d, dOff + o);
+            FloatVector x = ((IntVector) ShortVector.fromMemorySegment(SHORTS, p, pOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector y = ((IntVector) ShortVector.fromMemorySegment(SHORTS, l, lOff + o, LE)
+                    .convertShape(ZERO_EXTEND_S2I, INTS, 0)).lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector product = y.mul(scalar);
+            IntVector roundedBits = product.reinterpretAsInts();
+            IntVector roundedHigh = roundedBits.lanewise(LSHR, 16);
+            IntVector rounded = roundedBits.add(roundedHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(roundedHigh.lanewise(OR, 0x0040),
+                            roundedBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            FloatVector scaled = rounded.lanewise(LSHL, 16).reinterpretAsFloats();
+            FloatVector r = x.add(scaled);
+            IntVector resultBits = r.reinterpretAsInts();
+            IntVector resultHigh = resultBits.lanewise(LSHR, 16);
+            IntVector result = resultBits.add(resultHigh.lanewise(AND, 1)).add(0x7FFF).lanewise(LSHR, 16)
+                    .blend(resultHigh.lanewise(OR, 0x0040),
+                            resultBits.lanewise(AND, 0x7FFF_FFFF).compare(GT, 0x7F80_0000));
+            result.convertShape(I2S, SHORTS, 0).intoMemorySegment(d, dOff + o, LE);
         }
         for (; o < end; o += SIZE_BYTES) {
             float scaled = decode(encode(decode(l.get(ELEMENT, lOff + o)) * scalar));
