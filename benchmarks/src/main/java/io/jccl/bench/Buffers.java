@@ -16,8 +16,8 @@ import java.util.SplittableRandom;
  * touched before measuring: first touch of fresh memory costs far more than the kernels.
  */
 final class Buffers implements AutoCloseable {
-    /** Alignment of each buffer, one cache line. */
-    static final long ALIGNMENT_BYTES = 64;
+    /** Gap between the buffers: a multiple of the cache line (64) that is not one of 4 KiB. */
+    static final long STAGGER_BYTES = 1024 + 64;
 
     final MemorySegment a;
     final MemorySegment b;
@@ -37,9 +37,14 @@ final class Buffers implements AutoCloseable {
         }
         this.arena = Arena.ofShared();
         this.count = sizeBytes / type.sizeBytes();
-        this.a = arena.allocate(sizeBytes, ALIGNMENT_BYTES);
-        this.b = arena.allocate(sizeBytes, ALIGNMENT_BYTES);
-        this.dst = arena.allocate(sizeBytes, ALIGNMENT_BYTES);
+        // One block, the three buffers staggered by a little over 1 KiB, so a[i], b[i] and dst[i] never share
+        // their address bits below 4 KiB: same-offset loads and stores would otherwise falsely depend on each
+        // other (4K aliasing), by an amount that changed with where malloc happened to put three separate buffers.
+        long stride = sizeBytes + STAGGER_BYTES;
+        MemorySegment block = arena.allocate(3 * stride, 4096);
+        this.a = block.asSlice(0, sizeBytes);
+        this.b = block.asSlice(stride, sizeBytes);
+        this.dst = block.asSlice(2 * stride, sizeBytes);
         fill(type, a, count, 1);
         fill(type, b, count, 2);
         fill(type, dst, count, 3);

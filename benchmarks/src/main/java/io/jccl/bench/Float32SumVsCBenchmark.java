@@ -18,17 +18,20 @@ import org.openjdk.jmh.annotations.TearDown;
 import java.util.concurrent.TimeUnit;
 
 /**
- * fp32 SUM, JCCL's kernel ({@link #jccl}) against the gcc {@code -O3 -march=native} C loop ({@link #gcc}), on the
- * same kind of buffers and sizes in one JMH run. The "bytes" secondary result is GB/s as in {@link SumBenchmark}.
- * When the C library was not built, {@link #gcc} fails its setup with a message saying it is unavailable; the
- * other benchmarks still run.
+ * fp32 SUM, JCCL's kernel ({@link #jccl}, through the public {@link Reducer} API with its argument checks) against
+ * the gcc {@code -O3 -march=native} C loop ({@link #gcc}), on the same kind of buffers and sizes in one JMH run.
+ * The "bytes" secondary result is GB/s as in {@link SumBenchmark}. When the C library was not built, {@link #gcc}
+ * fails its setup with a message saying it is unavailable; the other benchmarks still run.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class Float32SumVsCBenchmark {
-    /** Size of each operand in bytes. */
-    @Param({"65536", "67108864"})
+    /**
+     * Size of each operand in bytes: 8 KiB (the three buffers fit in L1, so per-call overhead shows), 64 KiB (L2)
+     * and 64 MiB (memory-bound).
+     */
+    @Param({"8192", "65536", "67108864"})
     public long sizeBytes;
 
     private Buffers buffers;

@@ -1,20 +1,46 @@
 package io.jccl.reduce;
 
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * {@link io.jccl.DataType#FLOAT16} loops: each element is decoded to {@code float}, computed on in {@code float} and
- * rounded back to nearest even, once per step ({@link Float#float16ToFloat}, {@link Float#floatToFloat16}). Scalar loops: the conversions dominate and the Vector
- * API has no lane-wise binary16 conversion.
+ * {@link io.jccl.DataType#FLOAT16} loops: each element is decoded to {@code float}, computed on in {@code float}
+ * and rounded back to nearest even, once per step. The scalar code (tails,
+ * MIN/MAX, pre-mul-sum's fused combineLocal) uses the JDK's {@link Float#float16ToFloat} and
+ * {@link Float#floatToFloat16}.
+ *
+ * <p>The vector code works in stages over blocks of {@value #BLOCK} elements, through a per-thread scratch array
+ * ({@link Scratch}): {@link #widenBlock} decodes a block of each operand to floats, a float loop computes, and
+ * {@link #narrowBlock} encodes the result into {@code dst}. The conversions are lane-wise integer and float
+ * operations that give exactly the scalar code's bits (tested on every pattern and on every float around each
+ * rounding boundary). Staging keeps each loop small: one loop doing two decodes, the arithmetic and the encode is
+ * more than C2's inlining budget, and C2 then leaves Vector API calls out of line and boxes every vector (slow, and
+ * allocating). No method here passes a vector to another method for the same reason.
  *
  * <p>Fused variants round exactly where the separate steps would, so {@code finish(combine(a, b))} and the fused
- * {@code combine(a, b, finish)} agree bit for bit.
+ * {@code combine(a, b, finish)} agree bit for bit; {@code dst} may be an input, each block of the inputs being read
+ * before that block of {@code dst} is written.
  */
 final class Float16Kernels {
-    private static final ValueLayout.OfShort ELEMENT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
+    /** As many 16-bit lanes as {@link #FLOATS} has float lanes. */
+    private static final VectorSpecies<Short> LANES =
+            VectorSpecies.of(short.class, VectorShape.forBitSize(FLOATS.vectorBitSize() / 2));
+    private static final int LANE_COUNT = FLOATS.length();
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ValueLayout.OfShort ELEMENT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
     private static final int SIZE_BYTES = 2;
+    /** Elements per stage; a multiple of every lane count. */
+    static final int BLOCK = Scratch.BLOCK;
 
     private Float16Kernels() {
     }
@@ -42,6 +68,91 @@ final class Float16Kernels {
         };
     }
 
+    /**
+     * Elements the vector stages cover: whole vectors, or none when a segment is a heap array other than
+     * {@code short[]} (see {@link Segments}).
+     */
+    private static long vectorCount(long count, MemorySegment x, MemorySegment y, MemorySegment z) {
+        return Segments.vectorizable(x, y, z, Segments.SHORT_ARRAY) ? FLOATS.loopBound(count) : 0;
+    }
+
+    /**
+     * Decodes {@code count} binary16 values (a multiple of the lane count) at {@code srcOffset} into
+     * {@code out[outIndex...]}, exactly as {@link Float#float16ToFloat}. Moving the exponent and fraction fields into
+     * a float's places (shift left by 13) gives the value times 2^-112, so a multiplication by 2^112 finishes normal
+     * and subnormal values alike (exactly: a power of two); infinities and NaNs get an all-ones exponent instead,
+     * keeping their fraction.
+     */
+    static void widenBlock(MemorySegment src, long srcOffset, float[] out, int outIndex, int count) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            long at = srcOffset + (long) i * SIZE_BYTES;
+            IntVector bits = (IntVector) ShortVector.fromMemorySegment(LANES, src, at, LE)
+                    .convertShape(VectorOperators.ZERO_EXTEND_S2I, INTS, 0);
+            IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7FFF);
+            IntVector moved = magnitude.lanewise(VectorOperators.LSHL, 13);
+            IntVector finite = moved.reinterpretAsFloats().mul(0x1p112f).reinterpretAsInts();
+            IntVector special = moved.lanewise(VectorOperators.OR, 0x7F80_0000);
+            IntVector sign = bits.lanewise(VectorOperators.AND, 0x8000).lanewise(VectorOperators.LSHL, 16);
+            FloatVector decoded = finite.blend(special, magnitude.compare(VectorOperators.GE, 0x7C00))
+                    .lanewise(VectorOperators.OR, sign).reinterpretAsFloats();
+            decoded.intoArray(out, outIndex + i);
+        }
+    }
+
+    /**
+     * Encodes {@code in[inIndex...]}, {@code count} floats (a multiple of the lane count), as binary16 at
+     * {@code dstOffset}, rounding to nearest even: the same bits as {@link Float#floatToFloat16} except that every
+     * NaN becomes the quiet NaN {@code 0x7E00} with its sign. Normal results: rebias the exponent and add
+     * {@code 0xFFF} plus the lowest kept bit before dropping 13 fraction bits (a carry moves into the exponent, up to
+     * infinity); magnitudes are first clamped to 65536, which that turns into infinity. Subnormal results: adding 0.5
+     * in float rounds the value to a multiple of 2^-24 (the float spacing at 0.5), which is the result's fraction.
+     */
+    static void narrowBlock(float[] in, int inIndex, MemorySegment dst, long dstOffset, int count) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            FloatVector values = FloatVector.fromArray(FLOATS, in, inIndex + i);
+            IntVector bits = values.reinterpretAsInts();
+            IntVector magnitude = bits.lanewise(VectorOperators.AND, 0x7FFF_FFFF);
+            IntVector clamped = magnitude.min(0x4780_0000);
+            IntVector odd = clamped.lanewise(VectorOperators.LSHR, 13).lanewise(VectorOperators.AND, 1);
+            IntVector result = clamped.add(((15 - 127) << 23) + 0xFFF).add(odd).lanewise(VectorOperators.LSHR, 13);
+            IntVector subnormal = values.abs().add(0.5f).reinterpretAsInts().sub(0x3F00_0000);
+            result = result.blend(subnormal, magnitude.compare(VectorOperators.LT, 0x3880_0000));
+            result = result.lanewise(VectorOperators.OR, 0x0200, magnitude.compare(VectorOperators.GT, 0x7F80_0000));
+            result = result.lanewise(VectorOperators.OR,
+                    bits.lanewise(VectorOperators.LSHR, 16).lanewise(VectorOperators.AND, 0x8000));
+            result.convertShape(VectorOperators.I2S, LANES, 0)
+                    .intoMemorySegment(dst, dstOffset + (long) i * SIZE_BYTES, LE);
+        }
+    }
+
+    /** {@code x[i] = x[i] + x[BLOCK + i]} for {@code i < count}. */
+    private static void addSecondBlock(float[] x, int count) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            FloatVector.fromArray(FLOATS, x, i).add(FloatVector.fromArray(FLOATS, x, BLOCK + i)).intoArray(x, i);
+        }
+    }
+
+    /** {@code x[i] = x[i] * x[BLOCK + i]} for {@code i < count}. */
+    private static void multiplySecondBlock(float[] x, int count) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            FloatVector.fromArray(FLOATS, x, i).mul(FloatVector.fromArray(FLOATS, x, BLOCK + i)).intoArray(x, i);
+        }
+    }
+
+    /** {@code x[i] = x[i] / n} for {@code i < count}. */
+    private static void divide(float[] x, int count, float n) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            FloatVector.fromArray(FLOATS, x, i).div(n).intoArray(x, i);
+        }
+    }
+
+    /** {@code x[i] = x[i] * scalar} for {@code i < count}. */
+    private static void multiply(float[] x, int count, float scalar) {
+        for (int i = 0; i < count; i += LANE_COUNT) {
+            FloatVector.fromArray(FLOATS, x, i).mul(scalar).intoArray(x, i);
+        }
+    }
+
     private static float decode(short bits) {
         return Float.float16ToFloat(bits);
     }
@@ -51,15 +162,39 @@ final class Float16Kernels {
     }
 
     static void sum(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long vectors = vectorCount(count, a, b, d);
+        if (vectors > 0) {
+            float[] x = Scratch.floats();
+            for (long done = 0; done < vectors; done += BLOCK) {
+                int n = (int) Math.min(BLOCK, vectors - done);
+                long o = done * SIZE_BYTES;
+                widenBlock(a, aOff + o, x, 0, n);
+                widenBlock(b, bOff + o, x, BLOCK, n);
+                addSecondBlock(x, n);
+                narrowBlock(x, 0, d, dOff + o, n);
+            }
+        }
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        for (long o = vectors * SIZE_BYTES; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
         }
     }
 
     static void prod(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff, long count) {
+        long vectors = vectorCount(count, a, b, d);
+        if (vectors > 0) {
+            float[] x = Scratch.floats();
+            for (long done = 0; done < vectors; done += BLOCK) {
+                int n = (int) Math.min(BLOCK, vectors - done);
+                long o = done * SIZE_BYTES;
+                widenBlock(a, aOff + o, x, 0, n);
+                widenBlock(b, bOff + o, x, BLOCK, n);
+                multiplySecondBlock(x, n);
+                narrowBlock(x, 0, d, dOff + o, n);
+            }
+        }
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        for (long o = vectors * SIZE_BYTES; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(a.get(ELEMENT, aOff + o)) * decode(b.get(ELEMENT, bOff + o))));
         }
     }
@@ -82,33 +217,59 @@ final class Float16Kernels {
         }
     }
 
-    /** {@code d = round(round(a + b) / n)}: AVG's last combine with the finish fused. */
+    /**
+     * {@code d = round(round(a + b) / n)}: AVG's last combine with the finish fused, as {@link #sum} then
+     * {@link #div} in place, block by block (so the rounded sum is still in L1).
+     */
     static void sumDiv(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment d, long dOff,
                        long count, float n) {
-        long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
-            float total = decode(encode(decode(a.get(ELEMENT, aOff + o)) + decode(b.get(ELEMENT, bOff + o))));
-            d.set(ELEMENT, dOff + o, encode(total / n));
+        for (long done = 0; done < count; done += BLOCK) {
+            long block = Math.min(BLOCK, count - done);
+            long o = done * SIZE_BYTES;
+            sum(a, aOff + o, b, bOff + o, d, dOff + o, block);
+            div(d, dOff + o, d, dOff + o, block, n);
         }
     }
 
     /** {@code d = round(s / n)}: AVG's finish. */
     static void div(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, float n) {
+        long vectors = vectorCount(count, s, d, d);
+        if (vectors > 0) {
+            float[] x = Scratch.floats();
+            for (long done = 0; done < vectors; done += BLOCK) {
+                int block = (int) Math.min(BLOCK, vectors - done);
+                long o = done * SIZE_BYTES;
+                widenBlock(s, sOff + o, x, 0, block);
+                divide(x, block, n);
+                narrowBlock(x, 0, d, dOff + o, block);
+            }
+        }
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        for (long o = vectors * SIZE_BYTES; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) / n));
         }
     }
 
     /** {@code d = round(s * scalar)}: pre-mul-sum's prepare. */
     static void scale(MemorySegment s, long sOff, MemorySegment d, long dOff, long count, float scalar) {
+        long vectors = vectorCount(count, s, d, d);
+        if (vectors > 0) {
+            float[] x = Scratch.floats();
+            for (long done = 0; done < vectors; done += BLOCK) {
+                int block = (int) Math.min(BLOCK, vectors - done);
+                long o = done * SIZE_BYTES;
+                widenBlock(s, sOff + o, x, 0, block);
+                multiply(x, block, scalar);
+                narrowBlock(x, 0, d, dOff + o, block);
+            }
+        }
         long end = count * SIZE_BYTES;
-        for (long o = 0; o < end; o += SIZE_BYTES) {
+        for (long o = vectors * SIZE_BYTES; o < end; o += SIZE_BYTES) {
             d.set(ELEMENT, dOff + o, encode(decode(s.get(ELEMENT, sOff + o)) * scalar));
         }
     }
 
-    /** {@code d = round(p + round(l * scalar))}: pre-mul-sum's combineLocal. */
+    /** {@code d = round(p + round(l * scalar))}: pre-mul-sum's combineLocal (scalar: rarely hot). */
     static void sumScaled(MemorySegment p, long pOff, MemorySegment l, long lOff, MemorySegment d, long dOff,
                           long count, float scalar) {
         long end = count * SIZE_BYTES;

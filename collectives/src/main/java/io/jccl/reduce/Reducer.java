@@ -16,6 +16,15 @@ import java.lang.foreign.MemorySegment;
  * <p>All methods take segments with byte offsets: heap or native memory, any alignment, little-endian
  * (native) element order. {@code dst} may be the same memory as an input at the same offset (in-place); any
  * other overlap is not allowed. Counts are in elements. Methods allocate nothing.
+ *
+ * <p>Every method checks its arguments before writing anything: a negative count is an
+ * {@link IllegalArgumentException}, a range outside a segment an {@link IndexOutOfBoundsException}, a read-only
+ * {@code dst} an {@link IllegalArgumentException}, a null segment a {@link NullPointerException}.
+ *
+ * <p>Speed: the SIMD loops run on native segments and on heap segments over an array of the element's own Java type
+ * ({@code float[]} for FLOAT32, {@code short[]} for FLOAT16 and BFLOAT16, {@code byte[]} for the 8-bit types...);
+ * heap segments over other arrays work too, through scalar loops. Instances come from {@link Reducers#of} and are
+ * immutable and thread-safe.
  */
 public interface Reducer {
     /** @return the element type */
@@ -33,7 +42,15 @@ public interface Reducer {
     /**
      * {@code dst[i] = finish?(a[i] ⊕ b[i])} where both are partials.
      *
-     * @param finish apply {@link #finish} to the result in the same pass
+     * @param a first partial
+     * @param aOffset byte offset of element 0 in {@code a}
+     * @param b second partial
+     * @param bOffset byte offset of element 0 in {@code b}
+     * @param dst where the result goes; may be {@code a} or {@code b} at the same offset
+     * @param dstOffset byte offset of element 0 in {@code dst}
+     * @param count number of elements
+     * @param finish apply {@link #finish} to the result in the same pass (the same bits as a separate
+     *        {@link #finish} call would give)
      */
     void combine(MemorySegment a, long aOffset, MemorySegment b, long bOffset,
                  MemorySegment dst, long dstOffset, long count, boolean finish);
@@ -41,14 +58,40 @@ public interface Reducer {
     /**
      * {@code dst[i] = finish?(partial[i] ⊕ prepare(local[i]))}: folds this rank's raw input into a partial.
      *
-     * @param finish apply {@link #finish} to the result in the same pass
+     * @param partial the partial
+     * @param partialOffset byte offset of element 0 in {@code partial}
+     * @param local this rank's raw input
+     * @param localOffset byte offset of element 0 in {@code local}
+     * @param dst where the result goes; may be {@code partial} or {@code local} at the same offset
+     * @param dstOffset byte offset of element 0 in {@code dst}
+     * @param count number of elements
+     * @param finish apply {@link #finish} to the result in the same pass (the same bits as a separate
+     *        {@link #finish} call would give)
      */
     void combineLocal(MemorySegment partial, long partialOffset, MemorySegment local, long localOffset,
                       MemorySegment dst, long dstOffset, long count, boolean finish);
 
-    /** {@code dst[i] = prepare(src[i])}: this rank's raw input as a contribution. */
+    /**
+     * {@code dst[i] = prepare(src[i])}: this rank's raw input as a contribution (a copy unless
+     * {@link #needsPrepare}).
+     *
+     * @param src this rank's raw input
+     * @param srcOffset byte offset of element 0 in {@code src}
+     * @param dst where the result goes; may be {@code src} at the same offset
+     * @param dstOffset byte offset of element 0 in {@code dst}
+     * @param count number of elements
+     */
     void prepare(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count);
 
-    /** {@code dst[i] = finish(src[i])}: the result from the partial of all ranks. */
+    /**
+     * {@code dst[i] = finish(src[i])}: the result from the partial of all ranks (a copy unless
+     * {@link #needsFinish}).
+     *
+     * @param src the partial of all ranks
+     * @param srcOffset byte offset of element 0 in {@code src}
+     * @param dst where the result goes; may be {@code src} at the same offset
+     * @param dstOffset byte offset of element 0 in {@code dst}
+     * @param count number of elements
+     */
     void finish(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count);
 }

@@ -10,9 +10,14 @@ import java.util.Objects;
  * rank count).
  *
  * <p>The concrete loops are chosen here, once: a reducer's methods check their arguments and run one loop
- * specialised for its type and operation, with no per-element or per-call type dispatch. The 8-, 32- and 64-bit
- * integer and the {@code float}/{@code double} loops use the Vector API; the 16- and 8-bit float formats decode
- * to {@code float}, compute and round back to nearest even in scalar loops.
+ * specialised for its type and operation, with no per-element or per-call type dispatch. All loops use the Vector
+ * API with a scalar tail: directly for the 8-, 32- and 64-bit integers, {@code float} and {@code double}; the 16-
+ * and 8-bit float formats widen each lane to {@code float}, compute, and round back to nearest even with lane-wise
+ * conversions that match the scalar codecs bit for bit (binary16 and the 8-bit formats in stages through a
+ * per-thread scratch array of 8 KiB, allocated on a thread's first call, so that every loop stays small enough for
+ * C2 to compile without boxing). MIN/MAX of the 16- and 8-bit formats (which return an operand's own bits), the
+ * integer AVG division (x86 has no SIMD integer division) and the small formats' fused pre-mul-sum step are scalar
+ * loops.
  *
  * <p>Semantics: integer SUM/PROD wrap around; MIN/MAX compare as the type is signed or unsigned; for floating
  * types MIN/MAX return NaN when either operand is NaN and order -0.0 below +0.0, and for the 16- and 8-bit

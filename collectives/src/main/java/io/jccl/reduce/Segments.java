@@ -17,6 +17,8 @@ import java.lang.foreign.MemorySegment;
 final class Segments {
     /** Implementation class of heap segments over {@code byte[]}. */
     static final Class<?> BYTE_ARRAY = MemorySegment.ofArray(new byte[0]).getClass();
+    /** Implementation class of heap segments over {@code short[]}. */
+    static final Class<?> SHORT_ARRAY = MemorySegment.ofArray(new short[0]).getClass();
     /** Implementation class of heap segments over {@code int[]}. */
     static final Class<?> INT_ARRAY = MemorySegment.ofArray(new int[0]).getClass();
     /** Implementation class of heap segments over {@code long[]}. */

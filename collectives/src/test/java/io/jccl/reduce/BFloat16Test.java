@@ -6,7 +6,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@link BFloat16}: exhaustive decoding and round trips, every tie, and random floats against a BigDecimal reference. */
+/**
+ * {@link BFloat16}: exhaustive decoding and round trips, every tie, and random floats against a BigDecimal
+ * reference.
+ */
 class BFloat16Test {
     private static final ReferenceFormat REF = ReferenceFormat.BFLOAT16;
 

@@ -182,7 +182,8 @@ final class ReferenceModel {
 
     /**
      * {@code x / n}: exact when the decimal expansion terminates (so exact binary ties stay ties), else to 80
-     * digits, which cannot move a quotient that is not a tie onto one (it is at least about 2^-56 / n away, relatively).
+     * digits, which cannot move a quotient that is not a tie onto one (it is at least about 2^-56 / n away,
+     * relatively).
      */
     private static BigDecimal quotient(BigDecimal x, int n) {
         try {

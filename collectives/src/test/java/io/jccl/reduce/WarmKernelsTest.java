@@ -25,13 +25,18 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>Before C2 has compiled a kernel, the Vector API boxes every vector, so each case calls its kernel in rounds
  * until one round allocates nothing, pausing between rounds so that a busy machine's compiler threads get to run;
- * only a kernel that never stops allocating fails.
+ * only a kernel that never stops allocating fails. (Most cases need a few rounds; the pauses bound the wait.)
  */
 class WarmKernelsTest {
     private static final int COUNT = 1027;
     private static final int CALLS_PER_ROUND = 100;
-    private static final int MAX_ROUNDS = 1000;
-    private static final long PAUSE_MILLIS = 5;
+    /**
+     * Rounds before giving up: about 20 s of pauses. On a busy machine, after other tests have queued many methods
+     * for C2, a kernel's C2 compilation was seen to come 15 s after its C1 one; a kernel that never stops
+     * allocating still fails.
+     */
+    private static final int MAX_ROUNDS = 2000;
+    private static final long PAUSE_MILLIS = 10;
 
     /** How the three operands are stored. */
     enum Layout {
@@ -54,7 +59,7 @@ class WarmKernelsTest {
             cases.add(Arguments.of(type, ReduceOp.SUM, ReducerKernelsTest.Variant.COMBINE, Layout.NATIVE));
         }
         for (DataType type : new DataType[] {DataType.UINT8, DataType.FLOAT32, DataType.INT64, DataType.BFLOAT16,
-                DataType.FLOAT8_E4M3}) {
+                DataType.FLOAT16, DataType.FLOAT8_E4M3}) {
             cases.add(Arguments.of(type, ReduceOp.MAX, ReducerKernelsTest.Variant.COMBINE, Layout.NATIVE));
             cases.add(Arguments.of(type, ReduceOp.AVG, ReducerKernelsTest.Variant.COMBINE_FINISH, Layout.NATIVE));
             cases.add(Arguments.of(type, ReduceOp.AVG, ReducerKernelsTest.Variant.FINISH, Layout.NATIVE));
@@ -105,7 +110,8 @@ class WarmKernelsTest {
             }
 
             long allocated = -1;
-            for (int round = 0; round < MAX_ROUNDS && allocated != 0; round++) {
+            int round = 0;
+            for (; round < MAX_ROUNDS && allocated != 0; round++) {
                 if (round > 0) {
                     Thread.sleep(PAUSE_MILLIS);
                 }
@@ -115,8 +121,8 @@ class WarmKernelsTest {
                 }
                 allocated = threads.getCurrentThreadAllocatedBytes() - before;
             }
-            assertThat(allocated).as("bytes allocated by %d calls of %s %s on %s after warming up", CALLS_PER_ROUND,
-                    reducer, variant, layout).isZero();
+            assertThat(allocated).as("bytes allocated by %d calls of %s %s on %s after %d rounds of warming up",
+                    CALLS_PER_ROUND, reducer, variant, layout, round).isZero();
 
             Elements.write(type, as, 0, a, COUNT);
             Elements.write(type, bs, 0, b, COUNT);
