@@ -83,17 +83,19 @@ public final class ReduceOp {
         if (Double.isNaN(scalar) || Double.isInfinite(scalar) || scalar != Math.rint(scalar)) {
             return "preMulSum scalar " + scalar + " is not a whole number, so it cannot multiply " + type + " values";
         }
+        // Bounds as doubles: [min, limit). The 64-bit limits 2^63 and 2^64 are exact doubles just above the
+        // largest values, so they are exclusive; the smaller types' bounds are exact and inclusive (limit = max+1).
         double min;
-        double max;
+        double limit;
         switch (type) {
-            case INT8 -> { min = Byte.MIN_VALUE; max = Byte.MAX_VALUE; }
-            case UINT8 -> { min = 0; max = 255; }
-            case INT32 -> { min = Integer.MIN_VALUE; max = Integer.MAX_VALUE; }
-            case UINT32 -> { min = 0; max = 4294967295.0; }
-            case INT64 -> { min = Long.MIN_VALUE; max = 9.223372036854775807E18; }
-            default -> { min = 0; max = 1.8446744073709552E19; }
+            case INT8 -> { min = Byte.MIN_VALUE; limit = Byte.MAX_VALUE + 1.0; }
+            case UINT8 -> { min = 0; limit = 256; }
+            case INT32 -> { min = Integer.MIN_VALUE; limit = Integer.MAX_VALUE + 1.0; }
+            case UINT32 -> { min = 0; limit = 0x1p32; }
+            case INT64 -> { min = -0x1p63; limit = 0x1p63; }
+            default -> { min = 0; limit = 0x1p64; }
         }
-        if (scalar < min || scalar > max) {
+        if (scalar < min || scalar >= limit) {
             return "preMulSum scalar " + scalar + " is outside the range of " + type;
         }
         return null;
