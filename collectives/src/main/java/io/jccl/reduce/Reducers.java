@@ -27,6 +27,23 @@ import java.util.Objects;
  * before summing.
  */
 public final class Reducers {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Reducers.class);
+
+    /**
+     * True when the SIMD kernels can run: the JVM resolved {@code jdk.incubator.vector} (it was started with
+     * {@code --add-modules=jdk.incubator.vector}) and {@code -Djccl.reduce.scalar=true} does not turn them off.
+     * Otherwise every reducer is a {@link ScalarReducer}, which gives the same results more slowly.
+     */
+    public static final boolean VECTOR_KERNELS = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent()
+            && !Boolean.getBoolean("jccl.reduce.scalar");
+
+    static {
+        if (!VECTOR_KERNELS) {
+            LOG.warn("JCCL uses its scalar reduction kernels: the Vector API is not enabled; start the JVM with "
+                    + "--add-modules=jdk.incubator.vector for the SIMD kernels");
+        }
+    }
+
     private Reducers() {
     }
 
@@ -53,6 +70,9 @@ public final class Reducers {
         }
         boolean prepare = op.kind() == ReduceOp.Kind.PRE_MUL_SUM && op.scalar() != 1;
         boolean finish = op.kind() == ReduceOp.Kind.AVG && nRanks > 1;
+        if (!VECTOR_KERNELS) {
+            return new ScalarReducer(type, op, nRanks);
+        }
         OpSpec spec = new OpSpec(op.kind(), prepare, finish, op.scalar(), nRanks);
         Loops loops = switch (type) {
             case INT8 -> Int8Kernels.loops(spec, false);

@@ -60,9 +60,18 @@ public final class JvmProcesses {
      */
     public static Jvm start(Class<?> mainClass, List<String> args, Map<String, String> env, String name)
             throws IOException {
+        return start(mainClass, args, env, name, inheritedJvmOptions());
+    }
+
+    /**
+     * @param jvmOptions the JVM options to use instead of this JVM's
+     * @see #start(Class, List, Map, String)
+     */
+    public static Jvm start(Class<?> mainClass, List<String> args, Map<String, String> env, String name,
+                            List<String> jvmOptions) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(inheritedJvmOptions());
+        cmd.addAll(jvmOptions);
         cmd.add("-Xmx512m");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -1,0 +1,233 @@
+package io.jccl.reduce;
+
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.math.BigDecimal;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+/**
+ * Element-by-element reductions for every (type, operation) without the Vector API: what {@link Reducers} uses
+ * when the JVM was started without {@code --add-modules=jdk.incubator.vector}, so that applications work either
+ * way. Same results, bit for bit, as the SIMD kernels: every step rounds to the type (a pre-multiplied input is
+ * rounded before it is added, a sum before it is divided); 16- and 8-bit floats compute in {@code float}; their
+ * MIN/MAX return the winning operand's bits. Slower, and allocation-free.
+ */
+final class ScalarReducer implements Reducer {
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfDouble DOUBLE =
+            ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final DataType type;
+    private final ReduceOp op;
+    private final ReduceOp.Kind kind;
+    private final boolean prepare;
+    private final boolean finish;
+    private final int nRanks;
+    private final int size;
+    private final long scalarBits;      // integer types: the scalar modulo 2^64
+    private final float scalarFloat;
+    private final double scalarDouble;
+
+    ScalarReducer(DataType type, ReduceOp op, int nRanks) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.op = Objects.requireNonNull(op, "op");
+        this.kind = op.kind();
+        this.prepare = kind == ReduceOp.Kind.PRE_MUL_SUM && op.scalar() != 1;
+        this.finish = kind == ReduceOp.Kind.AVG && nRanks > 1;
+        this.nRanks = nRanks;
+        this.size = type.sizeBytes();
+        this.scalarBits = type.isInteger() && kind == ReduceOp.Kind.PRE_MUL_SUM
+                ? new BigDecimal(op.scalar()).toBigInteger().longValue() : 0;
+        this.scalarFloat = (float) op.scalar();
+        this.scalarDouble = op.scalar();
+    }
+
+    @Override
+    public DataType type() {
+        return type;
+    }
+
+    @Override
+    public ReduceOp op() {
+        return op;
+    }
+
+    @Override
+    public boolean needsPrepare() {
+        return prepare;
+    }
+
+    @Override
+    public boolean needsFinish() {
+        return finish;
+    }
+
+    @Override
+    public void combine(MemorySegment a, long aOffset, MemorySegment b, long bOffset, MemorySegment dst,
+                        long dstOffset, long count, boolean finishResult) {
+        check(count, dst, a, b);
+        for (long i = 0; i < count; i++) {
+            long o = i * size;
+            long r = apply(get(a, aOffset + o), get(b, bOffset + o));
+            put(dst, dstOffset + o, finishResult ? fin(r) : r);
+        }
+    }
+
+    @Override
+    public void combineLocal(MemorySegment partial, long partialOffset, MemorySegment local, long localOffset,
+                             MemorySegment dst, long dstOffset, long count, boolean finishResult) {
+        check(count, dst, partial, local);
+        for (long i = 0; i < count; i++) {
+            long o = i * size;
+            long r = apply(get(partial, partialOffset + o), pre(get(local, localOffset + o)));
+            put(dst, dstOffset + o, finishResult ? fin(r) : r);
+        }
+    }
+
+    @Override
+    public void prepare(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
+        check(count, dst, src, src);
+        for (long i = 0; i < count; i++) {
+            put(dst, dstOffset + i * size, pre(get(src, srcOffset + i * size)));
+        }
+    }
+
+    @Override
+    public void finish(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
+        check(count, dst, src, src);
+        for (long i = 0; i < count; i++) {
+            put(dst, dstOffset + i * size, fin(get(src, srcOffset + i * size)));
+        }
+    }
+
+    private static void check(long count, MemorySegment dst, MemorySegment x, MemorySegment y) {
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative, was " + count);
+        }
+        Objects.requireNonNull(dst, "dst");
+        Objects.requireNonNull(x, "operand");
+        Objects.requireNonNull(y, "operand");
+        if (dst.isReadOnly() && count > 0) {
+            throw new IllegalArgumentException("dst is read-only");
+        }
+    }
+
+    // Elements travel as raw bits in a long: integers sign- or zero-extended, floats as their bit pattern.
+
+    private long get(MemorySegment s, long off) {
+        return switch (type) {
+            case INT8 -> s.get(ValueLayout.JAVA_BYTE, off);
+            case UINT8, FLOAT8_E4M3, FLOAT8_E5M2 -> s.get(ValueLayout.JAVA_BYTE, off) & 0xFFL;
+            case FLOAT16, BFLOAT16 -> s.get(SHORT, off) & 0xFFFFL;
+            case INT32 -> s.get(INT, off);
+            case UINT32 -> s.get(INT, off) & 0xFFFF_FFFFL;
+            case FLOAT32 -> Float.floatToRawIntBits(s.get(FLOAT, off)) & 0xFFFF_FFFFL;
+            case FLOAT64 -> Double.doubleToRawLongBits(s.get(DOUBLE, off));
+            case INT64, UINT64 -> s.get(LONG, off);
+        };
+    }
+
+    private void put(MemorySegment s, long off, long bits) {
+        switch (size) {
+            case 1 -> s.set(ValueLayout.JAVA_BYTE, off, (byte) bits);
+            case 2 -> s.set(SHORT, off, (short) bits);
+            case 4 -> s.set(INT, off, (int) bits);
+            default -> s.set(LONG, off, bits);
+        }
+    }
+
+    private long normalize(long v) {
+        return switch (type) {
+            case INT8 -> (byte) v;
+            case UINT8 -> v & 0xFF;
+            case INT32 -> (int) v;
+            case UINT32 -> v & 0xFFFF_FFFFL;
+            default -> v;
+        };
+    }
+
+    private float decode(long bits) {
+        return switch (type) {
+            case FLOAT16 -> Float.float16ToFloat((short) bits);
+            case BFLOAT16 -> BFloat16.toFloat((short) bits);
+            case FLOAT8_E4M3 -> Float8E4M3.toFloat((byte) bits);
+            case FLOAT8_E5M2 -> Float8E5M2.toFloat((byte) bits);
+            default -> Float.intBitsToFloat((int) bits);
+        };
+    }
+
+    private long encode(float v) {
+        return switch (type) {
+            case FLOAT16 -> Float.floatToFloat16(v) & 0xFFFFL;
+            case BFLOAT16 -> BFloat16.fromFloat(v) & 0xFFFFL;
+            case FLOAT8_E4M3 -> Float8E4M3.fromFloat(v) & 0xFFL;
+            case FLOAT8_E5M2 -> Float8E5M2.fromFloat(v) & 0xFFL;
+            default -> Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+        };
+    }
+
+    private long apply(long x, long y) {
+        if (type.isInteger()) {
+            return switch (kind) {
+                case PROD -> normalize(x * y);
+                case MIN -> type.isUnsigned() ? (Long.compareUnsigned(x, y) <= 0 ? x : y) : Math.min(x, y);
+                case MAX -> type.isUnsigned() ? (Long.compareUnsigned(x, y) >= 0 ? x : y) : Math.max(x, y);
+                default -> normalize(x + y);
+            };
+        }
+        if (type == DataType.FLOAT64) {
+            double a = Double.longBitsToDouble(x);
+            double b = Double.longBitsToDouble(y);
+            return Double.doubleToRawLongBits(switch (kind) {
+                case PROD -> a * b;
+                case MIN -> Math.min(a, b);
+                case MAX -> Math.max(a, b);
+                default -> a + b;
+            });
+        }
+        float a = decode(x);
+        float b = decode(y);
+        if (kind == ReduceOp.Kind.MIN || kind == ReduceOp.Kind.MAX) {
+            if (type == DataType.FLOAT32) {
+                return Float.floatToRawIntBits(kind == ReduceOp.Kind.MIN ? Math.min(a, b) : Math.max(a, b))
+                        & 0xFFFF_FFFFL;
+            }
+            return kind == ReduceOp.Kind.MIN ? MinMaxBits.min((int) x, a, (int) y, b) & 0xFFFFFFFFL
+                    : MinMaxBits.max((int) x, a, (int) y, b) & 0xFFFFFFFFL;
+        }
+        return encode(kind == ReduceOp.Kind.PROD ? a * b : a + b);
+    }
+
+    private long pre(long v) {
+        if (!prepare) {
+            return v;
+        }
+        if (type.isInteger()) {
+            return normalize(v * scalarBits);
+        }
+        if (type == DataType.FLOAT64) {
+            return Double.doubleToRawLongBits(Double.longBitsToDouble(v) * scalarDouble);
+        }
+        return encode(decode(v) * scalarFloat);
+    }
+
+    private long fin(long v) {
+        if (!finish) {
+            return v;
+        }
+        if (type.isInteger()) {
+            return type.isUnsigned() ? Long.divideUnsigned(v, nRanks) : v / nRanks;
+        }
+        if (type == DataType.FLOAT64) {
+            return Double.doubleToRawLongBits(Double.longBitsToDouble(v) / nRanks);
+        }
+        return encode(decode(v) / nRanks);
+    }
+}
