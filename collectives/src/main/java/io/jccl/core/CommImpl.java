@@ -139,10 +139,10 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.op(op, type);
-        long b = bytes("allReduce", count, 1, type);
+        long b = bytes("count", count, 1, type);
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allReduce", send, b, recv, b, 0);
+        boolean inPlace = ArgChecks.inPlace("allReduce", "send", send, b, "recv", recv, b, 0);
         return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()));
     }
 
@@ -152,14 +152,14 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("root", root, size);
-        long b = bytes("broadcast", count, 1, type);
+        long b = bytes("count", count, 1, type);
         boolean inPlace = false;
         if (rank == root) {
             buffer("send", send, b, false, executorThread());
         }
         buffer("recv", recv, b, true, executorThread());
         if (rank == root) {
-            inPlace = ArgChecks.inPlace("broadcast", send, b, recv, b, 0);
+            inPlace = ArgChecks.inPlace("broadcast", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
                 recv, inPlace, newFuture()));
@@ -173,12 +173,12 @@ public final class CommImpl implements Communicator {
         count("count", count);
         ArgChecks.op(op, type);
         ArgChecks.rank("root", root, size);
-        long b = bytes("reduce", count, 1, type);
+        long b = bytes("count", count, 1, type);
         buffer("send", send, b, false, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("recv", recv, b, true, executorThread());
-            inPlace = ArgChecks.inPlace("reduce", send, b, recv, b, 0);
+            inPlace = ArgChecks.inPlace("reduce", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
                 inPlace, newFuture()));
@@ -189,11 +189,11 @@ public final class CommImpl implements Communicator {
         checkOpen();
         ArgChecks.type(type);
         count("sendCount", sendCount);
-        long sb = bytes("allGather send", sendCount, 1, type);
-        long rb = bytes("allGather recv", sendCount, size, type);
+        long sb = bytes("sendCount", sendCount, 1, type);
+        long rb = bytes("sendCount", sendCount, size, type);
         buffer("send", send, sb, false, executorThread());
         buffer("recv", recv, rb, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allGather", send, sb, recv, rb, rank * sb);
+        boolean inPlace = ArgChecks.inPlace("allGather", "send", send, sb, "recv", recv, rb, rank * sb);
         return submit(OpRequest.collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace,
                 newFuture()));
     }
@@ -205,12 +205,12 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("recvCount", recvCount);
         ArgChecks.op(op, type);
-        long sb = bytes("reduceScatter send", recvCount, size, type);
-        long rb = bytes("reduceScatter recv", recvCount, 1, type);
+        long sb = bytes("recvCount", recvCount, size, type);
+        long rb = bytes("recvCount", recvCount, 1, type);
         buffer("send", send, sb, false, executorThread());
         buffer("recv", recv, rb, true, executorThread());
         // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
-        boolean inPlace = ArgChecks.inPlace("reduceScatter", recv, rb, send, sb, rank * rb);
+        boolean inPlace = ArgChecks.inPlace("reduceScatter", "recv", recv, rb, "send", send, sb, rank * rb);
         return submit(OpRequest.collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace,
                 newFuture()));
     }
@@ -220,7 +220,7 @@ public final class CommImpl implements Communicator {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
-        long b = bytes("allToAll", count, size, type);
+        long b = bytes("count", count, size, type);
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         ArgChecks.noOverlap("allToAll", send, b, recv, b);
@@ -236,8 +236,8 @@ public final class CommImpl implements Communicator {
         long[] sd = countsArray("sendDispls", sendDispls);
         long[] rc = countsArray("recvCounts", recvCounts);
         long[] rd = countsArray("recvDispls", recvDispls);
-        long sendEnd = extent("send", sc, sd, type);
-        long recvEnd = extent("recv", rc, rd, type);
+        long sendEnd = extent("send", send, sc, sd, type);
+        long recvEnd = extent("recv", recv, rc, rd, type);
         buffer("send", send, sendEnd, false, executorThread());
         buffer("recv", recv, recvEnd, true, executorThread());
         ArgChecks.noOverlap("allToAllv", send, sendEnd, recv, recvEnd);
@@ -260,16 +260,29 @@ public final class CommImpl implements Communicator {
         return values.clone();
     }
 
-    private static long extent(String name, long[] counts, long[] displs, DataType type) {
+    /**
+     * The bytes of {@code buffer} the blocks reach (empty blocks reach nothing, whatever their displacement);
+     * fails naming the block that does not fit when the buffer is too small.
+     */
+    private static long extent(String name, MemorySegment buffer, long[] counts, long[] displs, DataType type) {
         long end = 0;
         for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                continue;
+            }
+            String block = name + "Displs[" + i + "] " + displs[i] + " + " + name + "Counts[" + i + "] " + counts[i];
             long last;
             try {
                 last = Math.addExact(displs[i], counts[i]);
             } catch (ArithmeticException e) {
-                throw ArgChecks.invalid(name + "Displs[" + i + "] + " + name + "Counts[" + i + "] overflows");
+                throw ArgChecks.invalid(block + " overflows");
             }
-            end = Math.max(end, bytes(name + " block " + i, last, 1, type));
+            long blockEnd = bytes(block, last, 1, type);
+            if (buffer != null && buffer.byteSize() < blockEnd) {
+                throw ArgChecks.invalid(name + " holds " + buffer.byteSize() + " bytes but block " + i + " ("
+                        + block + " elements of " + type + ") ends at byte " + blockEnd);
+            }
+            end = Math.max(end, blockEnd);
         }
         return end;
     }
@@ -280,13 +293,13 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("sendCount", sendCount);
         ArgChecks.rank("root", root, size);
-        long sb = bytes("gather send", sendCount, 1, type);
-        long rb = bytes("gather recv", sendCount, size, type);
+        long sb = bytes("sendCount", sendCount, 1, type);
+        long rb = bytes("sendCount", sendCount, size, type);
         buffer("send", send, sb, false, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("recv", recv, rb, true, executorThread());
-            inPlace = ArgChecks.inPlace("gather", send, sb, recv, rb, root * sb);
+            inPlace = ArgChecks.inPlace("gather", "send", send, sb, "recv", recv, rb, root * sb);
         }
         return submit(OpRequest.collective(OpKind.GATHER, sendCount, type, null, root, send,
                 rank == root ? recv : null, inPlace, newFuture()));
@@ -298,13 +311,13 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("recvCount", recvCount);
         ArgChecks.rank("root", root, size);
-        long sb = bytes("scatter send", recvCount, size, type);
-        long rb = bytes("scatter recv", recvCount, 1, type);
+        long sb = bytes("recvCount", recvCount, size, type);
+        long rb = bytes("recvCount", recvCount, 1, type);
         buffer("recv", recv, rb, true, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("send", send, sb, false, executorThread());
-            inPlace = ArgChecks.inPlace("scatter", recv, rb, send, sb, root * rb);
+            inPlace = ArgChecks.inPlace("scatter", "recv", recv, rb, "send", send, sb, root * rb);
         }
         return submit(OpRequest.collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
                 recv, inPlace, newFuture()));
@@ -316,7 +329,7 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("send", count, 1, type), false, executorThread());
+        buffer("buffer", buffer, bytes("count", count, 1, type), false, executorThread());
         return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()));
     }
 
@@ -326,7 +339,7 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("recv", count, 1, type), true, executorThread());
+        buffer("buffer", buffer, bytes("count", count, 1, type), true, executorThread());
         return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()));
     }
 
