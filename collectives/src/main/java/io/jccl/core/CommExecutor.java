@@ -337,7 +337,9 @@ final class CommExecutor implements Runnable {
             } else {
                 long now = System.nanoTime();
                 if (now - deadlineNs > 0) {
-                    throw new JcclException(ErrorCode.TIMEOUT, members[0].describe() + " on rank " + rank
+                    String what = members.length == 1 ? members[0].describe()
+                            : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
+                    throw new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank
                             + " did not complete within " + config.opTimeout().toMillis() + " ms; still waiting for "
                             + runner.waitingFor());
                 }

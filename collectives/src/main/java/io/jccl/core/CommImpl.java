@@ -436,6 +436,10 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void abort() {
+        if (executor.isTerminated()) {
+            closed.set(true);
+            return;   // closed (or aborted) already: nothing left to stop, and close's outcome stands
+        }
         aborted = true;
         closed.set(true);
         executor.requestAbort();

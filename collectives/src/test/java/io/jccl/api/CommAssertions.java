@@ -182,6 +182,14 @@ final class CommAssertions {
         T run(int rank) throws Exception;
     }
 
+    private static final ExecutorService DAEMONS =
+            Executors.newCachedThreadPool(Thread.ofPlatform().daemon().name("test-worker-", 0).factory());
+
+    /** A pool of daemon threads for work that runs beside the test thread. */
+    static ExecutorService daemonPool() {
+        return DAEMONS;
+    }
+
     /** Aborts every communicator of a set (prompt, also for broken ones). */
     static void abortAll(List<Communicator> comms) {
         if (comms != null) {
