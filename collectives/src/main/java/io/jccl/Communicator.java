@@ -279,15 +279,25 @@ public interface Communicator extends AutoCloseable {
     void groupStart();
 
     /**
-     * Ends a group; the outermost end launches the collected operations.
+     * Ends a group; the outermost end launches the collected operations. An inner end launches nothing.
      *
-     * @return completes when every operation of the group has completed (each also has its own future)
-     * @throws JcclException INVALID_USAGE without a matching {@link #groupStart()}
+     * @return for the outermost end, completes when every operation of the group has completed (each also has
+     *         its own future); for an inner end, a future that is already complete
+     * @throws JcclException INVALID_USAGE without a matching {@link #groupStart()} on this thread; when the
+     *                       communicator was closed or aborted while the group was open, or the body of a nested
+     *                       {@link #group(Consumer)} threw (then the collected operations are not launched and
+     *                       their futures fail with the same error)
      */
     CollectiveFuture groupEnd();
 
     /**
      * Runs {@code body} between {@link #groupStart()} and {@link #groupEnd()}.
+     *
+     * <p>If {@code body} throws (an argument error of one of its operations, say), the group is abandoned:
+     * nothing it collected is launched, those operations' futures fail with {@link ErrorCode#INVALID_USAGE},
+     * and the exception propagates. Inside an outer group, the outer group is abandoned too: its
+     * {@link #groupEnd()} throws. (Launching part of a group would leave the peers' matching operations
+     * waiting or mismatched.)
      *
      * @param body issues the group's operations on the communicator it is given (this one)
      * @return completes when every operation of the group has completed

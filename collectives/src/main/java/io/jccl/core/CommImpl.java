@@ -39,6 +39,8 @@ public final class CommImpl implements Communicator {
     private volatile Thread groupOwner;
     private int groupDepth;
     private List<OpRequest> groupOps;
+    /** Why the open group must not launch: the body of a nested {@link #group} threw. */
+    private Throwable groupAbandoned;
 
     CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
              Tuner tuner, long stagingSlotBytes, boolean transportsSignal) {
@@ -372,6 +374,7 @@ public final class CommImpl implements Communicator {
     @Override
     public CollectiveFuture groupEnd() {
         List<OpRequest> ops;
+        Throwable abandoned;
         synchronized (groupLock) {
             if (groupOwner != Thread.currentThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "groupEnd without a matching groupStart on this "
@@ -381,16 +384,76 @@ public final class CommImpl implements Communicator {
                 return OpFuture.completed();
             }
             ops = groupOps;
+            abandoned = groupAbandoned;
             groupOps = null;
             groupOwner = null;
+            groupAbandoned = null;
         }
-        checkOpen();
+        if (abandoned != null) {
+            JcclException e = notLaunched(abandoned);
+            failAll(ops, e);
+            throw new JcclException(e.code(), e.detail(), e);
+        }
+        try {
+            checkOpen();
+        } catch (JcclException e) {
+            failAll(ops, e);   // they were never queued: nothing else would complete them
+            throw e;
+        }
         if (ops.isEmpty()) {
             return OpFuture.completed();
         }
         OpRequest group = OpRequest.group(ops, newFuture());
         enqueue(group);
         return group.future;
+    }
+
+    /**
+     * Like the default, but a body that throws launches nothing: the operations it collected fail with
+     * INVALID_USAGE (launching part of a group would leave the peers' matching operations waiting, or
+     * mismatched), and the body's exception propagates. Within an outer group, the outer group is abandoned too.
+     */
+    @Override
+    public CollectiveFuture group(java.util.function.Consumer<Communicator> body) {
+        groupStart();
+        try {
+            body.accept(this);
+        } catch (RuntimeException | Error e) {
+            abandonGroup(e);
+            throw e;
+        }
+        return groupEnd();
+    }
+
+    private void abandonGroup(Throwable cause) {
+        List<OpRequest> ops;
+        synchronized (groupLock) {
+            if (groupOwner != Thread.currentThread()) {
+                return;   // the body already ended the group itself
+            }
+            if (groupAbandoned == null) {
+                groupAbandoned = cause;
+            }
+            if (--groupDepth > 0) {
+                return;   // the outermost groupEnd reports it and fails everything collected
+            }
+            ops = groupOps;
+            groupOps = null;
+            groupOwner = null;
+            groupAbandoned = null;
+        }
+        failAll(ops, notLaunched(cause));
+    }
+
+    private static JcclException notLaunched(Throwable cause) {
+        String why = cause instanceof JcclException je ? je.code() + ": " + je.detail() : String.valueOf(cause);
+        return new JcclException(ErrorCode.INVALID_USAGE, "the group was not launched: its body threw " + why, cause);
+    }
+
+    private static void failAll(List<OpRequest> ops, JcclException e) {
+        for (OpRequest op : ops) {
+            op.future.fail(e);
+        }
     }
 
     // ---- Lifecycle ----
