@@ -153,12 +153,18 @@ final class PlanRunner {
         return progressed;
     }
 
+    /**
+     * The segment a step refers to. The API accepts null where a rank has nothing to read or write (count 0,
+     * non-roots); transports get {@link MemorySegment#NULL} for those, since not every transport takes null
+     * even for zero bytes (TCP requires a buffer).
+     */
     private MemorySegment buffer(Buf buf, int member) {
-        return switch (buf) {
+        MemorySegment s = switch (buf) {
             case SEND -> sendBuffers[member];
             case RECV -> recvBuffers[member];
             case NONE -> EMPTY;
         };
+        return s == null ? EMPTY : s;
     }
 
     /** @return true when the step finished (the lane may continue with the next one) or changed phase */
