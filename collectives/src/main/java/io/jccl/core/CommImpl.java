@@ -11,12 +11,14 @@ import io.jccl.plan.OpKind;
 import io.jccl.tune.Tuner;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import static io.jccl.core.ArgChecks.buffer;
@@ -32,7 +34,8 @@ public final class CommImpl implements Communicator {
     private final CommExecutor executor;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean aborted;
-    private volatile OpFuture lastIssued;
+    /** The operation latest in issue order (threads may finish enqueueing out of order). */
+    private final AtomicReference<OpFuture> lastIssued = new AtomicReference<>();
 
     // Group state: owned by one thread at a time.
     private final Object groupLock = new Object();
@@ -120,7 +123,8 @@ public final class CommImpl implements Communicator {
 
     private void enqueue(OpRequest op) {
         long parkNs = 1_000;
-        while (!executor.offer(op)) {
+        long position;
+        while ((position = executor.offer(op)) < 0) {
             checkOpen();
             if (Thread.currentThread() == executorThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
@@ -130,7 +134,15 @@ public final class CommImpl implements Communicator {
             LockSupport.parkNanos(parkNs);
             parkNs = Math.min(parkNs * 2, 1_000_000);
         }
-        lastIssued = op.future;
+        op.future.position(position);
+        lastIssued.accumulateAndGet(op.future, (a, b) -> a == null || b.position() > a.position() ? b : a);
+        // close() may have drained the queue for the last time between the open check and the offer; then
+        // nobody else will complete this operation. (The fence orders the offer before the check, against the
+        // executor's "terminated, then drain".)
+        VarHandle.fullFence();
+        if (executor.isTerminated()) {
+            executor.failStranded();
+        }
     }
 
     // ---- Collectives ----
@@ -486,7 +498,7 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void synchronize() {
-        OpFuture last = lastIssued;
+        OpFuture last = lastIssued.get();
         if (last != null) {
             last.await();
         }
