@@ -247,6 +247,21 @@ class SplitTest {
     }
 
     @Test
+    void splitAgainstAnotherCollectiveIsAMismatch() {
+        List<Communicator> parent = local(2);
+        try (Arena arena = Arena.ofShared()) {
+            io.jccl.CollectiveFuture other = parent.get(1).allReduce(arena.allocate(40), arena.allocate(40), 10,
+                    DataType.INT32, ReduceOp.SUM);
+            io.jccl.JcclException e = assertThrowsJccl(ErrorCode.INVALID_USAGE, () -> parent.get(0).split(0, 0),
+                    "do not match");
+            assertThat(e.detail()).containsAnyOf("operation split vs allReduce", "operation allReduce vs split");
+            io.jccl.JcclException o = CommAssertions.awaitFailure(other, ErrorCode.INVALID_USAGE, "do not match");
+            assertThat(o.detail()).containsAnyOf("operation split vs allReduce", "operation allReduce vs split");
+        }
+        assertThrowsJccl(ErrorCode.INVALID_USAGE, () -> parent.get(0).split(0, 0), "failed earlier");
+    }
+
+    @Test
     void splitQueuesBehindEarlierOperations() {
         List<Communicator> parent = local(2);
         // An all-reduce issued before the split must complete first; the split then works.
