@@ -398,6 +398,18 @@ class BadInputTest {
         assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.local(2, null), "config must not be null");
     }
 
+    @Test
+    void initRejectsBadArgumentsBeforeConnecting() {
+        // An id nobody serves: the checks must come before any attempt to reach it.
+        io.jccl.UniqueId id = io.jccl.UniqueId.of(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 9), new byte[32]);
+        assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.init(null, 0, 2), "id must not be null");
+        assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.init(id, 0, 0), "size must be at least 1, got 0");
+        assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.init(id, 2, 2), "rank 2", "0 to 1");
+        assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.init(id, -1, 2), "rank -1");
+        assertThrowsJccl(INVALID_ARGUMENT, () -> Communicator.init(id, 0, 2, null), "config must not be null");
+    }
+
     /** The API allows null where a rank has nothing to read or write. */
     @Test
     void nullIsAcceptedWhereTheApiSaysSo() {
