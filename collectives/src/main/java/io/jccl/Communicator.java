@@ -23,10 +23,21 @@ import java.util.function.Consumer;
  * <h2>Operations</h2>
  * Every operation checks its arguments at once (a bad argument throws {@link JcclException} with code
  * {@link ErrorCode#INVALID_ARGUMENT} and nothing is written anywhere), then returns a {@link CollectiveFuture}.
- * Operations on one communicator run and complete in the order they were issued; every rank must issue the
- * same collectives in the same order with matching counts, types, operations and roots. A rank whose call does
- * not match is detected: the operation fails on every rank with {@link ErrorCode#INVALID_USAGE} naming the
- * difference.
+ * Operations on one communicator run and complete in the order they were issued (callbacks attached through
+ * {@link CollectiveFuture#toCompletableFuture()} run on the communicator's thread in that order); every rank
+ * must issue the same collectives in the same order with matching counts, types, operations and roots. A rank
+ * whose call does not match is detected before any data of the mismatched call is written: the operation fails
+ * with {@link ErrorCode#INVALID_USAGE} naming the difference (e.g. {@code count 1000 vs 1001},
+ * {@code root 0 vs 1}, {@code operation broadcast vs allReduce}) on every rank whose part of it depends on the
+ * odd rank - for all-reduce, all-gather, reduce-scatter and all-to-all that is every rank - and every other rank
+ * learns of it at once: its communicator is broken as described under Failure. Only a rank whose own part of a
+ * rooted collective, all-to-allv or send/receive finished without the odd rank may see its call complete
+ * (with correct data). Detection compares the call's kind, type, reduction, root, count (modulo 2<sup>32</sup>)
+ * and call number (modulo 256) between ring neighbours and between communicating ranks; all-to-allv counts are
+ * compared by message size.
+ *
+ * <p>Where a buffer may be null, a literal {@code null} needs a cast (for example {@code (MemorySegment) null}),
+ * since the segment, array and ByteBuffer forms overload each other.
  *
  * <p>Counts are in elements of {@code type}. Buffers are {@link MemorySegment}s (native or heap, any
  * alignment); every method also has forms for heap arrays and {@link ByteBuffer}s. A segment must be at least
@@ -198,7 +209,7 @@ public interface Communicator extends AutoCloseable {
 
     /**
      * All-to-all with a count and a displacement (both in elements) per peer. Rank i's {@code sendCounts[j]}
-     * must equal rank j's {@code recvCounts[i]}.
+     * must equal rank j's {@code recvCounts[i]}. The displacement of a block with count 0 is ignored.
      *
      * @param send       the data to send
      * @param sendCounts elements for each rank
@@ -279,15 +290,25 @@ public interface Communicator extends AutoCloseable {
     void groupStart();
 
     /**
-     * Ends a group; the outermost end launches the collected operations.
+     * Ends a group; the outermost end launches the collected operations. An inner end launches nothing.
      *
-     * @return completes when every operation of the group has completed (each also has its own future)
-     * @throws JcclException INVALID_USAGE without a matching {@link #groupStart()}
+     * @return for the outermost end, completes when every operation of the group has completed (each also has
+     *         its own future); for an inner end, a future that is already complete
+     * @throws JcclException INVALID_USAGE without a matching {@link #groupStart()} on this thread; when the
+     *                       communicator was closed or aborted while the group was open, or the body of a nested
+     *                       {@link #group(Consumer)} threw (then the collected operations are not launched and
+     *                       their futures fail with the same error)
      */
     CollectiveFuture groupEnd();
 
     /**
      * Runs {@code body} between {@link #groupStart()} and {@link #groupEnd()}.
+     *
+     * <p>If {@code body} throws (an argument error of one of its operations, say), the group is abandoned:
+     * nothing it collected is launched, those operations' futures fail with {@link ErrorCode#INVALID_USAGE},
+     * and the exception propagates. Inside an outer group, the outer group is abandoned too: its
+     * {@link #groupEnd()} throws. (Launching part of a group would leave the peers' matching operations
+     * waiting or mismatched.)
      *
      * @param body issues the group's operations on the communicator it is given (this one)
      * @return completes when every operation of the group has completed

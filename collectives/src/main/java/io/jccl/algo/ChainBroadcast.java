@@ -3,7 +3,11 @@ package io.jccl.algo;
 import io.jccl.plan.Buf;
 import io.jccl.prims.Prims;
 
-/** Pipelined broadcast along the ring starting at the root: every rank forwards each piece as it arrives. */
+/**
+ * Pipelined broadcast along the ring starting at the root: every rank forwards each piece as it arrives.
+ * Every rank first exchanges the {@link Token} with its ring neighbours, so a rank that disagrees about the
+ * root is caught; the root takes the token in a lane of its own, so its sends do not wait for it.
+ */
 public final class ChainBroadcast {
     private ChainBroadcast() {
     }
@@ -17,19 +21,19 @@ public final class ChainBroadcast {
     public static void build(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (r == root && !inPlace) {
-            p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
-        }
         if (n == 1) {
+            if (!inPlace) {
+                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
+            }
             return;
         }
-        if (count == 0) {
-            Token.ring(p);
-            return;
-        }
+        Token.sendNext(p);
         int position = Math.floorMod(r - root, n);
         int next = position == n - 1 ? Prims.NO_PEER : (r + 1) % n;
         int prev = (r - 1 + n) % n;
+        if (r != root) {
+            Token.recvPrev(p);   // before the data from the same rank
+        }
         long chunk = p.chunkElements();
         for (long off = 0; off < count; off += chunk) {
             long len = Math.min(chunk, count - off);
@@ -39,6 +43,14 @@ public final class ChainBroadcast {
                 p.recvCopySend(prev, Buf.RECV, off, len, next, Prims.NO_PEER);
             } else {
                 p.recv(prev, Buf.RECV, off, len);
+            }
+        }
+        if (r == root) {
+            // The root receives nothing else from prev; its own copy waits until the neighbour is known to agree.
+            p.newLane();
+            Token.recvPrev(p);
+            if (!inPlace) {
+                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
             }
         }
     }

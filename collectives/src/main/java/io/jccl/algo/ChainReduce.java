@@ -3,7 +3,11 @@ package io.jccl.algo;
 import io.jccl.plan.Buf;
 import io.jccl.prims.Prims;
 
-/** Pipelined reduce along the ring, starting after the root and ending at it. */
+/**
+ * Pipelined reduce along the ring, starting after the root and ending at it. Every rank first exchanges the
+ * {@link Token} with its ring neighbours, so a rank that disagrees about the root is caught; the rank after the
+ * root, which receives no data, takes the token in a lane of its own so that its sends do not wait for it.
+ */
 public final class ChainReduce {
     private ChainReduce() {
     }
@@ -20,13 +24,14 @@ public final class ChainReduce {
             p.copy(Buf.SEND, 0, Buf.RECV, 0, count, true, true);
             return;
         }
-        if (count == 0) {
-            Token.ring(p);
-            return;
-        }
         int position = Math.floorMod(r - root, n);
         int next = (r + 1) % n;
         int prev = (r - 1 + n) % n;
+        boolean receivesData = position != 1;
+        Token.sendNext(p);
+        if (receivesData) {
+            Token.recvPrev(p);   // before the data from the same rank
+        }
         long chunk = p.chunkElements();
         for (long off = 0; off < count; off += chunk) {
             long len = Math.min(chunk, count - off);
@@ -38,6 +43,10 @@ public final class ChainReduce {
             } else {
                 p.recvReduceSend(prev, Buf.SEND, off, len, next);
             }
+        }
+        if (!receivesData) {
+            p.newLane();
+            Token.recvPrev(p);
         }
     }
 }

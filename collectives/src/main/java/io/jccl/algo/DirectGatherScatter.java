@@ -3,7 +3,11 @@ package io.jccl.algo;
 import io.jccl.plan.Buf;
 import io.jccl.prims.Prims;
 
-/** Gather and scatter straight between the root and each rank; the root handles all peers at once. */
+/**
+ * Gather and scatter straight between the root and each rank; the root handles all peers at once. Every rank
+ * also exchanges the {@link Token} with its ring neighbours first, so a rank that disagrees about the root is
+ * caught rather than left waiting for data nobody sends.
+ */
 public final class DirectGatherScatter {
     private DirectGatherScatter() {
     }
@@ -17,16 +21,29 @@ public final class DirectGatherScatter {
     public static void gather(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (r != root) {
-            p.send(root, Buf.SEND, 0, count);
+        if (n == 1) {
+            if (!inPlace) {
+                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
+            }
             return;
         }
-        if (!inPlace) {
-            p.copy(Buf.SEND, 0, Buf.RECV, (long) root * count, count, false, false);
+        int prev = (r - 1 + n) % n;
+        Token.sendNext(p);
+        if (r != root) {
+            p.send(root, Buf.SEND, 0, count);
+            p.newLane();
+            Token.recvPrev(p);
+            return;
         }
         for (int j = 0; j < n; j++) {
             if (j != root) {
                 p.newLane();
+                if (j == prev) {
+                    Token.recvPrev(p);   // before the data from the same rank
+                    if (!inPlace) {
+                        p.copy(Buf.SEND, 0, Buf.RECV, (long) root * count, count, false, false);
+                    }
+                }
                 p.recv(j, Buf.RECV, (long) j * count, count);
             }
         }
@@ -41,17 +58,34 @@ public final class DirectGatherScatter {
     public static void scatter(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (r != root) {
-            p.recv(root, Buf.RECV, 0, count);
+        if (n == 1) {
+            if (!inPlace) {
+                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
+            }
             return;
         }
-        if (!inPlace) {
-            p.copy(Buf.SEND, (long) root * count, Buf.RECV, 0, count, false, false);
+        int prev = (r - 1 + n) % n;
+        Token.sendNext(p);
+        if (r != root) {
+            if (prev == root) {
+                Token.recvPrev(p);   // before the data from the same rank
+                p.recv(root, Buf.RECV, 0, count);
+            } else {
+                p.recv(root, Buf.RECV, 0, count);
+                p.newLane();
+                Token.recvPrev(p);
+            }
+            return;
         }
         for (int j = 0; j < n; j++) {
             if (j != root) {
                 p.send(j, Buf.SEND, (long) j * count, count);
             }
+        }
+        p.newLane();
+        Token.recvPrev(p);
+        if (!inPlace) {
+            p.copy(Buf.SEND, (long) root * count, Buf.RECV, 0, count, false, false);
         }
     }
 }

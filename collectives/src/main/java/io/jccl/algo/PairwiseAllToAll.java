@@ -40,12 +40,18 @@ public final class PairwiseAllToAll {
     public static void build(Prims p, long[] sendCounts, long[] sendDispls, long[] recvCounts, long[] recvDispls) {
         int n = p.size();
         int r = p.rank();
-        p.copy(Buf.SEND, sendDispls[r], Buf.RECV, recvDispls[r], sendCounts[r], false, false);
+        p.copy(Buf.SEND, at(sendDispls, sendCounts, r), Buf.RECV, at(recvDispls, recvCounts, r), sendCounts[r], false,
+                false);
         for (int k = 1; k < n; k++) {
             int to = (r + k) % n;
             int from = (r - k + n) % n;
-            p.send(to, Buf.SEND, sendDispls[to], sendCounts[to]);
-            p.recv(from, Buf.RECV, recvDispls[from], recvCounts[from]);
+            p.send(to, Buf.SEND, at(sendDispls, sendCounts, to), sendCounts[to]);
+            p.recv(from, Buf.RECV, at(recvDispls, recvCounts, from), recvCounts[from]);
         }
+    }
+
+    /** The displacement of a block; 0 for an empty one, whose displacement the caller need not keep in range. */
+    private static long at(long[] displs, long[] counts, int i) {
+        return counts[i] == 0 ? 0 : displs[i];
     }
 }

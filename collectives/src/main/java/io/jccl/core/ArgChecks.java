@@ -44,13 +44,19 @@ final class ArgChecks {
         }
     }
 
-    /** @return {@code count * elements * sizeBytes}, or an error naming what overflowed */
-    static long bytes(String what, long count, long multiplier, DataType type) {
+    /**
+     * @param parameter  the count's parameter name, for the message
+     * @param count      elements (per rank or block)
+     * @param multiplier how many such blocks (the number of ranks, or 1)
+     * @param type       element type
+     * @return {@code count * multiplier * type.sizeBytes()}, or an error naming the parameter and its value
+     */
+    static long bytes(String parameter, long count, long multiplier, DataType type) {
         try {
             return Math.multiplyExact(Math.multiplyExact(count, multiplier), (long) type.sizeBytes());
         } catch (ArithmeticException e) {
-            throw invalid(what + " of " + count + (multiplier == 1 ? "" : " x " + multiplier) + " elements of "
-                    + type + " overflows a 64-bit byte count");
+            throw invalid(parameter + " " + count + (multiplier == 1 ? "" : " x " + multiplier + " ranks") + " x "
+                    + type.sizeBytes() + "-byte " + type + " elements overflows a 64-bit byte count");
         }
     }
 
@@ -77,41 +83,76 @@ final class ArgChecks {
         }
     }
 
-    /** Where a segment's memory starts: the heap array (or null for native) and the address/offset. */
-    private static Object base(MemorySegment s) {
-        return s.heapBase().orElse(null);
+    /** Returned by {@link #distance} for segments that are not views of the same memory. */
+    private static final long UNRELATED = Long.MIN_VALUE;
+
+    /**
+     * How far {@code b} starts after {@code a} when both view the same memory (native memory, or the same heap
+     * array), else {@link #UNRELATED}. Heap views of one array that do not overlap count as unrelated, which
+     * is all the callers need. {@link MemorySegment#heapBase()} is not used: it hides the array of read-only
+     * views, so a read-only view of the receive buffer would escape the overlap checks.
+     */
+    private static long distance(MemorySegment a, MemorySegment b) {
+        if (a.isNative() != b.isNative()) {
+            return UNRELATED;
+        }
+        if (a.isNative()) {
+            return b.address() - a.address();
+        }
+        if (a.asOverlappingSlice(b).isEmpty()) {
+            return UNRELATED;
+        }
+        return b.address() - a.address();   // views of one array: addresses are offsets into it
     }
 
     /** True when both ranges are in the same memory and overlap. */
     static boolean overlaps(MemorySegment a, long aOffset, long aBytes, MemorySegment b, long bOffset, long bBytes) {
-        if (a == null || b == null || aBytes == 0 || bBytes == 0 || base(a) != base(b)) {
+        if (a == null || b == null || aBytes == 0 || bBytes == 0) {
             return false;
         }
-        long a0 = a.address() + aOffset;
-        long b0 = b.address() + bOffset;
-        return a0 < b0 + bBytes && b0 < a0 + aBytes;
+        long d = distance(a, b);
+        if (d == UNRELATED) {
+            return false;
+        }
+        long b0 = d + bOffset;   // in a's coordinates
+        return aOffset < b0 + bBytes && b0 < aOffset + aBytes;
     }
 
     /** True when {@code a + aOffset} is the same memory location as {@code b + bOffset}. */
     static boolean sameStart(MemorySegment a, long aOffset, MemorySegment b, long bOffset) {
-        return a != null && b != null && base(a) == base(b) && a.address() + aOffset == b.address() + bOffset;
+        if (a == null || b == null) {
+            return false;
+        }
+        long d = distance(a, b);
+        return d != UNRELATED && aOffset == d + bOffset;
     }
 
     /**
-     * NCCL's in-place rule: the send range lies at {@code recv + sendPosition}. Returns true for in place,
+     * NCCL's in-place rule: the {@code inner} range lies at {@code outer + position}. Returns true for in place,
      * false for disjoint buffers, and throws for any other overlap.
+     *
+     * @param what       the operation, for the message
+     * @param innerName  the parameter that must sit inside the other for in place ({@code send}, or {@code recv}
+     *                   for reduce-scatter and scatter)
+     * @param inner      that buffer
+     * @param innerBytes bytes of it the operation uses
+     * @param outerName  the other parameter
+     * @param outer      the other buffer
+     * @param outerBytes bytes of it the operation uses
+     * @param position   byte offset of the in-place position in {@code outer}
      */
-    static boolean inPlace(String what, MemorySegment send, long sendBytes, MemorySegment recv, long recvBytes,
-                           long sendPositionInRecv) {
-        if (sendBytes == 0) {
+    static boolean inPlace(String what, String innerName, MemorySegment inner, long innerBytes, String outerName,
+                           MemorySegment outer, long outerBytes, long position) {
+        if (innerBytes == 0) {
             return false;
         }
-        if (sameStart(send, 0, recv, sendPositionInRecv)) {
+        if (sameStart(inner, 0, outer, position)) {
             return true;
         }
-        if (overlaps(send, 0, sendBytes, recv, 0, recvBytes)) {
-            throw invalid(what + ": send and recv overlap but send is not at the in-place position (recv + "
-                    + sendPositionInRecv + " bytes); use separate buffers or the exact in-place layout");
+        if (overlaps(inner, 0, innerBytes, outer, 0, outerBytes)) {
+            throw invalid(what + ": " + innerName + " and " + outerName + " overlap but " + innerName
+                    + " is not at the in-place position (" + outerName + " + " + position
+                    + " bytes); use separate buffers or the exact in-place layout");
         }
         return false;
     }

@@ -66,6 +66,8 @@ final class CommExecutor implements Runnable {
     private volatile JcclException failure;
     private volatile boolean abortRequested;
     private volatile boolean closeRequested;
+    /** What operations queued after shutdown fail with. */
+    private volatile JcclException endError;
     private long collectiveSeq;
     private final long[] p2pSendSeq;
     private final long[] p2pRecvSeq;
@@ -112,13 +114,23 @@ final class CommExecutor implements Runnable {
         return failure;
     }
 
-    /** @return false when the queue is full */
-    boolean offer(OpRequest op) {
-        if (!queue.offer(op)) {
-            return false;
+    /** @return the operation's position in issue order, or -1 when the queue is full */
+    long offer(OpRequest op) {
+        long position = queue.offer(op);
+        if (position >= 0) {
+            signal.signal();
         }
-        signal.signal();
-        return true;
+        return position;
+    }
+
+    /**
+     * Fails operations that were queued after this thread drained the queue for the last time: an issuing
+     * thread that passed the open check just before close calls this once it sees the executor terminated.
+     * Synchronized because the queue has one consumer: after termination, whoever calls this.
+     */
+    synchronized void failStranded() {
+        JcclException e = endError;
+        drainQueue(e != null ? e : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed"));
     }
 
     void requestClose() {
@@ -307,8 +319,9 @@ final class CommExecutor implements Runnable {
         links.closeAll();
         staging.close();
         arena.close();
+        endError = end;
         terminated.countDown();
-        drainQueue(end);   // anything that slipped in while closing
+        failStranded();   // anything that slipped in while closing; later arrivals are failed by their issuer
     }
 
     // ---- Running plans ----
@@ -337,7 +350,9 @@ final class CommExecutor implements Runnable {
             } else {
                 long now = System.nanoTime();
                 if (now - deadlineNs > 0) {
-                    throw new JcclException(ErrorCode.TIMEOUT, members[0].describe() + " on rank " + rank
+                    String what = members.length == 1 ? members[0].describe()
+                            : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
+                    throw new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank
                             + " did not complete within " + config.opTimeout().toMillis() + " ms; still waiting for "
                             + runner.waitingFor());
                 }

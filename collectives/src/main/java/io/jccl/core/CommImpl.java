@@ -11,12 +11,14 @@ import io.jccl.plan.OpKind;
 import io.jccl.tune.Tuner;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import static io.jccl.core.ArgChecks.buffer;
@@ -32,13 +34,16 @@ public final class CommImpl implements Communicator {
     private final CommExecutor executor;
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile boolean aborted;
-    private volatile OpFuture lastIssued;
+    /** The operation latest in issue order (threads may finish enqueueing out of order). */
+    private final AtomicReference<OpFuture> lastIssued = new AtomicReference<>();
 
     // Group state: owned by one thread at a time.
     private final Object groupLock = new Object();
     private volatile Thread groupOwner;
     private int groupDepth;
     private List<OpRequest> groupOps;
+    /** Why the open group must not launch: the body of a nested {@link #group} threw. */
+    private Throwable groupAbandoned;
 
     CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
              Tuner tuner, long stagingSlotBytes, boolean transportsSignal) {
@@ -118,7 +123,8 @@ public final class CommImpl implements Communicator {
 
     private void enqueue(OpRequest op) {
         long parkNs = 1_000;
-        while (!executor.offer(op)) {
+        long position;
+        while ((position = executor.offer(op)) < 0) {
             checkOpen();
             if (Thread.currentThread() == executorThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
@@ -128,7 +134,15 @@ public final class CommImpl implements Communicator {
             LockSupport.parkNanos(parkNs);
             parkNs = Math.min(parkNs * 2, 1_000_000);
         }
-        lastIssued = op.future;
+        op.future.position(position);
+        lastIssued.accumulateAndGet(op.future, (a, b) -> a == null || b.position() > a.position() ? b : a);
+        // close() may have drained the queue for the last time between the open check and the offer; then
+        // nobody else will complete this operation. (The fence orders the offer before the check, against the
+        // executor's "terminated, then drain".)
+        VarHandle.fullFence();
+        if (executor.isTerminated()) {
+            executor.failStranded();
+        }
     }
 
     // ---- Collectives ----
@@ -139,10 +153,10 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.op(op, type);
-        long b = bytes("allReduce", count, 1, type);
+        long b = bytes("count", count, 1, type);
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allReduce", send, b, recv, b, 0);
+        boolean inPlace = ArgChecks.inPlace("allReduce", "send", send, b, "recv", recv, b, 0);
         return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()));
     }
 
@@ -152,14 +166,14 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("root", root, size);
-        long b = bytes("broadcast", count, 1, type);
+        long b = bytes("count", count, 1, type);
         boolean inPlace = false;
         if (rank == root) {
             buffer("send", send, b, false, executorThread());
         }
         buffer("recv", recv, b, true, executorThread());
         if (rank == root) {
-            inPlace = ArgChecks.inPlace("broadcast", send, b, recv, b, 0);
+            inPlace = ArgChecks.inPlace("broadcast", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
                 recv, inPlace, newFuture()));
@@ -173,12 +187,12 @@ public final class CommImpl implements Communicator {
         count("count", count);
         ArgChecks.op(op, type);
         ArgChecks.rank("root", root, size);
-        long b = bytes("reduce", count, 1, type);
+        long b = bytes("count", count, 1, type);
         buffer("send", send, b, false, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("recv", recv, b, true, executorThread());
-            inPlace = ArgChecks.inPlace("reduce", send, b, recv, b, 0);
+            inPlace = ArgChecks.inPlace("reduce", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
                 inPlace, newFuture()));
@@ -189,11 +203,11 @@ public final class CommImpl implements Communicator {
         checkOpen();
         ArgChecks.type(type);
         count("sendCount", sendCount);
-        long sb = bytes("allGather send", sendCount, 1, type);
-        long rb = bytes("allGather recv", sendCount, size, type);
+        long sb = bytes("sendCount", sendCount, 1, type);
+        long rb = bytes("sendCount", sendCount, size, type);
         buffer("send", send, sb, false, executorThread());
         buffer("recv", recv, rb, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allGather", send, sb, recv, rb, rank * sb);
+        boolean inPlace = ArgChecks.inPlace("allGather", "send", send, sb, "recv", recv, rb, rank * sb);
         return submit(OpRequest.collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace,
                 newFuture()));
     }
@@ -205,12 +219,12 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("recvCount", recvCount);
         ArgChecks.op(op, type);
-        long sb = bytes("reduceScatter send", recvCount, size, type);
-        long rb = bytes("reduceScatter recv", recvCount, 1, type);
+        long sb = bytes("recvCount", recvCount, size, type);
+        long rb = bytes("recvCount", recvCount, 1, type);
         buffer("send", send, sb, false, executorThread());
         buffer("recv", recv, rb, true, executorThread());
         // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
-        boolean inPlace = ArgChecks.inPlace("reduceScatter", recv, rb, send, sb, rank * rb);
+        boolean inPlace = ArgChecks.inPlace("reduceScatter", "recv", recv, rb, "send", send, sb, rank * rb);
         return submit(OpRequest.collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace,
                 newFuture()));
     }
@@ -220,7 +234,7 @@ public final class CommImpl implements Communicator {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
-        long b = bytes("allToAll", count, size, type);
+        long b = bytes("count", count, size, type);
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         ArgChecks.noOverlap("allToAll", send, b, recv, b);
@@ -236,8 +250,8 @@ public final class CommImpl implements Communicator {
         long[] sd = countsArray("sendDispls", sendDispls);
         long[] rc = countsArray("recvCounts", recvCounts);
         long[] rd = countsArray("recvDispls", recvDispls);
-        long sendEnd = extent("send", sc, sd, type);
-        long recvEnd = extent("recv", rc, rd, type);
+        long sendEnd = extent("send", send, sc, sd, type);
+        long recvEnd = extent("recv", recv, rc, rd, type);
         buffer("send", send, sendEnd, false, executorThread());
         buffer("recv", recv, recvEnd, true, executorThread());
         ArgChecks.noOverlap("allToAllv", send, sendEnd, recv, recvEnd);
@@ -260,16 +274,29 @@ public final class CommImpl implements Communicator {
         return values.clone();
     }
 
-    private static long extent(String name, long[] counts, long[] displs, DataType type) {
+    /**
+     * The bytes of {@code buffer} the blocks reach (empty blocks reach nothing, whatever their displacement);
+     * fails naming the block that does not fit when the buffer is too small.
+     */
+    private static long extent(String name, MemorySegment buffer, long[] counts, long[] displs, DataType type) {
         long end = 0;
         for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                continue;
+            }
+            String block = name + "Displs[" + i + "] " + displs[i] + " + " + name + "Counts[" + i + "] " + counts[i];
             long last;
             try {
                 last = Math.addExact(displs[i], counts[i]);
             } catch (ArithmeticException e) {
-                throw ArgChecks.invalid(name + "Displs[" + i + "] + " + name + "Counts[" + i + "] overflows");
+                throw ArgChecks.invalid(block + " overflows");
             }
-            end = Math.max(end, bytes(name + " block " + i, last, 1, type));
+            long blockEnd = bytes(block, last, 1, type);
+            if (buffer != null && buffer.byteSize() < blockEnd) {
+                throw ArgChecks.invalid(name + " holds " + buffer.byteSize() + " bytes but block " + i + " ("
+                        + block + " elements of " + type + ") ends at byte " + blockEnd);
+            }
+            end = Math.max(end, blockEnd);
         }
         return end;
     }
@@ -280,13 +307,13 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("sendCount", sendCount);
         ArgChecks.rank("root", root, size);
-        long sb = bytes("gather send", sendCount, 1, type);
-        long rb = bytes("gather recv", sendCount, size, type);
+        long sb = bytes("sendCount", sendCount, 1, type);
+        long rb = bytes("sendCount", sendCount, size, type);
         buffer("send", send, sb, false, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("recv", recv, rb, true, executorThread());
-            inPlace = ArgChecks.inPlace("gather", send, sb, recv, rb, root * sb);
+            inPlace = ArgChecks.inPlace("gather", "send", send, sb, "recv", recv, rb, root * sb);
         }
         return submit(OpRequest.collective(OpKind.GATHER, sendCount, type, null, root, send,
                 rank == root ? recv : null, inPlace, newFuture()));
@@ -298,13 +325,13 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("recvCount", recvCount);
         ArgChecks.rank("root", root, size);
-        long sb = bytes("scatter send", recvCount, size, type);
-        long rb = bytes("scatter recv", recvCount, 1, type);
+        long sb = bytes("recvCount", recvCount, size, type);
+        long rb = bytes("recvCount", recvCount, 1, type);
         buffer("recv", recv, rb, true, executorThread());
         boolean inPlace = false;
         if (rank == root) {
             buffer("send", send, sb, false, executorThread());
-            inPlace = ArgChecks.inPlace("scatter", recv, rb, send, sb, root * rb);
+            inPlace = ArgChecks.inPlace("scatter", "recv", recv, rb, "send", send, sb, root * rb);
         }
         return submit(OpRequest.collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
                 recv, inPlace, newFuture()));
@@ -316,7 +343,7 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("send", count, 1, type), false, executorThread());
+        buffer("buffer", buffer, bytes("count", count, 1, type), false, executorThread());
         return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()));
     }
 
@@ -326,7 +353,7 @@ public final class CommImpl implements Communicator {
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("recv", count, 1, type), true, executorThread());
+        buffer("buffer", buffer, bytes("count", count, 1, type), true, executorThread());
         return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()));
     }
 
@@ -359,6 +386,7 @@ public final class CommImpl implements Communicator {
     @Override
     public CollectiveFuture groupEnd() {
         List<OpRequest> ops;
+        Throwable abandoned;
         synchronized (groupLock) {
             if (groupOwner != Thread.currentThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "groupEnd without a matching groupStart on this "
@@ -368,16 +396,76 @@ public final class CommImpl implements Communicator {
                 return OpFuture.completed();
             }
             ops = groupOps;
+            abandoned = groupAbandoned;
             groupOps = null;
             groupOwner = null;
+            groupAbandoned = null;
         }
-        checkOpen();
+        if (abandoned != null) {
+            JcclException e = notLaunched(abandoned);
+            failAll(ops, e);
+            throw new JcclException(e.code(), e.detail(), e);
+        }
+        try {
+            checkOpen();
+        } catch (JcclException e) {
+            failAll(ops, e);   // they were never queued: nothing else would complete them
+            throw e;
+        }
         if (ops.isEmpty()) {
             return OpFuture.completed();
         }
         OpRequest group = OpRequest.group(ops, newFuture());
         enqueue(group);
         return group.future;
+    }
+
+    /**
+     * Like the default, but a body that throws launches nothing: the operations it collected fail with
+     * INVALID_USAGE (launching part of a group would leave the peers' matching operations waiting, or
+     * mismatched), and the body's exception propagates. Within an outer group, the outer group is abandoned too.
+     */
+    @Override
+    public CollectiveFuture group(java.util.function.Consumer<Communicator> body) {
+        groupStart();
+        try {
+            body.accept(this);
+        } catch (RuntimeException | Error e) {
+            abandonGroup(e);
+            throw e;
+        }
+        return groupEnd();
+    }
+
+    private void abandonGroup(Throwable cause) {
+        List<OpRequest> ops;
+        synchronized (groupLock) {
+            if (groupOwner != Thread.currentThread()) {
+                return;   // the body already ended the group itself
+            }
+            if (groupAbandoned == null) {
+                groupAbandoned = cause;
+            }
+            if (--groupDepth > 0) {
+                return;   // the outermost groupEnd reports it and fails everything collected
+            }
+            ops = groupOps;
+            groupOps = null;
+            groupOwner = null;
+            groupAbandoned = null;
+        }
+        failAll(ops, notLaunched(cause));
+    }
+
+    private static JcclException notLaunched(Throwable cause) {
+        String why = cause instanceof JcclException je ? je.code() + ": " + je.detail() : String.valueOf(cause);
+        return new JcclException(ErrorCode.INVALID_USAGE, "the group was not launched: its body threw " + why, cause);
+    }
+
+    private static void failAll(List<OpRequest> ops, JcclException e) {
+        for (OpRequest op : ops) {
+            op.future.fail(e);
+        }
     }
 
     // ---- Lifecycle ----
@@ -410,7 +498,7 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void synchronize() {
-        OpFuture last = lastIssued;
+        OpFuture last = lastIssued.get();
         if (last != null) {
             last.await();
         }
@@ -423,6 +511,10 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void abort() {
+        if (executor.isTerminated()) {
+            closed.set(true);
+            return;   // closed (or aborted) already: nothing left to stop, and close's outcome stands
+        }
         aborted = true;
         closed.set(true);
         executor.requestAbort();

@@ -11,13 +11,33 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** The {@link CollectiveFuture} of one operation. */
+/**
+ * The {@link CollectiveFuture} of one operation.
+ *
+ * <p>Two completions: {@code completion} is what waiters block on; {@code published} is where the futures
+ * handed out by {@link #toCompletableFuture()} hang, and nobody waits on it. A thread blocked in
+ * {@link CompletableFuture#get()} helps run the dependents of the future it waits on; were the callbacks
+ * attached there, a waiter could run one operation's callbacks while the communicator's thread already runs
+ * the next one's, breaking their issue order. This way they run on the communicator's thread, in order.
+ */
 final class OpFuture implements CollectiveFuture {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
+    private final CompletableFuture<Void> published = new CompletableFuture<>();
     private final Thread executorThread;
+    private long position = -1;
 
     OpFuture(Thread executorThread) {
         this.executorThread = executorThread;
+    }
+
+    /** Records the operation's position in its communicator's issue order. */
+    void position(long position) {
+        this.position = position;
+    }
+
+    /** @return the position in issue order, or -1 before it was queued */
+    long position() {
+        return position;
     }
 
     static OpFuture completed() {
@@ -27,11 +47,13 @@ final class OpFuture implements CollectiveFuture {
     }
 
     void complete() {
-        completion.complete(null);
+        completion.complete(null);   // first, so a callback that awaits this operation finds it complete
+        published.complete(null);
     }
 
     void fail(JcclException e) {
         completion.completeExceptionally(e);
+        published.completeExceptionally(e);
     }
 
     private void checkNotExecutor() {
@@ -95,7 +117,7 @@ final class OpFuture implements CollectiveFuture {
 
     @Override
     public CompletableFuture<Void> toCompletableFuture() {
-        return completion.copy();
+        return published.copy();
     }
 
     @Override

@@ -36,8 +36,8 @@ final class OpQueue<E> {
         this.mask = capacity - 1;
     }
 
-    /** @return false when full */
-    boolean offer(E e) {
+    /** @return the element's position in the queue's order (0, 1, ...), or -1 when full */
+    long offer(E e) {
         if (e == null) {
             throw new NullPointerException("element");
         }
@@ -45,11 +45,11 @@ final class OpQueue<E> {
             long t = (long) TAIL.getVolatile(this);
             long h = (long) HEAD.getAcquire(this);
             if (t - h >= elements.length) {
-                return false;
+                return -1;
             }
             if (TAIL.compareAndSet(this, t, t + 1)) {
                 ELEMENTS.setRelease(elements, (int) (t & mask), e);
-                return true;
+                return t;
             }
         }
     }

@@ -88,13 +88,25 @@ final class OpRequest {
                 null, null, null, color, key, future, result);
     }
 
+    /** The first counts of an all-to-allv, for messages. */
+    private static String counts(long[] c) {
+        int shown = Math.min(c.length, 8);
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < shown; i++) {
+            sb.append(i == 0 ? "" : ", ").append(c[i]);
+        }
+        return sb.append(c.length > shown ? ", ...]" : "]").toString();
+    }
+
     /** @return how the call looked, e.g. {@code allReduce(count=10, FLOAT32, sum)} */
     String describe() {
         return switch (type) {
             case GROUP -> "group of " + members.size() + " operations";
             case SPLIT -> "split(color=" + color + ", key=" + key + ")";
             case P2P -> (p2pSend ? "send" : "recv") + "(count=" + count + ", " + dataType + ", peer=" + peer + ")";
-            case COLLECTIVE -> kind.apiName() + "(count=" + count + (dataType == null ? "" : ", " + dataType)
+            case COLLECTIVE -> kind == OpKind.ALL_TO_ALLV ? "allToAllv(" + dataType + ", sendCounts="
+                    + counts(sendCounts) + ", recvCounts=" + counts(recvCounts) + ")"
+                    : kind.apiName() + "(count=" + count + (dataType == null ? "" : ", " + dataType)
                     + (op == null ? "" : ", " + op) + (root >= 0 ? ", root=" + root : "") + ")";
         };
     }

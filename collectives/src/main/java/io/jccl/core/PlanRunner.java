@@ -153,12 +153,18 @@ final class PlanRunner {
         return progressed;
     }
 
+    /**
+     * The segment a step refers to. The API accepts null where a rank has nothing to read or write (count 0,
+     * non-roots); transports get {@link MemorySegment#NULL} for those, since not every transport takes null
+     * even for zero bytes (TCP requires a buffer).
+     */
     private MemorySegment buffer(Buf buf, int member) {
-        return switch (buf) {
+        MemorySegment s = switch (buf) {
             case SEND -> sendBuffers[member];
             case RECV -> recvBuffers[member];
             case NONE -> EMPTY;
         };
+        return s == null ? EMPTY : s;
     }
 
     /** @return true when the step finished (the lane may continue with the next one) or changed phase */
@@ -445,14 +451,17 @@ final class PlanRunner {
 
     private JcclException failure(NetException e, int peer, int member, boolean sending) {
         String what = member >= 0 ? members[member].describe() : "the current operation";
+        // A transport may fail the send as well as the receive of a mismatched message. The exception's expected
+        // tag is always the receiver's and its actual tag the sender's, so on the sending side they swap roles.
+        long mine = sending ? e.actualTag() : e.expectedTag();
+        long theirs = sending ? e.expectedTag() : e.actualTag();
         return switch (e.reason()) {
             case TAG_MISMATCH -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
-                    + peer + " called " + Fingerprint.describe(e.actualTag()) + " while rank " + rank + " called "
-                    + Fingerprint.describe(e.expectedTag()) + " (different: "
-                    + Fingerprint.difference(e.expectedTag(), e.actualTag()) + ")");
+                    + peer + " called " + Fingerprint.describe(theirs) + " while rank " + rank + " called "
+                    + Fingerprint.describe(mine) + " (different: " + Fingerprint.difference(mine, theirs) + ")");
             case TRUNCATED -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
-                    + peer + " sent more data than rank " + rank + " expected in " + what + " (different counts?): "
-                    + e.getMessage());
+                    + (sending ? rank : peer) + " sent more data than rank " + (sending ? peer : rank)
+                    + " expected in " + what + " (different counts?): " + e.getMessage());
             case PEER_CLOSED -> new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer
                     + " closed its connection while rank " + rank + " was " + (sending ? "sending to" : "waiting for")
                     + " it in " + what + " (it exited, aborted, failed, or issued fewer operations)", e);

@@ -1,0 +1,307 @@
+package io.jccl.api;
+
+import io.jccl.Algorithm;
+import io.jccl.CollectiveFuture;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.ReduceOp;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import static io.jccl.DataType.FLOAT32;
+import static io.jccl.DataType.INT32;
+import static io.jccl.ReduceOp.SUM;
+import static io.jccl.api.CommAssertions.assertPattern;
+import static io.jccl.api.CommAssertions.fillPattern;
+import static io.jccl.api.CommAssertions.patternByte;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * One rank (the last) calls with a different count, type, operation, root or collective than the others, on
+ * 2, 3 and 4 ranks and, for some cases, over TCP.
+ *
+ * <p>What must hold: no rank hangs; every rank whose call fails fails with INVALID_USAGE naming the
+ * difference; the odd rank's call fails (over the in-JVM transport, where a send completes only when it is
+ * matched); for collectives in which every rank's result depends on every other rank (all-reduce, all-gather,
+ * reduce-scatter, all-to-all) every rank's call fails; no rank receives data from a mismatched call; and
+ * afterwards every rank is broken: {@code asyncError()} reports the INVALID_USAGE and later operations fail
+ * with it. A rank whose own part of a rooted collective or of a send/receive did not involve the odd rank may
+ * complete its call (it receives correct data) and learns of the failure right after.
+ */
+class MismatchTest {
+    static final int[] RANKS = {2, 3, 4};
+    private static final long BYTES = 16 << 10;
+
+    /** Issues one rank's call; {@code odd} says whether this is the rank that calls differently. */
+    @FunctionalInterface
+    interface Issue {
+        CollectiveFuture issue(Communicator c, boolean odd, MemorySegment send, MemorySegment recv);
+    }
+
+    /** What a rank's receive buffer may hold afterwards. */
+    enum Written {
+        /** Nothing: it keeps its pattern. */
+        NOTHING,
+        /** Only bytes of rank 0's send buffer at the same position (a broadcast from rank 0). */
+        BROADCAST_OF_RANK_0,
+        /** Only the rank's block of rank 0's send buffer (a scatter from rank 0 of 100 FLOAT32). */
+        SCATTER_OF_RANK_0,
+        /** Not checked: ranks legitimately copy their own data before any message (all-gather, p2p). */
+        NOT_CHECKED
+    }
+
+    /**
+     * @param name      test name
+     * @param issue     the calls
+     * @param allFail   whether every rank's call must fail (every rank's result depends on the odd rank)
+     * @param written   what receive buffers may hold afterwards
+     * @param fragments alternatives: every failure names at least one of them
+     */
+    record Case(String name, Issue issue, boolean allFail, Written written, String... fragments) {
+    }
+
+    static List<Case> cases() {
+        List<Case> cs = new ArrayList<>();
+        Written nothing = Written.NOTHING;
+        cs.add(new Case("allReduce count 1000 vs 1001",
+                (c, odd, s, r) -> c.allReduce(s, r, odd ? 1001 : 1000, FLOAT32, SUM), true, nothing,
+                "count 1000 vs 1001", "count 1001 vs 1000"));
+        cs.add(new Case("allReduce type FLOAT32 vs INT32",
+                (c, odd, s, r) -> c.allReduce(s, r, 100, odd ? INT32 : FLOAT32, SUM), true, nothing,
+                "type FLOAT32 vs INT32", "type INT32 vs FLOAT32"));
+        cs.add(new Case("allReduce op sum vs max",
+                (c, odd, s, r) -> c.allReduce(s, r, 100, FLOAT32, odd ? ReduceOp.MAX : SUM), true, nothing,
+                "reduction sum vs max", "reduction max vs sum"));
+        cs.add(new Case("allReduce count 0 vs 64",
+                (c, odd, s, r) -> c.allReduce(s, r, odd ? 0 : 64, FLOAT32, SUM), true, nothing,
+                "count 0 vs 64", "count 64 vs 0"));
+        cs.add(new Case("allReduce INT64 count 1 vs 2",
+                (c, odd, s, r) -> c.allReduce(s, r, odd ? 2 : 1, DataType.INT64, SUM), true, nothing,
+                "count 1 vs 2", "count 2 vs 1"));
+        cs.add(new Case("broadcast root 0 vs 1",
+                (c, odd, s, r) -> c.broadcast(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.BROADCAST_OF_RANK_0,
+                "root 0 vs 1", "root 1 vs 0"));
+        cs.add(new Case("in-place broadcast root 0 vs 1",
+                (c, odd, s, r) -> c.broadcast(r, 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
+                "root 0 vs 1", "root 1 vs 0"));
+        cs.add(new Case("broadcast count 0 vs 100",
+                (c, odd, s, r) -> c.broadcast(s, r, odd ? 0 : 100, FLOAT32, 0), false, Written.BROADCAST_OF_RANK_0,
+                "count 0 vs 100", "count 100 vs 0"));
+        cs.add(new Case("reduce root 0 vs 1",
+                (c, odd, s, r) -> c.reduce(s, r, 100, FLOAT32, SUM, odd ? 1 : 0), false, nothing,
+                "root 0 vs 1", "root 1 vs 0"));
+        cs.add(new Case("gather root 0 vs 1",
+                (c, odd, s, r) -> c.gather(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
+                "root 0 vs 1", "root 1 vs 0"));
+        cs.add(new Case("scatter root 0 vs 1",
+                (c, odd, s, r) -> c.scatter(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.SCATTER_OF_RANK_0,
+                "root 0 vs 1", "root 1 vs 0"));
+        cs.add(new Case("scatter count 100 vs 101",
+                (c, odd, s, r) -> c.scatter(s, r, odd ? 101 : 100, FLOAT32, 0), false, Written.SCATTER_OF_RANK_0,
+                "count 100 vs 101", "count 101 vs 100"));
+        cs.add(new Case("broadcast vs allReduce",
+                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.broadcast(s, r, 100, FLOAT32, 0),
+                false, Written.NOT_CHECKED, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
+        cs.add(new Case("allGather vs reduceScatter",
+                (c, odd, s, r) -> odd ? c.reduceScatter(s, r, 100, FLOAT32, SUM) : c.allGather(s, r, 100, FLOAT32),
+                true, Written.NOT_CHECKED, "operation allGather vs reduceScatter",
+                "operation reduceScatter vs allGather"));
+        cs.add(new Case("reduce vs allReduce",
+                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.reduce(s, r, 100, FLOAT32, SUM, 0),
+                false, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
+        cs.add(new Case("barrier vs allReduce",
+                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.barrier(), false, nothing,
+                "operation barrier vs allReduce", "operation allReduce vs barrier"));
+        cs.add(new Case("allGather count 100 vs 101",
+                (c, odd, s, r) -> c.allGather(s, r, odd ? 101 : 100, FLOAT32), true, Written.NOT_CHECKED,
+                "count 100 vs 101", "count 101 vs 100"));
+        cs.add(new Case("reduceScatter count 100 vs 99",
+                (c, odd, s, r) -> c.reduceScatter(s, r, odd ? 99 : 100, FLOAT32, SUM), true, nothing,
+                "count 100 vs 99", "count 99 vs 100"));
+        cs.add(new Case("allToAll count 50 vs 51",
+                (c, odd, s, r) -> c.allToAll(s, r, odd ? 51 : 50, FLOAT32), true, Written.NOT_CHECKED,
+                "count 50 vs 51", "count 51 vs 50"));
+        cs.add(new Case("allToAllv: the odd rank sends rank 0 one element more",
+                (c, odd, s, r) -> {
+                    int n = c.size();
+                    long[] counts = new long[n];
+                    long[] displs = new long[n];
+                    for (int i = 0; i < n; i++) {
+                        counts[i] = 10;
+                        displs[i] = 20L * i;
+                    }
+                    long[] sendCounts = counts.clone();
+                    if (odd) {
+                        sendCounts[0] = 11;
+                    }
+                    return c.allToAllv(s, sendCounts, displs, r, counts, displs, FLOAT32);
+                }, false, Written.NOT_CHECKED, "message of 44 bytes", "receive buffer of 40 bytes"));
+        cs.add(new Case("send/recv ring, the odd rank sends 12 elements, its peer expects 10",
+                (c, odd, s, r) -> ring(c, s, r, odd ? 12 : 10, 10, FLOAT32, FLOAT32), false, Written.NOT_CHECKED,
+                "count 10 vs 12", "count 12 vs 10"));
+        cs.add(new Case("send/recv ring, the odd rank sends INT32, its peer expects FLOAT32",
+                (c, odd, s, r) -> ring(c, s, r, 10, 10, odd ? INT32 : FLOAT32, FLOAT32), false, Written.NOT_CHECKED,
+                "type FLOAT32 vs INT32", "type INT32 vs FLOAT32"));
+        return cs;
+    }
+
+    /** Every rank sends to rank+1 and receives from rank-1, in one group. */
+    private static CollectiveFuture ring(Communicator c, MemorySegment s, MemorySegment r, long sendCount,
+                                         long recvCount, DataType sendType, DataType recvType) {
+        int n = c.size();
+        return c.group(g -> {
+            g.send(s, sendCount, sendType, (c.rank() + 1) % n);
+            g.recv(r, recvCount, recvType, (c.rank() - 1 + n) % n);
+        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> mismatchIsDetected() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int n : RANKS) {
+            for (Case c : cases()) {
+                tests.add(DynamicTest.dynamicTest("n=" + n + " " + c.name(), () -> run(n, c, null)));
+            }
+        }
+        return tests.stream();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> mismatchIsDetectedOverTcp() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int n : new int[] {2, 3}) {
+            for (Case c : cases()) {
+                if (c.name().startsWith("allReduce count 1000") || c.name().startsWith("broadcast root")
+                        || c.name().startsWith("allGather vs") || c.name().contains("sends 12 elements")) {
+                    tests.add(DynamicTest.dynamicTest("tcp n=" + n + " " + c.name(), () -> run(n, c, "tcp")));
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    static void run(int n, Case c, String transport) {
+        CommConfig.Builder config = CommConfig.builder().opTimeout(Duration.ofSeconds(10))
+                .algorithm(Algorithm.RING);
+        if (transport != null) {
+            config.transport(transport);
+        }
+        List<Communicator> comms = Communicator.local(n, config.build());
+        Arena arena = Arena.ofShared();
+        try {
+            MemorySegment[] send = new MemorySegment[n];
+            MemorySegment[] recv = new MemorySegment[n];
+            List<CollectiveFuture> fs = new ArrayList<>();
+            for (int r = 0; r < n; r++) {
+                send[r] = arena.allocate(BYTES);
+                recv[r] = arena.allocate(BYTES);
+                fillPattern(send[r], 2 * r);
+                fillPattern(recv[r], 2 * r + 1);
+            }
+            for (int r = 0; r < n; r++) {
+                fs.add(c.issue().issue(comms.get(r), r == n - 1, send[r], recv[r]));
+            }
+            int failed = 0;
+            for (int r = 0; r < n; r++) {
+                Optional<JcclException> e = outcome(fs.get(r));
+                if (e.isPresent()) {
+                    failed++;
+                    assertNamesTheDifference(e.get(), c, "rank " + r + "'s call");
+                } else {
+                    assertThat(c.allFail()).as("rank %d's call completed, but every rank depends on the odd one", r)
+                            .isFalse();
+                }
+            }
+            if (transport == null) {
+                assertThat(fs.get(n - 1).error()).as("the odd rank's call fails").isPresent();
+            } else {
+                assertThat(failed).as("ranks whose call failed").isPositive();
+            }
+            for (int r = 0; r < n; r++) {
+                assertPattern(send[r], 2 * r, "rank " + r + " send");
+                assertWritten(c.written(), r, send, recv[r]);
+            }
+            // Every rank is broken now: the error stays, later operations fail fast with the same code.
+            for (int r = 0; r < n; r++) {
+                Communicator comm = comms.get(r);
+                assertNamesTheDifference(awaitAsyncError(comm), c, "rank " + r + "'s asyncError");
+                JcclException later = CommAssertions.awaitFailure(comm.allReduce(send[r], recv[r], 4, FLOAT32, SUM));
+                assertThat(later.code()).as("later op on rank %d: %s", r, later.getMessage())
+                        .isEqualTo(ErrorCode.INVALID_USAGE);
+                assertThat(later.detail()).contains("do not match");
+            }
+        } finally {
+            // Abort (prompt even if a rank still waits) before the buffers go away.
+            CommAssertions.abortAll(comms);
+            arena.close();
+        }
+    }
+
+    /** @return the failure, or empty when the call completed; fails the test on a hang */
+    private static Optional<JcclException> outcome(CollectiveFuture f) {
+        try {
+            if (!f.await(CommAssertions.HANG)) {
+                fail("a call neither completed nor failed (hang)");
+            }
+            return Optional.empty();
+        } catch (JcclException e) {
+            return Optional.of(e);
+        }
+    }
+
+    private static void assertNamesTheDifference(JcclException e, Case c, String what) {
+        assertThat(e.code()).as("%s: %s", what, e.getMessage()).isEqualTo(ErrorCode.INVALID_USAGE);
+        assertThat(e.detail()).as(what).contains("do not match");
+        assertThat(e.detail()).as("%s names the difference", what).containsAnyOf(c.fragments());
+    }
+
+    /** A rank that completed its call learns of the failure right after; waits for that (bounded). */
+    static JcclException awaitAsyncError(Communicator comm) {
+        long until = System.nanoTime() + CommAssertions.HANG.toNanos();
+        while (comm.asyncError().isEmpty()) {
+            if (System.nanoTime() - until > 0) {
+                fail("rank " + comm.rank() + " never learned that the communicator failed");
+            }
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+        return comm.asyncError().get();
+    }
+
+    private static void assertWritten(Written written, int r, MemorySegment[] send, MemorySegment recv) {
+        switch (written) {
+            case NOTHING -> assertPattern(recv, 2 * r + 1, "rank " + r + " recv");
+            case BROADCAST_OF_RANK_0 -> assertOnly(recv, 2 * r + 1, send[0], 0, 400, r);
+            case SCATTER_OF_RANK_0 -> assertOnly(recv, 2 * r + 1, send[0], 400L * r, 400, r);
+            case NOT_CHECKED -> {
+            }
+            default -> throw new IllegalStateException();
+        }
+    }
+
+    /** Every byte of recv is its pattern, or (within the first {@code bytes}) the byte rank 0 sent there. */
+    private static void assertOnly(MemorySegment recv, int seed, MemorySegment source, long sourceOffset, long bytes,
+                                   int rank) {
+        for (long i = 0; i < recv.byteSize(); i++) {
+            byte got = recv.get(ValueLayout.JAVA_BYTE, i);
+            boolean legit = got == patternByte(seed, i)
+                    || i < bytes && got == source.get(ValueLayout.JAVA_BYTE, sourceOffset + i);
+            if (!legit) {
+                fail("rank " + rank + " recv byte " + i + " holds neither its pattern nor rank 0's data");
+            }
+        }
+    }
+}
