@@ -104,6 +104,7 @@ public final class CommImpl implements Communicator {
                         throw new JcclException(ErrorCode.INVALID_USAGE, "split cannot be part of a group");
                     }
                     groupOps.add(op);
+                    op.future.heldByGroupOf(Thread.currentThread());
                     return op.future;
                 }
                 if (groupOwner != null) {
@@ -412,12 +413,46 @@ public final class CommImpl implements Communicator {
             failAll(ops, e);   // they were never queued: nothing else would complete them
             throw e;
         }
+        for (OpRequest op : ops) {
+            op.future.heldByGroupOf(null);
+        }
         if (ops.isEmpty()) {
             return OpFuture.completed();
+        }
+        String selfMismatch = selfPairMismatch(ops);
+        if (selfMismatch != null) {
+            JcclException e = new JcclException(ErrorCode.INVALID_USAGE, selfMismatch + "; nothing in the group was "
+                    + "launched");
+            failAll(ops, e);
+            throw e;
         }
         OpRequest group = OpRequest.group(ops, newFuture());
         enqueue(group);
         return group.future;
+    }
+
+    /** Sends to this rank and receives from it must pair up in order with equal counts and types. */
+    private String selfPairMismatch(List<OpRequest> ops) {
+        List<OpRequest> sends = new ArrayList<>();
+        List<OpRequest> recvs = new ArrayList<>();
+        for (OpRequest op : ops) {
+            if (op.type == OpRequest.Type.P2P && op.peer == rank) {
+                (op.p2pSend ? sends : recvs).add(op);
+            }
+        }
+        if (sends.size() != recvs.size()) {
+            return "the group has " + sends.size() + " sends to this rank (" + rank + ") but " + recvs.size()
+                    + " receives from it";
+        }
+        for (int i = 0; i < sends.size(); i++) {
+            OpRequest snd = sends.get(i);
+            OpRequest rcv = recvs.get(i);
+            if (snd.count != rcv.count || snd.dataType != rcv.dataType) {
+                return "send to self #" + i + " " + snd.describe() + " does not match receive from self "
+                        + rcv.describe();
+            }
+        }
+        return null;
     }
 
     /**

@@ -56,7 +56,18 @@ final class OpFuture implements CollectiveFuture {
         published.completeExceptionally(e);
     }
 
+    /** Set while the operation sits in a group that {@code owner} has open; null once launched. */
+    private volatile Thread groupOwner;
+
+    void heldByGroupOf(Thread owner) {
+        this.groupOwner = owner;
+    }
+
     private void checkNotExecutor() {
+        if (groupOwner == Thread.currentThread() && !completion.isDone()) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "this operation belongs to the group this thread has "
+                    + "open; it starts at groupEnd(), so waiting for it now would wait forever");
+        }
         if (Thread.currentThread() == executorThread && !completion.isDone()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "cannot wait for a pending operation on the "
                     + "communicator's own thread (from a completion callback): it would wait for itself");

@@ -29,10 +29,13 @@ final class LocalRequest implements NetRequest {
             long expectedTag = s.recvTag;
             long actualTag = s.sendTag;
             long capacity = s.recvCapacityBytes;
+            RuntimeException copyFailure = s.failure;
             endpoint.retire(this);
             return switch (outcome) {
                 case LocalSlot.OUTCOME_OK -> bytes;
                 case LocalSlot.OUTCOME_TAG_MISMATCH -> throw NetException.tagMismatch(expectedTag, actualTag);
+                case LocalSlot.OUTCOME_COPY_FAILED -> throw new NetException(NetException.Reason.IO_ERROR,
+                        "copying the message failed: " + copyFailure, copyFailure);
                 default -> throw new NetException(NetException.Reason.TRUNCATED,
                         "message of " + bytes + " bytes does not fit the receive buffer of " + capacity + " bytes");
             };

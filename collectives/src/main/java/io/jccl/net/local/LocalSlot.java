@@ -17,6 +17,7 @@ final class LocalSlot {
     static final int OUTCOME_OK = 0;
     static final int OUTCOME_TAG_MISMATCH = 1;
     static final int OUTCOME_TRUNCATED = 2;
+    static final int OUTCOME_COPY_FAILED = 3;
 
     private static final VarHandle STATE;
     private static final VarHandle NEXT_SEQ;
@@ -43,6 +44,7 @@ final class LocalSlot {
     long recvTag;
     // Written by the matcher before DONE is published.
     int outcome;
+    RuntimeException failure;
 
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
@@ -73,6 +75,7 @@ final class LocalSlot {
     void recycle(long nextSeqValue) {
         sendBuffer = null;
         recvBuffer = null;
+        failure = null;
         STATE.setVolatile(this, 0);
         NEXT_SEQ.setRelease(this, nextSeqValue);
     }
@@ -81,16 +84,24 @@ final class LocalSlot {
      * Matches the two halves: checks tag and size, copies, publishes DONE. Only the side that set CLAIMED calls it.
      */
     void matchAndCopy() {
-        if (sendTag != recvTag) {
-            outcome = OUTCOME_TAG_MISMATCH;
-        } else if (sendBytes > recvCapacityBytes) {
-            outcome = OUTCOME_TRUNCATED;
-        } else {
-            outcome = OUTCOME_OK;
-            if (sendBytes > 0) {
-                MemorySegment.copy(sendBuffer, sendOffset, recvBuffer, recvOffset, sendBytes);
+        try {
+            if (sendTag != recvTag) {
+                outcome = OUTCOME_TAG_MISMATCH;
+            } else if (sendBytes > recvCapacityBytes) {
+                outcome = OUTCOME_TRUNCATED;
+            } else {
+                outcome = OUTCOME_OK;
+                if (sendBytes > 0) {
+                    MemorySegment.copy(sendBuffer, sendOffset, recvBuffer, recvOffset, sendBytes);
+                }
             }
+        } catch (RuntimeException e) {
+            // E.g. one side's arena was closed under it. Both requests fail; the slot must still reach DONE, or a
+            // close waiting for the copy would wait forever.
+            outcome = OUTCOME_COPY_FAILED;
+            failure = e;
+        } finally {
+            getAndOr(DONE);
         }
-        getAndOr(DONE);
     }
 }
