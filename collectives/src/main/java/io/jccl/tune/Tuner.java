@@ -4,26 +4,36 @@ import io.jccl.Algorithm;
 import io.jccl.plan.OpKind;
 
 /**
- * Picks an algorithm and chunk size from a latency-bandwidth cost model (NCCL's tuning idea, simplified).
+ * Picks the all-reduce algorithm and the chunk size from a latency-bandwidth cost model (NCCL's tuning idea),
+ * with constants fitted to measurements (docs/tuning.md, {@code AllReduceBenchmark}).
  *
- * <p>Each message costs {@code alpha = transport latency + per-step software overhead}; moving {@code b}
- * bytes over one connection costs {@code b / beta}. For an all-reduce of {@code S} bytes over {@code n} ranks:
+ * <p>A <em>hop</em> (one message on the critical path) costs {@code h = transport latency + executor overhead},
+ * the overhead being {@link #SIGNALLED_HOP_OVERHEAD_SECONDS} when the transport wakes the executor and
+ * {@link #POLLED_HOP_OVERHEAD_SECONDS} when the executor must poll it. Moving {@code b} bytes costs
+ * {@code b / beta}. For an all-reduce of {@code S} bytes per rank over {@code n} ranks:
  * <ul>
- * <li>ring: {@code 2(n-1) alpha + 2(n-1)/n * S/beta}, plus one alpha per extra pipelined loop;</li>
- * <li>double binary tree: {@code 2 ceil(log2 n) alpha + S/beta}, plus one alpha per extra piece;</li>
- * <li>recursive doubling: {@code r (alpha + S/beta)} with {@code r = ceil(log2 n)} rounds (+2 when n is not a
- *     power of two).</li>
+ * <li>ring: {@code (2(n-1) + loops - 1) h + 2(n-1)/n S/beta};</li>
+ * <li>double binary tree: {@code (2 ceil(log2 n) + pieces - 1) 1.5 h + 2.6 S/beta} — each tree step waits on
+ *     two children, and the staging copies of this implementation move about 2.6 S per rank;</li>
+ * <li>recursive doubling: {@code pieces r (2h + piece/beta)} with {@code r = ceil(log2 n)} rounds (+2 when n is
+ *     not a power of two); each round is a symmetric exchange, so two hops.</li>
  * </ul>
- * The cheapest wins unless the configuration forces one. Constants are documented in {@code docs/tuning.md}.
+ * The cheapest wins unless the configuration forces one.
  */
 public final class Tuner {
-    /** Software cost of one pipeline step (posting, matching, waking a thread), measured on the in-JVM transport. */
-    public static final double STEP_OVERHEAD_SECONDS = 4e-6;
+    /** Executor cost of one hop when the transport signals completions (in-JVM: a thread hand-off). */
+    public static final double SIGNALLED_HOP_OVERHEAD_SECONDS = 7.5e-6;
+    /** Executor cost of one hop when the transport is polled (TCP: the executor's polling back-off). */
+    public static final double POLLED_HOP_OVERHEAD_SECONDS = 70e-6;
+    /** Tree hops wait on two children: relative cost of a tree hop. */
+    static final double TREE_HOP_FACTOR = 1.5;
+    /** Bytes the double binary tree moves per rank, per byte of message (measured). */
+    static final double TREE_BANDWIDTH_FACTOR = 2.6;
     /** Smallest chunk the tuner picks. */
     public static final long MIN_CHUNK_BYTES = 16 << 10;
 
     private final int nRanks;
-    private final double alphaSeconds;
+    private final double hopSeconds;
     private final double betaBytesPerSecond;
     private final long maxChunkBytes;
     private final Algorithm forcedAlgorithm;
@@ -39,17 +49,18 @@ public final class Tuner {
     }
 
     /**
-     * @param nRanks             ranks in the communicator
-     * @param latencySeconds     one-way latency of the slowest transport in use
-     * @param bandwidthBytesPerSecond bandwidth of the slowest transport in use
-     * @param maxChunkBytes      largest chunk worth using on these transports
-     * @param forcedAlgorithm    {@link Algorithm#AUTO} or the algorithm to use
-     * @param forcedChunkBytes   0 or the chunk to use
+     * @param nRanks                  ranks in the communicator
+     * @param hopSeconds              cost of one message on the critical path: latency of the slowest transport
+     *                                in use plus the executor overhead for it
+     * @param bandwidthBytesPerSecond bandwidth one rank gets from the slowest transport in use
+     * @param maxChunkBytes           largest chunk worth using on these transports
+     * @param forcedAlgorithm         {@link Algorithm#AUTO} or the algorithm to use
+     * @param forcedChunkBytes        0 or the chunk to use
      */
-    public Tuner(int nRanks, double latencySeconds, double bandwidthBytesPerSecond, long maxChunkBytes,
+    public Tuner(int nRanks, double hopSeconds, double bandwidthBytesPerSecond, long maxChunkBytes,
                  Algorithm forcedAlgorithm, long forcedChunkBytes) {
         this.nRanks = nRanks;
-        this.alphaSeconds = latencySeconds + STEP_OVERHEAD_SECONDS;
+        this.hopSeconds = hopSeconds;
         this.betaBytesPerSecond = bandwidthBytesPerSecond;
         this.maxChunkBytes = Math.max(MIN_CHUNK_BYTES, maxChunkBytes);
         this.forcedAlgorithm = forcedAlgorithm;
@@ -57,8 +68,17 @@ public final class Tuner {
     }
 
     /**
+     * @param transportLatencySeconds one-way latency the transport reports
+     * @param signalled               whether the transport wakes the executor on completions
+     * @return the cost of one hop
+     */
+    public static double hopSeconds(double transportLatencySeconds, boolean signalled) {
+        return transportLatencySeconds + (signalled ? SIGNALLED_HOP_OVERHEAD_SECONDS : POLLED_HOP_OVERHEAD_SECONDS);
+    }
+
+    /**
      * @param kind  the operation
-     * @param bytes bytes per rank the operation reduces or moves (the all-reduce count times element size)
+     * @param bytes bytes per rank the operation reduces or moves
      * @return algorithm and chunk
      */
     public Choice choose(OpKind kind, long bytes) {
@@ -83,13 +103,17 @@ public final class Tuner {
         return (v + m - 1) / m * m;
     }
 
-    Algorithm cheapestAllReduce(long bytes) {
+    /**
+     * @param bytes bytes per rank
+     * @return the algorithm with the lowest predicted time
+     */
+    public Algorithm cheapestAllReduce(long bytes) {
         if (nRanks == 1) {
             return Algorithm.RING;
         }
         Algorithm best = Algorithm.RING;
         double bestSeconds = predictAllReduceSeconds(Algorithm.RING, bytes);
-        for (Algorithm a : new Algorithm[] {Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
+        for (Algorithm a : new Algorithm[] {Algorithm.RECURSIVE_DOUBLING, Algorithm.TREE}) {
             double s = predictAllReduceSeconds(a, bytes);
             if (s < bestSeconds) {
                 best = a;
@@ -114,16 +138,17 @@ public final class Tuner {
         return switch (algorithm) {
             case TREE -> {
                 double pieces = Math.max(1, Math.ceil(s / 2 / chunk));
-                yield 2 * log2 * alphaSeconds + (pieces - 1) * alphaSeconds + s / betaBytesPerSecond;
+                yield (2 * log2 + pieces - 1) * TREE_HOP_FACTOR * hopSeconds
+                        + TREE_BANDWIDTH_FACTOR * s / betaBytesPerSecond;
             }
             case RECURSIVE_DOUBLING -> {
                 double rounds = log2 + (Integer.bitCount(n) == 1 ? 0 : 2);
                 double pieces = Math.max(1, Math.ceil(s / chunk));
-                yield pieces * rounds * (alphaSeconds + Math.min(s, chunk) / betaBytesPerSecond);
+                yield pieces * rounds * (2 * hopSeconds + Math.min(s, chunk) / betaBytesPerSecond);
             }
             default -> {
                 double loops = Math.max(1, Math.ceil(s / ((double) n * chunk)));
-                yield (2.0 * (n - 1) + (loops - 1)) * alphaSeconds + 2.0 * (n - 1) / n * s / betaBytesPerSecond;
+                yield (2.0 * (n - 1) + (loops - 1)) * hopSeconds + 2.0 * (n - 1) / n * s / betaBytesPerSecond;
             }
         };
     }

@@ -1,0 +1,64 @@
+package io.jccl.tune;
+
+import io.jccl.Algorithm;
+import io.jccl.plan.OpKind;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The cost model's decisions for the transports as measured (docs/tuning.md). */
+class TunerTest {
+    private static final double LOCAL_HOP = Tuner.hopSeconds(1e-6, true);
+    private static final double TCP_HOP = Tuner.hopSeconds(30e-6, false);
+
+    private static Tuner local(int n) {
+        return new Tuner(n, LOCAL_HOP, 4e9, 256 << 10, Algorithm.AUTO, 0);
+    }
+
+    private static Tuner tcp(int n) {
+        return new Tuner(n, TCP_HOP, 1.25e9, 1 << 20, Algorithm.AUTO, 0);
+    }
+
+    @Test
+    void recursiveDoublingForSmallMessagesRingForLargeOnFourRanks() {
+        for (Tuner t : new Tuner[] {local(4), tcp(4)}) {
+            assertThat(t.choose(OpKind.ALL_REDUCE, 64).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+            assertThat(t.choose(OpKind.ALL_REDUCE, 4096).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+            assertThat(t.choose(OpKind.ALL_REDUCE, 16 << 20).algorithm()).isEqualTo(Algorithm.RING);
+        }
+        assertThat(local(4).choose(OpKind.ALL_REDUCE, 1 << 20).algorithm()).isEqualTo(Algorithm.RING);
+    }
+
+    @Test
+    void treeWinsMidSizesOnManyNetworkedRanks() {
+        assertThat(tcp(64).choose(OpKind.ALL_REDUCE, 1 << 20).algorithm()).isEqualTo(Algorithm.TREE);
+        assertThat(tcp(64).choose(OpKind.ALL_REDUCE, 64).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+    }
+
+    @Test
+    void theConfigurationOverridesTheModel() {
+        Tuner forced = new Tuner(4, LOCAL_HOP, 4e9, 256 << 10, Algorithm.TREE, 65536);
+        Tuner.Choice c = forced.choose(OpKind.ALL_REDUCE, 64);
+        assertThat(c.algorithm()).isEqualTo(Algorithm.TREE);
+        assertThat(c.chunkBytes()).isEqualTo(65536);
+    }
+
+    @Test
+    void chunksStayWithinBoundsAndOtherCollectivesUseTheRing() {
+        Tuner t = local(8);
+        for (long bytes : new long[] {0, 1, 1000, 1 << 20, 1L << 34}) {
+            Tuner.Choice c = t.choose(OpKind.ALL_GATHER, bytes);
+            assertThat(c.algorithm()).isEqualTo(Algorithm.RING);
+            assertThat(c.chunkBytes()).isBetween(Tuner.MIN_CHUNK_BYTES, 256L << 10);
+        }
+        assertThat(local(1).choose(OpKind.ALL_REDUCE, 1 << 20).algorithm()).isEqualTo(Algorithm.RING);
+    }
+
+    @Test
+    void predictionsGrowWithSize() {
+        Tuner t = tcp(8);
+        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
+            assertThat(t.predictAllReduceSeconds(a, 1 << 24)).isGreaterThan(t.predictAllReduceSeconds(a, 1 << 10));
+        }
+    }
+}
