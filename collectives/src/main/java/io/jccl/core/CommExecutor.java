@@ -393,14 +393,15 @@ final class CommExecutor implements Runnable {
         if (op.kind == OpKind.ALL_GATHER || op.kind == OpKind.REDUCE_SCATTER || op.kind == OpKind.ALL_TO_ALL) {
             bytes *= size;
         }
-        Tuner.Choice choice = tuner.choose(op.kind, bytes);
-        long chunkElements = Math.max(1, choice.chunkBytes() / elem);
-        Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? choice.algorithm() : Algorithm.AUTO;
+        Algorithm chosen = tuner.algorithm(op.kind, bytes);
+        long chunkBytes = tuner.chunkBytes(chosen, bytes);
+        long chunkElements = Math.max(1, chunkBytes / elem);
+        Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? chosen : Algorithm.AUTO;
         boolean cacheable = op.kind != OpKind.ALL_TO_ALLV;
         int root = op.type == OpRequest.Type.P2P ? op.peer : op.root;
         boolean flag = op.type == OpRequest.Type.P2P ? op.p2pSend : op.inPlace;
         if (cacheable) {
-            Plan cached = plans.get(op.kind, op.count, root, flag, elem, algorithm, choice.chunkBytes());
+            Plan cached = plans.get(op.kind, op.count, root, flag, elem, algorithm, chunkBytes);
             if (cached != null) {
                 return cached;
             }
@@ -411,7 +412,7 @@ final class CommExecutor implements Runnable {
         String name = Algorithms.build(b, shape, algorithm);
         Plan plan = b.build(name);
         if (cacheable) {
-            plans.put(op.kind, op.count, root, flag, elem, algorithm, choice.chunkBytes(), plan);
+            plans.put(op.kind, op.count, root, flag, elem, algorithm, chunkBytes, plan);
         }
         return plan;
     }

@@ -82,6 +82,11 @@ public final class CommImpl implements Communicator {
         return executor.thread();
     }
 
+    /** The executor thread, for tests that look at it (e.g. its allocation counter). */
+    Thread executorThreadForTests() {
+        return executor.thread();
+    }
+
     private OpFuture newFuture() {
         return new OpFuture(executorThread());
     }

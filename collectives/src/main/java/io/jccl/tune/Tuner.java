@@ -82,12 +82,33 @@ public final class Tuner {
      * @return algorithm and chunk
      */
     public Choice choose(OpKind kind, long bytes) {
-        Algorithm algorithm = Algorithm.RING;
-        if (kind == OpKind.ALL_REDUCE) {
-            algorithm = forcedAlgorithm != Algorithm.AUTO ? forcedAlgorithm : cheapestAllReduce(bytes);
+        Algorithm algorithm = algorithm(kind, bytes);
+        return new Choice(algorithm, chunkBytes(algorithm, bytes));
+    }
+
+    /**
+     * The algorithm part of {@link #choose}, without allocating (the executor calls it for every operation).
+     *
+     * @param kind  the operation
+     * @param bytes bytes per rank
+     * @return the all-reduce algorithm, RING for other operations
+     */
+    public Algorithm algorithm(OpKind kind, long bytes) {
+        if (kind != OpKind.ALL_REDUCE) {
+            return Algorithm.RING;
         }
-        long chunk = forcedChunkBytes > 0 ? forcedChunkBytes : chunkFor(algorithm, bytes);
-        return new Choice(algorithm, chunk);
+        return forcedAlgorithm != Algorithm.AUTO ? forcedAlgorithm : cheapestAllReduce(bytes);
+    }
+
+    /**
+     * The chunk part of {@link #choose}.
+     *
+     * @param algorithm what {@link #algorithm} returned
+     * @param bytes     bytes per rank
+     * @return the chunk in bytes
+     */
+    public long chunkBytes(Algorithm algorithm, long bytes) {
+        return forcedChunkBytes > 0 ? forcedChunkBytes : chunkFor(algorithm, bytes);
     }
 
     private long chunkFor(Algorithm algorithm, long bytes) {

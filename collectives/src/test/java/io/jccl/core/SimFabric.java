@@ -1,0 +1,204 @@
+package io.jccl.core;
+
+import io.jccl.net.MemoryRegistration;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * A deterministic, single-threaded fabric for the transport SPI: posted sends and receives wait on their
+ * connection until the test driver {@linkplain #deliverOne delivers} one, chosen by a seeded random generator,
+ * so message timing and interleaving are varied yet reproducible. Each connection holds only a small, random
+ * number of messages in flight, to exercise the "no room, try later" paths.
+ */
+final class SimFabric {
+    private final int size;
+    private final SplittableRandom random;
+    private final Link[][] links;
+
+    SimFabric(int size, long seed) {
+        this.size = size;
+        this.random = new SplittableRandom(seed);
+        this.links = new Link[size][size];
+        for (int from = 0; from < size; from++) {
+            for (int to = 0; to < size; to++) {
+                if (from != to) {
+                    links[from][to] = new Link(1 + random.nextInt(4));   // 1-4 messages in flight
+                }
+            }
+        }
+    }
+
+    SendConnection sendEnd(int from, int to) {
+        return links[from][to].send;
+    }
+
+    RecvConnection recvEnd(int from, int to) {
+        return links[from][to].recv;
+    }
+
+    /** @return true when a message was delivered (matched, checked, copied) */
+    boolean deliverOne() {
+        List<Link> ready = new ArrayList<>();
+        for (Link[] row : links) {
+            for (Link l : row) {
+                if (l != null && !l.sends.isEmpty() && !l.recvs.isEmpty()) {
+                    ready.add(l);
+                }
+            }
+        }
+        if (ready.isEmpty()) {
+            return false;
+        }
+        ready.get(random.nextInt(ready.size())).deliver();
+        return true;
+    }
+
+    /** @return true when nothing is posted anywhere */
+    boolean quiet() {
+        for (Link[] row : links) {
+            for (Link l : row) {
+                if (l != null && (!l.sends.isEmpty() || !l.recvs.isEmpty())) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    int size() {
+        return size;
+    }
+
+    private static final class Req implements NetRequest {
+        MemorySegment buffer;
+        long offset;
+        long bytes;
+        long tag;
+        long seq;
+        boolean sendSide;
+        long result = NOT_DONE;
+        NetException failure;
+        final Link link;
+
+        Req(Link link) {
+            this.link = link;
+        }
+
+        @Override
+        public long test() {
+            if (failure != null) {
+                link.retire(this);
+                throw failure;
+            }
+            if (result != NOT_DONE) {
+                link.retire(this);
+            }
+            return result;
+        }
+    }
+
+    /**
+     * One direction between two ranks, modelled on the in-JVM transport: message k holds one of
+     * {@code capacity} slots, shared by its send and its receive, from the first post until both sides have seen
+     * it complete; a side may post message k only while k is below the oldest unretired message plus capacity.
+     */
+    private static final class Link {
+        final int capacity;
+        long sendSeq;
+        long recvSeq;
+        long retiredBelow;
+        final java.util.Map<Long, Integer> retiredSides = new java.util.HashMap<>();
+        final ArrayDeque<Req> sends = new ArrayDeque<>();
+        final ArrayDeque<Req> recvs = new ArrayDeque<>();
+        final SendConnection send = new SendConnection() {
+            @Override
+            public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag,
+                                    MemoryRegistration mr) {
+                return post(true, buffer, offset, sizeBytes, tag);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        final RecvConnection recv = new RecvConnection() {
+            @Override
+            public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
+                                    MemoryRegistration mr) {
+                return post(false, buffer, offset, capacityBytes, expectedTag);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+
+        Link(int capacity) {
+            this.capacity = capacity;
+        }
+
+        private NetRequest post(boolean sendSide, MemorySegment buffer, long offset, long bytes, long tag) {
+            long seq = sendSide ? sendSeq : recvSeq;
+            if (seq >= retiredBelow + capacity) {
+                return null;
+            }
+            Req r = new Req(this);
+            r.buffer = buffer;
+            r.offset = offset;
+            r.bytes = bytes;
+            r.tag = tag;
+            r.seq = seq;
+            r.sendSide = sendSide;
+            if (sendSide) {
+                sendSeq++;
+                sends.add(r);
+            } else {
+                recvSeq++;
+                recvs.add(r);
+            }
+            return r;
+        }
+
+        void retire(Req r) {
+            int sides = retiredSides.merge(r.seq, 1, Integer::sum);
+            if (sides == 2) {
+                retiredSides.remove(r.seq);
+                if (r.seq == retiredBelow) {
+                    retiredBelow++;
+                    while (retiredSides.getOrDefault(retiredBelow, 0) == -1) {
+                        retiredSides.remove(retiredBelow);
+                        retiredBelow++;
+                    }
+                } else {
+                    retiredSides.put(r.seq, -1);   // fully retired, waiting for older ones
+                }
+            }
+        }
+
+        void deliver() {
+            Req s = sends.poll();
+            Req r = recvs.poll();
+            if (s.tag != r.tag) {
+                r.failure = NetException.tagMismatch(r.tag, s.tag);
+                s.failure = NetException.tagMismatch(s.tag, r.tag);
+            } else if (s.bytes > r.bytes) {
+                r.failure = new NetException(NetException.Reason.TRUNCATED, s.bytes + " > " + r.bytes);
+                s.failure = new NetException(NetException.Reason.TRUNCATED, s.bytes + " > " + r.bytes);
+            } else {
+                if (s.bytes > 0) {
+                    MemorySegment.copy(s.buffer, s.offset, r.buffer, r.offset, s.bytes);
+                }
+                r.result = s.bytes;
+                s.result = s.bytes;
+            }
+        }
+    }
+}
