@@ -31,6 +31,10 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class AllReduceBenchmark {
+    /** Created by JMH. */
+    public AllReduceBenchmark() {
+    }
+
     /** Ranks (threads of this JVM). */
     @Param({"4"})
     public int ranks;

@@ -14,6 +14,10 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.OPERATIONS)
 public class ByteCounter {
+    /** Created by JMH. */
+    public ByteCounter() {
+    }
+
     /** Bytes moved so far in this iteration; JMH reads the field. */
     public long bytes;
 

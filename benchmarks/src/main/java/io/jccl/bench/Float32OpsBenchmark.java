@@ -25,6 +25,10 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class Float32OpsBenchmark {
+    /** Created by JMH. */
+    public Float32OpsBenchmark() {
+    }
+
     /** The operation, as {@link ReduceOp#parse} reads it. */
     @Param({"prod", "min", "max", "avg"})
     public String op;

@@ -27,6 +27,10 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class Float32SumVsCBenchmark {
+    /** Created by JMH. */
+    public Float32SumVsCBenchmark() {
+    }
+
     /**
      * Size of each operand in bytes: 8 KiB (the three buffers fit in L1, so per-call overhead shows), 64 KiB (L2)
      * and 64 MiB (memory-bound).
@@ -79,6 +83,10 @@ public class Float32SumVsCBenchmark {
     /** Fails the C benchmark's setup, with the reason, when the library is unavailable. */
     @State(Scope.Benchmark)
     public static class CAvailable {
+        /** Created by JMH. */
+        public CAvailable() {
+        }
+
         /** Checks the library once per trial. */
         @Setup(Level.Trial)
         public void check() {

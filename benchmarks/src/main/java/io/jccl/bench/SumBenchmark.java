@@ -26,6 +26,10 @@ import java.util.concurrent.TimeUnit;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class SumBenchmark {
+    /** Created by JMH. */
+    public SumBenchmark() {
+    }
+
     /** The element type. */
     @Param({"INT8", "UINT8", "INT32", "UINT32", "INT64", "UINT64", "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64",
             "FLOAT8_E4M3", "FLOAT8_E5M2"})

@@ -43,6 +43,8 @@ public final class AllReduceExample {
     }
 
     /**
+     * Runs the example and prints the averaged value.
+     *
      * @param args optional: ranks, elements
      */
     public static void main(String[] args) {

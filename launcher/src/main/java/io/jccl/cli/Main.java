@@ -8,7 +8,13 @@ import picocli.CommandLine.Command;
         description = "JCCL: collective communication for the JVM.",
         subcommands = {VersionCommand.class, SelftestCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
+    /** Creates the top-level command (picocli instantiates it). */
+    public Main() {
+    }
+
     /**
+     * Runs the command line and exits with its code.
+     *
      * @param args command line
      */
     public static void main(String[] args) {

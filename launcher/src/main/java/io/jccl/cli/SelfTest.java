@@ -22,16 +22,27 @@ import java.util.List;
 public final class SelfTest {
     /** One collective the self-test runs. */
     public enum Collective {
+        /** All-reduce. */
         ALLREDUCE("allreduce", OpKind.ALL_REDUCE, true),
+        /** Broadcast from rank 0. */
         BROADCAST("broadcast", OpKind.BROADCAST, false),
+        /** Reduce to rank 0. */
         REDUCE("reduce", OpKind.REDUCE, true),
+        /** All-gather. */
         ALLGATHER("allgather", OpKind.ALL_GATHER, false),
+        /** Reduce-scatter. */
         REDUCESCATTER("reducescatter", OpKind.REDUCE_SCATTER, true),
+        /** All-to-all. */
         ALLTOALL("alltoall", OpKind.ALL_TO_ALL, false),
+        /** All-to-all with per-peer counts. */
         ALLTOALLV("alltoallv", OpKind.ALL_TO_ALLV, false),
+        /** Gather to rank 0. */
         GATHER("gather", OpKind.GATHER, false),
+        /** Scatter from rank 0. */
         SCATTER("scatter", OpKind.SCATTER, false),
+        /** Ring of send/recv in a group. */
         SENDRECV("sendrecv", OpKind.P2P, false),
+        /** Barrier. */
         BARRIER("barrier", OpKind.BARRIER, false);
 
         final String label;
@@ -55,7 +66,7 @@ public final class SelfTest {
     }
 
     /**
-     * One line of results.
+     * One line of results: what ran, its nccl-tests size, and how it did.
      *
      * @param collective  what ran
      * @param sizeBytes   nccl-tests' size: bytes of the largest buffer
@@ -78,6 +89,8 @@ public final class SelfTest {
     private final CheckBuffers checkBuffers = new CheckBuffers();
 
     /**
+     * Prepares a self-test over the given ranks.
+     *
      * @param comms      the ranks
      * @param type       element type
      * @param op         reduction for the reducing collectives
@@ -101,6 +114,8 @@ public final class SelfTest {
     }
 
     /**
+     * Runs one collective: fills the inputs, warms up, times the calls, verifies every rank's output.
+     *
      * @param collective what to run
      * @param sizeBytes  nccl-tests size in bytes
      * @return the measurement

@@ -19,6 +19,10 @@ import java.util.concurrent.Callable;
         description = {"Run every collective on N ranks in this JVM (threads), verify every element exactly and",
                 "print time and bus bandwidth per collective, like nccl-tests. Exits 1 on any wrong element."})
 public final class SelftestCommand implements Callable<Integer> {
+    /** Created by picocli. */
+    public SelftestCommand() {
+    }
+
     @Option(names = {"-np", "--ranks"}, defaultValue = "4", description = "number of ranks (default ${DEFAULT-VALUE})")
     int ranks;
 
@@ -103,6 +107,10 @@ public final class SelftestCommand implements Callable<Integer> {
 
     /** Parses sizes like 4096, 512K, 64M. */
     public static final class BytesConverter implements ITypeConverter<Long> {
+        /** Created by picocli. */
+        public BytesConverter() {
+        }
+
         @Override
         public Long convert(String value) {
             return CommConfig.parseBytes(value);
@@ -111,6 +119,10 @@ public final class SelftestCommand implements Callable<Integer> {
 
     /** Parses type names. */
     public static final class TypeConverter implements ITypeConverter<DataType> {
+        /** Created by picocli. */
+        public TypeConverter() {
+        }
+
         @Override
         public DataType convert(String value) {
             return DataType.parse(value);
@@ -119,6 +131,10 @@ public final class SelftestCommand implements Callable<Integer> {
 
     /** Parses reduction names. */
     public static final class OpConverter implements ITypeConverter<ReduceOp.Kind> {
+        /** Created by picocli. */
+        public OpConverter() {
+        }
+
         @Override
         public ReduceOp.Kind convert(String value) {
             return ReduceOp.parse(value).kind();
@@ -127,6 +143,10 @@ public final class SelftestCommand implements Callable<Integer> {
 
     /** Parses algorithm names. */
     public static final class AlgoConverter implements ITypeConverter<Algorithm> {
+        /** Created by picocli. */
+        public AlgoConverter() {
+        }
+
         @Override
         public Algorithm convert(String value) {
             return Algorithm.parse(value);

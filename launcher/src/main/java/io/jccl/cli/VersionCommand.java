@@ -14,6 +14,10 @@ import java.util.ServiceLoader;
 /** {@code jccl version}: JCCL's version and what this machine offers it. */
 @Command(name = "version", description = "Print the JCCL version, the Java runtime and the available transports.")
 public final class VersionCommand implements Runnable {
+    /** Created by picocli. */
+    public VersionCommand() {
+    }
+
     @Override
     public void run() {
         for (String line : lines()) {
@@ -51,6 +55,10 @@ public final class VersionCommand implements Runnable {
 
     /** Supplies {@code jccl --version}. */
     public static final class Provider implements IVersionProvider {
+        /** Created by picocli. */
+        public Provider() {
+        }
+
         @Override
         public String[] getVersion() {
             return lines().toArray(new String[0]);
