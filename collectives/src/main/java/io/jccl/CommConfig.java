@@ -87,19 +87,33 @@ public final class CommConfig {
             }
         }
         merged.putAll(options);
+        return new Resolved(
+                Duration.ofMillis(checked(merged, OP_TIMEOUT_MS, () -> parseMillis(merged, OP_TIMEOUT_MS,
+                        DEFAULT_OP_TIMEOUT_MS))),
+                Duration.ofMillis(checked(merged, INIT_TIMEOUT_MS, () -> parseMillis(merged, INIT_TIMEOUT_MS,
+                        DEFAULT_INIT_TIMEOUT_MS))),
+                merged.containsKey(ALGO) ? checked(merged, ALGO, () -> Algorithm.parse(merged.get(ALGO)))
+                        : Algorithm.AUTO,
+                merged.containsKey(CHUNK_SIZE) ? checked(merged, CHUNK_SIZE, () -> parseChunk(merged.get(CHUNK_SIZE)))
+                        : 0,
+                blankToNull(merged.get(NET)),
+                merged.containsKey(MAX_PENDING_OPS)
+                        ? checked(merged, MAX_PENDING_OPS, () -> parsePendingOps(merged.get(MAX_PENDING_OPS)))
+                        : DEFAULT_MAX_PENDING_OPS,
+                Collections.unmodifiableMap(merged));
+    }
+
+    /** Parses one option; a bad value fails naming the option, its value and where it came from. */
+    private <T> T checked(Map<String, String> merged, String key, java.util.function.Supplier<T> parse) {
         try {
-            return new Resolved(
-                    Duration.ofMillis(parseMillis(merged, OP_TIMEOUT_MS, DEFAULT_OP_TIMEOUT_MS)),
-                    Duration.ofMillis(parseMillis(merged, INIT_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS)),
-                    merged.containsKey(ALGO) ? Algorithm.parse(merged.get(ALGO)) : Algorithm.AUTO,
-                    merged.containsKey(CHUNK_SIZE) ? parseChunk(merged.get(CHUNK_SIZE)) : 0,
-                    blankToNull(merged.get(NET)),
-                    merged.containsKey(MAX_PENDING_OPS) ? parsePendingOps(merged.get(MAX_PENDING_OPS))
-                            : DEFAULT_MAX_PENDING_OPS,
-                    Collections.unmodifiableMap(merged));
+            return parse.get();
         } catch (IllegalArgumentException e) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, e.getMessage()
-                    + (options.isEmpty() ? " (check the JCCL_* environment variables)" : ""), e);
+            String source = options.containsKey(key) ? "set in CommConfig" : "from the environment";
+            String message = e.getMessage();
+            if (!message.contains(key)) {
+                message = key + "='" + merged.get(key) + "': " + message;
+            }
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, message + " (" + source + ")", e);
         }
     }
 
@@ -181,8 +195,11 @@ public final class CommConfig {
         if (t.endsWith("B") && t.length() > 1 && !Character.isDigit(t.charAt(t.length() - 2))) {
             t = t.substring(0, t.length() - 1);   // 64MB -> 64M
         }
-        int shift = 0;
-        if (!t.isEmpty()) {
+        if (t.isEmpty()) {
+            throw new IllegalArgumentException("size is empty");
+        }
+        int shift;
+        {
             switch (t.charAt(t.length() - 1)) {
                 case 'K' -> shift = 10;
                 case 'M' -> shift = 20;
