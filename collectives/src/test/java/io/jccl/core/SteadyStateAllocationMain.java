@@ -1,0 +1,63 @@
+package io.jccl.core;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
+
+/**
+ * Runs warm all-reduces in a fresh JVM, as an application would, and prints what the executor threads
+ * allocated per operation: {@code BYTES_PER_OP <n>}. Usage: {@code SteadyStateAllocationMain <transport>}.
+ */
+public final class SteadyStateAllocationMain {
+    private static final int WARMUP = 20_000;
+    private static final int MEASURED = 5_000;
+
+    private SteadyStateAllocationMain() {
+    }
+
+    public static void main(String[] args) {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        int n = 3;
+        long count = 4096;
+        java.util.List<Communicator> comms = Communicator.local(n, CommConfig.builder().transport(args[0]).build());
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment[] bufs = new MemorySegment[n];
+            for (int r = 0; r < n; r++) {
+                bufs[r] = arena.allocate(count * 4);
+            }
+            run(comms, bufs, count, WARMUP);
+            long before = allocated(threads, comms);
+            run(comms, bufs, count, MEASURED);
+            System.out.println("BYTES_PER_OP " + (allocated(threads, comms) - before) / MEASURED);
+        } finally {
+            comms.forEach(Communicator::close);
+        }
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean threads, java.util.List<Communicator> comms) {
+        long sum = 0;
+        for (Communicator c : comms) {
+            sum += threads.getThreadAllocatedBytes(((CommImpl) c).executorThreadForTests().threadId());
+        }
+        return sum;
+    }
+
+    private static void run(java.util.List<Communicator> comms, MemorySegment[] bufs, long count, int iterations) {
+        CollectiveFuture[] pending = new CollectiveFuture[comms.size()];
+        for (int i = 0; i < iterations; i++) {
+            for (int r = 0; r < comms.size(); r++) {
+                pending[r] = comms.get(r).allReduce(bufs[r], bufs[r], count, DataType.FLOAT32, ReduceOp.SUM);
+            }
+            for (CollectiveFuture f : pending) {
+                f.await();
+            }
+        }
+    }
+}
