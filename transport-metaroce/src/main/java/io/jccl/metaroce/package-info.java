@@ -1,5 +1,5 @@
 /**
- * MetaRoCE: the RDMA transport for lossy Ethernet. This module will hold the sans-IO protocol core and its
- * drivers; until then the collectives run over the {@code local} and {@code tcp} transports.
+ * MetaRoCE for JCCL: {@link io.jccl.metaroce.protocol} is the sans-IO protocol core (no sockets, threads or
+ * clock), {@link io.jccl.metaroce.sim} the deterministic lossy-fabric simulator that drives it.
  */
 package io.jccl.metaroce;

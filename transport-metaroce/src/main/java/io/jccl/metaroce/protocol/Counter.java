@@ -1,0 +1,68 @@
+package io.jccl.metaroce.protocol;
+
+/** The core's counters, with stable names (exported as metrics; renaming one breaks dashboards). */
+public enum Counter {
+    /** DATA packets sent, first transmissions and retransmissions. */
+    DATA_PACKETS_SENT("metaroce.packets.sent.data"),
+    /** Payload bytes sent in DATA packets, retransmissions included. */
+    PAYLOAD_BYTES_SENT("metaroce.bytes.sent.payload"),
+    /** ACK packets sent. */
+    ACK_PACKETS_SENT("metaroce.packets.sent.ack"),
+    /** Control packets sent (handshake, probe, close, RNR). */
+    CONTROL_PACKETS_SENT("metaroce.packets.sent.control"),
+    /** DATA packets received and accepted. */
+    DATA_PACKETS_RECEIVED("metaroce.packets.received.data"),
+    /** Payload bytes placed into memory for the first time. */
+    PAYLOAD_BYTES_PLACED("metaroce.bytes.received.placed"),
+    /** DATA packets whose data was already placed (duplicates, spurious retransmissions). */
+    DUPLICATE_PACKETS_RECEIVED("metaroce.packets.received.duplicate"),
+    /** ACK packets received and accepted. */
+    ACK_PACKETS_RECEIVED("metaroce.packets.received.ack"),
+    /** Control packets received and accepted. */
+    CONTROL_PACKETS_RECEIVED("metaroce.packets.received.control"),
+    /** Packets retransmitted because a later packet of the same path was acknowledged (SACK hole). */
+    RETRANSMITS_SACK("metaroce.retransmits.sack"),
+    /** Packets retransmitted because their path's retransmission timer fired. */
+    RETRANSMITS_RTO("metaroce.retransmits.rto"),
+    /** Packets moved off a failed path onto healthy ones. */
+    RETRANSMITS_REROUTED("metaroce.retransmits.rerouted"),
+    /** Holes seen in SACK bitmaps. */
+    SACK_HOLES("metaroce.sack.holes"),
+    /** DATA packets received with the ECN CE mark. */
+    ECN_MARKS_RECEIVED("metaroce.ecn.marks.received"),
+    /** Window reductions made in reaction to ECN. */
+    ECN_WINDOW_CUTS("metaroce.ecn.window.cuts"),
+    /** Retransmission timer expiries. */
+    RTO_FIRINGS("metaroce.rto.firings"),
+    /** Paths that went from active to suspect. */
+    PATHS_SUSPECTED("metaroce.paths.suspected"),
+    /** Paths declared failed. */
+    PATHS_FAILED("metaroce.paths.failed"),
+    /** Failed paths moved to a new route (new generation, new source port). */
+    PATHS_REROUTED("metaroce.paths.rerouted"),
+    /** Paths readmitted after successful probes. */
+    PATHS_READMITTED("metaroce.paths.readmitted"),
+    /** Probes sent. */
+    PROBES_SENT("metaroce.probes.sent"),
+    /** Receiver-not-ready replies sent. */
+    RNR_SENT("metaroce.rnr.sent"),
+    /** Receiver-not-ready replies received. */
+    RNR_RECEIVED("metaroce.rnr.received"),
+    /** Connections established. */
+    CONNECTIONS_OPENED("metaroce.connections.opened"),
+    /** Connections closed or failed. */
+    CONNECTIONS_CLOSED("metaroce.connections.closed"),
+    /** Work items completed. */
+    COMPLETIONS("metaroce.completions");
+
+    private final String metricName;
+
+    Counter(String metricName) {
+        this.metricName = metricName;
+    }
+
+    /** @return the counter's stable name */
+    public String metricName() {
+        return metricName;
+    }
+}

@@ -1,0 +1,123 @@
+package io.jccl.metaroce.protocol;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Settings of a MetaRoCE endpoint, checked when built. Times are nanoseconds, sizes bytes.
+ *
+ * @param paths                  logical paths per connection, 1-64 (default 8)
+ * @param payloadBytes           most payload bytes per DATA packet, 256-65000 (default 4096)
+ * @param initialWindowPackets   packets a path may have in flight at first, 1-256 (default 32)
+ * @param rtoFloorNs             smallest retransmission timeout (default 200 µs)
+ * @param rtoMaxNs               largest retransmission timeout, the backoff cap (default 50 ms)
+ * @param ackEveryPackets        a receiver acknowledges at least every this many DATA packets (default 4)
+ * @param delayedAckNs           or after this long (default 20 µs)
+ * @param inboundBytesPerSecond  what the receiver can take in, shared max-min among its senders by the rate
+ *                               hints it returns (default 12.5e9, 100 Gbit/s)
+ * @param failAfterRtos          consecutive RTO expiries that fail a path (default 2)
+ * @param probeIntervalNs        how often a failed path is probed (default 1 ms)
+ * @param probesToReadmit        consecutive answered probes that readmit it (default 2)
+ * @param connectionDeadNs       how long a connection may have no working path before it fails (default 10 s)
+ * @param maxPendingWork         posted and unfinished work items per connection (default 4096)
+ * @param rnrRetryNs             how long a sender waits before resending a SEND the receiver was not ready for
+ *                               (default 50 µs)
+ * @param handshakeKey           key that authenticates handshakes (derived from the rendezvous secret)
+ */
+public record EndpointConfig(int paths, int payloadBytes, int initialWindowPackets, long rtoFloorNs, long rtoMaxNs,
+                             int ackEveryPackets, long delayedAckNs, double inboundBytesPerSecond,
+                             int failAfterRtos, long probeIntervalNs, int probesToReadmit, long connectionDeadNs,
+                             int maxPendingWork, long rnrRetryNs, byte[] handshakeKey) {
+    /** Most paths per connection. */
+    public static final int MAX_PATHS = 64;
+    /** Most packets a path may have outstanding (the SACK window). */
+    public static final int MAX_OUTSTANDING_PER_PATH = 256;
+
+    /** Checks every value. */
+    public EndpointConfig {
+        check(paths >= 1 && paths <= MAX_PATHS, "paths", paths, "1-64");
+        check(payloadBytes >= 256 && payloadBytes <= 65000, "payloadBytes", payloadBytes, "256-65000");
+        check(initialWindowPackets >= 1 && initialWindowPackets <= MAX_OUTSTANDING_PER_PATH, "initialWindowPackets",
+                initialWindowPackets, "1-256");
+        check(rtoFloorNs > 0 && rtoMaxNs >= rtoFloorNs, "rtoFloorNs/rtoMaxNs", rtoFloorNs + "/" + rtoMaxNs,
+                "0 < floor <= max");
+        check(ackEveryPackets >= 1 && ackEveryPackets <= 64, "ackEveryPackets", ackEveryPackets, "1-64");
+        check(delayedAckNs > 0, "delayedAckNs", delayedAckNs, "> 0");
+        check(inboundBytesPerSecond > 0, "inboundBytesPerSecond", inboundBytesPerSecond, "> 0");
+        check(failAfterRtos >= 1, "failAfterRtos", failAfterRtos, ">= 1");
+        check(probeIntervalNs > 0, "probeIntervalNs", probeIntervalNs, "> 0");
+        check(probesToReadmit >= 1, "probesToReadmit", probesToReadmit, ">= 1");
+        check(connectionDeadNs > 0, "connectionDeadNs", connectionDeadNs, "> 0");
+        check(maxPendingWork >= 1 && maxPendingWork <= 1 << 20, "maxPendingWork", maxPendingWork, "1-1048576");
+        check(rnrRetryNs > 0, "rnrRetryNs", rnrRetryNs, "> 0");
+        Objects.requireNonNull(handshakeKey, "handshakeKey");
+        check(handshakeKey.length >= 16, "handshakeKey", handshakeKey.length + " bytes", ">= 16 bytes");
+        handshakeKey = handshakeKey.clone();
+    }
+
+    private static void check(boolean ok, String name, Object value, String range) {
+        if (!ok) {
+            throw new IllegalArgumentException(name + "=" + value + " is out of range (" + range + ")");
+        }
+    }
+
+    /**
+     * @param handshakeKey the handshake key (at least 16 bytes)
+     * @return the defaults
+     */
+    public static EndpointConfig defaults(byte[] handshakeKey) {
+        return new EndpointConfig(8, 4096, 32, 200_000, 50_000_000, 4, 20_000, 12.5e9, 2, 1_000_000, 2,
+                10_000_000_000L, 4096, 50_000, handshakeKey);
+    }
+
+    /** @return a copy with another number of paths */
+    public EndpointConfig withPaths(int n) {
+        return new EndpointConfig(n, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    /** @return a copy with another payload size */
+    public EndpointConfig withPayloadBytes(int bytes) {
+        return new EndpointConfig(paths, bytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    /** @return a copy with another inbound capacity */
+    public EndpointConfig withInboundBytesPerSecond(double bytesPerSecond) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, bytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    /** @return a copy with other retransmission timeout bounds */
+    public EndpointConfig withRto(long floorNs, long maxNs) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, floorNs, maxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    @Override
+    public byte[] handshakeKey() {
+        return handshakeKey.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof EndpointConfig c && c.paths == paths && c.payloadBytes == payloadBytes
+                && c.initialWindowPackets == initialWindowPackets && c.rtoFloorNs == rtoFloorNs
+                && c.rtoMaxNs == rtoMaxNs && Arrays.equals(c.handshakeKey, handshakeKey);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs);
+    }
+
+    @Override
+    public String toString() {
+        return "EndpointConfig[paths=" + paths + ", payloadBytes=" + payloadBytes + ", initialWindowPackets="
+                + initialWindowPackets + ", rtoFloorNs=" + rtoFloorNs + ", rtoMaxNs=" + rtoMaxNs + "]";
+    }
+}
