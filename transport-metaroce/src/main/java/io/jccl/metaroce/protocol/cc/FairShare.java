@@ -1,0 +1,152 @@
+package io.jccl.metaroce.protocol.cc;
+
+import java.util.Arrays;
+
+/**
+ * The receiver's share-out of its inbound capacity among the senders that are sending to it, max-min fair by
+ * water-filling: senders that use less than an equal share keep what they use (plus room to grow), the rest is
+ * split evenly among the others. A sender seen for the first time is given an equal share at once.
+ * Recomputed every interval from the bytes each sender delivered.
+ */
+public final class FairShare {
+    private static final double GROWTH = 1.25;
+    private static final int IDLE_INTERVALS = 4;
+
+    private final double capacityBytesPerSecond;
+    private final long intervalNs;
+    private long[] bytes = new long[8];
+    private double[] rate = new double[8];
+    private double[] hint = new double[8];
+    private int[] idle = new int[8];
+    private boolean[] active = new boolean[8];
+    private boolean[] fresh = new boolean[8];
+    private int slots;
+    private long lastUpdateNs = Long.MIN_VALUE;
+    private double[] scratch = new double[8];
+    private int[] order = new int[8];
+
+    /**
+     * @param capacityBytesPerSecond what this receiver can take in
+     * @param intervalNs             how often shares are recomputed
+     */
+    public FairShare(double capacityBytesPerSecond, long intervalNs) {
+        this.capacityBytesPerSecond = capacityBytesPerSecond;
+        this.intervalNs = intervalNs;
+    }
+
+    private void ensure(int slot) {
+        if (slot >= bytes.length) {
+            int n = Math.max(slot + 1, bytes.length * 2);
+            bytes = Arrays.copyOf(bytes, n);
+            rate = Arrays.copyOf(rate, n);
+            hint = Arrays.copyOf(hint, n);
+            idle = Arrays.copyOf(idle, n);
+            active = Arrays.copyOf(active, n);
+            fresh = Arrays.copyOf(fresh, n);
+            scratch = new double[n];
+            order = new int[n];
+        }
+        slots = Math.max(slots, slot + 1);
+    }
+
+    /** A sender delivered payload bytes. */
+    public void onBytes(int slot, long payloadBytes, long nowNs) {
+        ensure(slot);
+        if (!active[slot]) {
+            active[slot] = true;
+            fresh[slot] = true;
+            idle[slot] = 0;
+            rate[slot] = 0;
+            recompute();   // a newcomer gets its share at once
+        }
+        bytes[slot] += payloadBytes;
+    }
+
+    /** Forgets a sender (its connection closed). */
+    public void remove(int slot) {
+        if (slot < slots) {
+            active[slot] = false;
+            bytes[slot] = 0;
+            recompute();
+        }
+    }
+
+    /** Recomputes shares if an interval has passed. */
+    public void update(long nowNs) {
+        if (lastUpdateNs == Long.MIN_VALUE) {
+            lastUpdateNs = nowNs;
+            return;
+        }
+        long dt = nowNs - lastUpdateNs;
+        if (dt < intervalNs) {
+            return;
+        }
+        for (int i = 0; i < slots; i++) {
+            if (!active[i]) {
+                continue;
+            }
+            double measured = bytes[i] * 1e9 / dt;
+            rate[i] = fresh[i] ? measured : 0.5 * rate[i] + 0.5 * measured;
+            fresh[i] = false;
+            if (bytes[i] == 0 && ++idle[i] >= IDLE_INTERVALS) {
+                active[i] = false;
+            } else if (bytes[i] > 0) {
+                idle[i] = 0;
+            }
+            bytes[i] = 0;
+        }
+        lastUpdateNs = nowNs;
+        recompute();
+    }
+
+    /** @return when the next recomputation is due */
+    public long nextUpdateNs() {
+        return lastUpdateNs == Long.MIN_VALUE ? Long.MAX_VALUE : lastUpdateNs + intervalNs;
+    }
+
+    private void recompute() {
+        int n = 0;
+        for (int i = 0; i < slots; i++) {
+            if (active[i]) {
+                order[n] = i;
+                // A newcomer's demand is unknown: treat it as unlimited.
+                scratch[n] = fresh[i] || rate[i] == 0 ? Double.MAX_VALUE : rate[i] * GROWTH;
+                n++;
+            }
+        }
+        // Water-filling in ascending order of demand.
+        for (int a = 1; a < n; a++) {
+            int o = order[a];
+            double d = scratch[a];
+            int b = a - 1;
+            while (b >= 0 && scratch[b] > d) {
+                scratch[b + 1] = scratch[b];
+                order[b + 1] = order[b];
+                b--;
+            }
+            scratch[b + 1] = d;
+            order[b + 1] = o;
+        }
+        double remaining = capacityBytesPerSecond;
+        for (int k = 0; k < n; k++) {
+            double equal = remaining / (n - k);
+            double share = Math.min(scratch[k], equal);
+            hint[order[k]] = share;
+            remaining -= share;
+        }
+    }
+
+    /** @return the share (bytes per second) granted to a sender; the whole capacity for an unknown one */
+    public double hint(int slot) {
+        return slot < slots && active[slot] ? hint[slot] : capacityBytesPerSecond;
+    }
+
+    /** @return how many senders are active */
+    public int activeSenders() {
+        int n = 0;
+        for (int i = 0; i < slots; i++) {
+            n += active[i] ? 1 : 0;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,990 @@
+package io.jccl.metaroce.protocol.conn;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.DropReason;
+import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.protocol.TransmitSink;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.protocol.path.PathState;
+import io.jccl.metaroce.protocol.path.ReceiverPath;
+import io.jccl.metaroce.protocol.path.SenderPath;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2LongHashMap;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * One MetaRoCE connection: streams above, logical paths below, one congestion controller. Driven by its
+ * {@code Endpoint}, which owns the packet codec, the clock and the sink; this class decides what to send, where
+ * to place what arrives, and when work completes. Single-threaded; no allocation per packet in steady state.
+ */
+public final class Connection implements SenderPath.AckVisitor {
+    /** Connection states. */
+    public enum State {
+        /** The initiator sent its handshake and waits for the answer. */
+        CONNECTING,
+        /** Both sides agreed; data flows. */
+        ESTABLISHED,
+        /** Closed or failed; pending work was completed with {@link CompletionStatus#CONNECTION_CLOSED}. */
+        CLOSED
+    }
+
+    /** What the endpoint provides to its connections. */
+    public interface Context {
+        /** Builds and hands over one DATA packet. */
+        void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write, int flags,
+                      int message, int target, long offset, long messageLength, long base, MemorySegment src,
+                      long srcOffset, int payload);
+
+        /** Builds and hands over one ACK. */
+        void sendAck(Connection c, TransmitSink sink, int pathIndex, ReceiverPath rx, double hintBytesPerSecond);
+
+        /** Builds and hands over a receiver-not-ready answer. */
+        void sendRnr(Connection c, TransmitSink sink, int stream, int message, long retryNs);
+
+        /** Builds and hands over a probe or probe reply. */
+        void sendProbe(Connection c, TransmitSink sink, int pathIndex, int generation, boolean reply, int seq,
+                       long timestampNs);
+
+        /** Builds and hands over the handshake packet this connection owes (INIT or ACCEPT). */
+        void sendHandshake(Connection c, TransmitSink sink);
+
+        /** Builds and hands over a CLOSE. */
+        void sendClose(Connection c, TransmitSink sink);
+
+        /** Places payload bytes from a received datagram into memory. */
+        void place(DirectBuffer datagram, int payloadOffset, MemorySegment dst, long dstOffset, int length);
+
+        /** Records a completion. */
+        void complete(Connection c, long workId, WorkKind kind, CompletionStatus status, long bytes);
+
+        /** @return the rate this endpoint grants the connection as a receiver */
+        double hint(Connection c);
+
+        /** Counts payload bytes received from this connection, for the fair share. */
+        void inbound(Connection c, long bytes, long nowNs);
+
+        /** @return a new work id */
+        long nextWorkId();
+    }
+
+    private final EndpointConfig config;
+    private final Context ctx;
+    private final io.jccl.metaroce.protocol.Counters counters;
+    public final int localId;
+    public final int slot;
+    public final long peer;
+    public final boolean initiator;
+    private int remoteId;
+    private int sessionTag;
+    private State state;
+    private final int payloadBytes;
+    private final SenderPath[] tx;
+    private final ReceiverPath[] rx;
+    private final boolean[] rerouteDue;
+
+    // Handshake.
+    private final byte[] localNonce;
+    private byte[] remoteNonce;
+    private long handshakeDueNs;
+    private long handshakeIntervalNs;
+    private boolean acceptDue;
+
+    // Sending side.
+    private final OutboundMessage[] outbound;
+    private final int[] freeOutbound;
+    private int freeOutboundCount;
+    private int[] sendOrder = new int[16];   // refs with chunks never sent, in posting order
+    private int sendHead;
+    private int sendCount;
+    private int[] retx = new int[48];        // triples: ref, chunk, epoch
+    private int retxHead;
+    private int retxCount;
+    private int nextWriteId;
+    private int pendingWork;
+    private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
+    private int pathCursor;
+
+    // Pacing to the peer's rate hint.
+    private double rateBytesPerSecond;
+    private double tokens;
+    private long tokensAtNs;
+    private long pacingDueNs = Long.MAX_VALUE;
+
+    // Receiving side.
+    private final Int2ObjectHashMap<InboundMessage> writes = new Int2ObjectHashMap<>();
+    private int writesCompleteBelow;
+    private final Long2LongHashMap rnrSentNs = new Long2LongHashMap(Long.MIN_VALUE);
+    private long[] rnrQueue = new long[8];
+    private int rnrCount;
+    private int[] probeReplies = new int[12];   // quadruples: path, generation, seq, (timestamp in two ints)
+    private int probeReplyCount;
+    private InboundMessage[] inboundPool = new InboundMessage[8];
+    private int inboundPoolCount;
+
+    private boolean closeDue;
+    private long noPathSinceNs = Long.MIN_VALUE;
+
+    /** Per-stream state, both directions. */
+    private static final class Stream {
+        int nextSendSeq;
+        int[] sendsInOrder = new int[8];   // outbound refs by message sequence, from sendsBase
+        int sendsBase;
+        int sendsCount;
+        int nextRecvSeq;
+        int recvBase;
+        InboundMessage[] recvs = new InboundMessage[8];
+        int recvCount;
+    }
+
+    /**
+     * @param config    the endpoint's settings
+     * @param ctx       the endpoint
+     * @param localId   this side's connection id
+     * @param slot      the endpoint's dense index for this connection
+     * @param peer      the remote endpoint as the driver identifies it
+     * @param initiator whether this side opened the connection
+     * @param nonce     this side's 16-byte handshake nonce
+     * @param paths     number of logical paths
+     * @param payload   payload bytes per packet (the initiator's, agreed in the handshake)
+     * @param nowNs     the clock
+     */
+    public Connection(EndpointConfig config, Context ctx, io.jccl.metaroce.protocol.Counters counters, int localId,
+                      int slot, long peer, boolean initiator, byte[] nonce, int paths, int payload, long nowNs) {
+        this.config = config;
+        this.ctx = ctx;
+        this.counters = counters;
+        this.localId = localId;
+        this.slot = slot;
+        this.peer = peer;
+        this.initiator = initiator;
+        this.localNonce = nonce.clone();
+        this.payloadBytes = payload;
+        this.tx = new SenderPath[paths];
+        this.rx = new ReceiverPath[paths];
+        this.rerouteDue = new boolean[paths];
+        for (int p = 0; p < paths; p++) {
+            tx[p] = new SenderPath(p, config.initialWindowPackets());
+            rx[p] = new ReceiverPath();
+        }
+        this.outbound = new OutboundMessage[config.maxPendingWork()];
+        this.freeOutbound = new int[config.maxPendingWork()];
+        for (int i = 0; i < outbound.length; i++) {
+            outbound[i] = new OutboundMessage(i);
+            freeOutbound[i] = outbound.length - 1 - i;
+        }
+        this.freeOutboundCount = outbound.length;
+        this.state = initiator ? State.CONNECTING : State.ESTABLISHED;
+        this.handshakeIntervalNs = Math.max(4 * config.rtoFloorNs(), 1_000_000);
+        this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
+        this.acceptDue = !initiator;
+        this.tokensAtNs = nowNs;
+    }
+
+    // ---- Accessors for the endpoint ----
+
+    public State state() {
+        return state;
+    }
+
+    public int remoteId() {
+        return remoteId;
+    }
+
+    public int sessionTag() {
+        return sessionTag;
+    }
+
+    public int paths() {
+        return tx.length;
+    }
+
+    public int payloadBytes() {
+        return payloadBytes;
+    }
+
+    public byte[] localNonce() {
+        return localNonce;
+    }
+
+    public byte[] remoteNonce() {
+        return remoteNonce;
+    }
+
+    public SenderPath senderPath(int p) {
+        return tx[p];
+    }
+
+    public ReceiverPath receiverPath(int p) {
+        return rx[p];
+    }
+
+    /** Acceptor side: remember the initiator's id and nonce and the tag this side chose. */
+    public void accepted(int initiatorId, byte[] initiatorNonce, int tag) {
+        this.remoteId = initiatorId;
+        this.remoteNonce = initiatorNonce.clone();
+        this.sessionTag = tag;
+    }
+
+    /** Acceptor side: the initiator repeated its handshake (our answer was lost): answer again. */
+    public void acceptAgain() {
+        acceptDue = true;
+    }
+
+    /** Initiator side: the handshake was answered. */
+    public void established(long nowNs, int acceptorId, byte[] acceptorNonce, int tag) {
+        if (state != State.CONNECTING) {
+            return;
+        }
+        this.remoteId = acceptorId;
+        this.remoteNonce = acceptorNonce.clone();
+        this.sessionTag = tag;
+        this.state = State.ESTABLISHED;
+        this.handshakeDueNs = Long.MAX_VALUE;
+        this.tokensAtNs = nowNs;
+        counters.increment(Counter.CONNECTIONS_OPENED);
+    }
+
+    // ---- Posting work ----
+
+    private int allocateOutbound() {
+        return freeOutboundCount == 0 ? -1 : freeOutbound[--freeOutboundCount];
+    }
+
+    private boolean full() {
+        return pendingWork >= config.maxPendingWork() || state == State.CLOSED;
+    }
+
+    public long postWrite(int regionKey, long remoteOffset, MemorySegment local, long offset, long length) {
+        if (full()) {
+            return state == State.CLOSED ? closedWork(WorkKind.WRITE) : -1;
+        }
+        int ref = allocateOutbound();
+        if (ref < 0) {
+            return -1;
+        }
+        long id = ctx.nextWorkId();
+        outbound[ref].reset(id, WorkKind.WRITE, -1, regionKey, remoteOffset, local, offset, length, nextWriteId++,
+                payloadBytes);
+        pendingWork++;
+        enqueueSend(ref);
+        return id;
+    }
+
+    public long postSend(int streamId, MemorySegment local, long offset, long length) {
+        if (full()) {
+            return state == State.CLOSED ? closedWork(WorkKind.SEND) : -1;
+        }
+        int ref = allocateOutbound();
+        if (ref < 0) {
+            return -1;
+        }
+        Stream s = stream(streamId);
+        long id = ctx.nextWorkId();
+        outbound[ref].reset(id, WorkKind.SEND, streamId, 0, 0, local, offset, length, s.nextSendSeq++, payloadBytes);
+        if (s.sendsCount == s.sendsInOrder.length) {
+            s.sendsInOrder = ring(s.sendsInOrder, s.sendsBase, s.sendsCount);
+            s.sendsBase = 0;
+        }
+        s.sendsInOrder[(s.sendsBase + s.sendsCount++) % s.sendsInOrder.length] = ref;
+        pendingWork++;
+        enqueueSend(ref);
+        return id;
+    }
+
+    public long postRecv(int streamId, MemorySegment local, long offset, long capacity) {
+        if (full()) {
+            return state == State.CLOSED ? closedWork(WorkKind.RECV) : -1;
+        }
+        Stream s = stream(streamId);
+        InboundMessage m = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
+        long id = ctx.nextWorkId();
+        int seq = s.nextRecvSeq++;
+        m.reset(id, local, offset, capacity, seq);
+        if (s.recvCount == s.recvs.length) {
+            InboundMessage[] bigger = new InboundMessage[s.recvs.length * 2];
+            System.arraycopy(s.recvs, 0, bigger, 0, s.recvCount);
+            s.recvs = bigger;
+        }
+        s.recvs[s.recvCount++] = m;
+        pendingWork++;
+        rnrSentNs.remove(key(streamId, seq));
+        return id;
+    }
+
+    private long closedWork(WorkKind kind) {
+        long id = ctx.nextWorkId();
+        ctx.complete(this, id, kind, CompletionStatus.CONNECTION_CLOSED, 0);
+        return id;
+    }
+
+    private static int[] ring(int[] old, int head, int count) {
+        int[] bigger = new int[old.length * 2];
+        for (int i = 0; i < count; i++) {
+            bigger[i] = old[(head + i) % old.length];
+        }
+        return bigger;
+    }
+
+    private Stream stream(int id) {
+        Stream s = streams.get(id);
+        if (s == null) {
+            s = new Stream();
+            streams.put(id, s);
+        }
+        return s;
+    }
+
+    private static long key(int stream, int seq) {
+        return (long) stream << 32 | (seq & 0xFFFF_FFFFL);
+    }
+
+    private void enqueueSend(int ref) {
+        if (sendCount == sendOrder.length) {
+            sendOrder = ring(sendOrder, sendHead, sendCount);
+            sendHead = 0;
+        }
+        sendOrder[(sendHead + sendCount++) % sendOrder.length] = ref;
+    }
+
+    private void queueRetransmit(int ref, int chunk, int epoch) {
+        if (retxCount * 3 == retx.length) {
+            int[] bigger = new int[retx.length * 2];
+            for (int i = 0; i < retxCount; i++) {
+                int from = ((retxHead + i) % (retx.length / 3)) * 3;
+                bigger[i * 3] = retx[from];
+                bigger[i * 3 + 1] = retx[from + 1];
+                bigger[i * 3 + 2] = retx[from + 2];
+            }
+            retx = bigger;
+            retxHead = 0;
+        }
+        int at = ((retxHead + retxCount++) % (retx.length / 3)) * 3;
+        retx[at] = ref;
+        retx[at + 1] = chunk;
+        retx[at + 2] = epoch;
+    }
+
+    // ---- AckVisitor: what ACKs and timers establish ----
+
+    @Override
+    public void acknowledged(int ref, int chunk, int epoch) {
+        OutboundMessage m = outbound[ref];
+        if (m.done || m.epoch != epoch || OutboundMessage.get(m.acked, chunk)) {
+            return;
+        }
+        OutboundMessage.set(m.acked, chunk);
+        m.ackedChunks++;
+        if (m.ackedChunks == m.chunks) {
+            m.done = true;
+            reportOutbound(m);
+        }
+    }
+
+    @Override
+    public void lost(int ref, int chunk, int epoch) {
+        OutboundMessage m = outbound[ref];
+        if (m.done || m.epoch != epoch || OutboundMessage.get(m.acked, chunk) || OutboundMessage.get(m.queued, chunk)) {
+            return;
+        }
+        OutboundMessage.set(m.queued, chunk);
+        queueRetransmit(ref, chunk, epoch);
+    }
+
+    private void reportOutbound(OutboundMessage m) {
+        if (m.kind == WorkKind.WRITE) {
+            finishOutbound(m, CompletionStatus.OK);
+            return;
+        }
+        Stream s = streams.get(m.stream);
+        while (s.sendsCount > 0) {
+            OutboundMessage head = outbound[s.sendsInOrder[s.sendsBase]];
+            if (!head.done) {
+                break;
+            }
+            s.sendsBase = (s.sendsBase + 1) % s.sendsInOrder.length;
+            s.sendsCount--;
+            finishOutbound(head, CompletionStatus.OK);
+        }
+    }
+
+    private void finishOutbound(OutboundMessage m, CompletionStatus status) {
+        if (m.reported) {
+            return;
+        }
+        m.reported = true;
+        pendingWork--;
+        ctx.complete(this, m.workId, m.kind, status, status == CompletionStatus.OK ? m.length : 0);
+        m.local = null;
+        freeOutbound[freeOutboundCount++] = m.ref;
+    }
+
+    // ---- Receiving ----
+
+    /**
+     * A DATA packet of this connection, already checked for structure, session and path.
+     *
+     * @return null when it was accepted (placed, or a duplicate of placed data), otherwise why it was dropped
+     */
+    public DropReason onData(long nowNs, DirectBuffer b, int o, boolean write, int pathIndex, int psn, int flags,
+                             long timestampNs, int message, int target, long offset, long messageLength, long base,
+                             int payloadOffset, int payload, boolean ecnMarked) {
+        if (state != State.ESTABLISHED) {
+            return DropReason.UNEXPECTED;
+        }
+        long chunkIndex = offset / payloadBytes;
+        if (offset < 0 || messageLength < 0 || offset % payloadBytes != 0 || offset > messageLength
+                || payload != Math.min(payloadBytes, messageLength - offset) || chunkIndex > Integer.MAX_VALUE) {
+            return DropReason.MESSAGE_BOUNDS;
+        }
+        int chunk = (int) chunkIndex;
+        boolean duplicate;
+        if (write) {
+            MemorySegment region = regionFor(target);
+            if (region == null) {
+                return DropReason.BAD_REGION_KEY;
+            }
+            if (base < 0 || base > region.byteSize() || messageLength > region.byteSize() - base) {
+                return DropReason.REGION_BOUNDS;
+            }
+            if (message - writesCompleteBelow < 0) {
+                duplicate = true;
+            } else {
+                InboundMessage w = writes.get(message);
+                if (w == null) {
+                    w = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
+                    w.reset(0, null, 0, 0, message);
+                    w.learn(messageLength, payloadBytes);
+                    writes.put(message, w);
+                } else if (w.messageLength != messageLength) {
+                    return DropReason.MESSAGE_BOUNDS;
+                }
+                duplicate = w.has(chunk);
+                if (!duplicate) {
+                    ctx.place(b, payloadOffset, region, base + offset, payload);
+                    if (w.mark(chunk, payload)) {
+                        writes.remove(message);
+                        recycle(w);
+                        if (message == writesCompleteBelow) {
+                            writesCompleteBelow++;
+                            while (writesDone(writesCompleteBelow)) {
+                                writesCompleteBelow++;
+                            }
+                        } else {
+                            completedWrites.add(message);
+                        }
+                    }
+                }
+            }
+        } else {
+            Stream s = streams.get(target);
+            if (s == null || message - s.nextRecvSeq >= 0) {
+                rnr(nowNs, target, message);
+                return null == s ? DropReason.UNEXPECTED : null;   // not placed: no ACK; RNR sent (rate-limited)
+            }
+            int idx = message - s.recvBase;
+            if (idx < 0) {
+                duplicate = true;   // completed and reported already
+            } else {
+                InboundMessage r = s.recvs[idx];
+                if (r.messageLength < 0) {
+                    r.learn(messageLength, payloadBytes);
+                } else if (r.messageLength != messageLength) {
+                    return DropReason.MESSAGE_BOUNDS;
+                }
+                duplicate = r.done || r.has(chunk);
+                if (!duplicate) {
+                    if (!r.truncated && payload > 0) {
+                        ctx.place(b, payloadOffset, r.buffer, r.offset + offset, payload);
+                    }
+                    if (r.mark(chunk, payload)) {
+                        deliverReceives(s);
+                    }
+                }
+            }
+        }
+        // Placed (or already placed): acknowledge it.
+        ReceiverPath path = rx[pathIndex];
+        path.accept(psn);
+        boolean hole = path.hasHole();
+        path.scheduleAck(nowNs, duplicate || hole || (flags & 0x3) != 0, config.ackEveryPackets(),
+                config.delayedAckNs(), timestampNs, ecnMarked);
+        counters.increment(Counter.DATA_PACKETS_RECEIVED);
+        if (ecnMarked) {
+            counters.increment(Counter.ECN_MARKS_RECEIVED);
+        }
+        if (duplicate) {
+            counters.increment(Counter.DUPLICATE_PACKETS_RECEIVED);
+        } else {
+            counters.add(Counter.PAYLOAD_BYTES_PLACED, payload);
+            ctx.inbound(this, payload, nowNs);
+        }
+        return null;
+    }
+
+    private final org.agrona.collections.IntHashSet completedWrites = new org.agrona.collections.IntHashSet();
+
+    private boolean writesDone(int id) {
+        return completedWrites.remove(id);
+    }
+
+    private java.util.function.IntFunction<MemorySegment> regions;
+
+    /** Installs the lookup of regions open for remote writes. */
+    public void regions(java.util.function.IntFunction<MemorySegment> lookup) {
+        this.regions = lookup;
+    }
+
+    private MemorySegment regionFor(int key) {
+        return regions == null ? null : regions.apply(key);
+    }
+
+    private void recycle(InboundMessage m) {
+        m.buffer = null;
+        if (inboundPoolCount == inboundPool.length) {
+            inboundPool = Arrays.copyOf(inboundPool, inboundPoolCount * 2);
+        }
+        inboundPool[inboundPoolCount++] = m;
+    }
+
+    private void deliverReceives(Stream s) {
+        while (s.recvCount > 0 && s.recvs[0].done) {
+            InboundMessage r = s.recvs[0];
+            System.arraycopy(s.recvs, 1, s.recvs, 0, s.recvCount - 1);
+            s.recvs[--s.recvCount] = null;
+            s.recvBase++;
+            pendingWork--;
+            ctx.complete(this, r.workId, WorkKind.RECV, r.truncated ? CompletionStatus.TRUNCATED
+                    : CompletionStatus.OK, r.truncated ? 0 : r.messageLength);
+            recycle(r);
+        }
+    }
+
+    private void rnr(long nowNs, int stream, int message) {
+        long k = key(stream, message);
+        long last = rnrSentNs.get(k);
+        if (last != Long.MIN_VALUE && nowNs - last < config.rnrRetryNs()) {
+            return;
+        }
+        rnrSentNs.put(k, nowNs);
+        if (rnrCount == rnrQueue.length) {
+            rnrQueue = Arrays.copyOf(rnrQueue, rnrCount * 2);
+        }
+        rnrQueue[rnrCount++] = k;
+    }
+
+    /** An ACK for one of this connection's paths, current generation. */
+    public void onAck(long nowNs, int pathIndex, int cumulative, int ecnCount, long echoNs, double rateHint, long s0,
+                      long s1, long s2, long s3) {
+        SenderPath p = tx[pathIndex];
+        if (p.state() == PathState.FAILED) {
+            return;
+        }
+        int before = retxCount;
+        int acked = p.onAck(nowNs, cumulative, s0, s1, s2, s3, this);
+        if (acked > 0) {
+            p.onRttSample(nowNs - echoNs);
+        }
+        if (retxCount > before) {
+            counters.add(Counter.SACK_HOLES, retxCount - before);
+        }
+        if (p.onEcnCount(nowNs, ecnCount)) {
+            counters.increment(Counter.ECN_WINDOW_CUTS);
+        }
+        if (rateHint > 0) {
+            rateBytesPerSecond = rateHint;
+        }
+        counters.increment(Counter.ACK_PACKETS_RECEIVED);
+    }
+
+    /** The receiver was not ready for a message: send all of it again after the pause. */
+    public void onRnr(long nowNs, int stream, int message, long retryNs) {
+        counters.increment(Counter.RNR_RECEIVED);
+        Stream s = streams.get(stream);
+        if (s == null) {
+            return;
+        }
+        for (int i = 0; i < s.sendsCount; i++) {
+            OutboundMessage m = outbound[s.sendsInOrder[(s.sendsBase + i) % s.sendsInOrder.length]];
+            if (m.seq == message && !m.done) {
+                boolean wasQueued = m.nextChunk < m.chunks;
+                m.restart(nowNs + Math.max(retryNs, config.rnrRetryNs()));
+                if (!wasQueued) {
+                    enqueueSend(m.ref);
+                }
+                return;
+            }
+        }
+    }
+
+    /** The peer probes a path (possibly a new generation of it). */
+    public void onProbe(int pathIndex, int generation, int seq, long timestampNs) {
+        if (probeReplyCount * 4 == probeReplies.length) {
+            probeReplies = Arrays.copyOf(probeReplies, probeReplies.length * 2);
+        }
+        int at = probeReplyCount++ * 4;
+        probeReplies[at] = pathIndex | generation << 8;
+        probeReplies[at + 1] = seq;
+        probeReplies[at + 2] = (int) (timestampNs >>> 32);
+        probeReplies[at + 3] = (int) timestampNs;
+    }
+
+    /** A reply to our probe. */
+    public void onProbeReply(long nowNs, int pathIndex, int seq, long echoNs) {
+        if (tx[pathIndex].onProbeReply(nowNs, seq, echoNs, config)) {
+            counters.increment(Counter.PATHS_READMITTED);
+        }
+    }
+
+    /** The peer closed the connection. */
+    public void onClose() {
+        fail();
+    }
+
+    /** Closes from this side: the peer is told once, pending work completes as closed. */
+    public void close() {
+        if (state != State.CLOSED) {
+            closeDue = true;
+            fail();
+        }
+    }
+
+    private void fail() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        counters.increment(Counter.CONNECTIONS_CLOSED);
+        for (OutboundMessage m : outbound) {
+            if (m.local != null && !m.reported) {
+                finishOutbound(m, CompletionStatus.CONNECTION_CLOSED);
+            }
+        }
+        for (Stream s : streams.values()) {
+            for (int i = 0; i < s.recvCount; i++) {
+                InboundMessage r = s.recvs[i];
+                pendingWork--;
+                ctx.complete(this, r.workId, WorkKind.RECV, CompletionStatus.CONNECTION_CLOSED, 0);
+                s.recvs[i] = null;
+            }
+            s.recvCount = 0;
+            s.sendsCount = 0;
+        }
+        sendCount = 0;
+        retxCount = 0;
+    }
+
+    // ---- Timers ----
+
+    public void onTimeout(long nowNs) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        boolean anyUsable = false;
+        for (SenderPath p : tx) {
+            if (p.rtoDeadlineNs(config) - nowNs <= 0) {
+                counters.increment(Counter.RTO_FIRINGS);
+                int before = retxCount;
+                PathState previous = p.state();
+                if (p.onRto(nowNs, config, this)) {
+                    counters.increment(Counter.PATHS_FAILED);
+                    counters.increment(Counter.PATHS_REROUTED);
+                    rerouteDue[p.index] = true;
+                } else if (previous == PathState.ACTIVE) {
+                    counters.increment(Counter.PATHS_SUSPECTED);
+                }
+                rtoRetransmits += retxCount - before;
+            }
+            if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0 && p.shouldRerouteAgain()) {
+                p.rerouteAgain();
+                rerouteDue[p.index] = true;
+                counters.increment(Counter.PATHS_REROUTED);
+            }
+            anyUsable |= p.state() != PathState.FAILED;
+        }
+        if (anyUsable || state != State.ESTABLISHED) {
+            noPathSinceNs = Long.MIN_VALUE;
+        } else if (noPathSinceNs == Long.MIN_VALUE) {
+            noPathSinceNs = nowNs;
+        } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
+            fail();
+        }
+    }
+
+    private int rtoRetransmits;
+
+    public long nextTimeoutNs() {
+        if (state == State.CLOSED) {
+            return closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
+        }
+        long next = Long.MAX_VALUE;
+        if (state == State.CONNECTING) {
+            next = handshakeDueNs;
+        }
+        for (int i = 0; i < tx.length; i++) {
+            next = Math.min(next, tx[i].rtoDeadlineNs(config));
+            next = Math.min(next, tx[i].probeDueNs());
+            next = Math.min(next, rx[i].ackDueNs());
+        }
+        if (sendCount > 0 || retxCount > 0) {
+            next = Math.min(next, pacingDueNs);
+            for (int i = 0; i < sendCount; i++) {
+                OutboundMessage m = outbound[sendOrder[(sendHead + i) % sendOrder.length]];
+                if (m.pausedUntilNs != 0) {
+                    next = Math.min(next, m.pausedUntilNs);
+                }
+            }
+        }
+        if (noPathSinceNs != Long.MIN_VALUE) {
+            next = Math.min(next, noPathSinceNs + config.connectionDeadNs() + 1);
+        }
+        if (acceptDue || rnrCount > 0 || probeReplyCount > 0) {
+            next = Long.MIN_VALUE;
+        }
+        return next;
+    }
+
+    // ---- Sending ----
+
+    /**
+     * Hands over what is due: handshake, close, probe replies, RNRs, ACKs, probes, then data within the windows
+     * and the pacing rate.
+     *
+     * @return packets handed over
+     */
+    public int emit(long nowNs, TransmitSink sink) {
+        int n = 0;
+        if (state == State.CONNECTING) {
+            if (nowNs - handshakeDueNs >= 0) {
+                ctx.sendHandshake(this, sink);
+                handshakeDueNs = nowNs + handshakeIntervalNs;
+                handshakeIntervalNs = Math.min(handshakeIntervalNs * 2, 100_000_000L);
+                n++;
+            }
+            return n;
+        }
+        if (closeDue) {
+            ctx.sendClose(this, sink);
+            closeDue = false;
+            return n + 1;
+        }
+        if (state == State.CLOSED) {
+            return n;
+        }
+        if (acceptDue) {
+            ctx.sendHandshake(this, sink);
+            acceptDue = false;
+            n++;
+        }
+        for (int i = 0; i < probeReplyCount; i++) {
+            int pg = probeReplies[i * 4];
+            long ts = (long) probeReplies[i * 4 + 2] << 32 | (probeReplies[i * 4 + 3] & 0xFFFF_FFFFL);
+            ctx.sendProbe(this, sink, pg & 0xFF, pg >>> 8, true, probeReplies[i * 4 + 1], ts);
+            n++;
+        }
+        probeReplyCount = 0;
+        for (int i = 0; i < rnrCount; i++) {
+            long k = rnrQueue[i];
+            ctx.sendRnr(this, sink, (int) (k >>> 32), (int) k, config.rnrRetryNs());
+            n++;
+        }
+        rnrCount = 0;
+        for (int p = 0; p < rx.length; p++) {
+            if (rx[p].ackDue(nowNs)) {
+                ctx.sendAck(this, sink, p, rx[p], ctx.hint(this));
+                rx[p].acked();
+                n++;
+            }
+        }
+        for (SenderPath p : tx) {
+            if (rerouteDue[p.index]) {
+                rerouteDue[p.index] = false;
+                sink.reroute(peer, p.index, p.generation());
+            }
+            if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0) {
+                int seq = p.nextProbe(nowNs, config);
+                ctx.sendProbe(this, sink, p.index, p.generation(), false, seq, nowNs);
+                counters.increment(Counter.PROBES_SENT);
+                n++;
+            }
+        }
+        return n + emitData(nowNs, sink);
+    }
+
+    private int emitData(long nowNs, TransmitSink sink) {
+        refillTokens(nowNs);
+        pacingDueNs = Long.MAX_VALUE;
+        int n = 0;
+        while (true) {
+            if (retxCount == 0 && !hasSendable(nowNs)) {
+                break;
+            }
+            if (connectionWindowFull()) {
+                break;
+            }
+            SenderPath path = pickPath();
+            if (path == null) {
+                break;
+            }
+            if (rateBytesPerSecond > 0 && tokens < payloadBytes) {
+                pacingDueNs = nowNs + (long) Math.ceil((payloadBytes - tokens) * 1e9 / rateBytesPerSecond);
+                break;
+            }
+            if (!sendOne(nowNs, sink, path)) {
+                break;
+            }
+            n++;
+        }
+        return n;
+    }
+
+    private void refillTokens(long nowNs) {
+        if (rateBytesPerSecond <= 0) {
+            tokensAtNs = nowNs;
+            return;
+        }
+        long dt = nowNs - tokensAtNs;
+        if (dt > 0) {
+            double burst = 16.0 * payloadBytes;
+            tokens = Math.min(burst, tokens + rateBytesPerSecond * dt / 1e9);
+            tokensAtNs = nowNs;
+        }
+    }
+
+    private boolean connectionWindowFull() {
+        if (rateBytesPerSecond <= 0) {
+            return false;
+        }
+        long inflight = 0;
+        long minRtt = Long.MAX_VALUE;
+        for (SenderPath p : tx) {
+            inflight += p.bytesInFlight();
+            if (p.hasRtt()) {
+                minRtt = Math.min(minRtt, p.srttNs());
+            }
+        }
+        if (minRtt == Long.MAX_VALUE) {
+            return false;
+        }
+        double window = rateBytesPerSecond * minRtt / 1e9 * 2 + 8.0 * payloadBytes;
+        return inflight >= window;
+    }
+
+    private boolean hasSendable(long nowNs) {
+        for (int i = 0; i < sendCount; i++) {
+            OutboundMessage m = outbound[sendOrder[(sendHead + i) % sendOrder.length]];
+            if (m.nextChunk < m.chunks && nowNs - m.pausedUntilNs >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Spraying: the usable path with the most room per unit of round-trip time; ties rotate. */
+    private SenderPath pickPath() {
+        SenderPath best = null;
+        double bestScore = 0;
+        int n = tx.length;
+        for (int k = 0; k < n; k++) {
+            SenderPath p = tx[(pathCursor + k) % n];
+            int room = p.room();
+            if (room <= 0) {
+                continue;
+            }
+            double rtt = p.hasRtt() ? p.srttNs() : 1;
+            double score = room / Math.max(1.0, rtt);
+            if (best == null || score > bestScore) {
+                best = p;
+                bestScore = score;
+            }
+        }
+        if (best != null) {
+            pathCursor = (best.index + 1) % n;
+        }
+        return best;
+    }
+
+    private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path) {
+        // Retransmissions first.
+        while (retxCount > 0) {
+            int at = retxHead * 3;
+            int ref = retx[at];
+            int chunk = retx[at + 1];
+            int epoch = retx[at + 2];
+            retxHead = (retxHead + 1) % (retx.length / 3);
+            retxCount--;
+            OutboundMessage m = outbound[ref];
+            if (m.done || m.reported || m.epoch != epoch || OutboundMessage.get(m.acked, chunk)
+                    || !OutboundMessage.get(m.queued, chunk)) {
+                continue;   // stale entry
+            }
+            OutboundMessage.clear(m.queued, chunk);
+            transmit(nowNs, sink, path, m, chunk, true);
+            if (rtoRetransmits > 0) {
+                rtoRetransmits--;
+                counters.increment(Counter.RETRANSMITS_RTO);
+            } else {
+                counters.increment(Counter.RETRANSMITS_SACK);
+            }
+            return true;
+        }
+        // Then new chunks, in posting order, skipping messages paused by a receiver-not-ready answer.
+        for (int i = 0; i < sendCount; i++) {
+            int idx = (sendHead + i) % sendOrder.length;
+            OutboundMessage m = outbound[sendOrder[idx]];
+            if (m.reported || m.nextChunk >= m.chunks) {
+                removeSendAt(i);
+                i--;
+                continue;
+            }
+            if (nowNs - m.pausedUntilNs < 0) {
+                continue;
+            }
+            int chunk = m.nextChunk++;
+            transmit(nowNs, sink, path, m, chunk, false);
+            if (m.nextChunk >= m.chunks) {
+                removeSendAt(i);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private void removeSendAt(int i) {
+        int len = sendOrder.length;
+        for (int k = i; k < sendCount - 1; k++) {
+            sendOrder[(sendHead + k) % len] = sendOrder[(sendHead + k + 1) % len];
+        }
+        sendCount--;
+    }
+
+    private void transmit(long nowNs, TransmitSink sink, SenderPath path, OutboundMessage m, int chunk,
+                          boolean retransmission) {
+        int payload = m.chunkLength(chunk, payloadBytes);
+        long offset = m.chunkOffset(chunk, payloadBytes);
+        int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
+        int flags = (chunk == m.chunks - 1 ? 1 : 0) | (retransmission ? 4 : 0)
+                | (path.room() <= 1 ? 2 : 0);
+        boolean write = m.kind == WorkKind.WRITE;
+        ctx.sendData(this, sink, path, psn, nowNs, write, flags, m.seq, write ? m.regionKey : m.stream, offset,
+                m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload);
+        if (rateBytesPerSecond > 0) {
+            tokens -= payload;
+        }
+        counters.increment(Counter.DATA_PACKETS_SENT);
+        counters.add(Counter.PAYLOAD_BYTES_SENT, payload);
+    }
+
+    /** @return work posted and not yet completed */
+    public int pendingWork() {
+        return pendingWork;
+    }
+
+    /** @return the rate the peer currently grants this connection (0: none stated) */
+    public double grantedBytesPerSecond() {
+        return rateBytesPerSecond;
+    }
+}

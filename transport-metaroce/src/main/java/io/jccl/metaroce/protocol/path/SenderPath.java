@@ -1,0 +1,394 @@
+package io.jccl.metaroce.protocol.path;
+
+import io.jccl.metaroce.protocol.EndpointConfig;
+
+/**
+ * The sending side of one logical path. PSNs are assigned in order; a ring of 256 slots (one per PSN modulo 256)
+ * remembers what each outstanding packet carried, so an ACK can be turned into acknowledged chunks and holes into
+ * retransmissions. Everything is primitive arrays: no allocation per packet.
+ */
+public final class SenderPath {
+    /** Size of the outstanding ring (and the SACK window). */
+    public static final int WINDOW = EndpointConfig.MAX_OUTSTANDING_PER_PATH;
+    private static final double DCTCP_GAIN = 1.0 / 16;
+    /**
+     * A hole counts as loss once a packet this many PSNs above it was acknowledged: tolerates small reordering
+     * inside a path (METAROCE.md's K = 3) while still reacting within a few packet times.
+     */
+    public static final int REORDER_THRESHOLD = 3;
+
+    public final int index;
+    private int generation;
+    private PathState state = PathState.ACTIVE;
+
+    // PSN space and outstanding packets.
+    private int nextPsn;
+    private int outstanding;
+    private final boolean[] inUse = new boolean[WINDOW];
+    private final int[] message = new int[WINDOW];
+    private final int[] chunk = new int[WINDOW];
+    private final int[] epoch = new int[WINDOW];
+    private final int[] bytes = new int[WINDOW];
+    private final long[] sentNs = new long[WINDOW];
+    private int lowestOutstanding;    // PSN of the oldest slot that may be in use
+    private long bytesInFlight;
+
+    // RTT and RTO.
+    private long srttNs;
+    private long rttvarNs;
+    private boolean hasRtt;
+    private double backoff = 1;
+    private int consecutiveRtos;
+    private long lastProgressNs;
+
+    // Window and ECN.
+    private double cwnd;
+    private double alpha = 1;
+    private int lastEcnCount;
+    private int ackedInWindow;
+    private int markedInWindow;
+    private long windowEndNs;
+    private long lastCutNs = Long.MIN_VALUE / 2;
+    private long lastAckNs;
+
+    // Probing.
+    private int probeSeq;
+    private long probeDueNs;
+    private long probeSentNs;
+    private int probeSuccesses;
+    private int failedProbes;
+
+    public SenderPath(int index, int initialWindowPackets) {
+        this.index = index;
+        this.cwnd = initialWindowPackets;
+    }
+
+    public int generation() {
+        return generation;
+    }
+
+    public PathState state() {
+        return state;
+    }
+
+    public int outstanding() {
+        return outstanding;
+    }
+
+    public long bytesInFlight() {
+        return bytesInFlight;
+    }
+
+    public double cwnd() {
+        return cwnd;
+    }
+
+    public long srttNs() {
+        return hasRtt ? srttNs : 0;
+    }
+
+    public boolean hasRtt() {
+        return hasRtt;
+    }
+
+    public long lastAckNs() {
+        return lastAckNs;
+    }
+
+    /** @return packets this path may still put in flight now */
+    public int room() {
+        if (state == PathState.FAILED) {
+            return 0;
+        }
+        int window = state == PathState.SUSPECT ? 1 : (int) Math.min(WINDOW, Math.max(1, cwnd));
+        // The ring must also have a free slot at nextPsn: the oldest outstanding PSN bounds how far ahead we go.
+        int span = nextPsn - lowestOutstanding;
+        return Math.max(0, Math.min(window - outstanding, WINDOW - span));
+    }
+
+    /** @return the retransmission timeout for this path now */
+    public long rtoNs(EndpointConfig config) {
+        long base = hasRtt ? srttNs + 4 * rttvarNs : 4 * config.rtoFloorNs();
+        long rto = (long) (Math.max(config.rtoFloorNs(), base) * backoff);
+        return Math.min(config.rtoMaxNs(), rto);
+    }
+
+    /** @return when the retransmission timer fires, or Long.MAX_VALUE when nothing is outstanding */
+    public long rtoDeadlineNs(EndpointConfig config) {
+        return outstanding == 0 || state == PathState.FAILED ? Long.MAX_VALUE : lastProgressNs + rtoNs(config);
+    }
+
+    /**
+     * Records a packet sent on this path.
+     *
+     * @return its PSN
+     */
+    public int send(long nowNs, int messageRef, int chunkIndex, int messageEpoch, int payloadBytes) {
+        int psn = nextPsn++;
+        int slot = psn & (WINDOW - 1);
+        if (outstanding == 0) {
+            lastProgressNs = nowNs;
+            lowestOutstanding = psn;
+        }
+        inUse[slot] = true;
+        message[slot] = messageRef;
+        chunk[slot] = chunkIndex;
+        epoch[slot] = messageEpoch;
+        bytes[slot] = payloadBytes;
+        sentNs[slot] = nowNs;
+        outstanding++;
+        bytesInFlight += payloadBytes;
+        return psn;
+    }
+
+    /** Receives the facts an ACK establishes about one outstanding packet. */
+    public interface AckVisitor {
+        /** The packet was placed by the receiver. */
+        void acknowledged(int messageRef, int chunkIndex, int messageEpoch);
+
+        /** The packet is lost (a hole below acknowledged ones, or given up by the receiver). */
+        void lost(int messageRef, int chunkIndex, int messageEpoch);
+    }
+
+    /**
+     * Applies an ACK of this path's current generation.
+     *
+     * @param cumulative the receiver's cumulative PSN (lowest it still waits for)
+     * @param sack       bitmap words: bit i = PSN cumulative + 1 + i received
+     * @param visitor    told about each packet acknowledged or found lost
+     * @return how many packets it acknowledged
+     */
+    public int onAck(long nowNs, int cumulative, long s0, long s1, long s2, long s3, AckVisitor visitor) {
+        if (outstanding == 0) {
+            return 0;
+        }
+        int highestAcked = Integer.MIN_VALUE;
+        boolean anyHighest = false;
+        int acked = 0;
+        // Walk the outstanding span once. A PSN below the cumulative one was received: the receiver gives up a
+        // hole only when it lies more than 256 PSNs below the highest PSN it saw, and this ring never spans more
+        // than 256 PSNs, so no PSN still in the ring can have been given up. Above it, the bitmap says.
+        int end = nextPsn;
+        for (int psn = lowestOutstanding; psn - end < 0; psn++) {
+            int slot = psn & (WINDOW - 1);
+            if (!inUse[slot]) {
+                continue;
+            }
+            int rel = psn - cumulative - 1;   // bit index; the cumulative PSN itself is still awaited
+            boolean covered = psn - cumulative < 0 || (rel >= 0 && rel < WINDOW && bit(s0, s1, s2, s3, rel));
+            if (covered) {
+                release(slot);
+                visitor.acknowledged(message[slot], chunk[slot], epoch[slot]);
+                acked++;
+                if (!anyHighest || psn - highestAcked > 0) {
+                    highestAcked = psn;
+                    anyHighest = true;
+                }
+            }
+        }
+        // Holes: packets far enough below an acknowledged one are lost (each path's packets travel in order, so a
+        // hole is loss, not reordering, beyond a small tolerance).
+        for (int psn = lowestOutstanding; anyHighest && psn - end < 0; psn++) {
+            int slot = psn & (WINDOW - 1);
+            if (inUse[slot] && highestAcked - psn >= REORDER_THRESHOLD) {
+                release(slot);
+                visitor.lost(message[slot], chunk[slot], epoch[slot]);
+            }
+        }
+        advanceLowest();
+        if (acked > 0) {
+            lastProgressNs = nowNs;
+            lastAckNs = nowNs;
+            consecutiveRtos = 0;
+            backoff = 1;
+            if (state == PathState.SUSPECT) {
+                state = PathState.ACTIVE;
+                cwnd = Math.max(cwnd, 2);
+            }
+            ackedInWindow += acked;
+            for (int i = 0; i < acked; i++) {
+                cwnd = Math.min(WINDOW, cwnd + 1.0 / Math.max(1, cwnd));   // +1 packet per round trip
+            }
+        }
+        return acked;
+    }
+
+    private static boolean bit(long s0, long s1, long s2, long s3, int i) {
+        long w = switch (i >>> 6) {
+            case 0 -> s0;
+            case 1 -> s1;
+            case 2 -> s2;
+            default -> s3;
+        };
+        return (w >>> (i & 63) & 1) != 0;
+    }
+
+    private void release(int slot) {
+        inUse[slot] = false;
+        outstanding--;
+        bytesInFlight -= bytes[slot];
+    }
+
+    private void advanceLowest() {
+        if (outstanding == 0) {
+            lowestOutstanding = nextPsn;
+            return;
+        }
+        while (!inUse[lowestOutstanding & (WINDOW - 1)]) {
+            lowestOutstanding++;
+        }
+    }
+
+    /** Takes an RTT sample (from the echoed timestamp of a packet sent on this path). */
+    public void onRttSample(long rttNs) {
+        if (rttNs <= 0) {
+            return;
+        }
+        if (!hasRtt) {
+            srttNs = rttNs;
+            rttvarNs = rttNs / 2;
+            hasRtt = true;
+        } else {
+            long err = Math.abs(srttNs - rttNs);
+            rttvarNs = (3 * rttvarNs + err) / 4;
+            srttNs = (7 * srttNs + rttNs) / 8;
+        }
+    }
+
+    /**
+     * Applies the receiver's running count of ECN-marked packets: DCTCP-style, the fraction of marked packets
+     * per round trip updates alpha, and a mark cuts the window by alpha/2 at most once per round trip.
+     *
+     * @return true when the window was cut
+     */
+    public boolean onEcnCount(long nowNs, int ecnCount) {
+        int marked = ecnCount - lastEcnCount;
+        if (marked < 0) {
+            return false;   // an older ACK arrived late
+        }
+        lastEcnCount = ecnCount;
+        markedInWindow += marked;
+        long rtt = Math.max(1, srttNs());
+        if (nowNs - windowEndNs >= 0) {
+            double fraction = ackedInWindow == 0 ? 0 : Math.min(1.0, (double) markedInWindow / ackedInWindow);
+            alpha = (1 - DCTCP_GAIN) * alpha + DCTCP_GAIN * fraction;
+            ackedInWindow = 0;
+            markedInWindow = 0;
+            windowEndNs = nowNs + rtt;
+        }
+        if (marked > 0 && nowNs - lastCutNs >= rtt) {
+            cwnd = Math.max(1, cwnd * (1 - alpha / 2));
+            lastCutNs = nowNs;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The retransmission timer fired: every outstanding packet is lost; the path becomes suspect, or failed after
+     * {@link EndpointConfig#failAfterRtos()} in a row.
+     *
+     * @return true when the path failed
+     */
+    public boolean onRto(long nowNs, EndpointConfig config, AckVisitor visitor) {
+        for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
+            int slot = psn & (WINDOW - 1);
+            if (inUse[slot]) {
+                release(slot);
+                visitor.lost(message[slot], chunk[slot], epoch[slot]);
+            }
+        }
+        advanceLowest();
+        consecutiveRtos++;
+        backoff = Math.min(backoff * 1.5, 1e6);
+        lastProgressNs = nowNs;
+        if (consecutiveRtos >= config.failAfterRtos()) {
+            fail(nowNs);
+            return true;
+        }
+        state = PathState.SUSPECT;
+        cwnd = Math.max(1, cwnd / 2);
+        return false;
+    }
+
+    /** Declares the path dead and moves it to a new route: new generation, PSNs from 0, probing from now. */
+    public void fail(long nowNs) {
+        state = PathState.FAILED;
+        generation = (generation + 1) & 0xFFFF;
+        nextPsn = 0;
+        lowestOutstanding = 0;
+        outstanding = 0;
+        bytesInFlight = 0;
+        java.util.Arrays.fill(inUse, false);
+        lastEcnCount = 0;
+        hasRtt = false;
+        backoff = 1;
+        consecutiveRtos = 0;
+        probeSuccesses = 0;
+        failedProbes = 0;
+        probeDueNs = nowNs;
+    }
+
+    /** Moves every outstanding packet off this path (it is being given up), telling the visitor each is lost. */
+    public void abandonOutstanding(AckVisitor visitor) {
+        for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
+            int slot = psn & (WINDOW - 1);
+            if (inUse[slot]) {
+                release(slot);
+                visitor.lost(message[slot], chunk[slot], epoch[slot]);
+            }
+        }
+        advanceLowest();
+    }
+
+    // ---- Probing (only while FAILED) ----
+
+    public long probeDueNs() {
+        return state == PathState.FAILED ? probeDueNs : Long.MAX_VALUE;
+    }
+
+    /** @return the sequence number of the probe to send now */
+    public int nextProbe(long nowNs, EndpointConfig config) {
+        if (probeSentNs != 0 && probeSuccesses == 0) {
+            failedProbes++;
+        }
+        probeSentNs = nowNs;
+        probeDueNs = nowNs + config.probeIntervalNs();
+        return ++probeSeq;
+    }
+
+    /** @return true when enough probes came back: a re-route is due after several unanswered probes */
+    public boolean shouldRerouteAgain() {
+        return failedProbes >= 3;
+    }
+
+    /** Another route for the probes: new generation. */
+    public void rerouteAgain() {
+        generation = (generation + 1) & 0xFFFF;
+        failedProbes = 0;
+        probeSuccesses = 0;
+    }
+
+    /**
+     * A probe reply for this generation arrived.
+     *
+     * @return true when the path is readmitted now
+     */
+    public boolean onProbeReply(long nowNs, int seq, long echoNs, EndpointConfig config) {
+        if (state != PathState.FAILED || seq != probeSeq) {
+            return false;
+        }
+        onRttSample(nowNs - echoNs);
+        probeSuccesses++;
+        failedProbes = 0;
+        probeSentNs = 0;
+        if (probeSuccesses >= config.probesToReadmit()) {
+            state = PathState.ACTIVE;
+            cwnd = Math.max(1, config.initialWindowPackets() / 4.0);
+            lastAckNs = nowNs;
+            return true;
+        }
+        probeDueNs = nowNs;   // probe again at once
+        return false;
+    }
+}

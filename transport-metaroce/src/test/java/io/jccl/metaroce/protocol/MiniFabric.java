@@ -1,0 +1,119 @@
+package io.jccl.metaroce.protocol;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * A minimal deterministic driver for two or more endpoints (test scope): every datagram takes a fixed delay plus
+ * seeded jitter, may be lost, duplicated or corrupted, and paths can be black-holed for a time window. Virtual
+ * time only. The full simulator lives in io.jccl.metaroce.sim; this one exists to test the core on its own.
+ */
+final class MiniFabric {
+    record Packet(long at, long seq, long from, long to, int path, byte[] bytes, boolean ecn) {
+    }
+
+    final Engine[] nodes;
+    final SplittableRandom random;
+    final PriorityQueue<Packet> inFlight = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at)
+            : Long.compare(a.seq, b.seq));
+    long now;
+    long seq;
+    long delayNs = 5_000;
+    long jitterNs = 0;
+    double loss;
+    double duplicate;
+    double corrupt;
+    double ecnMark;
+    int blackHolePath = -1;
+    long blackHoleFromNs;
+    long blackHoleUntilNs;
+    boolean allPathsDown;
+    long allDownUntilNs;
+    long delivered;
+    long dropped;
+    final int[] generations = new int[64];
+    int reroutes;
+
+    MiniFabric(long seed, Engine... nodes) {
+        this.nodes = nodes;
+        this.random = new SplittableRandom(seed);
+    }
+
+    private final class Sink implements TransmitSink {
+        long from;
+
+        @Override
+        public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {
+            byte[] copy = new byte[length];
+            buffer.getBytes(offset, copy);
+            boolean blackHoled = (pathIndex == blackHolePath && generations[pathIndex] == 0
+                    && now >= blackHoleFromNs && now < blackHoleUntilNs) || (allPathsDown && now < allDownUntilNs);
+            if (blackHoled || random.nextDouble() < loss) {
+                dropped++;
+                return;
+            }
+            if (random.nextDouble() < corrupt) {
+                copy[random.nextInt(length)] ^= (byte) (1 << random.nextInt(8));
+            }
+            long at = now + delayNs + (jitterNs == 0 ? 0 : random.nextLong(jitterNs));
+            inFlight.add(new Packet(at, seq++, from, destination, pathIndex, copy, random.nextDouble() < ecnMark));
+            if (random.nextDouble() < duplicate) {
+                inFlight.add(new Packet(at + delayNs / 2, seq++, from, destination, pathIndex, copy.clone(), false));
+            }
+        }
+
+        @Override
+        public void reroute(long destination, int pathIndex, int generation) {
+            generations[pathIndex] = generation;
+            reroutes++;
+        }
+    }
+
+    private final Sink sink = new Sink();
+
+    private void pump(int i) {
+        sink.from = i;
+        nodes[i].pollTransmit(now, sink);
+    }
+
+    /** Runs until {@code done} holds or virtual time passes the limit; returns true when done. */
+    boolean run(java.util.function.BooleanSupplier done, long limitNs) {
+        for (int i = 0; i < nodes.length; i++) {
+            pump(i);
+        }
+        while (!done.getAsBoolean()) {
+            long nextTimer = Long.MAX_VALUE;
+            int timerNode = -1;
+            for (int i = 0; i < nodes.length; i++) {
+                long t = nodes[i].nextTimeoutNs();
+                if (t < nextTimer) {
+                    nextTimer = t;
+                    timerNode = i;
+                }
+            }
+            Packet p = inFlight.peek();
+            long next = Math.min(nextTimer, p == null ? Long.MAX_VALUE : p.at);
+            if (next == Long.MAX_VALUE) {
+                return false;   // stuck: nothing in flight, no timer
+            }
+            now = Math.max(now, next);
+            if (now > limitNs) {
+                return false;
+            }
+            if (p != null && p.at <= nextTimer) {
+                inFlight.poll();
+                delivered++;
+                Engine to = nodes[(int) p.to];
+                to.onDatagram(now, p.from, p.path, new UnsafeBuffer(p.bytes), 0, p.bytes.length, p.ecn);
+                pump((int) p.to);
+            } else {
+                nodes[timerNode].onTimeout(now);
+                pump(timerNode);
+            }
+        }
+        return true;
+    }
+}
