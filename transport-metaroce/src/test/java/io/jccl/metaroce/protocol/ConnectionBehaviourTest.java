@@ -1,0 +1,258 @@
+package io.jccl.metaroce.protocol;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Streams, receiver-not-ready, truncation, close, ECN, and hostile packets, on the minimal fabric. */
+class ConnectionBehaviourTest {
+    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
+
+    record Done(long work, WorkKind kind, CompletionStatus status, long bytes) {
+    }
+
+    private final List<Done> doneA = new ArrayList<>();
+    private final List<Done> doneB = new ArrayList<>();
+    private Endpoint a;
+    private Endpoint b;
+    private MiniFabric f;
+    private int ca;
+    private int cb;
+
+    private void setUp(long seed, double loss) {
+        a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed));
+        b = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed + 1));
+        f = new MiniFabric(seed, a, b);
+        f.loss = loss;
+        ca = a.connect(0, 1);
+        assertThat(f.run(() -> a.isEstablished(ca), 1_000_000_000L)).isTrue();
+        cb = b.connectionTo(0);
+    }
+
+    private boolean until(int aCount, int bCount) {
+        return f.run(() -> {
+            a.pollCompletions((c, id, k, s, n) -> doneA.add(new Done(id, k, s, n)));
+            b.pollCompletions((c, id, k, s, n) -> doneB.add(new Done(id, k, s, n)));
+            return doneA.size() >= aCount && doneB.size() >= bCount;
+        }, 20_000_000_000L);
+    }
+
+    private static MemorySegment pattern(Arena arena, int size, int seed) {
+        MemorySegment s = arena.allocate(size);
+        for (int i = 0; i < size; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));
+        }
+        return s;
+    }
+
+    @Test
+    void receivesCompleteInStreamOrderAndStreamsAreIndependent() {
+        setUp(1, 0.05);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = pattern(arena, 300_000, 3);
+            List<Long> recvIds = new ArrayList<>();
+            MemorySegment[] bufs = new MemorySegment[6];
+            for (int m = 0; m < 6; m++) {
+                bufs[m] = arena.allocate(200_000);
+                recvIds.add(b.postRecv(cb, m % 2, bufs[m], 0, 200_000));
+            }
+            // Big first messages, small later ones: the later ones arrive first.
+            for (int m = 0; m < 6; m++) {
+                a.postSend(ca, m % 2, src, m, m < 2 ? 150_000 : 100 + m);
+            }
+            assertThat(until(6, 6)).as("%s %s", a.counters(), b.counters()).isTrue();
+            List<Long> order = doneB.stream().map(Done::work).toList();
+            // Per stream, in posting order.
+            assertThat(order.stream().filter(id -> recvIds.indexOf(id) % 2 == 0).toList())
+                    .containsExactly(recvIds.get(0), recvIds.get(2), recvIds.get(4));
+            assertThat(order.stream().filter(id -> recvIds.indexOf(id) % 2 == 1).toList())
+                    .containsExactly(recvIds.get(1), recvIds.get(3), recvIds.get(5));
+            for (int m = 0; m < 6; m++) {
+                int len = m < 2 ? 150_000 : 100 + m;
+                assertThat(bufs[m].asSlice(0, len).mismatch(src.asSlice(m, len))).isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
+    void aSendBeforeItsReceiveIsAnsweredNotReadyAndLandsOnceTheReceiveIsPosted() {
+        setUp(2, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = pattern(arena, 50_000, 5);
+            a.postSend(ca, 9, src, 0, 50_000);
+            f.run(() -> b.counters().get(Counter.RNR_SENT) > 0 && a.counters().get(Counter.RNR_RECEIVED) > 0,
+                    1_000_000_000L);
+            assertThat(doneA).as("the send must not complete before the receiver placed it").isEmpty();
+            MemorySegment buf = arena.allocate(50_000);
+            b.postRecv(cb, 9, buf, 0, 50_000);
+            assertThat(until(1, 1)).as("%s %s", a.counters(), b.counters()).isTrue();
+            assertThat(doneA.getFirst().status()).isEqualTo(CompletionStatus.OK);
+            assertThat(buf.mismatch(src)).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aMessageLongerThanItsReceiveCompletesTruncatedAndWritesNothing() {
+        setUp(3, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = pattern(arena, 10_000, 7);
+            MemorySegment buf = arena.allocate(9_000);
+            b.postRecv(cb, 1, buf, 0, 8_000);
+            a.postSend(ca, 1, src, 0, 10_000);
+            assertThat(until(1, 1)).isTrue();
+            assertThat(doneB.getFirst().status()).isEqualTo(CompletionStatus.TRUNCATED);
+            for (long i = 0; i < buf.byteSize(); i++) {
+                assertThat(buf.get(ValueLayout.JAVA_BYTE, i)).isZero();
+            }
+        }
+    }
+
+    @Test
+    void closeCompletesPendingWorkOnBothSides() {
+        setUp(4, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            b.postRecv(cb, 1, arena.allocate(100), 0, 100);
+            a.postRecv(ca, 2, arena.allocate(100), 0, 100);
+            a.close(f.now, ca);
+            assertThat(until(1, 1)).isTrue();
+            assertThat(doneA).extracting(Done::status).containsOnly(CompletionStatus.CONNECTION_CLOSED);
+            assertThat(doneB).extracting(Done::status).containsOnly(CompletionStatus.CONNECTION_CLOSED);
+            long id = a.postSend(ca, 1, arena.allocate(8), 0, 8);
+            assertThat(until(2, 1)).isTrue();
+            assertThat(doneA.get(1)).isEqualTo(new Done(id, WorkKind.SEND, CompletionStatus.CONNECTION_CLOSED, 0));
+        }
+    }
+
+    @Test
+    void ecnMarksCutWindowsButTheTransferCompletes() {
+        setUp(5, 0.0);
+        f.ecnMark = 0.2;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = pattern(arena, 4 << 20, 9);
+            MemorySegment region = arena.allocate(4 << 20);
+            int key = b.registerRegion(region, true);
+            a.postWrite(ca, key, 0, src, 0, src.byteSize());
+            assertThat(until(1, 0)).isTrue();
+            assertThat(region.mismatch(src)).isEqualTo(-1);
+            assertThat(a.counters().get(Counter.ECN_WINDOW_CUTS)).isPositive();
+            assertThat(b.counters().get(Counter.ECN_MARKS_RECEIVED)).isPositive();
+        }
+    }
+
+    // ---- Hostile packets ----
+
+    private static int finish(byte[] p, int lengthWithoutCrc) {
+        CRC32C crc = new CRC32C();
+        crc.update(p, 0, lengthWithoutCrc);
+        int v = (int) crc.getValue();
+        new UnsafeBuffer(p).putInt(lengthWithoutCrc, v, PacketIo.LE);
+        return lengthWithoutCrc + 4;
+    }
+
+    /** A WRITE with a valid CRC for connection {@code conn}/{@code tag}, as an attacker could build it. */
+    private static byte[] write(int conn, int tag, int path, int generation, int key, long base, long offset,
+                                long messageLength, int payload) {
+        byte[] p = new byte[PacketIo.DATA_HEADER + payload + 4];
+        UnsafeBuffer u = new UnsafeBuffer(p);
+        PacketIo.header(u, PacketIo.WRITE, 0, path, generation, conn, tag, payload);
+        u.putInt(PacketIo.O_PSN, 0, PacketIo.LE);
+        u.putInt(PacketIo.O_MESSAGE, 77, PacketIo.LE);
+        u.putInt(PacketIo.O_TARGET, key, PacketIo.LE);
+        u.putLong(PacketIo.O_OFFSET, offset, PacketIo.LE);
+        u.putLong(PacketIo.O_MESSAGE_LENGTH, messageLength, PacketIo.LE);
+        u.putLong(PacketIo.O_BASE, base, PacketIo.LE);
+        for (int i = 0; i < payload; i++) {
+            p[PacketIo.DATA_HEADER + i] = (byte) 0xEE;
+        }
+        finish(p, PacketIo.DATA_HEADER + payload);
+        return p;
+    }
+
+    private void deliver(byte[] p) {
+        b.onDatagram(f.now, 0, 0, new UnsafeBuffer(p), 0, p.length, false);
+    }
+
+    @Test
+    void forgedAndOutOfBoundsPacketsAreDroppedCountedAndTouchNothing() {
+        setUp(6, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment region = arena.allocate(8192);
+            MemorySegment readOnlyNeighbour = arena.allocate(8192);
+            int key = b.registerRegion(region, true);
+            int keyNotWritable = b.registerRegion(readOnlyNeighbour, false);
+            int tag = b.connection(cb).sessionTag();
+            int gen = 0;
+            deliver(write(cb + 1, tag, 0, gen, key, 0, 0, 100, 100));           // unknown connection
+            deliver(write(cb, tag + 1, 0, gen, key, 0, 0, 100, 100));           // wrong session tag
+            deliver(write(cb, tag, 9, gen, key, 0, 0, 100, 100));               // path beyond the connection's 8
+            deliver(write(cb, tag, 0, gen, key + 1, 0, 0, 100, 100));           // unknown region key
+            deliver(write(cb, tag, 0, gen, keyNotWritable, 0, 0, 100, 100));   // region not open for writes
+            deliver(write(cb, tag, 0, gen, key, 8100, 0, 100, 100));            // beyond the region's end
+            deliver(write(cb, tag, 0, gen, key, -5, 0, 100, 100));              // negative base
+            deliver(write(cb, tag, 0, gen, key, 0, 1, 100, 99));                // offset not on a chunk boundary
+            deliver(write(cb, tag, 0, gen, key, 0, 0, 100, 50));                // payload shorter than the chunk
+            deregisterAndWriteAgain(key, tag, gen);
+            byte[] garbage = new byte[100];
+            new SplittableRandom(6).nextBytes(garbage);
+            deliver(garbage);                                                    // not even a header
+            byte[] truncated = java.util.Arrays.copyOf(write(cb, tag, 0, gen, key, 0, 0, 100, 100), 60);
+            deliver(truncated);
+            byte[] corrupted = write(cb, tag, 0, gen, key, 0, 0, 100, 100);
+            corrupted[70] ^= 1;
+            deliver(corrupted);                                                  // CRC
+            byte[] badInit = new byte[PacketIo.INIT_LENGTH];
+            UnsafeBuffer u = new UnsafeBuffer(badInit);
+            PacketIo.header(u, PacketIo.HANDSHAKE_INIT, 0, 0, 0, 0, 0, 0);
+            u.putByte(PacketIo.O_INIT_PATHS, (byte) 8);
+            u.putShort(PacketIo.O_INIT_PAYLOAD, (short) 4096, PacketIo.LE);
+            finish(badInit, PacketIo.INIT_LENGTH - 4);
+            b.onDatagram(f.now, 42, 0, new UnsafeBuffer(badInit), 0, badInit.length, false);   // MAC of zeros
+
+            Counters c = b.counters();
+            assertThat(c.drops(DropReason.UNKNOWN_CONNECTION)).isEqualTo(1);
+            assertThat(c.drops(DropReason.BAD_SESSION_TAG)).isEqualTo(1);
+            assertThat(c.drops(DropReason.BAD_PATH)).isEqualTo(1);
+            assertThat(c.drops(DropReason.BAD_REGION_KEY)).isEqualTo(3);
+            assertThat(c.drops(DropReason.REGION_BOUNDS)).isEqualTo(2);
+            assertThat(c.drops(DropReason.MESSAGE_BOUNDS)).isEqualTo(2);
+            assertThat(c.drops(DropReason.BAD_MAGIC) + c.drops(DropReason.TRUNCATED)
+                    + c.drops(DropReason.BAD_LENGTH)).isEqualTo(2);
+            assertThat(c.drops(DropReason.BAD_CRC)).isEqualTo(1);
+            assertThat(c.drops(DropReason.BAD_HANDSHAKE_MAC)).isEqualTo(1);
+            assertThat(b.connectionTo(42)).isEqualTo(-1);
+            assertThat(c.get(Counter.PAYLOAD_BYTES_PLACED)).isZero();
+            for (long i = 0; i < 8192; i++) {
+                assertThat(region.get(ValueLayout.JAVA_BYTE, i)).isZero();
+                assertThat(readOnlyNeighbour.get(ValueLayout.JAVA_BYTE, i)).isZero();
+            }
+            // The real connection still works.
+            MemorySegment src = pattern(arena, 5000, 1);
+            a.postWrite(ca, key, 100, src, 0, 5000);
+            assertThat(until(1, 0)).isTrue();
+            assertThat(doneA.getFirst().status()).isEqualTo(CompletionStatus.OK);
+            assertThat(region.asSlice(100, 5000).mismatch(src)).isEqualTo(-1);
+        }
+    }
+
+    private void deregisterAndWriteAgain(int key, int tag, int gen) {
+        // A key that was valid and is not any more must not accept writes.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment other = arena.allocate(8192);
+            int stale = b.registerRegion(other, true);
+            b.deregisterRegion(stale);
+            deliver(write(b.connectionTo(0), tag, 0, gen, stale, 0, 0, 100, 100));
+            for (long i = 0; i < 8192; i++) {
+                assertThat(other.get(ValueLayout.JAVA_BYTE, i)).isZero();
+            }
+        }
+    }
+}
