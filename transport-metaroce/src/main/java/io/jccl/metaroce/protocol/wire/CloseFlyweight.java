@@ -1,0 +1,57 @@
+package io.jccl.metaroce.protocol.wire;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * Flyweight over a CLOSE packet ({@link PacketType#CLOSE}): the sender closes the connection, and expects no reply.
+ * The common header, a 4-byte type header, no body, the CRC.
+ *
+ * <pre>
+ *  20  4  reason   why (informational: a receiver closes the same way whatever the reason)
+ * </pre>
+ */
+public final class CloseFlyweight extends HeaderFlyweight {
+    /** Offset of the 4-byte reason. */
+    public static final int REASON_FIELD_OFFSET = 20;
+    /** Length of the CLOSE type header. */
+    public static final int TYPE_HEADER_LENGTH = 4;
+    /** Length of a CLOSE datagram, CRC included. */
+    public static final int FRAME_LENGTH = HEADER_LENGTH + TYPE_HEADER_LENGTH + CRC_LENGTH;
+    /** Reason: the application closed the connection. */
+    public static final int REASON_CLOSED = 0;
+    /** Reason: the connection failed (no working path for too long, or a protocol error). */
+    public static final int REASON_FAILED = 1;
+    /** Reason: the endpoint is shutting down. */
+    public static final int REASON_SHUTDOWN = 2;
+
+    /** An unwrapped flyweight: {@link #wrap} it over a packet before use, and reuse it for every packet. */
+    public CloseFlyweight() {
+    }
+
+    @Override
+    public CloseFlyweight wrap(DirectBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
+        return this;
+    }
+
+    @Override
+    public CloseFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
+                                    int sessionTag, int bodyLength) {
+        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
+        return this;
+    }
+
+    /** @return why the sender closed: {@link #REASON_CLOSED}, {@link #REASON_FAILED}, {@link #REASON_SHUTDOWN} or another value */
+    public int reason() {
+        return buffer.getInt(offset + REASON_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param reason why the sender closes
+     * @return this
+     */
+    public CloseFlyweight reason(int reason) {
+        mutableBuffer.putInt(offset + REASON_FIELD_OFFSET, reason, BYTE_ORDER);
+        return this;
+    }
+}

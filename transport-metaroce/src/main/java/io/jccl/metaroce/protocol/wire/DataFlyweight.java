@@ -1,0 +1,260 @@
+package io.jccl.metaroce.protocol.wire;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Flyweight over a DATA packet: WRITE ({@link PacketType#WRITE}) or SEND ({@link PacketType#SEND}), which share one
+ * layout: the common header, a 44-byte type header, then {@code bodyLength} bytes of payload and the CRC. Fields
+ * whose meaning differs between the two have an accessor for each meaning over the same bytes:
+ * {@link #writeId()}/{@link #messageSequence()} (the {@code message} field) and {@link #regionKey()}/{@link #streamId()}
+ * (the {@code target} field).
+ *
+ * <pre>
+ *  20  4  PSN              the path's packet sequence number
+ *  24  8  timestamp (ns)   sender's clock when sent, echoed by the ACK
+ *  32  4  message          WRITE: write id; SEND: message sequence number on its stream
+ *  36  4  target           WRITE: region key; SEND: stream id
+ *  40  8  message offset   byte offset of this payload within the message
+ *  48  8  message length   total bytes of the message
+ *  56  8  base             WRITE: region offset where the message starts; SEND: 0
+ *  64  n  payload
+ * </pre>
+ */
+public final class DataFlyweight extends HeaderFlyweight {
+    /** Offset of the 4-byte PSN. */
+    public static final int PSN_FIELD_OFFSET = 20;
+    /** Offset of the 8-byte send timestamp (ns). */
+    public static final int TIMESTAMP_NS_FIELD_OFFSET = 24;
+    /** Offset of the 4-byte message field (write id or message sequence). */
+    public static final int MESSAGE_FIELD_OFFSET = 32;
+    /** Offset of the 4-byte target field (region key or stream id). */
+    public static final int TARGET_FIELD_OFFSET = 36;
+    /** Offset of the 8-byte offset of the payload within the message. */
+    public static final int MESSAGE_OFFSET_FIELD_OFFSET = 40;
+    /** Offset of the 8-byte message length. */
+    public static final int MESSAGE_LENGTH_FIELD_OFFSET = 48;
+    /** Offset of the 8-byte base (WRITE: region offset of the message's start; SEND: 0). */
+    public static final int BASE_FIELD_OFFSET = 56;
+    /** Offset of the payload: the common header plus the DATA type header. */
+    public static final int PAYLOAD_FIELD_OFFSET = 64;
+    /** Length of the DATA type header. */
+    public static final int TYPE_HEADER_LENGTH = 44;
+    /** Length of both headers: where the payload starts. */
+    public static final int DATA_HEADER_LENGTH = HEADER_LENGTH + TYPE_HEADER_LENGTH;
+    /** The shortest DATA datagram: headers, 1 byte of payload and the CRC. */
+    public static final int MIN_FRAME_LENGTH = DATA_HEADER_LENGTH + 1 + CRC_LENGTH;
+    /** The longest DATA datagram: headers, {@link #MAX_PAYLOAD_LENGTH} bytes of payload and the CRC. */
+    public static final int MAX_FRAME_LENGTH = DATA_HEADER_LENGTH + MAX_PAYLOAD_LENGTH + CRC_LENGTH;
+
+    /** An unwrapped flyweight: {@link #wrap} it over a packet before use, and reuse it for every packet. */
+    public DataFlyweight() {
+    }
+
+    @Override
+    public DataFlyweight wrap(DirectBuffer buffer, int offset) {
+        super.wrap(buffer, offset);
+        return this;
+    }
+
+    @Override
+    public DataFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
+                                   int sessionTag, int bodyLength) {
+        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
+        return this;
+    }
+
+    /** @return whether the type is WRITE */
+    public boolean isWrite() {
+        return type() == PacketType.WRITE;
+    }
+
+    /** @return whether the type is SEND */
+    public boolean isSend() {
+        return type() == PacketType.SEND;
+    }
+
+    /** @return the path's packet sequence number */
+    public int psn() {
+        return buffer.getInt(offset + PSN_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param psn the path's packet sequence number
+     * @return this
+     */
+    public DataFlyweight psn(int psn) {
+        mutableBuffer.putInt(offset + PSN_FIELD_OFFSET, psn, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return the sender's clock (ns) when the packet was sent */
+    public long timestampNs() {
+        return buffer.getLong(offset + TIMESTAMP_NS_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param timestampNs the sender's clock (ns) now
+     * @return this
+     */
+    public DataFlyweight timestampNs(long timestampNs) {
+        mutableBuffer.putLong(offset + TIMESTAMP_NS_FIELD_OFFSET, timestampNs, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return the message field: {@link #writeId()} of a WRITE, {@link #messageSequence()} of a SEND */
+    public int message() {
+        return buffer.getInt(offset + MESSAGE_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param message the message field
+     * @return this
+     */
+    public DataFlyweight message(int message) {
+        mutableBuffer.putInt(offset + MESSAGE_FIELD_OFFSET, message, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return WRITE: the sender's write id on this connection (the {@code message} field) */
+    public int writeId() {
+        return message();
+    }
+
+    /**
+     * @param writeId the sender's write id on this connection
+     * @return this
+     */
+    public DataFlyweight writeId(int writeId) {
+        return message(writeId);
+    }
+
+    /** @return SEND: the message's sequence number on its stream (the {@code message} field) */
+    public int messageSequence() {
+        return message();
+    }
+
+    /**
+     * @param messageSequence the message's sequence number on its stream
+     * @return this
+     */
+    public DataFlyweight messageSequence(int messageSequence) {
+        return message(messageSequence);
+    }
+
+    /** @return the target field: {@link #regionKey()} of a WRITE, {@link #streamId()} of a SEND */
+    public int target() {
+        return buffer.getInt(offset + TARGET_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param target the target field
+     * @return this
+     */
+    public DataFlyweight target(int target) {
+        mutableBuffer.putInt(offset + TARGET_FIELD_OFFSET, target, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return WRITE: the key of the region written (the {@code target} field) */
+    public int regionKey() {
+        return target();
+    }
+
+    /**
+     * @param regionKey the key of the region written
+     * @return this
+     */
+    public DataFlyweight regionKey(int regionKey) {
+        return target(regionKey);
+    }
+
+    /** @return SEND: the stream the message belongs to (the {@code target} field) */
+    public int streamId() {
+        return target();
+    }
+
+    /**
+     * @param streamId the stream the message belongs to
+     * @return this
+     */
+    public DataFlyweight streamId(int streamId) {
+        return target(streamId);
+    }
+
+    /** @return the byte offset of this packet's payload within its message */
+    public long messageOffset() {
+        return buffer.getLong(offset + MESSAGE_OFFSET_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param messageOffset the byte offset of this packet's payload within its message
+     * @return this
+     */
+    public DataFlyweight messageOffset(long messageOffset) {
+        mutableBuffer.putLong(offset + MESSAGE_OFFSET_FIELD_OFFSET, messageOffset, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return the message's total length in bytes */
+    public long messageLength() {
+        return buffer.getLong(offset + MESSAGE_LENGTH_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param messageLength the message's total length in bytes
+     * @return this
+     */
+    public DataFlyweight messageLength(long messageLength) {
+        mutableBuffer.putLong(offset + MESSAGE_LENGTH_FIELD_OFFSET, messageLength, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return WRITE: the region offset where the message starts; SEND: 0 */
+    public long base() {
+        return buffer.getLong(offset + BASE_FIELD_OFFSET, BYTE_ORDER);
+    }
+
+    /**
+     * @param base WRITE: the region offset where the message starts; SEND: 0
+     * @return this
+     */
+    public DataFlyweight base(long base) {
+        mutableBuffer.putLong(offset + BASE_FIELD_OFFSET, base, BYTE_ORDER);
+        return this;
+    }
+
+    /** @return where the payload starts in the wrapped buffer (an absolute index, not relative to the packet) */
+    public int payloadIndex() {
+        return offset + PAYLOAD_FIELD_OFFSET;
+    }
+
+    /** @return the payload length in bytes (the body length) */
+    public int payloadLength() {
+        return bodyLength();
+    }
+
+    /**
+     * Copies a payload into the packet and sets the body length to its length.
+     *
+     * @param source        holds the payload
+     * @param sourceIndex   where it starts in {@code source}
+     * @param payloadLength its length in bytes, 1 to {@link #MAX_PAYLOAD_LENGTH}
+     * @return this
+     */
+    public DataFlyweight putPayload(DirectBuffer source, int sourceIndex, int payloadLength) {
+        mutableBuffer.putBytes(offset + PAYLOAD_FIELD_OFFSET, source, sourceIndex, payloadLength);
+        bodyLength(payloadLength);
+        return this;
+    }
+
+    /**
+     * Copies the payload out.
+     *
+     * @param destination      receives it ({@link #payloadLength()} bytes)
+     * @param destinationIndex where it goes in {@code destination}
+     */
+    public void getPayload(MutableDirectBuffer destination, int destinationIndex) {
+        buffer.getBytes(offset + PAYLOAD_FIELD_OFFSET, destination, destinationIndex, bodyLength());
+    }
+}
