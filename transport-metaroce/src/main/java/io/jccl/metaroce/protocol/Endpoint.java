@@ -5,26 +5,31 @@ import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.region.RegionTable;
+import io.jccl.metaroce.protocol.wire.AckFlyweight;
+import io.jccl.metaroce.protocol.wire.CloseFlyweight;
+import io.jccl.metaroce.protocol.wire.Crc32c;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.protocol.wire.Flags;
+import io.jccl.metaroce.protocol.wire.HandshakeAcceptFlyweight;
+import io.jccl.metaroce.protocol.wire.HandshakeCrypto;
+import io.jccl.metaroce.protocol.wire.HandshakeInitFlyweight;
+import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
+import io.jccl.metaroce.protocol.wire.PacketType;
+import io.jccl.metaroce.protocol.wire.PacketValidator;
+import io.jccl.metaroce.protocol.wire.ProbeFlyweight;
+import io.jccl.metaroce.protocol.wire.RnrFlyweight;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
-import java.util.zip.CRC32C;
-
-import static io.jccl.metaroce.protocol.PacketIo.LE;
 
 /**
  * A MetaRoCE endpoint: the sans-IO protocol core for one local process or NIC. Owns its connections, the
@@ -36,8 +41,7 @@ import static io.jccl.metaroce.protocol.PacketIo.LE;
  */
 public final class Endpoint implements Verbs, Connection.Context {
     private static final int MAX_DATAGRAM = 65536;
-    private static final byte[] INIT_LABEL = "init".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ACCEPT_LABEL = "accept".getBytes(StandardCharsets.US_ASCII);
+    private static final int NONCE_BYTES = HandshakeInitFlyweight.NONCE_LENGTH;
 
     private final EndpointConfig config;
     private final RandomGenerator random;
@@ -47,12 +51,28 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final Long2LongHashMap byPeer = new Long2LongHashMap(Long.MIN_VALUE);
     private final List<Connection> connections = new ArrayList<>();
     private final FairShare fairShare;
-    private final Mac mac;
-    private final CRC32C crc = new CRC32C();
+    private final HandshakeCrypto crypto;
+    private final PacketValidator validator = new PacketValidator();
+    private final Crc32c txCrc = new Crc32c();
     private final byte[] txBytes = new byte[MAX_DATAGRAM];
     private final UnsafeBuffer tx = new UnsafeBuffer(txBytes);
     private final MemorySegment txSegment = MemorySegment.ofArray(txBytes);
-    private final byte[] scratch = new byte[MAX_DATAGRAM];
+
+    // Flyweights, one per packet type and direction, rewrapped for every packet.
+    private final HeaderFlyweight rxHeader = new HeaderFlyweight();
+    private final DataFlyweight rxData = new DataFlyweight();
+    private final AckFlyweight rxAck = new AckFlyweight();
+    private final ProbeFlyweight rxProbe = new ProbeFlyweight();
+    private final RnrFlyweight rxRnr = new RnrFlyweight();
+    private final HandshakeInitFlyweight rxInit = new HandshakeInitFlyweight();
+    private final HandshakeAcceptFlyweight rxAccept = new HandshakeAcceptFlyweight();
+    private final DataFlyweight txData = new DataFlyweight().wrap(tx, 0);
+    private final AckFlyweight txAck = new AckFlyweight().wrap(tx, 0);
+    private final ProbeFlyweight txProbe = new ProbeFlyweight().wrap(tx, 0);
+    private final RnrFlyweight txRnr = new RnrFlyweight().wrap(tx, 0);
+    private final CloseFlyweight txClose = new CloseFlyweight().wrap(tx, 0);
+    private final HandshakeInitFlyweight txInit = new HandshakeInitFlyweight().wrap(tx, 0);
+    private final HandshakeAcceptFlyweight txAccept = new HandshakeAcceptFlyweight().wrap(tx, 0);
     private long nextWorkId = 1;
     private int emitCursor;
 
@@ -77,12 +97,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         this.config = Objects.requireNonNull(config, "config");
         this.random = Objects.requireNonNull(random, "random");
         this.fairShare = new FairShare(config.inboundBytesPerSecond(), Math.max(10_000, config.delayedAckNs()));
-        try {
-            this.mac = Mac.getInstance("HmacSHA256");
-            this.mac.init(new SecretKeySpec(config.handshakeKey(), "HmacSHA256"));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available", e);
-        }
+        this.crypto = new HandshakeCrypto(config.handshakeKey());
     }
 
     /** @return the settings */
@@ -121,7 +136,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         if (existing != Long.MIN_VALUE) {
             return (int) existing;
         }
-        byte[] nonce = new byte[16];
+        byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         Connection c = new Connection(config, this, counters, newConnectionId(), connections.size(), peer, true, nonce,
                 config.paths(), config.payloadBytes(), nowNs);
@@ -218,79 +233,79 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
                            boolean ecnMarked) {
-        DropReason structural = check(buffer, offset, length);
+        DropReason structural = validator.check(buffer, offset, length);
         if (structural != null) {
             counters.drop(structural);
             return;
         }
-        int type = PacketIo.type(buffer, offset);
-        int connectionId = PacketIo.connection(buffer, offset);
-        if (type == PacketIo.HANDSHAKE_INIT) {
+        HeaderFlyweight header = rxHeader.wrap(buffer, offset);
+        int type = header.type();
+        if (type == PacketType.HANDSHAKE_INIT) {
             onInit(nowNs, source, buffer, offset);
             return;
         }
-        Connection c = byId.get(connectionId);
+        Connection c = byId.get(header.connectionId());
         if (c == null) {
             counters.drop(DropReason.UNKNOWN_CONNECTION);
             return;
         }
-        if (type == PacketIo.HANDSHAKE_ACCEPT) {
+        if (type == PacketType.HANDSHAKE_ACCEPT) {
             onAccept(nowNs, c, buffer, offset);
             return;
         }
-        if (c.state() == Connection.State.CONNECTING || PacketIo.session(buffer, offset) != c.sessionTag()) {
-            counters.drop(c.state() == Connection.State.CONNECTING ? DropReason.UNEXPECTED : DropReason.BAD_SESSION_TAG);
+        if (c.state() == Connection.State.CONNECTING) {
+            counters.drop(DropReason.UNEXPECTED);
             return;
         }
-        int path = PacketIo.path(buffer, offset);
+        if (header.sessionTag() != c.sessionTag()) {
+            counters.drop(DropReason.BAD_SESSION_TAG);
+            return;
+        }
+        int path = header.pathId();
         if (path >= c.paths()) {
             counters.drop(DropReason.BAD_PATH);
             return;
         }
-        int generation = PacketIo.generation(buffer, offset);
+        int generation = header.pathGeneration();
         switch (type) {
-            case PacketIo.WRITE, PacketIo.SEND -> onDataPacket(nowNs, c, buffer, offset, type == PacketIo.WRITE, path,
+            case PacketType.WRITE, PacketType.SEND -> onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path,
                     generation, ecnMarked);
-            case PacketIo.ACK -> {
-                SenderPath p = c.senderPath(path);
-                if (generation != p.generation()) {
+            case PacketType.ACK -> {
+                if (generation != c.senderPath(path).generation()) {
                     counters.drop(DropReason.STALE_GENERATION);
                     return;
                 }
-                double hint = (double) buffer.getLong(offset + PacketIo.O_RATE, LE);
-                c.onAck(nowNs, path, buffer.getInt(offset + PacketIo.O_CUMULATIVE, LE),
-                        buffer.getInt(offset + PacketIo.O_ECN, LE), buffer.getLong(offset + PacketIo.O_ECHO, LE), hint,
-                        buffer.getLong(offset + PacketIo.O_SACK, LE), buffer.getLong(offset + PacketIo.O_SACK + 8, LE),
-                        buffer.getLong(offset + PacketIo.O_SACK + 16, LE),
-                        buffer.getLong(offset + PacketIo.O_SACK + 24, LE));
+                AckFlyweight ack = rxAck.wrap(buffer, offset);
+                c.onAck(nowNs, path, ack.cumulativePsn(), ack.ecnCount(), ack.echoTimestampNs(),
+                        (double) ack.rateHintBytesPerSecond(), ack.sackWord(0), ack.sackWord(1), ack.sackWord(2),
+                        ack.sackWord(3));
             }
-            case PacketIo.PROBE -> {
+            case PacketType.PROBE -> {
                 if (!adoptGeneration(c.receiverPath(path), generation)) {
                     return;
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
-                c.onProbe(path, generation, buffer.getInt(offset + PacketIo.O_PROBE_SEQ, LE),
-                        buffer.getLong(offset + PacketIo.O_PROBE_TS, LE));
+                ProbeFlyweight probe = rxProbe.wrap(buffer, offset);
+                c.onProbe(path, generation, probe.probeSequence(), probe.timestampNs());
             }
-            case PacketIo.PROBE_REPLY -> {
+            case PacketType.PROBE_REPLY -> {
                 if (generation != c.senderPath(path).generation()) {
                     counters.drop(DropReason.STALE_GENERATION);
                     return;
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
-                c.onProbeReply(nowNs, path, buffer.getInt(offset + PacketIo.O_PROBE_SEQ, LE),
-                        buffer.getLong(offset + PacketIo.O_PROBE_TS, LE));
+                ProbeFlyweight reply = rxProbe.wrap(buffer, offset);
+                c.onProbeReply(nowNs, path, reply.probeSequence(), reply.echoTimestampNs());
             }
-            case PacketIo.CLOSE -> {
+            case PacketType.CLOSE -> {
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
                 c.onClose();
                 fairShare.remove(c.slot);
             }
-            case PacketIo.RNR -> {
+            case PacketType.RNR -> {
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
-                c.onRnr(nowNs, buffer.getInt(offset + PacketIo.O_RNR_STREAM, LE),
-                        buffer.getInt(offset + PacketIo.O_RNR_MESSAGE, LE),
-                        buffer.getLong(offset + PacketIo.O_RNR_RETRY, LE));
+                RnrFlyweight rnr = rxRnr.wrap(buffer, offset);
+                c.onRnr(nowNs, rnr.streamId(), rnr.messageSequence(), rnr.retryAfterNs());
             }
             default -> counters.drop(DropReason.UNKNOWN_TYPE);
         }
@@ -310,38 +325,29 @@ public final class Endpoint implements Verbs, Connection.Context {
         return true;
     }
 
-    private void onDataPacket(long nowNs, Connection c, DirectBuffer b, int o, boolean write, int path,
-                              int generation, boolean ecnMarked) {
+    private void onDataPacket(long nowNs, Connection c, DataFlyweight data, int path, int generation,
+                              boolean ecnMarked) {
         if (!adoptGeneration(c.receiverPath(path), generation)) {
             return;
         }
-        DropReason reason = c.onData(nowNs, b, o, write, path, b.getInt(o + PacketIo.O_PSN, LE), PacketIo.flags(b, o),
-                b.getLong(o + PacketIo.O_TIMESTAMP, LE), b.getInt(o + PacketIo.O_MESSAGE, LE),
-                b.getInt(o + PacketIo.O_TARGET, LE), b.getLong(o + PacketIo.O_OFFSET, LE),
-                b.getLong(o + PacketIo.O_MESSAGE_LENGTH, LE), b.getLong(o + PacketIo.O_BASE, LE),
-                o + PacketIo.DATA_HEADER, PacketIo.bodyLength(b, o), ecnMarked);
+        DropReason reason = c.onData(nowNs, data.buffer(), data.offset(), data.isWrite(), path, data.psn(),
+                data.flags(), data.timestampNs(), data.message(), data.target(), data.messageOffset(),
+                data.messageLength(), data.base(), data.offset() + DataFlyweight.PAYLOAD_FIELD_OFFSET,
+                data.bodyLength(), ecnMarked);
         if (reason != null) {
             counters.drop(reason);
         }
     }
 
     private void onInit(long nowNs, long source, DirectBuffer b, int o) {
-        int initiatorId = b.getInt(o + PacketIo.O_INIT_ID, LE);
-        byte[] nonce = new byte[16];
-        b.getBytes(o + PacketIo.O_INIT_NONCE, nonce);
-        int paths = b.getByte(o + PacketIo.O_INIT_PATHS) & 0xFF;
-        int payload = b.getShort(o + PacketIo.O_INIT_PAYLOAD, LE) & 0xFFFF;
-        byte[] expected = initMac(initiatorId, nonce, paths, payload);
-        byte[] got = new byte[32];
-        b.getBytes(o + PacketIo.O_INIT_MAC, got);
-        if (!MessageDigest.isEqual(expected, got)) {
+        if (!crypto.verifyInit(b, o)) {
             counters.drop(DropReason.BAD_HANDSHAKE_MAC);
             return;
         }
-        if (paths < 1 || paths > EndpointConfig.MAX_PATHS || payload < 256 || payload > 65000) {
-            counters.drop(DropReason.BAD_FIELD);
-            return;
-        }
+        HandshakeInitFlyweight init = rxInit.wrap(b, o);
+        int initiatorId = init.initiatorConnectionId();
+        byte[] nonce = new byte[NONCE_BYTES];   // control path: a connection is being made
+        init.getNonce(nonce, 0);
         counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
         long existing = byPeer.get(source);
         if (existing != Long.MIN_VALUE) {
@@ -355,10 +361,10 @@ public final class Endpoint implements Verbs, Connection.Context {
                 return;
             }
         }
-        byte[] ours = new byte[16];
+        byte[] ours = new byte[NONCE_BYTES];
         random.nextBytes(ours);
         Connection c = new Connection(config, this, counters, newConnectionId(), connections.size(), source, false,
-                ours, paths, payload, nowNs);
+                ours, init.paths(), init.payloadBytes(), nowNs);
         int tag;
         do {
             tag = random.nextInt();
@@ -373,38 +379,25 @@ public final class Endpoint implements Verbs, Connection.Context {
             counters.drop(DropReason.UNEXPECTED);
             return;
         }
-        int acceptorId = b.getInt(o + PacketIo.O_ACCEPT_ID, LE);
-        byte[] nonce = new byte[16];
-        b.getBytes(o + PacketIo.O_ACCEPT_NONCE, nonce);
-        int tag = b.getInt(o + PacketIo.O_ACCEPT_TAG, LE);
-        byte[] expected = acceptMac(c.localId, acceptorId, c.localNonce(), nonce, tag);
-        byte[] got = new byte[32];
-        b.getBytes(o + PacketIo.O_ACCEPT_MAC, got);
-        if (!MessageDigest.isEqual(expected, got)) {
+        byte[] initiatorNonce = c.localNonce();
+        if (!crypto.verifyAccept(b, o, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8))) {
             counters.drop(DropReason.BAD_HANDSHAKE_MAC);
             return;
         }
+        HandshakeAcceptFlyweight accept = rxAccept.wrap(b, o);
+        byte[] nonce = new byte[NONCE_BYTES];
+        accept.getNonce(nonce, 0);
         counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
-        c.established(nowNs, acceptorId, nonce, tag);
+        c.established(nowNs, accept.acceptorConnectionId(), nonce, accept.grantedSessionTag());
     }
 
-    private byte[] initMac(int initiatorId, byte[] nonce, int paths, int payload) {
-        mac.reset();
-        mac.update(INIT_LABEL);
-        mac.update(ByteBuffer.allocate(4).order(LE).putInt(initiatorId).array());
-        mac.update(nonce);
-        mac.update((byte) paths);
-        mac.update(ByteBuffer.allocate(2).order(LE).putShort((short) payload).array());
-        return mac.doFinal();
-    }
-
-    private byte[] acceptMac(int initiatorId, int acceptorId, byte[] initiatorNonce, byte[] acceptorNonce, int tag) {
-        mac.reset();
-        mac.update(ACCEPT_LABEL);
-        mac.update(ByteBuffer.allocate(12).order(LE).putInt(initiatorId).putInt(acceptorId).putInt(tag).array());
-        mac.update(initiatorNonce);
-        mac.update(acceptorNonce);
-        return mac.doFinal();
+    /** Bytes {@code at..at+7} of a nonce as the little-endian word the wire carries. */
+    private static long nonceWord(byte[] nonce, int at) {
+        long word = 0;
+        for (int i = 7; i >= 0; i--) {
+            word = (word << 8) | (nonce[at + i] & 0xFF);
+        }
+        return word;
     }
 
     @Override
@@ -439,67 +432,10 @@ public final class Endpoint implements Verbs, Connection.Context {
         return n;
     }
 
-    // ---- Structural checks ----
-
-    private static int lengthFor(int type, int body) {
-        return switch (type) {
-            case PacketIo.WRITE, PacketIo.SEND -> PacketIo.DATA_HEADER + body + PacketIo.CRC_BYTES;
-            case PacketIo.ACK -> PacketIo.ACK_LENGTH;
-            case PacketIo.HANDSHAKE_INIT -> PacketIo.INIT_LENGTH;
-            case PacketIo.HANDSHAKE_ACCEPT -> PacketIo.ACCEPT_LENGTH;
-            case PacketIo.PROBE, PacketIo.PROBE_REPLY -> PacketIo.PROBE_LENGTH;
-            case PacketIo.CLOSE -> PacketIo.CLOSE_LENGTH;
-            case PacketIo.RNR -> PacketIo.RNR_LENGTH;
-            default -> -1;
-        };
-    }
-
-    DropReason check(DirectBuffer b, int o, int length) {
-        if (length < PacketIo.COMMON + PacketIo.CRC_BYTES || o < 0 || o > b.capacity() - length) {
-            return DropReason.TRUNCATED;
-        }
-        if (b.getShort(o + PacketIo.O_MAGIC, LE) != PacketIo.MAGIC) {
-            return DropReason.BAD_MAGIC;
-        }
-        if (b.getByte(o + PacketIo.O_VERSION) != PacketIo.VERSION) {
-            return DropReason.BAD_VERSION;
-        }
-        int type = PacketIo.type(b, o);
-        int body = PacketIo.bodyLength(b, o);
-        boolean data = type == PacketIo.WRITE || type == PacketIo.SEND;
-        int expected = lengthFor(type, body);
-        if (expected < 0) {
-            return DropReason.UNKNOWN_TYPE;
-        }
-        if (expected != length || (!data && body != 0)) {
-            return DropReason.BAD_LENGTH;
-        }
-        if (!crcMatches(b, o, length - PacketIo.CRC_BYTES)) {
-            return DropReason.BAD_CRC;
-        }
-        int flags = PacketIo.flags(b, o);
-        if ((flags & ~(data ? 7 : 0)) != 0 || b.getShort(o + 18, LE) != 0 || PacketIo.path(b, o) >= 64) {
-            return DropReason.BAD_FIELD;
-        }
-        return null;
-    }
-
-    private boolean crcMatches(DirectBuffer b, int o, int length) {
-        crc.reset();
-        byte[] array = b.byteArray();
-        if (array != null) {
-            crc.update(array, (int) b.wrapAdjustment() + o, length);
-        } else {
-            b.getBytes(o, scratch, 0, length);
-            crc.update(scratch, 0, length);
-        }
-        return (int) crc.getValue() == b.getInt(o + length, LE);
-    }
-
     // ---- Connection.Context: building packets, placing data, completions ----
 
     private void transmit(Connection c, TransmitSink sink, int path, int lengthWithoutCrc) {
-        int length = PacketIo.finish(crc, txBytes, lengthWithoutCrc);
+        int length = txCrc.finish(tx, 0, lengthWithoutCrc);
         sink.transmit(c.peer, path, tx, 0, length);
     }
 
@@ -507,42 +443,43 @@ public final class Endpoint implements Verbs, Connection.Context {
     public void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
                          int flags, int message, int target, long offset, long messageLength, long base,
                          MemorySegment src, long srcOffset, int payload) {
-        PacketIo.header(tx, write ? PacketIo.WRITE : PacketIo.SEND, flags, path.index, path.generation(), c.remoteId(),
-                c.sessionTag(), payload);
-        tx.putInt(PacketIo.O_PSN, psn, LE);
-        tx.putLong(PacketIo.O_TIMESTAMP, nowNs, LE);
-        tx.putInt(PacketIo.O_MESSAGE, message, LE);
-        tx.putInt(PacketIo.O_TARGET, target, LE);
-        tx.putLong(PacketIo.O_OFFSET, offset, LE);
-        tx.putLong(PacketIo.O_MESSAGE_LENGTH, messageLength, LE);
-        tx.putLong(PacketIo.O_BASE, base, LE);
+        txData.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(),
+                        c.remoteId(), c.sessionTag(), payload)
+                .psn(psn)
+                .timestampNs(nowNs)
+                .message(message)
+                .target(target)
+                .messageOffset(offset)
+                .messageLength(messageLength)
+                .base(base);
         if (payload > 0) {
-            MemorySegment.copy(src, srcOffset, txSegment, PacketIo.DATA_HEADER, payload);
+            MemorySegment.copy(src, srcOffset, txSegment, DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
         }
-        transmit(c, sink, path.index, PacketIo.DATA_HEADER + payload);
+        transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + payload);
     }
 
     @Override
     public void sendAck(Connection c, TransmitSink sink, int pathIndex, ReceiverPath rx, double hintBytesPerSecond) {
-        PacketIo.header(tx, PacketIo.ACK, 0, pathIndex, rx.generation(), c.remoteId(), c.sessionTag(), 0);
-        tx.putInt(PacketIo.O_CUMULATIVE, rx.cumulative(), LE);
-        tx.putInt(PacketIo.O_ECN, rx.ecnCount(), LE);
-        tx.putLong(PacketIo.O_ECHO, rx.echoNs(), LE);
-        tx.putLong(PacketIo.O_RATE, (long) hintBytesPerSecond, LE);
-        for (int i = 0; i < 4; i++) {
-            tx.putLong(PacketIo.O_SACK + 8 * i, rx.word(i), LE);
+        txAck.putHeader(pathIndex, rx.generation(), c.remoteId(), c.sessionTag())
+                .cumulativePsn(rx.cumulative())
+                .ecnCount(rx.ecnCount())
+                .echoTimestampNs(rx.echoNs())
+                .rateHintBytesPerSecond((long) hintBytesPerSecond);
+        for (int i = 0; i < AckFlyweight.SACK_WORDS; i++) {
+            txAck.sackWord(i, rx.word(i));
         }
-        transmit(c, sink, pathIndex, PacketIo.ACK_LENGTH - PacketIo.CRC_BYTES);
+        transmit(c, sink, pathIndex, AckFlyweight.FRAME_LENGTH - AckFlyweight.CRC_LENGTH);
         counters.increment(Counter.ACK_PACKETS_SENT);
     }
 
     @Override
     public void sendRnr(Connection c, TransmitSink sink, int stream, int message, long retryNs) {
-        PacketIo.header(tx, PacketIo.RNR, 0, 0, c.receiverPath(0).generation(), c.remoteId(), c.sessionTag(), 0);
-        tx.putInt(PacketIo.O_RNR_STREAM, stream, LE);
-        tx.putInt(PacketIo.O_RNR_MESSAGE, message, LE);
-        tx.putLong(PacketIo.O_RNR_RETRY, retryNs, LE);
-        transmit(c, sink, 0, PacketIo.RNR_LENGTH - PacketIo.CRC_BYTES);
+        txRnr.putHeader(PacketType.RNR, Flags.NONE, 0, c.receiverPath(0).generation(), c.remoteId(), c.sessionTag(),
+                        0)
+                .streamId(stream)
+                .messageSequence(message)
+                .retryAfterNs(retryNs);
+        transmit(c, sink, 0, RnrFlyweight.FRAME_LENGTH - RnrFlyweight.CRC_LENGTH);
         counters.increment(Counter.RNR_SENT);
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }
@@ -550,42 +487,43 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public void sendProbe(Connection c, TransmitSink sink, int pathIndex, int generation, boolean reply, int seq,
                           long timestampNs) {
-        PacketIo.header(tx, reply ? PacketIo.PROBE_REPLY : PacketIo.PROBE, 0, pathIndex, generation, c.remoteId(),
-                c.sessionTag(), 0);
-        tx.putInt(PacketIo.O_PROBE_SEQ, seq, LE);
-        tx.putLong(PacketIo.O_PROBE_TS, timestampNs, LE);
-        transmit(c, sink, pathIndex, PacketIo.PROBE_LENGTH - PacketIo.CRC_BYTES);
+        txProbe.putHeader(reply ? PacketType.PROBE_REPLY : PacketType.PROBE, Flags.NONE, pathIndex, generation,
+                        c.remoteId(), c.sessionTag(), 0)
+                .probeSequence(seq)
+                .timestampNs(timestampNs);
+        transmit(c, sink, pathIndex, ProbeFlyweight.FRAME_LENGTH - ProbeFlyweight.CRC_LENGTH);
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }
 
     @Override
     public void sendHandshake(Connection c, TransmitSink sink) {
         if (c.initiator) {
-            PacketIo.header(tx, PacketIo.HANDSHAKE_INIT, 0, 0, 0, 0, 0, 0);
-            tx.putInt(PacketIo.O_INIT_ID, c.localId, LE);
-            tx.putBytes(PacketIo.O_INIT_NONCE, c.localNonce());
-            tx.putByte(PacketIo.O_INIT_PATHS, (byte) c.paths());
-            tx.putByte(PacketIo.O_INIT_PATHS + 1, (byte) 0);
-            tx.putShort(PacketIo.O_INIT_PAYLOAD, (short) c.payloadBytes(), LE);
-            tx.putBytes(PacketIo.O_INIT_MAC, initMac(c.localId, c.localNonce(), c.paths(), c.payloadBytes()));
-            transmit(c, sink, 0, PacketIo.INIT_LENGTH - PacketIo.CRC_BYTES);
+            txInit.putHeader(0, 0)
+                    .initiatorConnectionId(c.localId)
+                    .putNonce(c.localNonce(), 0)
+                    .paths(c.paths())
+                    .initReserved(0)
+                    .payloadBytes(c.payloadBytes());
+            crypto.signInit(tx, 0);
+            transmit(c, sink, 0, HandshakeInitFlyweight.FRAME_LENGTH - HandshakeInitFlyweight.CRC_LENGTH);
         } else {
-            PacketIo.header(tx, PacketIo.HANDSHAKE_ACCEPT, 0, 0, 0, c.remoteId(), 0, 0);
-            tx.putInt(PacketIo.O_ACCEPT_ID, c.localId, LE);
-            tx.putBytes(PacketIo.O_ACCEPT_NONCE, c.localNonce());
-            tx.putInt(PacketIo.O_ACCEPT_TAG, c.sessionTag(), LE);
-            tx.putBytes(PacketIo.O_ACCEPT_MAC, acceptMac(c.remoteId(), c.localId, c.remoteNonce(), c.localNonce(),
-                    c.sessionTag()));
-            transmit(c, sink, 0, PacketIo.ACCEPT_LENGTH - PacketIo.CRC_BYTES);
+            byte[] initiatorNonce = c.remoteNonce();
+            txAccept.putHeader(0, 0, c.remoteId())
+                    .acceptorConnectionId(c.localId)
+                    .putNonce(c.localNonce(), 0)
+                    .grantedSessionTag(c.sessionTag());
+            crypto.signAccept(tx, 0, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8));
+            transmit(c, sink, 0, HandshakeAcceptFlyweight.FRAME_LENGTH - HandshakeAcceptFlyweight.CRC_LENGTH);
         }
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }
 
     @Override
     public void sendClose(Connection c, TransmitSink sink) {
-        PacketIo.header(tx, PacketIo.CLOSE, 0, 0, c.receiverPath(0).generation(), c.remoteId(), c.sessionTag(), 0);
-        tx.putInt(PacketIo.O_CLOSE_REASON, 0, LE);
-        transmit(c, sink, 0, PacketIo.CLOSE_LENGTH - PacketIo.CRC_BYTES);
+        txClose.putHeader(PacketType.CLOSE, Flags.NONE, 0, c.receiverPath(0).generation(), c.remoteId(),
+                        c.sessionTag(), 0)
+                .reason(CloseFlyweight.REASON_CLOSED);
+        transmit(c, sink, 0, CloseFlyweight.FRAME_LENGTH - CloseFlyweight.CRC_LENGTH);
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }
 

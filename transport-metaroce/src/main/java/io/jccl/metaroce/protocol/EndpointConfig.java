@@ -107,17 +107,29 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
     public boolean equals(Object o) {
         return o instanceof EndpointConfig c && c.paths == paths && c.payloadBytes == payloadBytes
                 && c.initialWindowPackets == initialWindowPackets && c.rtoFloorNs == rtoFloorNs
-                && c.rtoMaxNs == rtoMaxNs && Arrays.equals(c.handshakeKey, handshakeKey);
+                && c.rtoMaxNs == rtoMaxNs && c.ackEveryPackets == ackEveryPackets && c.delayedAckNs == delayedAckNs
+                && Double.compare(c.inboundBytesPerSecond, inboundBytesPerSecond) == 0
+                && c.failAfterRtos == failAfterRtos && c.probeIntervalNs == probeIntervalNs
+                && c.probesToReadmit == probesToReadmit && c.connectionDeadNs == connectionDeadNs
+                && c.maxPendingWork == maxPendingWork && c.rnrRetryNs == rnrRetryNs
+                && Arrays.equals(c.handshakeKey, handshakeKey);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs);
+        return 31 * Objects.hash(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit,
+                connectionDeadNs, maxPendingWork, rnrRetryNs) + Arrays.hashCode(handshakeKey);
     }
 
+    /** The key is left out: it is a secret. */
     @Override
     public String toString() {
         return "EndpointConfig[paths=" + paths + ", payloadBytes=" + payloadBytes + ", initialWindowPackets="
-                + initialWindowPackets + ", rtoFloorNs=" + rtoFloorNs + ", rtoMaxNs=" + rtoMaxNs + "]";
+                + initialWindowPackets + ", rtoFloorNs=" + rtoFloorNs + ", rtoMaxNs=" + rtoMaxNs + ", ackEveryPackets="
+                + ackEveryPackets + ", delayedAckNs=" + delayedAckNs + ", inboundBytesPerSecond="
+                + inboundBytesPerSecond + ", failAfterRtos=" + failAfterRtos + ", probeIntervalNs=" + probeIntervalNs
+                + ", probesToReadmit=" + probesToReadmit + ", connectionDeadNs=" + connectionDeadNs
+                + ", maxPendingWork=" + maxPendingWork + ", rnrRetryNs=" + rnrRetryNs + "]";
     }
 }

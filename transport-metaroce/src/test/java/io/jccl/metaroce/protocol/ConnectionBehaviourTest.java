@@ -1,5 +1,9 @@
 package io.jccl.metaroce.protocol;
 
+import io.jccl.metaroce.protocol.wire.Crc32c;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.protocol.wire.HandshakeInitFlyweight;
+import io.jccl.metaroce.protocol.wire.PacketType;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -9,7 +13,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -151,29 +154,25 @@ class ConnectionBehaviourTest {
     // ---- Hostile packets ----
 
     private static int finish(byte[] p, int lengthWithoutCrc) {
-        CRC32C crc = new CRC32C();
-        crc.update(p, 0, lengthWithoutCrc);
-        int v = (int) crc.getValue();
-        new UnsafeBuffer(p).putInt(lengthWithoutCrc, v, PacketIo.LE);
-        return lengthWithoutCrc + 4;
+        return new Crc32c().finish(new UnsafeBuffer(p), 0, lengthWithoutCrc);
     }
 
     /** A WRITE with a valid CRC for connection {@code conn}/{@code tag}, as an attacker could build it. */
     private static byte[] write(int conn, int tag, int path, int generation, int key, long base, long offset,
                                 long messageLength, int payload) {
-        byte[] p = new byte[PacketIo.DATA_HEADER + payload + 4];
-        UnsafeBuffer u = new UnsafeBuffer(p);
-        PacketIo.header(u, PacketIo.WRITE, 0, path, generation, conn, tag, payload);
-        u.putInt(PacketIo.O_PSN, 0, PacketIo.LE);
-        u.putInt(PacketIo.O_MESSAGE, 77, PacketIo.LE);
-        u.putInt(PacketIo.O_TARGET, key, PacketIo.LE);
-        u.putLong(PacketIo.O_OFFSET, offset, PacketIo.LE);
-        u.putLong(PacketIo.O_MESSAGE_LENGTH, messageLength, PacketIo.LE);
-        u.putLong(PacketIo.O_BASE, base, PacketIo.LE);
+        byte[] p = new byte[DataFlyweight.DATA_HEADER_LENGTH + payload + 4];
+        new DataFlyweight().wrap(new UnsafeBuffer(p), 0)
+                .putHeader(PacketType.WRITE, 0, path, generation, conn, tag, payload)
+                .psn(0)
+                .message(77)
+                .target(key)
+                .messageOffset(offset)
+                .messageLength(messageLength)
+                .base(base);
         for (int i = 0; i < payload; i++) {
-            p[PacketIo.DATA_HEADER + i] = (byte) 0xEE;
+            p[DataFlyweight.PAYLOAD_FIELD_OFFSET + i] = (byte) 0xEE;
         }
-        finish(p, PacketIo.DATA_HEADER + payload);
+        finish(p, DataFlyweight.DATA_HEADER_LENGTH + payload);
         return p;
     }
 
@@ -209,12 +208,12 @@ class ConnectionBehaviourTest {
             byte[] corrupted = write(cb, tag, 0, gen, key, 0, 0, 100, 100);
             corrupted[70] ^= 1;
             deliver(corrupted);                                                  // CRC
-            byte[] badInit = new byte[PacketIo.INIT_LENGTH];
-            UnsafeBuffer u = new UnsafeBuffer(badInit);
-            PacketIo.header(u, PacketIo.HANDSHAKE_INIT, 0, 0, 0, 0, 0, 0);
-            u.putByte(PacketIo.O_INIT_PATHS, (byte) 8);
-            u.putShort(PacketIo.O_INIT_PAYLOAD, (short) 4096, PacketIo.LE);
-            finish(badInit, PacketIo.INIT_LENGTH - 4);
+            byte[] badInit = new byte[HandshakeInitFlyweight.FRAME_LENGTH];
+            new HandshakeInitFlyweight().wrap(new UnsafeBuffer(badInit), 0)
+                    .putHeader(0, 0)
+                    .paths(8)
+                    .payloadBytes(4096);
+            finish(badInit, HandshakeInitFlyweight.FRAME_LENGTH - 4);
             b.onDatagram(f.now, 42, 0, new UnsafeBuffer(badInit), 0, badInit.length, false);   // MAC of zeros
 
             Counters c = b.counters();

@@ -42,8 +42,8 @@ public final class DataFlyweight extends HeaderFlyweight {
     public static final int TYPE_HEADER_LENGTH = 44;
     /** Length of both headers: where the payload starts. */
     public static final int DATA_HEADER_LENGTH = HEADER_LENGTH + TYPE_HEADER_LENGTH;
-    /** The shortest DATA datagram: headers, 1 byte of payload and the CRC. */
-    public static final int MIN_FRAME_LENGTH = DATA_HEADER_LENGTH + 1 + CRC_LENGTH;
+    /** The shortest DATA datagram: headers and the CRC (no payload: only for an empty message). */
+    public static final int MIN_FRAME_LENGTH = DATA_HEADER_LENGTH + CRC_LENGTH;
     /** The longest DATA datagram: headers, {@link #MAX_PAYLOAD_LENGTH} bytes of payload and the CRC. */
     public static final int MAX_FRAME_LENGTH = DATA_HEADER_LENGTH + MAX_PAYLOAD_LENGTH + CRC_LENGTH;
 
