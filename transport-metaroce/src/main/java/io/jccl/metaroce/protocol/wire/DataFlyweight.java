@@ -239,7 +239,7 @@ public final class DataFlyweight extends HeaderFlyweight {
      *
      * @param source        holds the payload
      * @param sourceIndex   where it starts in {@code source}
-     * @param payloadLength its length in bytes, 1 to {@link #MAX_PAYLOAD_LENGTH}
+     * @param payloadLength its length in bytes, 0 (only for an empty message) to {@link #MAX_PAYLOAD_LENGTH}
      * @return this
      */
     public DataFlyweight putPayload(DirectBuffer source, int sourceIndex, int payloadLength) {

@@ -126,7 +126,8 @@ final class WireFuzzHarness {
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> {
                 final DataFlyweight d = data.wrap(buffer, offset);
-                check(d.payloadLength() >= 1 && d.payloadLength() <= HeaderFlyweight.MAX_PAYLOAD_LENGTH, "payload");
+                check(d.payloadLength() <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
+                        && (d.payloadLength() >= 1 || d.messageLength() == 0), "payload (empty only for an empty message)");
                 check(d.payloadIndex() + d.payloadLength() + Crc32c.LENGTH == offset + length, "payload end");
                 check(d.isWrite() != d.isSend(), "write or send");
                 check(d.isWrite() || d.base() == 0, "send base");
