@@ -21,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * {@code nextTimeoutNs()} comes; after each such interaction (and after {@link #wake}) call its
  * {@link NodeListener}, drain {@code pollTransmit(now, sink)} into the fabric, and re-read {@code nextTimeoutNs()}:
  * when it changed, a new timer event is scheduled under a new per-node generation, so the old one, still queued,
- * is ignored when it comes up.
+ * is discarded when it comes up (without moving the clock or counting as an event).
  *
  * <p>Nothing is allocated per event or per packet once queues and pools have grown to their working size.
  * A simulator is not thread-safe; one thread runs it.
@@ -199,12 +199,17 @@ public final class Simulator {
             if (processed >= maxEvents) {
                 return new RunResult(StopReason.EVENT_BUDGET, nowNs, processed);
             }
+            long p = q.peekPayload();
+            if ((int) (p >>> 60) == K_TIMER
+                    && ((int) p & ARG_MASK) != (timerGeneration[(int) (p >>> 30) & ARG_MASK] & ARG_MASK)) {
+                q.pop(); // a superseded timer: discarded without moving the clock or counting as an event
+                continue;
+            }
             long t = q.peekTimeNs();
             if (t > untilNs) {
                 nowNs = Math.max(nowNs, untilNs);
                 return new RunResult(StopReason.TIME_LIMIT, nowNs, processed);
             }
-            long p = q.peekPayload();
             q.pop();
             if (t == nowNs) {
                 if (++sameInstant > livelockEvents) {
@@ -241,11 +246,9 @@ public final class Simulator {
             case K_PORT -> fabric.arriveAtPort(a, t);
             case K_DELIVER -> deliver(a, t);
             case K_TIMER -> {
-                if (b == (timerGeneration[a] & ARG_MASK)) {
-                    scheduledTimeoutNs[a] = Long.MAX_VALUE;
-                    engines[a].onTimeout(t);
-                    interact(a, t);
-                }
+                scheduledTimeoutNs[a] = Long.MAX_VALUE; // run() let only the current generation through
+                engines[a].onTimeout(t);
+                interact(a, t);
             }
             case K_ACTION -> {
                 Runnable r = actions[a];
