@@ -23,14 +23,17 @@ import java.util.concurrent.Callable;
  * deterministic fabric simulator, as a table or one JSON object.
  */
 @Command(name = "transport", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Transfer --bytes from one node to another through a simulated lossy datacenter fabric, for",
-                "each protocol and loss rate, checking every byte; print goodput, its ratio to the same protocol at",
-                "loss 0, retransmissions, simulated time and the simulator's speed. Random loss applies to every",
-                "route, both ways. Runs are deterministic: the same --seed gives the same numbers (but wall time).",
+        description = {"Transfer --bytes from one node to another through a simulated lossy datacenter",
+                "fabric, for each protocol and loss rate, checking every byte; print goodput, its",
+                "ratio to the same protocol at loss 0, retransmissions, simulated time and the",
+                "simulator's speed. Random loss applies to every route, both ways. Runs are",
+                "deterministic: the same --seed gives the same numbers (except wall time).",
                 "",
-                "Default fabric: 100 Gbit/s links; 4 us one-way propagation (NIC-leaf 1, leaf-spine-leaf 2,",
-                "leaf-NIC 1); switch ports with 1 MiB buffers (tail drop) marking ECN above 128 KiB; lossless NIC",
-                "ports; 64 ECMP routes per node pair; 66 bytes of Ethernet/IPv4/UDP overhead per datagram."})
+                "Default fabric: 100 Gbit/s links; 4 us one-way propagation (NIC-leaf 1,",
+                "leaf-spine-leaf 2, leaf-NIC 1); switch ports with 1 MiB buffers (tail drop)",
+                "marking ECN above 128 KiB; lossless NIC ports; 64 ECMP routes per node pair;",
+                "66 bytes of Ethernet/IPv4/UDP overhead per datagram.",
+                ""})
 public final class TransportBenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -198,7 +201,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
         if (datagram > fabric.maxDatagramBytes()) {
             fabric = fabric.withMaxDatagramBytes(Math.min(65536, datagram));
         }
-        GoBackNConfig gbn = new GoBackNConfig(gbnWindow, Math.round(gbnRtoUs * 1000), 3);
+        GoBackNConfig gbn = GoBackNConfig.defaults().withWindowPackets(gbnWindow).withRtoNs(Math.round(gbnRtoUs * 1000))
+                .withLineRate(fabric.sourcePort().rateBitsPerSecond(), fabric.wireOverheadBytes());
         return new TransportBench.Settings(names, lossList, paths, bytes, messageBytes, payloadBytes, seed, incast,
                 fabric, gbn, timeLimitMs * 1_000_000L, System::nanoTime);
     }
@@ -220,7 +224,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 j.beginObject().field("protocol", r.protocol()).field("loss", r.loss()).field("senders", r.senders())
                         .field("bytesPerSender", r.bytesPerSender()).field("rttNs", r.rttNs())
                         .field("windowRtts", r.windowRtts()).field("convergenceRtts", r.convergenceRtts())
-                        .field("jainIndex", r.jainIndex()).field("goodputBytesPerSec", r.goodputBytesPerSec())
+                        .field("jainIndex", r.jainIndex()).field("inboundBytesPerSec", r.inboundBytesPerSec())
+                        .field("goodputBytesPerSec", r.goodputBytesPerSec())
                         .field("simulatedNs", r.simulatedNs()).field("events", r.events())
                         .field("eventsPerSecond", r.eventsPerSecond()).endObject();
             }
@@ -262,16 +267,19 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         if (!report.incast().isEmpty()) {
             out.println("#");
-            out.printf(Locale.ROOT, "# incast: N senders each WRITE bytes/N into one receiver; rates measured over "
-                    + "windows of a few RTTs at the receiver's port%n");
-            out.printf(Locale.ROOT, "# %-9s %6s %7s %11s %8s %8s %12s %7s %14s %13s %11s%n", "protocol", "loss",
-                    "senders", "bytes/sndr", "rtt(us)", "window", "converge", "Jain", "goodput(GB/s)",
-                    "sim time(us)", "events");
+            out.printf(Locale.ROOT, "# incast: N senders each WRITE bytes/N into one receiver at once; each sender's "
+                    + "rate is measured at the receiver's port over a window of RTTs; converged = every rate within 10%% "
+                    + "of the fair share (their mean) for 3 windows in a row; Jain's index over the steady state; "
+                    + "inbound = what the port carried (retransmissions included)%n");
+            out.printf(Locale.ROOT, "# %-9s %6s %7s %11s %8s %7s %10s %7s %12s %14s %13s %11s%n", "protocol", "loss",
+                    "senders", "bytes/sndr", "rtt(us)", "window", "converged", "Jain", "inbound(GB/s)",
+                    "goodput(GB/s)", "sim time(us)", "events");
             for (TransportBench.IncastResult r : report.incast()) {
-                out.printf(Locale.ROOT, "  %-9s %6.3f %7d %11d %8.2f %8d %12s %7.4f %14.3f %13.1f %11d%n",
+                out.printf(Locale.ROOT, "  %-9s %6.3f %7d %11d %8.2f %7d %10s %7.4f %12.3f %14.3f %13.1f %11d%n",
                         r.protocol(), r.loss(), r.senders(), r.bytesPerSender(), r.rttNs() / 1e3, r.windowRtts(),
                         r.convergenceRtts() < 0 ? "never" : r.convergenceRtts() + " RTTs", r.jainIndex(),
-                        r.goodputBytesPerSec() / 1e9, r.simulatedNs() / 1e3, r.events());
+                        r.inboundBytesPerSec() / 1e9, r.goodputBytesPerSec() / 1e9, r.simulatedNs() / 1e3,
+                        r.events());
             }
         }
         out.println("#");

@@ -98,6 +98,8 @@ class TransportBenchCommandTest {
         assertThat((Double) i.get("jainIndex")).isBetween(0.25, 1.0);
         assertThat((Double) i.get("convergenceRtts")).isGreaterThanOrEqualTo(-1.0);
         assertThat((Double) i.get("rttNs")).isPositive();
+        assertThat((Double) i.get("inboundBytesPerSec")).isPositive();
+        assertThat((Double) i.get("goodputBytesPerSec")).isPositive();
     }
 
     @Test

@@ -44,6 +44,7 @@ public final class Fabric {
     private Link[] links = new Link[16];
     private int linkCount;
     private DeliveryObserver observer;
+    private RerouteObserver rerouteObserver;
 
     /** Per ordered node pair: its routes and which route each path is on. */
     private static final class Pair {
@@ -118,6 +119,11 @@ public final class Fabric {
         this.observer = o;
     }
 
+    /** Sets the observer of reroutes (null for none). */
+    public void observeReroutes(RerouteObserver o) {
+        this.rerouteObserver = o;
+    }
+
     /**
      * Sets what one route of an ordered pair does to packets, instead of the configured default.
      *
@@ -129,6 +135,14 @@ public final class Fabric {
     public void impair(long source, long destination, int route, Impairments impairments) {
         Link l = routeLink(pair(source, destination), checkRoute(route));
         l.impairments = impairments.isNone() ? null : impairments;
+    }
+
+    /**
+     * Sets what the route that path {@code path} of an ordered pair is on now (route {@code path} before any
+     * reroute) does to packets; a reroute leaves it.
+     */
+    public void impairPath(long source, long destination, int path, Impairments impairments) {
+        impair(source, destination, routeOf(source, destination, path), impairments);
     }
 
     /** Sets the impairments of every route of an ordered pair. */
@@ -150,6 +164,15 @@ public final class Fabric {
     public void blackHole(long source, long destination, int route, long fromNs, long untilNs) {
         checkWindow(fromNs, untilNs);
         routeLink(pair(source, destination), checkRoute(route)).addBlackHole(fromNs, untilNs);
+    }
+
+    /**
+     * Black-holes the route path {@code path} of an ordered pair is on now (route {@code path} before any reroute)
+     * during {@code [fromNs, untilNs)}: the path's packets vanish until it is rerouted, as when the link under one
+     * ECMP choice fails silently.
+     */
+    public void blackHolePath(long source, long destination, int path, long fromNs, long untilNs) {
+        blackHole(source, destination, routeOf(source, destination, path), fromNs, untilNs);
     }
 
     /**
@@ -353,7 +376,7 @@ public final class Fabric {
         queue.push((depart & ~Link.MARK) + port.delayNs, Simulator.event(Simulator.K_ROUTE, h, 0));
     }
 
-    void reroute(int srcIdx, long destination, int path, int generation) {
+    void reroute(int srcIdx, long destination, int path, int generation, long nowNs) {
         int dstIdx = indexOrMinus(destination);
         if (dstIdx < 0 || path < 0 || path >= PATH_LIMIT) {
             return;
@@ -368,6 +391,9 @@ public final class Fabric {
         }
         p.routeOfPath[path] = next;
         counters[FabricCounter.REROUTES.ordinal()]++;
+        if (rerouteObserver != null) {
+            rerouteObserver.rerouted(nowNs, nodeIds[srcIdx], destination, path, generation, current, next);
+        }
     }
 
     /** A packet reaches its route: failures, loss, the queue, then corruption, duplication, jitter, reordering. */

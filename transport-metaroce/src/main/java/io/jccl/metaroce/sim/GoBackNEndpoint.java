@@ -29,7 +29,9 @@ import java.util.zip.CRC32C;
  * ACKs, a fixed window, and go-back-N recovery: the sender resends everything from the first unacknowledged PSN when
  * the receiver sends a NAK (sequence error, once per gap, as RoCE responders do), after
  * {@link GoBackNConfig#dupAckThreshold()} duplicate ACKs, or when the retransmission timer (fixed, no backoff)
- * expires. No congestion control (no DCQCN): ECN marks are counted and otherwise ignored.
+ * expires. No congestion control (no DCQCN): ECN marks are counted and otherwise ignored. Data leaves at the NIC's
+ * line rate ({@link GoBackNConfig#lineRateBitsPerSecond()}, round-robin over connections), as a NIC's transmit engine
+ * builds packets when the wire is free.
  *
  * <p>Supported: any number of connections (one per peer; the passive side learns of one from the handshake),
  * WRITE into a registered region, SEND/RECV on streams (a SEND that finds no posted receive gets an RNR NAK and is
@@ -94,6 +96,11 @@ public final class GoBackNEndpoint implements Verbs {
     private int connCount;
     private long nextWorkId = 1;
     private long outOfOrderDiscarded;
+    /** Pacing: femtoseconds per wire byte (0: unpaced) and when the wire is next free, in femtoseconds. */
+    private final long femtosPerByte;
+    private long wireFreeFs;
+    /** Round-robin start among connections with data to send. */
+    private int nextConn;
 
     // Completions, a FIFO ring in primitive arrays.
     private int[] cConn = new int[64];
@@ -195,6 +202,7 @@ public final class GoBackNEndpoint implements Verbs {
             throw new IllegalArgumentException("windowPackets=" + gbn.windowPackets() + " must be at least "
                     + "ackEveryPackets=" + config.ackEveryPackets());
         }
+        femtosPerByte = gbn.lineRateBitsPerSecond() == 0 ? 0 : Math.max(1, Math.round(8e15 / gbn.lineRateBitsPerSecond()));
         txBytes = new byte[DATA_HEADER_BYTES + payloadBytes + CRC_BYTES];
         tx = new UnsafeBuffer(txBytes);
         txSegment = MemorySegment.ofArray(txBytes);
@@ -762,6 +770,10 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.rnrWaiting) {
                 next = Math.min(next, c.rnrUntilNs);
             }
+            if (femtosPerByte != 0 && canSend(c)) {
+                // The wire frees up: wake when the next packet may go.
+                next = Math.min(next, Math.max(0, (wireFreeFs + 999_999) / 1_000_000L - gbn.burstNs()));
+            }
         }
         return next;
     }
@@ -794,16 +806,29 @@ public final class GoBackNEndpoint implements Verbs {
                 c.ackDeadlineNs = Long.MAX_VALUE;
                 sent += control(sink, c, type, (int) c.expected);
             }
-            if (!c.established || c.rnrWaiting) {
-                continue;
-            }
-            long limit = Math.min(c.end, c.una + gbn.windowPackets());
-            while (c.nxt < limit) {
+        }
+        // Data: round-robin over connections, one packet at a time, as long as the (paced) wire allows.
+        int idle = 0;
+        for (int k = nextConn; idle < connCount && wireAllows(nowNs); k = (k + 1) % connCount) {
+            Conn c = conns[k];
+            if (canSend(c)) {
                 sendData(sink, c, nowNs);
                 sent++;
+                idle = 0;
+                nextConn = (k + 1) % connCount;
+            } else {
+                idle++;
             }
         }
         return sent;
+    }
+
+    private boolean canSend(Conn c) {
+        return c.established && !c.closed && !c.rnrWaiting && c.nxt < Math.min(c.end, c.una + gbn.windowPackets());
+    }
+
+    private boolean wireAllows(long nowNs) {
+        return femtosPerByte == 0 || wireFreeFs <= (nowNs + gbn.burstNs()) * 1_000_000L;
     }
 
     private int control(TransmitSink sink, Conn c, int type, int psn) {
@@ -854,6 +879,10 @@ public final class GoBackNEndpoint implements Verbs {
         c.nxt++;
         if (index == w.packets - 1) {
             c.cursor++;
+        }
+        if (femtosPerByte != 0) {
+            wireFreeFs = Math.max(wireFreeFs, nowNs * 1_000_000L)
+                    + (len + CRC_BYTES + (long) gbn.wireOverheadBytes()) * femtosPerByte;
         }
         sink.transmit(c.peer, 0, tx, 0, len + CRC_BYTES);
     }

@@ -12,7 +12,8 @@ import java.util.Map;
  * @param retransmits            retransmitted packets over all endpoints (SACK, RTO and rerouted)
  * @param events                 simulator events processed (the drain after completion included)
  * @param traceHash              hash of the whole event sequence: equal runs have equal hashes
- * @param runWallNs              wall-clock time of the simulation loop, by the scenario's wall clock (0 without one)
+ * @param runWallNs              wall-clock time of the simulation loop (the drain included, the harness's data checks
+ *                               left out), by the scenario's wall clock (0 without one)
  * @param fabricCounters         the fabric's counters
  * @param completionNs           per work item (in the order they were added), when its last completion came
  * @param endpointSummaries      per node, its counters as text (non-zero ones)

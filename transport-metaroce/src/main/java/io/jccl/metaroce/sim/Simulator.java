@@ -309,7 +309,7 @@ public final class Simulator {
 
         @Override
         public void reroute(long destination, int pathIndex, int generation) {
-            fabric.reroute(node, destination, pathIndex, generation);
+            fabric.reroute(node, destination, pathIndex, generation, nowNs);
         }
     }
 }

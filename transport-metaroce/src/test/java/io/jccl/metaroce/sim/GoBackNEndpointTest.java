@@ -213,7 +213,8 @@ class GoBackNEndpointTest {
         assertThat(a.postSend(conn, 0, buf, 0, 10)).isEqualTo(Verbs.QUEUE_FULL);
         assertThatThrownBy(() -> a.postWrite(conn, 1, 0, buf, 5, 10)).hasMessageContaining("outside");
         assertThatThrownBy(() -> a.postWrite(7, 1, 0, buf, 0, 1)).hasMessageContaining("no connection 7");
-        assertThatThrownBy(() -> new GoBackNConfig(0, 1, 1)).hasMessageContaining("windowPackets");
+        assertThatThrownBy(() -> GoBackNConfig.defaults().withWindowPackets(0)).hasMessageContaining("windowPackets");
+        assertThatThrownBy(() -> GoBackNConfig.defaults().withLineRate(-1, 0)).hasMessageContaining("lineRate");
         assertThat(a.connectionTo(3)).isEqualTo(-1);
         assertThat(WorkKind.values()).hasSize(3);
         assertThat(CompletionStatus.OK).isNotNull();

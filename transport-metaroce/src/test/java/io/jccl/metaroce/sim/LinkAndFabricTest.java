@@ -171,9 +171,13 @@ class LinkAndFabricTest {
         a.plan(10_000, 2, 3, 100, 10, 1000);      // now on another route
         PacketEngine b = new PacketEngine(2);
         Simulator sim = pair(oneNsPerByte(), a, b);
-        sim.fabric().blackHole(1, 2, 3, 0, Long.MAX_VALUE);
+        sim.fabric().blackHolePath(1, 2, 3, 0, Long.MAX_VALUE);
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        sim.fabric().observeReroutes((t, s, d, p, g, from, to) -> seen.add(t + " " + s + ">" + d + " path " + p
+                + " gen " + g + " " + from + "->" + to));
         sim.run(null, 10_000, Long.MAX_VALUE);
         int moved = sim.fabric().routeOf(1, 2, 3);
+        assertThat(seen).containsExactly("9500 1>2 path 3 gen 1 3->" + moved);
         assertThat(moved).isNotEqualTo(3).isBetween(0, 15);
         assertThat(sim.fabric().count(FabricCounter.REROUTES)).isEqualTo(1);
         assertThat(sim.fabric().count(FabricCounter.DROPPED_BLACK_HOLE)).isEqualTo(10);
@@ -194,8 +198,8 @@ class LinkAndFabricTest {
             }
             for (int g = 1; g < 50; g++) {
                 int before = s1.fabric().routeOf(1, 2, 0);
-                s1.fabric().reroute(0, 2, 0, g);
-                s2.fabric().reroute(0, 2, 0, g);
+                s1.fabric().reroute(0, 2, 0, g, 0);
+                s2.fabric().reroute(0, 2, 0, g, 0);
                 assertThat(s1.fabric().routeOf(1, 2, 0)).isNotEqualTo(before)
                         .isEqualTo(s2.fabric().routeOf(1, 2, 0));
             }
