@@ -1,12 +1,13 @@
 package io.jccl.cli;
 
+import io.jccl.cli.bench.BenchCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code ./jccl}. */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
-        subcommands = {VersionCommand.class, SelftestCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {VersionCommand.class, SelftestCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Creates the top-level command (picocli instantiates it). */
     public Main() {

@@ -1,0 +1,109 @@
+package io.jccl.cli.bench;
+
+import java.util.Locale;
+
+/** A minimal JSON writer for the benchmark's report: objects, arrays, strings and numbers, nothing else. */
+final class Json {
+    private final StringBuilder out = new StringBuilder();
+    private boolean needComma;
+
+    Json beginObject() {
+        comma();
+        out.append('{');
+        needComma = false;
+        return this;
+    }
+
+    Json endObject() {
+        out.append('}');
+        needComma = true;
+        return this;
+    }
+
+    Json beginArray(String name) {
+        key(name);
+        out.append('[');
+        needComma = false;
+        return this;
+    }
+
+    Json endArray() {
+        out.append(']');
+        needComma = true;
+        return this;
+    }
+
+    Json beginObject(String name) {
+        key(name);
+        out.append('{');
+        needComma = false;
+        return this;
+    }
+
+    Json field(String name, String value) {
+        key(name);
+        string(value);
+        needComma = true;
+        return this;
+    }
+
+    Json field(String name, long value) {
+        key(name);
+        out.append(value);
+        needComma = true;
+        return this;
+    }
+
+    Json field(String name, double value) {
+        key(name);
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            out.append("null");
+        } else if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            out.append((long) value);
+        } else {
+            out.append(String.format(Locale.ROOT, "%.6g", value).replaceFirst("(\\.\\d*?)0+(e|$)", "$1$2")
+                    .replace(".e", "e").replaceFirst("\\.$", ""));
+        }
+        needComma = true;
+        return this;
+    }
+
+    private void key(String name) {
+        comma();
+        string(name);
+        out.append(':');
+    }
+
+    private void comma() {
+        if (needComma) {
+            out.append(',');
+        }
+    }
+
+    private void string(String s) {
+        out.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('"');
+    }
+
+    @Override
+    public String toString() {
+        return out.toString();
+    }
+}

@@ -1,0 +1,323 @@
+package io.jccl.cli.bench;
+
+import io.jccl.CommConfig;
+import io.jccl.metaroce.sim.FabricConfig;
+import io.jccl.metaroce.sim.GoBackNConfig;
+import io.jccl.metaroce.sim.Protocols;
+import io.jccl.metaroce.sim.ScenarioFailure;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code jccl bench transport}: goodput of MetaRoCE and the RoCEv2 go-back-N baseline under loss, through the
+ * deterministic fabric simulator, as a table or one JSON object.
+ */
+@Command(name = "transport", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Transfer --bytes from one node to another through a simulated lossy datacenter",
+                "fabric, for each protocol and loss rate, checking every byte; print goodput, its",
+                "ratio to the same protocol at loss 0, retransmissions, simulated time and the",
+                "simulator's speed. Random loss applies to every route, both ways. Runs are",
+                "deterministic: the same --seed gives the same numbers (except wall time).",
+                "",
+                "Default fabric: 100 Gbit/s links; 4 us one-way propagation (NIC-leaf 1,",
+                "leaf-spine-leaf 2, leaf-NIC 1); switch ports with 1 MiB buffers (tail drop)",
+                "marking ECN above 128 KiB; lossless NIC ports; 64 ECMP routes per node pair;",
+                "66 bytes of Ethernet/IPv4/UDP overhead per datagram.",
+                ""})
+public final class TransportBenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** Created by picocli. */
+    public TransportBenchCommand() {
+    }
+
+    @Option(names = "--driver", defaultValue = "sim", description = "sim (the simulator); udp comes later")
+    String driver;
+
+    @Option(names = "--protocol", split = ",", defaultValue = "metaroce,gbn",
+            description = "protocols, comma-separated: metaroce, gbn (default ${DEFAULT-VALUE})")
+    List<String> protocols;
+
+    @Option(names = "--loss", split = ",", defaultValue = "0,0.01,0.1", converter = LossConverter.class,
+            description = "random loss rates per route, comma-separated, as fractions or percentages "
+                    + "(default ${DEFAULT-VALUE})")
+    List<Double> losses;
+
+    @Option(names = "--paths", defaultValue = "8", description = "paths per MetaRoCE connection, 1-64 "
+            + "(default ${DEFAULT-VALUE}; go-back-N uses one)")
+    int paths;
+
+    @Option(names = "--bytes", defaultValue = "64M", converter = BytesConverter.class,
+            description = "bytes per transfer, e.g. 1M, 64M (default ${DEFAULT-VALUE})")
+    long bytes;
+
+    @Option(names = "--message-bytes", defaultValue = "4M", converter = BytesConverter.class,
+            description = "bytes per WRITE; a transfer posts them all at once (default ${DEFAULT-VALUE})")
+    long messageBytes;
+
+    @Option(names = "--payload", defaultValue = "4096", description = "payload bytes per packet, 256-65000 "
+            + "(default ${DEFAULT-VALUE})")
+    int payloadBytes;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of every run (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--incast", defaultValue = "0", description = "also run an incast of N senders into one "
+            + "receiver for each protocol and loss (0: none)")
+    int incast;
+
+    @Option(names = "--json", description = "print exactly one JSON object instead of the table")
+    boolean json;
+
+    @Option(names = "--link-gbps", defaultValue = "100", description = "link rate, Gbit/s (default ${DEFAULT-VALUE})")
+    double linkGbps;
+
+    @Option(names = "--delay-us", defaultValue = "4", description = "one-way propagation, us "
+            + "(default ${DEFAULT-VALUE})")
+    double delayUs;
+
+    @Option(names = "--buffer-kib", defaultValue = "1024", description = "switch port buffer, KiB "
+            + "(default ${DEFAULT-VALUE})")
+    long bufferKib;
+
+    @Option(names = "--ecn-kib", defaultValue = "128", description = "ECN marking threshold, KiB "
+            + "(default ${DEFAULT-VALUE})")
+    long ecnKib;
+
+    @Option(names = "--gbn-window", defaultValue = "64", description = "go-back-N window, packets "
+            + "(default ${DEFAULT-VALUE})")
+    int gbnWindow;
+
+    @Option(names = "--gbn-rto-us", defaultValue = "1000", description = "go-back-N retransmission timeout, us "
+            + "(default ${DEFAULT-VALUE})")
+    double gbnRtoUs;
+
+    @Option(names = "--time-limit-ms", defaultValue = "60000", description = "virtual-time limit per run, ms "
+            + "(default ${DEFAULT-VALUE})")
+    long timeLimitMs;
+
+    @Override
+    public Integer call() {
+        TransportBench.Settings settings = settings();
+        PrintStream out = System.out;
+        long start = System.nanoTime();
+        TransportBench.Report report;
+        try {
+            report = TransportBench.run(settings, line -> { });
+        } catch (ScenarioFailure f) {
+            System.err.println("jccl bench transport: a run failed its checks: " + f.getMessage());
+            return 1;
+        }
+        long wallNs = System.nanoTime() - start;
+        if (json) {
+            out.println(json(settings, report));
+        } else {
+            table(out, settings, report, wallNs);
+        }
+        return 0;
+    }
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    TransportBench.Settings settings() {
+        if (driver.equalsIgnoreCase("udp")) {
+            throw usage("--driver udp is not implemented yet (it comes with the UDP driver); use --driver sim");
+        }
+        if (!driver.equalsIgnoreCase("sim")) {
+            throw usage("--driver must be sim (or, later, udp), not '" + driver + "'");
+        }
+        List<String> names = new ArrayList<>();
+        for (String p : protocols) {
+            String name = p.trim().toLowerCase(Locale.ROOT);
+            if (!Protocols.NAMES.contains(name)) {
+                throw usage("--protocol: unknown protocol '" + p + "' (known: " + String.join(", ", Protocols.NAMES)
+                        + ")");
+            }
+            if (names.contains(name)) {
+                throw usage("--protocol: " + name + " is listed twice");
+            }
+            names.add(name);
+        }
+        List<Double> lossList = new ArrayList<>();
+        for (double l : losses) {
+            if (lossList.contains(l)) {
+                throw usage("--loss: " + l + " is listed twice");
+            }
+            lossList.add(l);
+        }
+        if (paths < 1 || paths > 64) {
+            throw usage("--paths must be 1-64, got " + paths);
+        }
+        if (bytes < 1 || bytes > (1L << 31) - (1 << 23)) {
+            throw usage("--bytes must be between 1 and 2040M, got " + bytes);
+        }
+        if (messageBytes < 1) {
+            throw usage("--message-bytes must be at least 1, got " + messageBytes);
+        }
+        if (payloadBytes < 256 || payloadBytes > 65000) {
+            throw usage("--payload must be 256-65000, got " + payloadBytes);
+        }
+        if (incast != 0 && (incast < 2 || incast > 1000)) {
+            throw usage("--incast must be 0 (none) or 2-1000 senders, got " + incast);
+        }
+        if (!(linkGbps > 0 && linkGbps <= 100_000)) {
+            throw usage("--link-gbps must be in (0, 100000], got " + linkGbps);
+        }
+        if (!(delayUs >= 0 && delayUs <= 1_000_000)) {
+            throw usage("--delay-us must be in [0, 1000000], got " + delayUs);
+        }
+        if (bufferKib < 1 || bufferKib > (1L << 30)) {
+            throw usage("--buffer-kib must be at least 1, got " + bufferKib);
+        }
+        if (ecnKib < 0 || ecnKib > (1L << 30)) {
+            throw usage("--ecn-kib must be 0 or more, got " + ecnKib);
+        }
+        if (gbnWindow < 4 || gbnWindow > 1 << 22) {
+            throw usage("--gbn-window must be 4-4194304 packets, got " + gbnWindow);
+        }
+        if (!(gbnRtoUs > 0 && gbnRtoUs <= 10_000_000)) {
+            throw usage("--gbn-rto-us must be in (0, 1e7], got " + gbnRtoUs);
+        }
+        if (timeLimitMs < 1 || timeLimitMs > 8_000_000) {
+            throw usage("--time-limit-ms must be 1-8000000, got " + timeLimitMs);
+        }
+        FabricConfig fabric = FabricConfig.datacenter().withLinkGbps(linkGbps)
+                .withOneWayDelayNs(Math.round(delayUs * 1000)).withSwitchBufferBytes(bufferKib << 10)
+                .withEcnThresholdBytes(ecnKib << 10);
+        int datagram = payloadBytes + 256;
+        if (datagram > fabric.maxDatagramBytes()) {
+            fabric = fabric.withMaxDatagramBytes(Math.min(65536, datagram));
+        }
+        GoBackNConfig gbn = GoBackNConfig.defaults().withWindowPackets(gbnWindow).withRtoNs(Math.round(gbnRtoUs * 1000))
+                .withLineRate(fabric.sourcePort().rateBitsPerSecond(), fabric.wireOverheadBytes());
+        return new TransportBench.Settings(names, lossList, paths, bytes, messageBytes, payloadBytes, seed, incast,
+                fabric, gbn, timeLimitMs * 1_000_000L, System::nanoTime);
+    }
+
+    static String json(TransportBench.Settings s, TransportBench.Report report) {
+        Json j = new Json().beginObject();
+        j.beginArray("results");
+        for (TransportBench.Result r : report.results()) {
+            j.beginObject().field("protocol", r.protocol()).field("loss", r.loss()).field("paths", r.paths())
+                    .field("bytes", r.bytes()).field("goodputBytesPerSec", r.goodputBytesPerSec())
+                    .field("goodputRatio", r.goodputRatio()).field("retransmits", r.retransmits())
+                    .field("simulatedNs", r.simulatedNs()).field("events", r.events())
+                    .field("eventsPerSecond", r.eventsPerSecond()).endObject();
+        }
+        j.endArray();
+        if (s.incastSenders() > 0) {
+            j.beginArray("incast");
+            for (TransportBench.IncastResult r : report.incast()) {
+                j.beginObject().field("protocol", r.protocol()).field("loss", r.loss()).field("senders", r.senders())
+                        .field("bytesPerSender", r.bytesPerSender()).field("rttNs", r.rttNs())
+                        .field("windowRtts", r.windowRtts()).field("convergenceRtts", r.convergenceRtts())
+                        .field("jainIndex", r.jainIndex()).field("inboundBytesPerSec", r.inboundBytesPerSec())
+                        .field("goodputBytesPerSec", r.goodputBytesPerSec())
+                        .field("simulatedNs", r.simulatedNs()).field("events", r.events())
+                        .field("eventsPerSecond", r.eventsPerSecond()).endObject();
+            }
+            j.endArray();
+        }
+        FabricConfig f = s.fabric();
+        j.beginObject("config").field("driver", "sim").field("seed", s.seed())
+                .field("messageBytes", s.messageBytes()).field("payloadBytes", s.payloadBytes())
+                .field("linkBitsPerSecond", f.route().rateBitsPerSecond())
+                .field("oneWayDelayNs", f.sourcePort().delayNs() + f.route().delayNs() + f.destinationPort().delayNs())
+                .field("switchBufferBytes", f.destinationPort().bufferBytes())
+                .field("ecnThresholdBytes", f.destinationPort().ecnThresholdBytes())
+                .field("wireOverheadBytes", f.wireOverheadBytes()).field("routesPerPair", f.routesPerPair())
+                .field("gbnWindowPackets", s.gbn().windowPackets()).field("gbnRtoNs", s.gbn().rtoNs())
+                .endObject();
+        return j.endObject().toString();
+    }
+
+    private static void table(PrintStream out, TransportBench.Settings s, TransportBench.Report report, long wallNs) {
+        FabricConfig f = s.fabric();
+        out.printf(Locale.ROOT, "# JCCL transport benchmark, simulated: %d bytes from node 1 to node 2 in %d-byte "
+                + "WRITEs, %d-byte payloads, seed %d%n", s.bytes(), Math.min(s.bytes(), s.messageBytes()),
+                s.payloadBytes(), s.seed());
+        out.printf(Locale.ROOT, "# fabric: %.0f Gbit/s links, %.1f us one way, switch buffers %d KiB, ECN above %d "
+                        + "KiB, %d B/datagram overhead; go-back-N window %d packets, RTO %d us%n",
+                f.route().rateBitsPerSecond() / 1e9,
+                (f.sourcePort().delayNs() + f.route().delayNs() + f.destinationPort().delayNs()) / 1e3,
+                f.destinationPort().bufferBytes() >> 10, f.destinationPort().ecnThresholdBytes() >> 10,
+                f.wireOverheadBytes(), s.gbn().windowPackets(), s.gbn().rtoNs() / 1000);
+        out.println("#");
+        out.printf(Locale.ROOT, "# %-9s %6s %5s %11s %14s %7s %11s %13s %9s %11s %9s%n", "protocol", "loss", "paths",
+                "bytes", "goodput(GB/s)", "ratio", "retransmits", "sim time(us)", "wall(ms)", "events",
+                "Mevents/s");
+        for (TransportBench.Result r : report.results()) {
+            out.printf(Locale.ROOT, "  %-9s %6.3f %5d %11d %14.3f %7.3f %11d %13.1f %9.1f %11d %9.2f%n",
+                    r.protocol(), r.loss(), r.paths(), r.bytes(), r.goodputBytesPerSec() / 1e9, r.goodputRatio(),
+                    r.retransmits(), r.simulatedNs() / 1e3, r.wallNs() / 1e6, r.events(),
+                    r.eventsPerSecond() / 1e6);
+        }
+        if (!report.incast().isEmpty()) {
+            out.println("#");
+            out.printf(Locale.ROOT, "# incast: N senders each WRITE bytes/N into one receiver at once; each sender's "
+                    + "rate is measured at the receiver's port over a window of RTTs; converged = every rate within 10%% "
+                    + "of the fair share (their mean) for 3 windows in a row; Jain's index over the steady state; "
+                    + "inbound = what the port carried (retransmissions included)%n");
+            out.printf(Locale.ROOT, "# %-9s %6s %7s %11s %8s %7s %10s %7s %12s %14s %13s %11s%n", "protocol", "loss",
+                    "senders", "bytes/sndr", "rtt(us)", "window", "converged", "Jain", "inbound(GB/s)",
+                    "goodput(GB/s)", "sim time(us)", "events");
+            for (TransportBench.IncastResult r : report.incast()) {
+                out.printf(Locale.ROOT, "  %-9s %6.3f %7d %11d %8.2f %7d %10s %7.4f %12.3f %14.3f %13.1f %11d%n",
+                        r.protocol(), r.loss(), r.senders(), r.bytesPerSender(), r.rttNs() / 1e3, r.windowRtts(),
+                        r.convergenceRtts() < 0 ? "never" : r.convergenceRtts() + " RTTs", r.jainIndex(),
+                        r.inboundBytesPerSec() / 1e9, r.goodputBytesPerSec() / 1e9, r.simulatedNs() / 1e3,
+                        r.events());
+            }
+        }
+        out.println("#");
+        out.printf(Locale.ROOT, "# every byte checked; total wall time %.1f s%n", wallNs / 1e9);
+    }
+
+    /** Parses sizes like 4096, 512K, 64M. */
+    public static final class BytesConverter implements ITypeConverter<Long> {
+        /** Created by picocli. */
+        public BytesConverter() {
+        }
+
+        @Override
+        public Long convert(String value) {
+            return CommConfig.parseBytes(value);
+        }
+    }
+
+    /** Parses a loss rate: a fraction in [0, 1) or a percentage like 1%. */
+    public static final class LossConverter implements ITypeConverter<Double> {
+        /** Created by picocli. */
+        public LossConverter() {
+        }
+
+        @Override
+        public Double convert(String value) {
+            String v = value.trim();
+            double d;
+            try {
+                d = v.endsWith("%") ? Double.parseDouble(v.substring(0, v.length() - 1).trim()) / 100
+                        : Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "' is not a loss rate (e.g. 0.01 or 1%)");
+            }
+            if (!(d >= 0 && d < 1)) {
+                throw new CommandLine.TypeConversionException("loss rate '" + value + "' must be in [0, 1)");
+            }
+            return d;
+        }
+    }
+}
