@@ -1,6 +1,8 @@
 package io.jccl.cli.bench;
 
 import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.protocol.wire.Crc32c;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
 import io.jccl.metaroce.sim.GoBackNEndpoint;
@@ -121,13 +123,12 @@ public final class TransportBench {
      * @param s        what to run
      * @param progress told about each finished run (e.g. for a progress line), may ignore it
      * @return the report
-     * @throws UnsupportedOperationException when a protocol is not available yet
      * @throws io.jccl.metaroce.sim.ScenarioFailure when a run fails its checks
      */
     public static Report run(Settings s, Consumer<String> progress) {
         Map<String, VerbsFactory> factories = new LinkedHashMap<>();
         for (String p : s.protocols()) {
-            factories.put(p, Protocols.byName(p, s.gbn())); // fails early for protocols not available yet
+            factories.put(p, Protocols.byName(p, s.gbn())); // an unknown name fails before anything runs
         }
         List<Result> results = new ArrayList<>();
         List<IncastResult> incast = new ArrayList<>();
@@ -183,7 +184,18 @@ public final class TransportBench {
         for (int i = 0; i < key.length; i++) {
             key[i] = (byte) (s.seed() * 31 + i);
         }
-        return EndpointConfig.defaults(key).withPaths(s.paths()).withPayloadBytes(s.payloadBytes());
+        return EndpointConfig.defaults(key).withPaths(s.paths()).withPayloadBytes(s.payloadBytes())
+                .withInboundBytesPerSecond(payloadBytesPerSecond(s));
+    }
+
+    /**
+     * What the receiver's port can carry in payload: its line rate less each packet's MetaRoCE header, CRC and the
+     * fabric's per-datagram overhead. The receiver shares this out among its senders.
+     */
+    static double payloadBytesPerSecond(Settings s) {
+        FabricConfig f = s.fabric();
+        double wireBytes = s.payloadBytes() + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH + f.wireOverheadBytes();
+        return f.destinationPort().rateBitsPerSecond() / 8.0 * s.payloadBytes() / wireBytes;
     }
 
     private static ScenarioResult transfer(Settings s, VerbsFactory factory, double loss) {

@@ -1,7 +1,6 @@
 package io.jccl.cli.bench;
 
 import io.jccl.cli.Main;
-import io.jccl.metaroce.sim.Protocols;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -140,16 +139,10 @@ class TransportBenchCommandTest {
     }
 
     @Test
-    void metaRoCESaysItIsNotAvailableYet() {
-        if (Protocols.available("metaroce")) {
-            Run r = run("bench", "transport", "--protocol", "metaroce", "--loss", "0", "--bytes", "64K", "--json");
-            assertThat(r.code()).as(r.err()).isZero();
-            return;
-        }
-        Run r = run("bench", "transport", "--protocol", "metaroce,gbn", "--bytes", "64K");
-        assertThat(r.code()).isEqualTo(1);
-        assertThat(r.err()).contains("protocol metaroce is not available yet").contains("use gbn");
-        assertThat(r.out()).isEmpty();
+    void runsMetaRoCE() {
+        Run r = run("bench", "transport", "--protocol", "metaroce", "--loss", "0", "--bytes", "64K", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("\"metaroce\"");
     }
 
     @Test

@@ -8,8 +8,11 @@ import java.util.Objects;
  *
  * @param paths                  logical paths per connection, 1-64 (default 8)
  * @param payloadBytes           most payload bytes per DATA packet, 256-65000 (default 4096)
- * @param initialWindowPackets   packets a path may have in flight at first, 1-256 (default 32)
- * @param rtoFloorNs             smallest retransmission timeout (default 200 µs)
+ * @param initialWindowPackets   packets a path may have in flight at first, 1-256 (default 4: with 8 paths of
+ *                               4 KiB packets a connection starts with about one bandwidth-delay product of a
+ *                               100 Gbit/s, 10 µs fabric, so an incast does not begin by overflowing buffers)
+ * @param rtoFloorNs             smallest retransmission timeout (default 50 µs, about 5 round trips of an idle
+ *                               datacenter fabric; before the first RTT sample the timeout is 4 floors)
  * @param rtoMaxNs               largest retransmission timeout, the backoff cap (default 50 ms)
  * @param ackEveryPackets        a receiver acknowledges at least every this many DATA packets (default 4)
  * @param delayedAckNs           or after this long (default 20 µs)
@@ -66,7 +69,7 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
      * @return the defaults
      */
     public static EndpointConfig defaults(byte[] handshakeKey) {
-        return new EndpointConfig(8, 4096, 32, 200_000, 50_000_000, 4, 20_000, 12.5e9, 2, 1_000_000, 2,
+        return new EndpointConfig(8, 4096, 4, 50_000, 50_000_000, 4, 20_000, 12.5e9, 2, 1_000_000, 2,
                 10_000_000_000L, 4096, 50_000, handshakeKey);
     }
 
@@ -80,6 +83,13 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
     /** @return a copy with another payload size */
     public EndpointConfig withPayloadBytes(int bytes) {
         return new EndpointConfig(paths, bytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    /** @return a copy with another initial window per path */
+    public EndpointConfig withInitialWindowPackets(int packets) {
+        return new EndpointConfig(paths, payloadBytes, packets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
                 delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
                 maxPendingWork, rnrRetryNs, handshakeKey);
     }

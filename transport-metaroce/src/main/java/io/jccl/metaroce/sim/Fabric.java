@@ -3,6 +3,8 @@ package io.jccl.metaroce.sim;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import org.agrona.collections.Long2LongHashMap;
+
 import java.util.Arrays;
 
 /**
@@ -36,6 +38,7 @@ public final class Fabric {
 
     private int nodeCount;
     private long[] nodeIds = new long[0];
+    private final Long2LongHashMap indexOfId = new Long2LongHashMap(-1);
     private Link[] sourcePorts = new Link[0];
     private Link[] destinationPorts = new Link[0];
     /** Route state per ordered pair, [src * pairStride + dst], created on first use. */
@@ -216,14 +219,13 @@ public final class Fabric {
     // Nodes
 
     int addNode(long id) {
-        for (int i = 0; i < nodeCount; i++) {
-            if (nodeIds[i] == id) {
-                throw new IllegalArgumentException("node " + id + " already exists");
-            }
+        if (indexOfId.containsKey(id)) {
+            throw new IllegalArgumentException("node " + id + " already exists");
         }
         int idx = nodeCount++;
         nodeIds = Arrays.copyOf(nodeIds, nodeCount);
         nodeIds[idx] = id;
+        indexOfId.put(id, idx);
         sourcePorts = Arrays.copyOf(sourcePorts, nodeCount);
         destinationPorts = Arrays.copyOf(destinationPorts, nodeCount);
         sourcePorts[idx] = newLink("source port of node " + id, config.sourcePort(), mix(id, 1, 0, 0), null);
@@ -243,13 +245,7 @@ public final class Fabric {
 
     /** @return a node's index, or -1 */
     int indexOrMinus(long id) {
-        long[] ids = nodeIds;
-        for (int i = 0; i < nodeCount; i++) {
-            if (ids[i] == id) {
-                return i;
-            }
-        }
-        return -1;
+        return (int) indexOfId.get(id);
     }
 
     private int index(long id) {

@@ -61,7 +61,7 @@ class EndpointBasicsTest {
             assertThat(doneA).allMatch(d -> d.status == CompletionStatus.OK);
             assertThat(doneB).allMatch(d -> d.status == CompletionStatus.OK);
             assertThat(doneA.stream().anyMatch(d -> d.work == w)).isTrue();
-            assertThat(region.asSlice(32, size).mismatch(src)).isEqualTo(-1);
+            assertThat(region.asSlice(32, size).mismatch(src)).as("a=%s%nb=%s", a.counters(), b.counters()).isEqualTo(-1);
             for (int m = 0; m < 3; m++) {
                 assertThat(recv[m].asSlice(0, 90_000 + m).mismatch(src.asSlice(m * 1000, 90_000 + m))).isEqualTo(-1);
             }

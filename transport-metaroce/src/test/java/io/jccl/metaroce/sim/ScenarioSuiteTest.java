@@ -6,9 +6,8 @@ import org.junit.jupiter.api.TestFactory;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** The standard scenarios on the go-back-N baseline, and on MetaRoCE as soon as its endpoint exists. */
+/** The standard scenarios on the go-back-N baseline and on MetaRoCE. */
 class ScenarioSuiteTest {
     @TestFactory
     Stream<DynamicTest> goBackN() {
@@ -21,7 +20,6 @@ class ScenarioSuiteTest {
 
     @TestFactory
     Stream<DynamicTest> metaRoCE() {
-        assumeTrue(Protocols.available("metaroce"), "io.jccl.metaroce.protocol.Endpoint is not built yet");
         return ScenarioSuite.standard(Protocols.metaRoCE(), 8, 1).stream()
                 .map(e -> DynamicTest.dynamicTest(e.name(), () -> e.scenario().run()));
     }

@@ -299,14 +299,9 @@ class TransferScenarioTest {
 
     @Test
     void metaRoCEIsPluggedInByName() {
-        if (Protocols.available("metaroce")) {
-            TransferScenario.builder(21).protocol(Protocols.metaRoCE()).nodes(3).randomWork(20, 30_000, 3).build()
-                    .run();
-        } else {
-            assertThatThrownBy(Protocols::metaRoCE).isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("not available yet");
-        }
-        assertThatThrownBy(() -> Protocols.byName("tcp", GoBackNConfig.defaults())).hasMessageContaining("unknown");
-        assertThat(Protocols.available("gbn")).isTrue();
+        TransferScenario.builder(21).protocol(Protocols.byName("MetaRoCE", GoBackNConfig.defaults())).nodes(3)
+                .randomWork(20, 30_000, 3).build().run();
+        assertThatThrownBy(() -> Protocols.byName("tcp", GoBackNConfig.defaults())).hasMessageContaining("unknown")
+                .hasMessageContaining("metaroce, gbn");
     }
 }

@@ -113,6 +113,7 @@ public final class Connection implements SenderPath.AckVisitor {
     private double tokens;
     private long tokensAtNs;
     private long pacingDueNs = Long.MAX_VALUE;
+    private long pauseEndsNs = Long.MAX_VALUE;
 
     // Receiving side.
     private final Int2ObjectHashMap<InboundMessage> writes = new Int2ObjectHashMap<>();
@@ -730,13 +731,7 @@ public final class Connection implements SenderPath.AckVisitor {
             next = Math.min(next, rx[i].ackDueNs());
         }
         if (sendCount > 0 || retxCount > 0) {
-            next = Math.min(next, pacingDueNs);
-            for (int i = 0; i < sendCount; i++) {
-                OutboundMessage m = outbound[sendOrder[(sendHead + i) % sendOrder.length]];
-                if (m.pausedUntilNs != 0) {
-                    next = Math.min(next, m.pausedUntilNs);
-                }
-            }
+            next = Math.min(next, Math.min(pacingDueNs, pauseEndsNs));
         }
         if (noPathSinceNs != Long.MIN_VALUE) {
             next = Math.min(next, noPathSinceNs + config.connectionDeadNs() + 1);
@@ -838,7 +833,23 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             n++;
         }
+        pauseEndsNs = nextPauseEnd(nowNs);
         return n;
+    }
+
+    /**
+     * The earliest future end of a receiver-not-ready pause. Only future ones: a message whose pause is over but
+     * which waits for window room is woken by the ACK or timeout that opens it, not by a timer already past.
+     */
+    private long nextPauseEnd(long nowNs) {
+        long end = Long.MAX_VALUE;
+        for (int i = 0; i < sendCount; i++) {
+            long until = outbound[sendOrder[(sendHead + i) % sendOrder.length]].pausedUntilNs;
+            if (until - nowNs > 0) {
+                end = Math.min(end, until);
+            }
+        }
+        return end;
     }
 
     private void refillTokens(long nowNs) {

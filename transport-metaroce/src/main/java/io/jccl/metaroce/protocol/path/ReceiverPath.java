@@ -58,12 +58,7 @@ public final class ReceiverPath {
             return Arrival.DUPLICATE;
         }
         if (rel == 0) {
-            cumulative++;
-            shift(1);
-            while ((bits[0] & 1) != 0) {
-                cumulative++;
-                shift(1);
-            }
+            passArrived();
             return Arrival.NEW;
         }
         boolean newCumulativeArrived = false;
@@ -82,14 +77,22 @@ public final class ReceiverPath {
         }
         bits[i >>> 6] |= 1L << (i & 63);
         if (newCumulativeArrived) {
-            cumulative++;
-            shift(1);
-            while ((bits[0] & 1) != 0) {
-                cumulative++;
-                shift(1);
-            }
+            passArrived();
         }
         return Arrival.NEW;
+    }
+
+    /**
+     * The cumulative PSN has arrived: moves past it and past every PSN right above it that arrived too. Bit 0 says
+     * whether PSN cumulative + 1 arrived, so the run of set bits from bit 0 counts the further PSNs to pass.
+     */
+    private void passArrived() {
+        int run = 0;
+        while (run < WINDOW && bit(run)) {
+            run++;
+        }
+        cumulative += run + 1;
+        shift(run + 1);
     }
 
     private boolean bit(int i) {

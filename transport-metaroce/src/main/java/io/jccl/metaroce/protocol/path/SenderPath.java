@@ -16,6 +16,7 @@ public final class SenderPath {
      * inside a path (METAROCE.md's K = 3) while still reacting within a few packet times.
      */
     public static final int REORDER_THRESHOLD = 3;
+    private static final int SACK_WORDS = 4;
 
     public final int index;
     private int generation;
@@ -162,40 +163,58 @@ public final class SenderPath {
         if (outstanding == 0) {
             return 0;
         }
-        int highestAcked = Integer.MIN_VALUE;
-        boolean anyHighest = false;
+        int highestAcked = 0;
         int acked = 0;
-        // Walk the outstanding span once. A PSN below the cumulative one was received: the receiver gives up a
-        // hole only when it lies more than 256 PSNs below the highest PSN it saw, and this ring never spans more
-        // than 256 PSNs, so no PSN still in the ring can have been given up. Above it, the bitmap says.
-        int end = nextPsn;
-        for (int psn = lowestOutstanding; psn - end < 0; psn++) {
+        // Below the cumulative PSN everything was received. The receiver gives up a hole only when it lies more
+        // than 256 PSNs below the highest PSN it saw, and this ring never spans more than 256 PSNs, so no PSN still
+        // in the ring can have been given up.
+        final int end = nextPsn;
+        int psn = lowestOutstanding;
+        for (; psn - end < 0 && psn - cumulative < 0; psn++) {
             int slot = psn & (WINDOW - 1);
-            if (!inUse[slot]) {
-                continue;
-            }
-            int rel = psn - cumulative - 1;   // bit index; the cumulative PSN itself is still awaited
-            boolean covered = psn - cumulative < 0 || (rel >= 0 && rel < WINDOW && bit(s0, s1, s2, s3, rel));
-            if (covered) {
+            if (inUse[slot]) {
                 release(slot);
                 visitor.acknowledged(message[slot], chunk[slot], epoch[slot]);
                 acked++;
-                if (!anyHighest || psn - highestAcked > 0) {
-                    highestAcked = psn;
-                    anyHighest = true;
+                highestAcked = psn;
+            }
+        }
+        // Above it the bitmap says: visit its set bits only (bit i = PSN cumulative + 1 + i), in PSN order.
+        sack:
+        for (int w = 0; w < SACK_WORDS; w++) {
+            long word = w == 0 ? s0 : w == 1 ? s1 : w == 2 ? s2 : s3;
+            while (word != 0) {
+                int p = cumulative + 1 + (w << 6) + Long.numberOfTrailingZeros(word);
+                word &= word - 1;
+                if (p - end >= 0) {
+                    break sack;
+                }
+                int slot = p & (WINDOW - 1);
+                if (p - lowestOutstanding >= 0 && inUse[slot]) {
+                    release(slot);
+                    visitor.acknowledged(message[slot], chunk[slot], epoch[slot]);
+                    acked++;
+                    highestAcked = p;
                 }
             }
         }
+        advanceLowest();
         // Holes: packets far enough below an acknowledged one are lost (each path's packets travel in order, so a
         // hole is loss, not reordering, beyond a small tolerance).
-        for (int psn = lowestOutstanding; anyHighest && psn - end < 0; psn++) {
-            int slot = psn & (WINDOW - 1);
-            if (inUse[slot] && highestAcked - psn >= REORDER_THRESHOLD) {
-                release(slot);
-                visitor.lost(message[slot], chunk[slot], epoch[slot]);
+        if (acked > 0) {
+            boolean lostAny = false;
+            for (int q = lowestOutstanding; highestAcked - q >= REORDER_THRESHOLD; q++) {
+                int slot = q & (WINDOW - 1);
+                if (inUse[slot]) {
+                    release(slot);
+                    visitor.lost(message[slot], chunk[slot], epoch[slot]);
+                    lostAny = true;
+                }
+            }
+            if (lostAny) {
+                advanceLowest();
             }
         }
-        advanceLowest();
         if (acked > 0) {
             lastProgressNs = nowNs;
             lastAckNs = nowNs;
@@ -211,16 +230,6 @@ public final class SenderPath {
             }
         }
         return acked;
-    }
-
-    private static boolean bit(long s0, long s1, long s2, long s3, int i) {
-        long w = switch (i >>> 6) {
-            case 0 -> s0;
-            case 1 -> s1;
-            case 2 -> s2;
-            default -> s3;
-        };
-        return (w >>> (i & 63) & 1) != 0;
     }
 
     private void release(int slot) {
