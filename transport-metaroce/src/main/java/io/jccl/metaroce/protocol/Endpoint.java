@@ -581,8 +581,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     @Override
-    public void inbound(Connection c, long bytes, long nowNs) {
-        fairShare.onBytes(c.slot, bytes, nowNs);
+    public void inbound(Connection c, long bytes, boolean ecnMarked, long nowNs) {
+        fairShare.onBytes(c.slot, bytes, ecnMarked, nowNs);
     }
 
     @Override

@@ -1,5 +1,9 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.Counters;
+import io.jccl.metaroce.protocol.DropReason;
+
 import java.util.Map;
 
 /**
@@ -17,11 +21,12 @@ import java.util.Map;
  * @param fabricCounters         the fabric's counters
  * @param completionNs           per work item (in the order they were added), when its last completion came
  * @param endpointSummaries      per node, its counters as text (non-zero ones)
+ * @param endpointCounters       per node, its counters (final: the run is over)
  */
 public record ScenarioResult(long seed, long simulatedNs, long payloadBytes, double goodputBytesPerSecond,
                              long retransmits, long events, long traceHash, long runWallNs,
                              Map<FabricCounter, Long> fabricCounters, long[] completionNs,
-                             String[] endpointSummaries) {
+                             String[] endpointSummaries, Counters[] endpointCounters) {
     /** @return simulator events per wall-clock second, or 0 when no wall clock was given */
     public double eventsPerSecond() {
         return runWallNs <= 0 ? 0 : events * 1e9 / runWallNs;
@@ -30,6 +35,16 @@ public record ScenarioResult(long seed, long simulatedNs, long payloadBytes, dou
     /** @return a fabric counter */
     public long fabric(FabricCounter c) {
         return fabricCounters.getOrDefault(c, 0L);
+    }
+
+    /** @return counter {@code c} of node index {@code node} */
+    public long endpoint(int node, Counter c) {
+        return endpointCounters[node].get(c);
+    }
+
+    /** @return datagrams node index {@code node} dropped for {@code reason} */
+    public long endpointDrops(int node, DropReason reason) {
+        return endpointCounters[node].drops(reason);
     }
 
     /** @return one line: time, goodput, retransmissions, events */

@@ -3,6 +3,7 @@ package io.jccl.metaroce.sim;
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.Counters;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
@@ -856,11 +857,13 @@ public final class TransferScenario {
         private ScenarioResult result(long wallNs) {
             long retransmits = 0;
             String[] summaries = new String[nodes];
+            Counters[] counters = new Counters[nodes];
             for (int i = 0; i < nodes; i++) {
                 retransmits += verbs[i].counters().get(Counter.RETRANSMITS_SACK)
                         + verbs[i].counters().get(Counter.RETRANSMITS_RTO)
                         + verbs[i].counters().get(Counter.RETRANSMITS_REROUTED);
                 summaries[i] = verbs[i].counters().toString();
+                counters[i] = verbs[i].counters();
             }
             Map<FabricCounter, Long> fc = new EnumMap<>(FabricCounter.class);
             for (FabricCounter c : FabricCounter.values()) {
@@ -872,7 +875,7 @@ public final class TransferScenario {
             }
             double goodput = lastCompletionNs == 0 ? 0 : payloadBytes * 1e9 / lastCompletionNs;
             return new ScenarioResult(seed, lastCompletionNs, payloadBytes, goodput, retransmits, sim.events(),
-                    sim.traceHash(), wallNs, fc, doneNs, summaries);
+                    sim.traceHash(), wallNs, fc, doneNs, summaries, counters);
         }
     }
 }

@@ -7,10 +7,19 @@ import java.util.Arrays;
  * water-filling: senders that use less than an equal share keep what they use (plus room to grow), the rest is
  * split evenly among the others. A sender seen for the first time is given an equal share at once.
  * Recomputed every interval from the bytes each sender delivered.
+ *
+ * <p>What is shared out is the capacity times a utilization that follows the ECN marks on the arriving packets,
+ * on the aggregate: an interval with marks (a queue at the receiver's port) shrinks it by a quarter of the fraction
+ * of packets marked, an interval without marks grows it back by 5% of the capacity, up to all of it (0.5 at least).
+ * Without this, senders paced to shares that add up to exactly the port's rate never drain a queue left by a burst
+ * (an incast's first round trip), and the minimum windows of many paths keep it above the marking threshold.
  */
 public final class FairShare {
     private static final double GROWTH = 1.25;
     private static final int IDLE_INTERVALS = 4;
+    private static final double MARK_CUT = 0.25;
+    private static final double RECOVERY_PER_INTERVAL = 0.05;
+    private static final double MIN_UTILIZATION = 0.5;
 
     private final double capacityBytesPerSecond;
     private final long intervalNs;
@@ -22,6 +31,9 @@ public final class FairShare {
     private boolean[] fresh = new boolean[8];
     private int slots;
     private long lastUpdateNs = Long.MIN_VALUE;
+    private long packets;
+    private long markedPackets;
+    private double utilization = 1;
     private double[] scratch = new double[8];
     private int[] order = new int[8];
 
@@ -49,9 +61,17 @@ public final class FairShare {
         slots = Math.max(slots, slot + 1);
     }
 
-    /** A sender delivered payload bytes. */
-    public void onBytes(int slot, long payloadBytes, long nowNs) {
+    /**
+     * A sender delivered payload bytes.
+     *
+     * @param ecnMarked the packet carried an ECN congestion mark
+     */
+    public void onBytes(int slot, long payloadBytes, boolean ecnMarked, long nowNs) {
         ensure(slot);
+        packets++;
+        if (ecnMarked) {
+            markedPackets++;
+        }
         if (!active[slot]) {
             active[slot] = true;
             fresh[slot] = true;
@@ -96,7 +116,24 @@ public final class FairShare {
             bytes[i] = 0;
         }
         lastUpdateNs = nowNs;
+        followMarks();
         recompute();
+    }
+
+    private void followMarks() {
+        double fraction = packets == 0 ? 0 : (double) markedPackets / packets;
+        if (markedPackets > 0) {
+            utilization = Math.max(MIN_UTILIZATION, utilization * (1 - MARK_CUT * fraction));
+        } else {
+            utilization = Math.min(1, utilization + RECOVERY_PER_INTERVAL);
+        }
+        packets = 0;
+        markedPackets = 0;
+    }
+
+    /** @return the share of the capacity being handed out now (0.5-1), lowered while arriving packets are marked */
+    public double utilization() {
+        return utilization;
     }
 
     /** @return when the next recomputation is due */
@@ -127,7 +164,7 @@ public final class FairShare {
             scratch[b + 1] = d;
             order[b + 1] = o;
         }
-        double remaining = capacityBytesPerSecond;
+        double remaining = capacityBytesPerSecond * utilization;
         for (int k = 0; k < n; k++) {
             double equal = remaining / (n - k);
             double share = Math.min(scratch[k], equal);

@@ -64,8 +64,8 @@ public final class Connection implements SenderPath.AckVisitor {
         /** @return the rate this endpoint grants the connection as a receiver */
         double hint(Connection c);
 
-        /** Counts payload bytes received from this connection, for the fair share. */
-        void inbound(Connection c, long bytes, long nowNs);
+        /** Counts payload bytes received from this connection (and whether they came ECN-marked), for the fair share. */
+        void inbound(Connection c, long bytes, boolean ecnMarked, long nowNs);
 
         /** @return a new work id */
         long nextWorkId();
@@ -521,7 +521,7 @@ public final class Connection implements SenderPath.AckVisitor {
             counters.increment(Counter.DUPLICATE_PACKETS_RECEIVED);
         } else {
             counters.add(Counter.PAYLOAD_BYTES_PLACED, payload);
-            ctx.inbound(this, payload, nowNs);
+            ctx.inbound(this, payload, ecnMarked, nowNs);
         }
         return null;
     }
@@ -685,7 +685,15 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         boolean anyUsable = false;
+        long siblingRttNs = bestActiveRttNs();
         for (SenderPath p : tx) {
+            if (silenceDeadlineNs(p, siblingRttNs) - nowNs <= 0) {
+                // Silence while sibling paths are acknowledged: no need to wait for a second timeout.
+                p.failSilent(nowNs, this);
+                counters.increment(Counter.PATHS_FAILED);
+                counters.increment(Counter.PATHS_REROUTED);
+                rerouteDue[p.index] = true;
+            }
             if (p.rtoDeadlineNs(config) - nowNs <= 0) {
                 counters.increment(Counter.RTO_FIRINGS);
                 int before = retxCount;
@@ -717,6 +725,42 @@ public final class Connection implements SenderPath.AckVisitor {
 
     private int rtoRetransmits;
 
+    /** @return the smallest smoothed RTT of the active paths, or {@link Long#MAX_VALUE} when none has one */
+    private long bestActiveRttNs() {
+        long best = Long.MAX_VALUE;
+        for (SenderPath p : tx) {
+            if (p.state() == PathState.ACTIVE && p.hasRtt()) {
+                best = Math.min(best, p.srttNs());
+            }
+        }
+        return best;
+    }
+
+    /**
+     * When a suspect path's test packet counts as unanswered: two of the best sibling round trips plus the delayed
+     * ACK allowance after it was sent, provided a sibling was acknowledged at least a round trip after it was sent
+     * (so the peer is alive and answering); otherwise never (the timeout still applies). Only suspect paths (one
+     * timeout already) are judged this way.
+     */
+    private long silenceDeadlineNs(SenderPath p, long siblingRttNs) {
+        long sentNs = p.oldestSentNs();
+        if (p.state() != PathState.SUSPECT || sentNs == Long.MAX_VALUE || siblingRttNs == Long.MAX_VALUE
+                || !siblingsHeardSince(p, sentNs + siblingRttNs)) {
+            return Long.MAX_VALUE;
+        }
+        return sentNs + 2 * siblingRttNs + config.delayedAckNs();
+    }
+
+    /** @return true when an active sibling of {@code p} received an ACK after {@code sinceNs} */
+    private boolean siblingsHeardSince(SenderPath p, long sinceNs) {
+        for (SenderPath q : tx) {
+            if (q != p && q.state() == PathState.ACTIVE && q.lastAckNs() - sinceNs > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public long nextTimeoutNs() {
         if (state == State.CLOSED) {
             return closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
@@ -725,8 +769,10 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CONNECTING) {
             next = handshakeDueNs;
         }
+        long siblingRttNs = bestActiveRttNs();
         for (int i = 0; i < tx.length; i++) {
             next = Math.min(next, tx[i].rtoDeadlineNs(config));
+            next = Math.min(next, silenceDeadlineNs(tx[i], siblingRttNs));
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
         }
@@ -904,6 +950,10 @@ public final class Connection implements SenderPath.AckVisitor {
             int room = p.room();
             if (room <= 0) {
                 continue;
+            }
+            if (p.state() == PathState.SUSPECT && p.outstanding() == 0) {
+                best = p;   // a suspect path is tested with the next packet: silence or a timeout fails it, an ACK clears it
+                break;
             }
             double rtt = p.hasRtt() ? p.srttNs() : 1;
             double score = room / Math.max(1.0, rtt);

@@ -338,6 +338,20 @@ public final class SenderPath {
         probeDueNs = nowNs;
     }
 
+    /** @return when the oldest outstanding packet was sent, or {@link Long#MAX_VALUE} when none is outstanding */
+    public long oldestSentNs() {
+        return outstanding == 0 ? Long.MAX_VALUE : sentNs[lowestOutstanding & (WINDOW - 1)];
+    }
+
+    /**
+     * Fails a suspect path that stayed silent while its siblings were acknowledged: its outstanding packets are
+     * lost (the visitor is told) and it moves to a new route, as after {@code failAfterRtos} timeouts.
+     */
+    public void failSilent(long nowNs, AckVisitor visitor) {
+        abandonOutstanding(visitor);
+        fail(nowNs);
+    }
+
     /** Moves every outstanding packet off this path (it is being given up), telling the visitor each is lost. */
     public void abandonOutstanding(AckVisitor visitor) {
         for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
