@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param inboundBytesPerSecond  what the receiver can take in, shared max-min among its senders by the rate
  *                               hints it returns (default 12.5e9, 100 Gbit/s)
  * @param failAfterRtos          consecutive RTO expiries that fail a path (default 2)
- * @param probeIntervalNs        how often a failed path is probed (default 1 ms)
+ * @param probeIntervalNs        how often a failed path is probed (default 200 µs)
  * @param probesToReadmit        consecutive answered probes that readmit it (default 2)
  * @param connectionDeadNs       how long a connection may have no working path before it fails (default 10 s)
  * @param maxPendingWork         posted and unfinished work items per connection (default 4096)
@@ -69,7 +69,7 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
      * @return the defaults
      */
     public static EndpointConfig defaults(byte[] handshakeKey) {
-        return new EndpointConfig(8, 4096, 4, 50_000, 50_000_000, 4, 20_000, 12.5e9, 2, 1_000_000, 2,
+        return new EndpointConfig(8, 4096, 4, 50_000, 50_000_000, 4, 20_000, 12.5e9, 2, 200_000, 2,
                 10_000_000_000L, 4096, 50_000, handshakeKey);
     }
 

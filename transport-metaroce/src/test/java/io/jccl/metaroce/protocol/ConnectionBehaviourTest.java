@@ -160,11 +160,16 @@ class ConnectionBehaviourTest {
     /** A WRITE with a valid CRC for connection {@code conn}/{@code tag}, as an attacker could build it. */
     private static byte[] write(int conn, int tag, int path, int generation, int key, long base, long offset,
                                 long messageLength, int payload) {
+        return write(conn, tag, path, generation, 77, key, base, offset, messageLength, payload);
+    }
+
+    private static byte[] write(int conn, int tag, int path, int generation, int message, int key, long base,
+                                long offset, long messageLength, int payload) {
         byte[] p = new byte[DataFlyweight.DATA_HEADER_LENGTH + payload + 4];
         new DataFlyweight().wrap(new UnsafeBuffer(p), 0)
                 .putHeader(PacketType.WRITE, 0, path, generation, conn, tag, payload)
                 .psn(0)
-                .message(77)
+                .message(message)
                 .target(key)
                 .messageOffset(offset)
                 .messageLength(messageLength)
@@ -239,6 +244,27 @@ class ConnectionBehaviourTest {
             assertThat(until(1, 0)).isTrue();
             assertThat(doneA.getFirst().status()).isEqualTo(CompletionStatus.OK);
             assertThat(region.asSlice(100, 5000).mismatch(src)).isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aLateDuplicateOfAWriteThatCompletedOutOfOrderDoesNotLandAgain() {
+        setUp(7, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment region = arena.allocate(8192);
+            int key = b.registerRegion(region, true);
+            int tag = b.connection(cb).sessionTag();
+            byte[] second = write(cb, tag, 0, 0, 1, key, 4096, 0, 100, 100);   // WRITE 1 while WRITE 0 is missing
+            deliver(second);
+            assertThat(region.get(ValueLayout.JAVA_BYTE, 4096)).isEqualTo((byte) 0xEE);
+            // The sender saw WRITE 1 complete; the application reuses that memory.
+            region.asSlice(4096, 100).fill((byte) 0x11);
+            deliver(second.clone());   // a network duplicate, late
+            for (long i = 4096; i < 4196; i++) {
+                assertThat(region.get(ValueLayout.JAVA_BYTE, i)).as("byte %d", i).isEqualTo((byte) 0x11);
+            }
+            assertThat(b.counters().get(Counter.PAYLOAD_BYTES_PLACED)).isEqualTo(100);
+            assertThat(b.counters().get(Counter.DUPLICATE_PACKETS_RECEIVED)).isEqualTo(1);
         }
     }
 

@@ -179,7 +179,7 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         this.freeOutboundCount = outbound.length;
         this.state = initiator ? State.CONNECTING : State.ESTABLISHED;
-        this.handshakeIntervalNs = Math.max(4 * config.rtoFloorNs(), 1_000_000);
+        this.handshakeIntervalNs = 4 * config.rtoFloorNs();   // the first RTO before any RTT sample; doubles per retry
         this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
         this.acceptDue = !initiator;
         this.tokensAtNs = nowNs;
@@ -451,7 +451,9 @@ public final class Connection implements SenderPath.AckVisitor {
             if (base < 0 || base > region.byteSize() || messageLength > region.byteSize() - base) {
                 return DropReason.REGION_BOUNDS;
             }
-            if (message - writesCompleteBelow < 0) {
+            if (message - writesCompleteBelow < 0 || completedWrites.contains(message)) {
+                // Completed already (in order, or out of order and remembered until the ones below complete): a late
+                // duplicate must not start the WRITE over and land again on memory the application may reuse.
                 duplicate = true;
             } else {
                 InboundMessage w = writes.get(message);
