@@ -527,6 +527,12 @@ public final class TransferScenario {
                 if (problems.size() > 25) {
                     list.add("... and " + (problems.size() - 25) + " more");
                 }
+                for (int i = 0; verbs != null && i < verbs.length; i++) {
+                    if (verbs[i] != null) {   // what each endpoint counted: usually says why
+                        list.add("node " + nodeId(i) + " counters: " + verbs[i].counters().toString().strip()
+                                .replace('\n', ' '));
+                    }
+                }
                 throw new ScenarioFailure(seed, list, cause);
             }
             return result(wall);

@@ -171,6 +171,14 @@ public final class FairShare {
             hint[order[k]] = share;
             remaining -= share;
         }
+        // When every sender wants less than it could have, hand out the rest too: a demand measured low (a sender
+        // that was recovering from a timeout, say) must not become a ceiling it can only climb out of by 25% an
+        // interval.
+        if (n > 0 && remaining > 0) {
+            for (int k = 0; k < n; k++) {
+                hint[order[k]] += remaining / n;
+            }
+        }
     }
 
     /** @return the share (bytes per second) granted to a sender; the whole capacity for an unknown one */

@@ -81,4 +81,16 @@ class FairShareTest {
         assertThat(f.utilization()).isEqualTo(1.0);
         assertThat(f.hint(0) + f.hint(1)).isCloseTo(CAPACITY, within(1e3));
     }
+
+    @Test
+    void aSenderMeasuredSlowIsNotHeldToItsOldRateWhenNobodyElseNeedsTheCapacity() {
+        FairShare f = new FairShare(CAPACITY, INTERVAL_NS);
+        f.update(0);
+        long now = 0;
+        for (int k = 0; k < 3; k++) {
+            now = interval(f, now, new double[] {1e6, 1e6}, false);   // both barely sending (recovering, say)
+        }
+        assertThat(f.hint(0) + f.hint(1)).isCloseTo(CAPACITY, within(1e3));
+        assertThat(f.hint(0)).isCloseTo(CAPACITY / 2, within(1e3));
+    }
 }
