@@ -9,8 +9,9 @@ import java.util.Arrays;
  * popping allocate nothing once the queue has reached its working size.
  */
 public final class EventQueue {
-    private long[] timeNs;
-    private long[] sequence;
+    // Heap slot i: keys[2i] = time, keys[2i + 1] = insertion sequence (side by side: one cache line per comparison),
+    // payload[i] = the event.
+    private long[] keys;
     private long[] payload;
     private int size;
     private long nextSequence;
@@ -20,8 +21,7 @@ public final class EventQueue {
      */
     public EventQueue(int initialCapacity) {
         int n = Math.max(1, initialCapacity);
-        timeNs = new long[n];
-        sequence = new long[n];
+        keys = new long[2 * n];
         payload = new long[n];
     }
 
@@ -47,34 +47,34 @@ public final class EventQueue {
      * @param eventPayload what it is (the caller's encoding)
      */
     public void push(long atNs, long eventPayload) {
-        if (size == timeNs.length) {
-            int n = timeNs.length * 2;
-            timeNs = Arrays.copyOf(timeNs, n);
-            sequence = Arrays.copyOf(sequence, n);
+        if (size == payload.length) {
+            int n = payload.length * 2;
+            keys = Arrays.copyOf(keys, 2 * n);
             payload = Arrays.copyOf(payload, n);
         }
-        long seq = nextSequence++;
+        final long[] k = keys;
+        final long seq = nextSequence++;
         int i = size++;
         // Sift up: move parents down until the slot for the new event is found.
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            long pt = timeNs[parent];
-            if (pt < atNs || (pt == atNs && sequence[parent] < seq)) {
+            long pt = k[2 * parent];
+            if (pt < atNs || (pt == atNs && k[2 * parent + 1] < seq)) {
                 break;
             }
-            timeNs[i] = pt;
-            sequence[i] = sequence[parent];
+            k[2 * i] = pt;
+            k[2 * i + 1] = k[2 * parent + 1];
             payload[i] = payload[parent];
             i = parent;
         }
-        timeNs[i] = atNs;
-        sequence[i] = seq;
+        k[2 * i] = atNs;
+        k[2 * i + 1] = seq;
         payload[i] = eventPayload;
     }
 
     /** @return the time of the earliest event; undefined when empty */
     public long peekTimeNs() {
-        return timeNs[0];
+        return keys[0];
     }
 
     /** @return the payload of the earliest event; undefined when empty */
@@ -84,7 +84,7 @@ public final class EventQueue {
 
     /** @return the insertion sequence of the earliest event; undefined when empty */
     public long peekSequence() {
-        return sequence[0];
+        return keys[1];
     }
 
     /** Removes the earliest event (read it first with {@link #peekTimeNs} and {@link #peekPayload}). */
@@ -96,8 +96,9 @@ public final class EventQueue {
         if (last == 0) {
             return;
         }
-        long t = timeNs[last];
-        long s = sequence[last];
+        final long[] k = keys;
+        long t = k[2 * last];
+        long s = k[2 * last + 1];
         long p = payload[last];
         int i = 0;
         int half = last >>> 1;
@@ -105,26 +106,26 @@ public final class EventQueue {
         while (i < half) {
             int child = 2 * i + 1;
             int right = child + 1;
-            long ct = timeNs[child];
-            long cs = sequence[child];
+            long ct = k[2 * child];
+            long cs = k[2 * child + 1];
             if (right < last) {
-                long rt = timeNs[right];
-                if (rt < ct || (rt == ct && sequence[right] < cs)) {
+                long rt = k[2 * right];
+                if (rt < ct || (rt == ct && k[2 * right + 1] < cs)) {
                     child = right;
                     ct = rt;
-                    cs = sequence[right];
+                    cs = k[2 * right + 1];
                 }
             }
             if (t < ct || (t == ct && s < cs)) {
                 break;
             }
-            timeNs[i] = ct;
-            sequence[i] = cs;
+            k[2 * i] = ct;
+            k[2 * i + 1] = cs;
             payload[i] = payload[child];
             i = child;
         }
-        timeNs[i] = t;
-        sequence[i] = s;
+        k[2 * i] = t;
+        k[2 * i + 1] = s;
         payload[i] = p;
     }
 

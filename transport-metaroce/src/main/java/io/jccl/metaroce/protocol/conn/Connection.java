@@ -687,9 +687,12 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         boolean anyUsable = false;
-        long siblingRttNs = bestActiveRttNs();
+        long siblingRttNs = Long.MAX_VALUE;
         for (SenderPath p : tx) {
-            if (silenceDeadlineNs(p, siblingRttNs) - nowNs <= 0) {
+            if (p.state() == PathState.SUSPECT && siblingRttNs == Long.MAX_VALUE) {
+                siblingRttNs = bestActiveRttNs();
+            }
+            if (p.state() == PathState.SUSPECT && silenceDeadlineNs(p, siblingRttNs) - nowNs <= 0) {
                 // Silence while sibling paths are acknowledged: no need to wait for a second timeout.
                 p.failSilent(nowNs, this);
                 counters.increment(Counter.PATHS_FAILED);
@@ -771,12 +774,18 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CONNECTING) {
             next = handshakeDueNs;
         }
-        long siblingRttNs = bestActiveRttNs();
+        boolean anySuspect = false;
         for (int i = 0; i < tx.length; i++) {
+            anySuspect |= tx[i].state() == PathState.SUSPECT;
             next = Math.min(next, tx[i].rtoDeadlineNs(config));
-            next = Math.min(next, silenceDeadlineNs(tx[i], siblingRttNs));
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
+        }
+        if (anySuspect) {
+            long siblingRttNs = bestActiveRttNs();
+            for (SenderPath p : tx) {
+                next = Math.min(next, silenceDeadlineNs(p, siblingRttNs));
+            }
         }
         if (sendCount > 0 || retxCount > 0) {
             next = Math.min(next, Math.min(pacingDueNs, pauseEndsNs));
@@ -945,10 +954,12 @@ public final class Connection implements SenderPath.AckVisitor {
     /** Spraying: the usable path with the most room per unit of round-trip time; ties rotate. */
     private SenderPath pickPath() {
         SenderPath best = null;
-        double bestScore = 0;
+        long bestRoom = 0;
+        long bestRttNs = 1;
         int n = tx.length;
-        for (int k = 0; k < n; k++) {
-            SenderPath p = tx[(pathCursor + k) % n];
+        int i = pathCursor;
+        for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+            SenderPath p = tx[i];
             int room = p.room();
             if (room <= 0) {
                 continue;
@@ -957,15 +968,16 @@ public final class Connection implements SenderPath.AckVisitor {
                 best = p;   // a suspect path is tested with the next packet: silence or a timeout fails it, an ACK clears it
                 break;
             }
-            double rtt = p.hasRtt() ? p.srttNs() : 1;
-            double score = room / Math.max(1.0, rtt);
-            if (best == null || score > bestScore) {
+            long rttNs = Math.max(1, p.srttNs());   // 0 (no sample yet) counts as the shortest
+            // room / rtt > bestRoom / bestRtt, without dividing
+            if (best == null || room * bestRttNs > bestRoom * rttNs) {
                 best = p;
-                bestScore = score;
+                bestRoom = room;
+                bestRttNs = rttNs;
             }
         }
         if (best != null) {
-            pathCursor = (best.index + 1) % n;
+            pathCursor = best.index + 1 == n ? 0 : best.index + 1;
         }
         return best;
     }
