@@ -403,7 +403,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public void onTimeout(long nowNs) {
         fairShare.update(nowNs);
-        for (Connection c : connections) {
+        for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator per call would allocate
+            Connection c = connections.get(i);
             c.onTimeout(nowNs);
         }
     }
@@ -411,7 +412,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public long nextTimeoutNs() {
         long next = Long.MAX_VALUE;
-        for (Connection c : connections) {
+        for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator per call would allocate
+            Connection c = connections.get(i);
             next = Math.min(next, c.nextTimeoutNs());
         }
         if (fairShare.activeSenders() > 0) {
