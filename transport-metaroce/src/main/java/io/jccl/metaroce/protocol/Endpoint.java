@@ -85,7 +85,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     private int doneHead;
     private int doneCount;
 
-    // Placement from address-backed datagram buffers: one reusable view.
+    // Placement from address-backed datagram buffers: one reusable view, remade when the address or the capacity
+    // changes (a driver may wrap each datagram at the same address with its own length as the capacity).
     private long viewAddress = -1;
     private MemorySegment view;
 
@@ -538,7 +539,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             return;
         }
         long address = datagram.addressOffset();
-        if (address != viewAddress) {
+        if (address != viewAddress || view.byteSize() != datagram.capacity()) {
             view = MemorySegment.ofAddress(address).reinterpret(datagram.capacity());
             viewAddress = address;
         }

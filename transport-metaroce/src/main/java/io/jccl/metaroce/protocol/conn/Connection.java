@@ -437,8 +437,11 @@ public final class Connection implements SenderPath.AckVisitor {
             return DropReason.UNEXPECTED;
         }
         long chunkIndex = offset / payloadBytes;
+        // The message's chunks must be countable in an int (the chunk maps are sized by that count), not only this
+        // chunk's index: (messageLength - 1) / payloadBytes is the last chunk's index (0 for an empty message).
         if (offset < 0 || messageLength < 0 || offset % payloadBytes != 0 || offset > messageLength
-                || payload != Math.min(payloadBytes, messageLength - offset) || chunkIndex > Integer.MAX_VALUE) {
+                || payload != Math.min(payloadBytes, messageLength - offset) || chunkIndex > Integer.MAX_VALUE
+                || (messageLength - 1) / payloadBytes >= Integer.MAX_VALUE) {
             return DropReason.MESSAGE_BOUNDS;
         }
         int chunk = (int) chunkIndex;
@@ -498,13 +501,23 @@ public final class Connection implements SenderPath.AckVisitor {
                 } else if (r.messageLength != messageLength) {
                     return DropReason.MESSAGE_BOUNDS;
                 }
-                duplicate = r.done || r.has(chunk);
-                if (!duplicate) {
-                    if (!r.truncated && payload > 0) {
-                        ctx.place(b, payloadOffset, r.buffer, r.offset + offset, payload);
-                    }
-                    if (r.mark(chunk, payload)) {
+                if (r.truncated) {
+                    // Too long for the receive: nothing is placed, so the receive completes (truncated) at the
+                    // message's first packet; the rest are duplicates (still acknowledged).
+                    duplicate = r.done;
+                    if (!duplicate) {
+                        r.done = true;
                         deliverReceives(s);
+                    }
+                } else {
+                    duplicate = r.done || r.has(chunk);
+                    if (!duplicate) {
+                        if (payload > 0) {
+                            ctx.place(b, payloadOffset, r.buffer, r.offset + offset, payload);
+                        }
+                        if (r.mark(chunk, payload)) {
+                            deliverReceives(s);
+                        }
                     }
                 }
             }
@@ -603,7 +616,11 @@ public final class Connection implements SenderPath.AckVisitor {
         counters.increment(Counter.ACK_PACKETS_RECEIVED);
     }
 
-    /** The receiver was not ready for a message: send all of it again after the pause. */
+    /**
+     * The receiver was not ready for a message: send all of it again after the pause it asks for, at least
+     * {@code rnrRetryNs} and at most the backoff cap {@code rtoMaxNs} (so that no retry-after, however large, wraps
+     * the resume time around into the past, where the pause timer would be due for ever).
+     */
     public void onRnr(long nowNs, int stream, int message, long retryNs) {
         counters.increment(Counter.RNR_RECEIVED);
         Stream s = streams.get(stream);
@@ -614,7 +631,8 @@ public final class Connection implements SenderPath.AckVisitor {
             OutboundMessage m = outbound[s.sendsInOrder[(s.sendsBase + i) % s.sendsInOrder.length]];
             if (m.seq == message && !m.done) {
                 boolean wasQueued = m.nextChunk < m.chunks;
-                m.restart(nowNs + Math.max(retryNs, config.rnrRetryNs()));
+                long pauseNs = Math.max(config.rnrRetryNs(), Math.min(retryNs, config.rtoMaxNs()));
+                m.restart(nowNs + pauseNs);
                 if (!wasQueued) {
                     enqueueSend(m.ref);
                 }

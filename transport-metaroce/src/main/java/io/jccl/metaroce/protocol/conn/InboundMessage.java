@@ -37,9 +37,17 @@ final class InboundMessage {
         this.reported = false;
     }
 
-    /** First packet of the message: size the chunk map. */
+    /**
+     * First packet of the message: size the chunk map — unless the message is longer than the posted receive
+     * (truncated): nothing of it is placed, so it needs no map, and its length is only the sender's claim.
+     */
     void learn(long length, int payloadBytes) {
         messageLength = length;
+        truncated = buffer != null && length > capacity;
+        if (truncated) {
+            chunks = 1;
+            return;
+        }
         chunks = (int) Math.max(1, (length + payloadBytes - 1) / payloadBytes);
         int words = (chunks + 63) >>> 6;
         if (got.length < words) {
@@ -47,7 +55,6 @@ final class InboundMessage {
         } else {
             Arrays.fill(got, 0, words, 0);
         }
-        truncated = buffer != null && length > capacity;
     }
 
     boolean has(int chunk) {
