@@ -180,6 +180,15 @@ public final class Endpoint implements Verbs, Connection.Context {
         }
     }
 
+    /** A message is counted in chunks of the connection's payload size, and the count must fit an int. */
+    private static void checkChunks(Connection c, long length, String what) {
+        long most = (long) Integer.MAX_VALUE * c.payloadBytes();
+        if (length > most) {
+            throw new IllegalArgumentException(what + ": length " + length + " is more than one message can carry ("
+                    + most + " bytes: 2^31-1 packets of " + c.payloadBytes() + ")");
+        }
+    }
+
     @Override
     public long postWrite(int connectionId, int regionKey, long remoteOffset, MemorySegment local, long offset,
                           long length) {
@@ -187,13 +196,17 @@ public final class Endpoint implements Verbs, Connection.Context {
         if (remoteOffset < 0) {
             throw new IllegalArgumentException("postWrite: remoteOffset must not be negative, got " + remoteOffset);
         }
-        return require(connectionId).postWrite(regionKey, remoteOffset, local, offset, length);
+        Connection c = require(connectionId);
+        checkChunks(c, length, "postWrite");
+        return c.postWrite(regionKey, remoteOffset, local, offset, length);
     }
 
     @Override
     public long postSend(int connectionId, int stream, MemorySegment local, long offset, long length) {
         checkRange(local, offset, length, "postSend");
-        return require(connectionId).postSend(stream, local, offset, length);
+        Connection c = require(connectionId);
+        checkChunks(c, length, "postSend");
+        return c.postSend(stream, local, offset, length);
     }
 
     @Override

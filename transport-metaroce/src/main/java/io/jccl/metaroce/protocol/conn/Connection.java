@@ -458,6 +458,9 @@ public final class Connection implements SenderPath.AckVisitor {
                 // Completed already (in order, or out of order and remembered until the ones below complete): a late
                 // duplicate must not start the WRITE over and land again on memory the application may reuse.
                 duplicate = true;
+            } else if (message - writesCompleteBelow >= config.maxPendingWork()) {
+                // Beyond what a sender can have outstanding: bounds what forged ids can make this side keep.
+                return DropReason.MESSAGE_BOUNDS;
             } else {
                 InboundMessage w = writes.get(message);
                 if (w == null) {
@@ -631,6 +634,11 @@ public final class Connection implements SenderPath.AckVisitor {
             OutboundMessage m = outbound[s.sendsInOrder[(s.sendsBase + i) % s.sendsInOrder.length]];
             if (m.seq == message && !m.done) {
                 boolean wasQueued = m.nextChunk < m.chunks;
+                // Its packets in flight were discarded by the receiver, not lost by a path: take them off the paths'
+                // books so that their silence does not time out (and fail) healthy paths.
+                for (SenderPath p : tx) {
+                    p.forget(m.ref, m.epoch);
+                }
                 long pauseNs = Math.max(config.rnrRetryNs(), Math.min(retryNs, config.rtoMaxNs()));
                 m.restart(nowNs + pauseNs);
                 if (!wasQueued) {
@@ -742,6 +750,7 @@ public final class Connection implements SenderPath.AckVisitor {
         } else if (noPathSinceNs == Long.MIN_VALUE) {
             noPathSinceNs = nowNs;
         } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
+            closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
             fail();
         }
     }

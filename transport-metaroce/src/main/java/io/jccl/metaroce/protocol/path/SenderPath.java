@@ -352,6 +352,23 @@ public final class SenderPath {
         fail(nowNs);
     }
 
+    /**
+     * Drops the outstanding packets of one message epoch from this path's books without calling them lost: the
+     * receiver discarded them (it was not ready), so their silence says nothing about the path.
+     */
+    public void forget(int messageRef, int messageEpoch) {
+        if (outstanding == 0) {
+            return;
+        }
+        for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
+            int slot = psn & (WINDOW - 1);
+            if (inUse[slot] && message[slot] == messageRef && epoch[slot] == messageEpoch) {
+                release(slot);
+            }
+        }
+        advanceLowest();
+    }
+
     /** Moves every outstanding packet off this path (it is being given up), telling the visitor each is lost. */
     public void abandonOutstanding(AckVisitor visitor) {
         for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
