@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Streams, receiver-not-ready, truncation, close, ECN, and hostile packets, on the minimal fabric. */
 class ConnectionBehaviourTest {
@@ -266,6 +267,33 @@ class ConnectionBehaviourTest {
             assertThat(b.counters().get(Counter.PAYLOAD_BYTES_PLACED)).isEqualTo(100);
             assertThat(b.counters().get(Counter.DUPLICATE_PACKETS_RECEIVED)).isEqualTo(1);
         }
+    }
+
+    @Test
+    void writeIdsFarAheadOfTheOldestIncompleteOneAreDropped() {
+        setUp(8, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment region = arena.allocate(8192);
+            int key = b.registerRegion(region, true);
+            int tag = b.connection(cb).sessionTag();
+            int limit = EndpointConfig.defaults(KEY).maxPendingWork();
+            deliver(write(cb, tag, 0, 0, limit, key, 0, 0, 100, 100));       // no sender has that many outstanding
+            deliver(write(cb, tag, 0, 0, limit - 1, key, 4096, 0, 100, 100));   // the last id a sender can use
+            assertThat(b.counters().drops(DropReason.MESSAGE_BOUNDS)).isEqualTo(1);
+            assertThat(region.get(ValueLayout.JAVA_BYTE, 0)).isZero();
+            assertThat(region.get(ValueLayout.JAVA_BYTE, 4096)).isEqualTo((byte) 0xEE);
+        }
+    }
+
+    @Test
+    void aMessageTooLongToCountInPacketsIsRefusedAtPost() {
+        setUp(9, 0.0);
+        long tooLong = (long) Integer.MAX_VALUE * EndpointConfig.defaults(KEY).payloadBytes() + 1;
+        MemorySegment huge = MemorySegment.ofAddress(0).reinterpret(tooLong);   // never read: refused first
+        assertThatThrownBy(() -> a.postWrite(ca, 1, 0, huge, 0, tooLong))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("postWrite: length " + tooLong);
+        assertThatThrownBy(() -> a.postSend(ca, 0, huge, 0, tooLong))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more than one message can carry");
     }
 
     private void deregisterAndWriteAgain(int key, int tag, int gen) {
