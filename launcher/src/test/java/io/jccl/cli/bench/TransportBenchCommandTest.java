@@ -112,14 +112,30 @@ class TransportBenchCommandTest {
     }
 
     @Test
+    void udpOnLoopbackMovesCheckedBytesAndReportsRawUdpBeside() {
+        Run r = run("bench", "transport", "--driver", "udp", "--bytes", "4M", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> m = (Map<String, Object>) MiniJson.parse(r.out().strip());
+        assertThat(m).containsEntry("driver", "udp");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> res = ((List<Map<String, Object>>) m.get("results")).getFirst();
+        assertThat(res).containsEntry("protocol", "metaroce").containsKeys("goodputBytesPerSec", "rawUdpBytesPerSec",
+                "vsRawUdp", "retransmits");
+        assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
+    }
+
+    @Test
     void usageErrorsExitWithTwoAndSayWhy() {
         String[][] bad = {
-            {"--driver", "udp"}, {"--driver", "nic"}, {"--loss", "1.5"}, {"--loss", "abc"}, {"--loss", "0,0"},
+            {"--driver", "udp", "--protocol", "gbn"}, {"--driver", "udp", "--loss", "0.01"},
+            {"--driver", "udp", "--incast", "4"}, {"--driver", "nic"}, {"--loss", "1.5"}, {"--loss", "abc"}, {"--loss", "0,0"},
             {"--protocol", "tcp"}, {"--protocol", "gbn,gbn"}, {"--paths", "0"}, {"--paths", "65"},
             {"--bytes", "lots"}, {"--bytes", "0"}, {"--incast", "1"}, {"--payload", "100"}, {"--gbn-window", "2"},
             {"--link-gbps", "0"}, {"--nonsense"},
         };
-        String[] why = {"--driver udp is not implemented yet", "--driver must be sim", "must be in [0, 1)",
+        String[] why = {"runs --protocol metaroce only", "needs the impairment relay", "--incast runs on the simulator",
+            "--driver must be sim", "must be in [0, 1)",
             "is not a loss rate", "listed twice", "unknown protocol 'tcp'", "listed twice", "--paths must be 1-64",
             "--paths must be 1-64", "is not a size", "--bytes must be", "--incast must be", "--payload must be",
             "--gbn-window", "--link-gbps", "Unknown option"};

@@ -1,0 +1,122 @@
+package io.jccl.metaroce.udp;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.protocol.EndpointConfig;
+import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Two endpoints on real loopback UDP sockets, stepped by one thread (the invoker mode). */
+class UdpDriverTest {
+    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
+    private static final long LIMIT_NS = 60_000_000_000L;   // only turns a hang into a failure
+
+    record Done(long work, CompletionStatus status, long bytes) {
+    }
+
+    private static UdpDriver driver(long seed) {
+        return new UdpDriver(EndpointConfig.defaults(KEY), UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()),
+                new SplittableRandom(seed), new SystemNanoClock());
+    }
+
+    private static boolean run(UdpDriver a, UdpDriver b, BooleanSupplier done) {
+        long deadline = System.nanoTime() + LIMIT_NS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            if (a.doWork() + b.doWork() == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void writesAndSendsArriveExactlyOverLoopback() {
+        try (UdpDriver a = driver(1); UdpDriver b = driver(2); Arena arena = Arena.ofConfined()) {
+            long peerB = a.addPeer(b.localAddresses());
+            b.addPeer(a.localAddresses());
+            Endpoint ea = a.endpoint();
+            Endpoint eb = b.endpoint();
+            int size = 16 << 20;
+            MemorySegment src = arena.allocate(size);
+            SplittableRandom r = new SplittableRandom(3);
+            for (long i = 0; i < size; i += 8) {
+                src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+            }
+            MemorySegment region = arena.allocate(size + 128);
+            int key = eb.registerRegion(region, true);
+            int conn = ea.connect(System.nanoTime(), peerB);
+            assertThat(run(a, b, () -> ea.isEstablished(conn) && eb.connectionTo(1) >= 0)).isTrue();
+            int back = eb.connectionTo(1);
+            MemorySegment[] recv = new MemorySegment[3];
+            for (int m = 0; m < 3; m++) {
+                recv[m] = arena.allocate(1 << 20);
+                eb.postRecv(back, 5, recv[m], 0, 1 << 20);
+            }
+            List<Done> doneA = new ArrayList<>();
+            List<Done> doneB = new ArrayList<>();
+            long write = ea.postWrite(conn, key, 64, src, 0, size);
+            for (int m = 0; m < 3; m++) {
+                ea.postSend(conn, 5, src, m * 4096L, (1 << 20) - m);
+            }
+            boolean finished = run(a, b, () -> {
+                ea.pollCompletions((c, id, kind, status, bytes) -> doneA.add(new Done(id, status, bytes)));
+                eb.pollCompletions((c, id, kind, status, bytes) -> doneB.add(new Done(id, status, bytes)));
+                return doneA.size() == 4 && doneB.size() == 3;
+            });
+            assertThat(finished).as("a=%s b=%s%n%s%n%s", doneA, doneB, ea.counters(), eb.counters()).isTrue();
+            assertThat(doneA).allMatch(d -> d.status() == CompletionStatus.OK).anyMatch(d -> d.work() == write);
+            assertThat(doneB).extracting(Done::bytes).containsExactly((long) (1 << 20), (1L << 20) - 1, (1L << 20) - 2);
+            assertThat(region.asSlice(64, size).mismatch(src)).isEqualTo(-1);
+            for (int m = 0; m < 3; m++) {
+                long len = (1L << 20) - m;
+                assertThat(recv[m].asSlice(0, len).mismatch(src.asSlice(m * 4096L, len))).isEqualTo(-1);
+            }
+            assertThat(a.datagramsSent()).isGreaterThan(size / 4096);
+            assertThat(a.ioErrors() + b.ioErrors()).isZero();
+        }
+    }
+
+    @Test
+    void anUnknownPeerThatSendsAHandshakeBecomesAPeer() {
+        try (UdpDriver a = driver(4); UdpDriver b = driver(5)) {
+            long peerB = a.addPeer(b.localAddresses());   // b is not told about a
+            int conn = a.endpoint().connect(System.nanoTime(), peerB);
+            assertThat(run(a, b, () -> a.endpoint().isEstablished(conn))).isTrue();
+            assertThat(b.endpoint().connectionTo(1)).isNotNegative();
+        }
+    }
+
+    @Test
+    void badArgumentsAreRefusedWithTheirName() {
+        try (UdpDriver a = driver(6)) {
+            assertThatThrownBy(() -> a.addPeer(List.of(new InetSocketAddress("127.0.0.1", 1))))
+                    .hasMessageContaining("1 path addresses for 8 paths");
+            List<InetSocketAddress> unresolved = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                unresolved.add(InetSocketAddress.createUnresolved("nowhere.invalid", 9));
+            }
+            assertThatThrownBy(() -> a.addPeer(unresolved)).hasMessageContaining("not a resolved socket address");
+            assertThat(a.localAddresses()).hasSize(8).doesNotHaveDuplicates();
+        }
+        assertThatThrownBy(() -> new UdpDriverConfig(InetAddress.getLoopbackAddress(), 1000, 64))
+                .hasMessageContaining("socketBufferBytes=1000");
+        assertThatThrownBy(() -> new UdpDriverConfig(InetAddress.getLoopbackAddress(), 1 << 20, 0))
+                .hasMessageContaining("receiveBatch=0");
+    }
+}
