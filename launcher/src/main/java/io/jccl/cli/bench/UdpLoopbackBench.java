@@ -1,12 +1,16 @@
 package io.jccl.cli.bench;
 
+import io.jccl.metaroce.fabric.ImpairmentRelay;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.sim.Impairments;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
@@ -49,11 +53,17 @@ final class UdpLoopbackBench {
     private UdpLoopbackBench() {
     }
 
-    static Result run(int paths, long bytes, long messageBytes, int payloadBytes) {
+    /**
+     * @param relayLoss null: the endpoints talk directly; otherwise through an {@link ImpairmentRelay} losing this
+     *                  share of the datagrams on every path, both ways
+     */
+    static Result run(int paths, long bytes, long messageBytes, int payloadBytes, Double relayLoss, boolean withRaw) {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
-        EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes);
+        EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes)
+                .withRto(Long.getLong("jccl.bench.rtoFloorNs", 50_000), 50_000_000);
         UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress());
+        Result measured;
         try (Arena arena = Arena.ofShared();
              UdpDriver sender = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock());
              UdpDriver receiver = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock())) {
@@ -63,14 +73,19 @@ final class UdpLoopbackBench {
             }
             MemorySegment dst = arena.allocate(bytes, 64);
             int regionKey = receiver.endpoint().registerRegion(dst, true);
-            long peer = sender.addPeer(receiver.localAddresses());
-            receiver.addPeer(sender.localAddresses());
+            ImpairmentRelay relay = relayLoss == null ? null : new ImpairmentRelay(InetAddress.getLoopbackAddress(),
+                    sender.localAddresses(), receiver.localAddresses(), Impairments.NONE.withLossRate(relayLoss), 0,
+                    new SecureRandom().nextLong());
+            long peer = sender.addPeer(relay == null ? receiver.localAddresses() : relay.addressesForA());
+            receiver.addPeer(relay == null ? sender.localAddresses() : relay.addressesForB());
+            if (relay != null) {
+                relay.start();
+            }
             AtomicBoolean stop = new AtomicBoolean();
             Thread receiving = Thread.ofPlatform().name("jccl-bench-udp-receiver").start(() -> {
+                IdleStrategy idle = idleStrategy();
                 while (!stop.get()) {
-                    if (receiver.doWork() == 0) {
-                        Thread.onSpinWait();
-                    }
+                    idle.idle(receiver.doWork());
                 }
             });
             try {
@@ -91,16 +106,24 @@ final class UdpLoopbackBench {
                     throw new IllegalStateException("the bytes that arrived differ from those sent at byte "
                             + dst.mismatch(src));
                 }
-                long retransmits = retransmits(e) - retransmitsBefore;
-                long sent = sender.datagramsSent() - sentBefore;
-                int datagram = payloadBytes + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH;
-                double[] raw = rawBlast(datagram, payloadBytes, bytes, udp.socketBufferBytes());
-                return new Result(bytes * 1e9 / wallNs, raw[0], raw[1], retransmits, sent, wallNs);
+                measured = new Result(bytes * 1e9 / wallNs, 0, 0, retransmits(e) - retransmitsBefore,
+                        sender.datagramsSent() - sentBefore, wallNs);
             } finally {
                 stop.set(true);
                 joinQuietly(receiving);
+                if (relay != null) {
+                    relay.close();
+                }
             }
         }
+        if (!withRaw) {
+            return measured;
+        }
+        // After the endpoints' threads stopped, so that the blast has the machine to itself as they had.
+        int datagram = payloadBytes + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH;
+        double[] raw = rawBlast(datagram, payloadBytes, bytes, udp.socketBufferBytes());
+        return new Result(measured.goodputBytesPerSec(), raw[0], raw[1], measured.retransmits(),
+                measured.datagramsSent(), measured.wallNs());
     }
 
     private static long retransmits(Endpoint e) {
@@ -108,10 +131,15 @@ final class UdpLoopbackBench {
                 + e.counters().get(Counter.RETRANSMITS_REROUTED);
     }
 
+    /** Spin, yield, then park up to 50 us: the machine may have fewer cores than busy threads (two per run). */
+    private static IdleStrategy idleStrategy() {
+        return new BackoffIdleStrategy(100, 10, 1_000, 50_000);
+    }
+
+    private static final IdleStrategy SENDER_IDLE = idleStrategy();
+
     private static void step(UdpDriver d, long deadline) {
-        if (d.doWork() == 0) {
-            Thread.onSpinWait();
-        }
+        SENDER_IDLE.idle(d.doWork());
         if (System.nanoTime() > deadline) {
             throw new IllegalStateException("the UDP transfer did not finish in " + LIMIT_NS / 1_000_000_000L
                     + " s: sender counters " + d.endpoint().counters().toString().strip().replace('\n', ' '));

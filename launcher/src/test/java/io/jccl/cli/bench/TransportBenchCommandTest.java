@@ -123,18 +123,21 @@ class TransportBenchCommandTest {
         assertThat(res).containsEntry("protocol", "metaroce").containsKeys("goodputBytesPerSec", "rawUdpBytesPerSec",
                 "vsRawUdp", "retransmits");
         assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
+        Run relayed = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--loss", "0.05");
+        assertThat(relayed.code()).as(relayed.err()).isZero();
+        assertThat(relayed.out()).contains("through the impairment relay").contains("  metaroce  0.000")
+                .contains("  metaroce  0.050").contains("every byte checked");
     }
 
     @Test
     void usageErrorsExitWithTwoAndSayWhy() {
         String[][] bad = {
-            {"--driver", "udp", "--protocol", "gbn"}, {"--driver", "udp", "--loss", "0.01"},
-            {"--driver", "udp", "--incast", "4"}, {"--driver", "nic"}, {"--loss", "1.5"}, {"--loss", "abc"}, {"--loss", "0,0"},
+            {"--driver", "udp", "--protocol", "gbn"}, {"--driver", "udp", "--incast", "4"}, {"--driver", "nic"}, {"--loss", "1.5"}, {"--loss", "abc"}, {"--loss", "0,0"},
             {"--protocol", "tcp"}, {"--protocol", "gbn,gbn"}, {"--paths", "0"}, {"--paths", "65"},
             {"--bytes", "lots"}, {"--bytes", "0"}, {"--incast", "1"}, {"--payload", "100"}, {"--gbn-window", "2"},
             {"--link-gbps", "0"}, {"--nonsense"},
         };
-        String[] why = {"runs --protocol metaroce only", "needs the impairment relay", "--incast runs on the simulator",
+        String[] why = {"runs --protocol metaroce only", "--incast runs on the simulator",
             "--driver must be sim", "must be in [0, 1)",
             "is not a loss rate", "listed twice", "unknown protocol 'tcp'", "listed twice", "--paths must be 1-64",
             "--paths must be 1-64", "is not a size", "--bytes must be", "--incast must be", "--payload must be",

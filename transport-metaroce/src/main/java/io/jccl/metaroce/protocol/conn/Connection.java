@@ -991,8 +991,8 @@ public final class Connection implements SenderPath.AckVisitor {
             if (room <= 0) {
                 continue;
             }
-            if (p.state() == PathState.SUSPECT && p.outstanding() == 0) {
-                best = p;   // a suspect path is tested with the next packet: silence or a timeout fails it, an ACK clears it
+            if (p.state() == PathState.SUSPECT && p.outstanding() < SenderPath.SUSPECT_WINDOW) {
+                best = p;   // a suspect path is tested with the next packets: silence or a timeout fails it, an ACK clears it
                 break;
             }
             long rttNs = Math.max(1, p.srttNs());   // 0 (no sample yet) counts as the shortest

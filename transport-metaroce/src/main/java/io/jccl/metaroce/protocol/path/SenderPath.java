@@ -17,6 +17,11 @@ public final class SenderPath {
      */
     public static final int REORDER_THRESHOLD = 3;
     private static final int SACK_WORDS = 4;
+    /**
+     * Packets a suspect path may have in flight: its test. Two, so that one random loss (of a packet or its ACK)
+     * does not look like a dead path.
+     */
+    public static final int SUSPECT_WINDOW = 2;
 
     public final int index;
     private int generation;
@@ -101,7 +106,7 @@ public final class SenderPath {
         if (state == PathState.FAILED) {
             return 0;
         }
-        int window = state == PathState.SUSPECT ? 1 : (int) Math.min(WINDOW, Math.max(1, cwnd));
+        int window = state == PathState.SUSPECT ? SUSPECT_WINDOW : (int) Math.min(WINDOW, Math.max(1, cwnd));
         // The ring must also have a free slot at nextPsn: the oldest outstanding PSN bounds how far ahead we go.
         int span = nextPsn - lowestOutstanding;
         return Math.max(0, Math.min(window - outstanding, WINDOW - span));
@@ -315,8 +320,8 @@ public final class SenderPath {
             fail(nowNs);
             return true;
         }
+        // Suspect, but the window stays: a timeout says packets were lost, and loss alone is not congestion (ECN is).
         state = PathState.SUSPECT;
-        cwnd = Math.max(1, cwnd / 2);
         return false;
     }
 
@@ -330,7 +335,9 @@ public final class SenderPath {
         bytesInFlight = 0;
         java.util.Arrays.fill(inUse, false);
         lastEcnCount = 0;
-        hasRtt = false;
+        // The RTT estimate is kept: the new route's round trip is more like the old one's than like nothing, and a
+        // path that forgot it would time out after 4 floors on a slow network (a loaded host's milliseconds) and fail
+        // again at once. Samples on the new route correct it.
         backoff = 1;
         consecutiveRtos = 0;
         probeSuccesses = 0;
@@ -393,7 +400,8 @@ public final class SenderPath {
             failedProbes++;
         }
         probeSentNs = nowNs;
-        probeDueNs = nowNs + config.probeIntervalNs();
+        // Unanswered means not answered within a round trip's timeout, however long round trips are here.
+        probeDueNs = nowNs + Math.max(config.probeIntervalNs(), rtoNs(config));
         return ++probeSeq;
     }
 
@@ -424,7 +432,7 @@ public final class SenderPath {
         probeSentNs = 0;
         if (probeSuccesses >= config.probesToReadmit()) {
             state = PathState.ACTIVE;
-            cwnd = Math.max(1, config.initialWindowPackets() / 4.0);
+            cwnd = Math.max(cwnd / 2, config.initialWindowPackets());   // it answered: half what it had, or a start
             lastAckNs = nowNs;
             return true;
         }
