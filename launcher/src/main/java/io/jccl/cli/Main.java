@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code ./jccl}. */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
-        subcommands = {VersionCommand.class, SelftestCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {VersionCommand.class, SelftestCommand.class, BenchCommand.class, FabricCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Creates the top-level command (picocli instantiates it). */
     public Main() {

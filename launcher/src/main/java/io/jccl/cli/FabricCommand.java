@@ -1,0 +1,220 @@
+package io.jccl.cli;
+
+import io.jccl.cli.bench.TransportBenchCommand;
+import io.jccl.metaroce.fabric.ImpairmentRelay;
+import io.jccl.metaroce.sim.Impairments;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/** {@code jccl fabric}: an impairing UDP relay between two MetaRoCE endpoints. */
+@Command(name = "fabric", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Relay UDP between two MetaRoCE endpoints A and B, one relay socket per path on each side, "
+                + "impairing every path both ways. Give each endpoint the relay's addresses printed for it instead "
+                + "of its peer's. Runs until --duration-s passes or it is interrupted (Ctrl-C), then prints its "
+                + "counters.",
+            "",
+            "Example: jccl fabric --a 10.0.0.1:4000,10.0.0.1:4001 --b 10.0.0.2:4000,10.0.0.2:4001 --loss 1% "
+                + "--reorder 0.01,100 --black-hole 1,2000,5000"})
+public final class FabricCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--a", required = true, split = ",", description = "endpoint A's path socket addresses, "
+            + "HOST:PORT, in path order")
+    List<String> a;
+
+    @Option(names = "--b", required = true, split = ",", description = "endpoint B's, as many")
+    List<String> b;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", description = "address the relay's sockets bind to, "
+            + "one the endpoints can reach (default ${DEFAULT-VALUE})")
+    String bind;
+
+    @Option(names = "--loss", defaultValue = "0", converter = TransportBenchCommand.LossConverter.class,
+            description = "random loss per datagram, as a fraction or percentage (default 0)")
+    double loss;
+
+    @Option(names = "--burst", split = ",", description = "Gilbert-Elliott bursty loss: P(good to bad),P(bad to "
+            + "good),P(loss in bad), e.g. 0.005,0.2,0.9")
+    List<Double> burst;
+
+    @Option(names = "--corrupt", defaultValue = "0", description = "probability of one flipped bit")
+    double corrupt;
+
+    @Option(names = "--duplicate", defaultValue = "0", description = "probability of a duplicate")
+    double duplicate;
+
+    @Option(names = "--reorder", split = ",", description = "probability of holding a datagram back, and for how "
+            + "long in microseconds, e.g. 0.01,100")
+    List<Double> reorder;
+
+    @Option(names = "--jitter-us", defaultValue = "0", description = "uniform extra delay up to this, microseconds")
+    double jitterUs;
+
+    @Option(names = "--delay-us", defaultValue = "0", description = "delay added to every datagram, microseconds")
+    double delayUs;
+
+    @Option(names = "--black-hole", description = "PATH,FROM_MS,UNTIL_MS: drop that path's datagrams both ways "
+            + "from FROM_MS to UNTIL_MS after the start (until it is re-routed onto a new source port); repeatable")
+    List<String> blackHoles = new ArrayList<>();
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the impairments (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--duration-s", defaultValue = "0", description = "stop after this many seconds (0: run until "
+            + "interrupted)")
+    double durationS;
+
+    private CommandLine.ParameterException usage(String message) {
+        return new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+
+    private List<InetSocketAddress> addresses(String option, List<String> values) {
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (String v : values) {
+            int colon = v.lastIndexOf(':');
+            if (colon <= 0 || colon == v.length() - 1) {
+                throw usage(option + ": '" + v + "' is not HOST:PORT");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(v.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw usage(option + ": '" + v + "' has no port number");
+            }
+            if (port < 1 || port > 65535) {
+                throw usage(option + ": port " + port + " in '" + v + "' is not 1-65535");
+            }
+            InetSocketAddress address = new InetSocketAddress(v.substring(0, colon), port);
+            if (address.isUnresolved()) {
+                throw usage(option + ": cannot resolve host '" + v.substring(0, colon) + "'");
+            }
+            out.add(address);
+        }
+        return out;
+    }
+
+    Impairments impairments() {
+        Impairments im = Impairments.NONE.withLossRate(loss).withCorruptRate(corrupt).withDuplicateRate(duplicate);
+        if (burst != null) {
+            if (burst.size() != 3) {
+                throw usage("--burst needs three probabilities: good-to-bad,bad-to-good,loss-in-bad");
+            }
+            im = im.withBurstLoss(burst.get(0), burst.get(1), burst.get(2));
+        }
+        if (reorder != null) {
+            if (reorder.size() != 2 || !(reorder.get(1) > 0)) {
+                throw usage("--reorder needs a probability and a hold time in microseconds > 0, e.g. 0.01,100");
+            }
+            im = im.withReorder(reorder.get(0), 10, Math.round(reorder.get(1) * 1000));
+        }
+        if (!(jitterUs >= 0 && jitterUs <= 10_000_000)) {
+            throw usage("--jitter-us must be 0-10000000, got " + jitterUs);
+        }
+        return im.withJitterNs(Math.round(jitterUs * 1000));
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        List<InetSocketAddress> addressesOfA = addresses("--a", a);
+        List<InetSocketAddress> addressesOfB = addresses("--b", b);
+        if (addressesOfA.size() != addressesOfB.size() || addressesOfA.size() > 64) {
+            throw usage("--a and --b need the same number of path addresses (1-64), got " + addressesOfA.size()
+                    + " and " + addressesOfB.size());
+        }
+        Impairments im;
+        try {
+            im = impairments();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+        if (!(delayUs >= 0 && delayUs <= 10_000_000)) {
+            throw usage("--delay-us must be 0-10000000, got " + delayUs);
+        }
+        if (!(durationS >= 0 && durationS <= 1e7)) {
+            throw usage("--duration-s must be 0 or more, got " + durationS);
+        }
+        List<long[]> holes = new ArrayList<>();
+        for (String h : blackHoles) {
+            String[] parts = h.split(",");
+            try {
+                long[] v = {Long.parseLong(parts[0].trim()), Long.parseLong(parts[1].trim()),
+                    Long.parseLong(parts[2].trim())};
+                if (parts.length != 3 || v[0] < 0 || v[0] >= addressesOfA.size() || v[1] < 0 || v[2] <= v[1]) {
+                    throw new NumberFormatException();
+                }
+                holes.add(v);
+            } catch (RuntimeException e) {
+                throw usage("--black-hole '" + h + "' must be PATH,FROM_MS,UNTIL_MS with PATH 0-"
+                        + (addressesOfA.size() - 1) + " and FROM_MS < UNTIL_MS");
+            }
+        }
+        InetAddress bindAddress;
+        try {
+            bindAddress = InetAddress.getByName(bind);
+        } catch (UnknownHostException e) {
+            throw usage("--bind: cannot resolve '" + bind + "'");
+        }
+        PrintStream out = System.out;
+        try (ImpairmentRelay relay = new ImpairmentRelay(bindAddress, addressesOfA, addressesOfB, im,
+                Math.round(delayUs * 1000), seed)) {
+            long start = System.nanoTime();
+            for (long[] h : holes) {
+                relay.blackHolePath((int) h[0], start + h[1] * 1_000_000, start + h[2] * 1_000_000);
+            }
+            relay.start();
+            out.println("for A (give these to A as B's addresses): " + join(relay.addressesForA()));
+            out.println("for B (give these to B as A's addresses): " + join(relay.addressesForB()));
+            out.flush();
+            CountDownLatch stop = new CountDownLatch(1);
+            AtomicBoolean reported = new AtomicBoolean();
+            Runnable report = () -> {
+                if (reported.compareAndSet(false, true)) {
+                    out.printf(Locale.ROOT, "jccl fabric: %s%n", relay.counters());
+                    out.flush();
+                }
+            };
+            // On Ctrl-C the JVM may stop this thread before it gets to the report: the hook reports too.
+            Thread hook = new Thread(() -> {
+                stop.countDown();
+                report.run();
+            }, "jccl-fabric-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+            if (durationS > 0) {
+                stop.await(Math.round(durationS * 1e9), TimeUnit.NANOSECONDS);
+            } else {
+                stop.await();
+            }
+            report.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is exiting (Ctrl-C): the hook has reported
+            }
+        }
+        return 0;
+    }
+
+    private static String join(List<InetSocketAddress> addresses) {
+        StringBuilder sb = new StringBuilder();
+        for (InetSocketAddress a : addresses) {
+            sb.append(sb.isEmpty() ? "" : ",").append(a.getAddress().getHostAddress()).append(':').append(a.getPort());
+        }
+        return sb.toString();
+    }
+}
