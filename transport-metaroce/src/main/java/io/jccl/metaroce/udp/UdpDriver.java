@@ -241,8 +241,19 @@ public final class UdpDriver implements Agent, AutoCloseable {
         }
         InetSocketAddress[] to = returnAddresses.get(peer);
         if (to != null && !from.equals(to[path])) {
+            InetSocketAddress old = to[path];
             to[path] = from;
+            forgetUnless(old, to);   // a re-routed path's old source: keep the address map bounded
         }
+    }
+
+    private void forgetUnless(InetSocketAddress address, InetSocketAddress[] stillUsed) {
+        for (InetSocketAddress a : stillUsed) {
+            if (a.equals(address)) {
+                return;
+            }
+        }
+        peerOfAddress.removeKey(address);
     }
 
     private final class Sink implements TransmitSink {

@@ -93,12 +93,30 @@ class UdpDriverTest {
     }
 
     @Test
-    void anUnknownPeerThatSendsAHandshakeBecomesAPeer() {
-        try (UdpDriver a = driver(4); UdpDriver b = driver(5)) {
-            long peerB = a.addPeer(b.localAddresses());   // b is not told about a
+    void anUnknownPeerThatSendsAHandshakeBecomesAPeerAndIsAnsweredOnEachPath() {
+        try (UdpDriver a = driver(4); UdpDriver b = driver(5); Arena arena = Arena.ofConfined()) {
+            long peerB = a.addPeer(b.localAddresses());   // b is not told about a: it learns a's path addresses
             int conn = a.endpoint().connect(System.nanoTime(), peerB);
             assertThat(run(a, b, () -> a.endpoint().isEstablished(conn))).isTrue();
-            assertThat(b.endpoint().connectionTo(1)).isNotNegative();
+            int back = b.endpoint().connectionTo(1);
+            assertThat(back).isNotNegative();
+            // Traffic both ways on all 8 paths: b answers each path where a's path sent from.
+            MemorySegment src = arena.allocate(1 << 20);
+            src.fill((byte) 0x5A);
+            MemorySegment toB = arena.allocate(1 << 20);
+            MemorySegment toA = arena.allocate(1 << 20);
+            int keyB = b.endpoint().registerRegion(toB, true);
+            int keyA = a.endpoint().registerRegion(toA, true);
+            a.endpoint().postWrite(conn, keyB, 0, src, 0, src.byteSize());
+            b.endpoint().postWrite(back, keyA, 0, src, 0, src.byteSize());
+            int[] done = new int[2];
+            assertThat(run(a, b, () -> {
+                a.endpoint().pollCompletions((c, id, kind, status, bytes) -> done[0]++);
+                b.endpoint().pollCompletions((c, id, kind, status, bytes) -> done[1]++);
+                return done[0] == 1 && done[1] == 1;
+            })).isTrue();
+            assertThat(toB.mismatch(src)).isEqualTo(-1);
+            assertThat(toA.mismatch(src)).isEqualTo(-1);
         }
     }
 
