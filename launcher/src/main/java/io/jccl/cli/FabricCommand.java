@@ -109,6 +109,25 @@ public final class FabricCommand implements Callable<Integer> {
         return out;
     }
 
+    /** @return {path, fromMs, untilMs} of one {@code --black-hole} value */
+    private long[] blackHole(String value, int paths) {
+        String[] parts = value.split(",");
+        if (parts.length == 3) {
+            try {
+                long path = Long.parseLong(parts[0].trim());
+                long fromMs = Long.parseLong(parts[1].trim());
+                long untilMs = Long.parseLong(parts[2].trim());
+                if (path >= 0 && path < paths && fromMs >= 0 && untilMs > fromMs) {
+                    return new long[] {path, fromMs, untilMs};
+                }
+            } catch (NumberFormatException e) {
+                // not numbers: the usage error below
+            }
+        }
+        throw usage("--black-hole '" + value + "' must be PATH,FROM_MS,UNTIL_MS with PATH 0-" + (paths - 1)
+                + " and FROM_MS < UNTIL_MS");
+    }
+
     Impairments impairments() {
         Impairments im = Impairments.NONE.withLossRate(loss).withCorruptRate(corrupt).withDuplicateRate(duplicate);
         if (burst != null) {
@@ -151,18 +170,7 @@ public final class FabricCommand implements Callable<Integer> {
         }
         List<long[]> holes = new ArrayList<>();
         for (String h : blackHoles) {
-            String[] parts = h.split(",");
-            try {
-                long[] v = {Long.parseLong(parts[0].trim()), Long.parseLong(parts[1].trim()),
-                    Long.parseLong(parts[2].trim())};
-                if (parts.length != 3 || v[0] < 0 || v[0] >= addressesOfA.size() || v[1] < 0 || v[2] <= v[1]) {
-                    throw new NumberFormatException();
-                }
-                holes.add(v);
-            } catch (RuntimeException e) {
-                throw usage("--black-hole '" + h + "' must be PATH,FROM_MS,UNTIL_MS with PATH 0-"
-                        + (addressesOfA.size() - 1) + " and FROM_MS < UNTIL_MS");
-            }
+            holes.add(blackHole(h, addressesOfA.size()));
         }
         InetAddress bindAddress;
         try {

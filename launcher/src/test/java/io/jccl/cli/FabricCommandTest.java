@@ -118,20 +118,13 @@ class FabricCommandTest {
         };
         String[] why = {"same number of path addresses", "is not HOST:PORT", "is not 1-65535", "--black-hole '3,0,10'",
             "--burst needs three", "must be in [0, 1)", "Missing required option: '--a"};
-        PrintStream oldErr = System.err;
-        try {
-            for (int k = 0; k < bad.length; k++) {
-                ByteArrayOutputStream err = new ByteArrayOutputStream();
-                System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-                String[] args = new String[bad[k].length + 1];
-                args[0] = "fabric";
-                System.arraycopy(bad[k], 0, args, 1, bad[k].length);
-                int code = Main.execute(args);
-                assertThat(code).as(String.join(" ", bad[k])).isEqualTo(2);
-                assertThat(err.toString(StandardCharsets.UTF_8)).as(String.join(" ", bad[k])).contains(why[k]);
-            }
-        } finally {
-            System.setErr(oldErr);
+        for (int k = 0; k < bad.length; k++) {
+            String[] args = new String[bad[k].length + 1];
+            args[0] = "fabric";
+            System.arraycopy(bad[k], 0, args, 1, bad[k].length);
+            CliRun r = CliRun.of(args);
+            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
         }
     }
 }

@@ -193,9 +193,8 @@ public final class TransportBench {
      * fabric's per-datagram overhead. The receiver shares this out among its senders.
      */
     static double payloadBytesPerSecond(Settings s) {
-        FabricConfig f = s.fabric();
-        double wireBytes = s.payloadBytes() + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH + f.wireOverheadBytes();
-        return f.destinationPort().rateBitsPerSecond() / 8.0 * s.payloadBytes() / wireBytes;
+        int datagram = s.payloadBytes() + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH;
+        return s.fabric().destinationGoodputBytesPerSecond(datagram) * s.payloadBytes() / datagram;
     }
 
     private static ScenarioResult transfer(Settings s, VerbsFactory factory, double loss) {

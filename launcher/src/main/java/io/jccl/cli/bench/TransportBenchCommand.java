@@ -146,31 +146,18 @@ public final class TransportBenchCommand implements Callable<Integer> {
             }
         }
         boolean relayed = parsed.hasMatchedOption("--loss");
-        List<Double> lossList = new ArrayList<>();
-        if (relayed) {
-            lossList.add(0.0);
-            for (double l : losses) {
-                if (!lossList.contains(l)) {
-                    lossList.add(l);
-                }
-            }
-        }
-        if (paths < 1 || paths > 64) {
-            throw usage("--paths must be 1-64, got " + paths);
-        }
+        checkTransferOptions();
         if (bytes < 1 || bytes > 1L << 30) {
             throw usage("--bytes must be between 1 and 1G with --driver udp, got " + bytes);
-        }
-        if (messageBytes < 1) {
-            throw usage("--message-bytes must be at least 1, got " + messageBytes);
-        }
-        if (payloadBytes < 256 || payloadBytes > 65000) {
-            throw usage("--payload must be 256-65000, got " + payloadBytes);
         }
         if (incast != 0) {
             throw usage("--incast runs on the simulator only (--driver sim)");
         }
-        List<Double> runs = relayed ? lossList : List.of(0.0);
+        // Through the relay, loss 0 always runs first: the reference of the goodput ratio.
+        List<Double> runs = new ArrayList<>(List.of(0.0));
+        if (relayed) {
+            losses.stream().filter(l -> l != 0).distinct().forEach(runs::add);
+        }
         List<UdpLoopbackBench.Result> results = new ArrayList<>();
         try {
             for (double loss : runs) {
@@ -225,6 +212,19 @@ public final class TransportBenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** Checks what shapes a transfer on either driver: paths, message size, payload ({@code --bytes} differs). */
+    private void checkTransferOptions() {
+        if (paths < 1 || paths > 64) {
+            throw usage("--paths must be 1-64, got " + paths);
+        }
+        if (messageBytes < 1) {
+            throw usage("--message-bytes must be at least 1, got " + messageBytes);
+        }
+        if (payloadBytes < 256 || payloadBytes > 65000) {
+            throw usage("--payload must be 256-65000, got " + payloadBytes);
+        }
+    }
+
     private CommandLine.ParameterException usage(String message) {
         return new CommandLine.ParameterException(spec.commandLine(), message);
     }
@@ -252,17 +252,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
             }
             lossList.add(l);
         }
-        if (paths < 1 || paths > 64) {
-            throw usage("--paths must be 1-64, got " + paths);
-        }
+        checkTransferOptions();
         if (bytes < 1 || bytes > (1L << 31) - (1 << 23)) {
             throw usage("--bytes must be between 1 and 2040M, got " + bytes);
-        }
-        if (messageBytes < 1) {
-            throw usage("--message-bytes must be at least 1, got " + messageBytes);
-        }
-        if (payloadBytes < 256 || payloadBytes > 65000) {
-            throw usage("--payload must be 256-65000, got " + payloadBytes);
         }
         if (incast != 0 && (incast < 2 || incast > 1000)) {
             throw usage("--incast must be 0 (none) or 2-1000 senders, got " + incast);

@@ -9,6 +9,7 @@ import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.sim.Impairments;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
+import io.jccl.metaroce.udp.UdpSockets;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
@@ -20,7 +21,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.security.SecureRandom;
@@ -173,13 +173,10 @@ final class UdpLoopbackBench {
     /** @return {payload bytes per second delivered, share of datagrams delivered} */
     private static double[] rawBlast(int datagram, int payloadBytes, long bytes, int socketBufferBytes) {
         long count = (bytes + payloadBytes - 1) / payloadBytes;
-        try (DatagramChannel tx = DatagramChannel.open(); DatagramChannel rx = DatagramChannel.open()) {
-            rx.setOption(StandardSocketOptions.SO_RCVBUF, socketBufferBytes);
-            tx.setOption(StandardSocketOptions.SO_SNDBUF, socketBufferBytes);
-            rx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            tx.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            rx.configureBlocking(false);
-            tx.configureBlocking(false);
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        // Sockets made as the driver makes its path sockets: the same I/O method, minus the protocol.
+        try (DatagramChannel tx = UdpSockets.open(loopback, socketBufferBytes);
+             DatagramChannel rx = UdpSockets.open(loopback, socketBufferBytes)) {
             InetSocketAddress to = (InetSocketAddress) rx.getLocalAddress();
             AtomicLong received = new AtomicLong();
             AtomicLong lastNs = new AtomicLong();

@@ -1,34 +1,16 @@
 package io.jccl.cli.bench;
 
-import io.jccl.cli.Main;
+import io.jccl.cli.CliRun;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TransportBenchCommandTest {
-    private record Run(int code, String out, String err) {
-    }
-
-    private static synchronized Run run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int code = Main.execute(args);
-            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @SuppressWarnings("unchecked")
@@ -37,14 +19,14 @@ class TransportBenchCommandTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> json(Run r) {
+    private static Map<String, Object> json(CliRun r) {
         assertThat(r.code()).as(r.err()).isZero();
         return (Map<String, Object>) MiniJson.parse(r.out());
     }
 
     @Test
     void gbnSweepAsExactlyOneJsonObject() {
-        Run r = run("bench", "transport", "--driver", "sim", "--paths", "8", "--loss", "0,1%", "--bytes", "256K",
+        CliRun r = run("bench", "transport", "--driver", "sim", "--paths", "8", "--loss", "0,1%", "--bytes", "256K",
                 "--protocol", "gbn", "--json", "--seed", "3");
         Map<String, Object> j = json(r);
         assertThat(r.out().strip()).startsWith("{").endsWith("}").doesNotContain("\n");
@@ -103,7 +85,7 @@ class TransportBenchCommandTest {
 
     @Test
     void tableByDefault() {
-        Run r = run("bench", "transport", "--protocol", "gbn", "--loss", "0", "--bytes", "64K", "--incast", "2",
+        CliRun r = run("bench", "transport", "--protocol", "gbn", "--loss", "0", "--bytes", "64K", "--incast", "2",
                 "--link-gbps", "25", "--delay-us", "2", "--buffer-kib", "256", "--ecn-kib", "64");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("goodput(GB/s)").contains("  gbn ").contains("25 Gbit/s links")
@@ -113,7 +95,7 @@ class TransportBenchCommandTest {
 
     @Test
     void udpOnLoopbackMovesCheckedBytesAndReportsRawUdpBeside() {
-        Run r = run("bench", "transport", "--driver", "udp", "--bytes", "4M", "--json");
+        CliRun r = run("bench", "transport", "--driver", "udp", "--bytes", "4M", "--json");
         assertThat(r.code()).as(r.err()).isZero();
         @SuppressWarnings("unchecked")
         Map<String, Object> m = (Map<String, Object>) MiniJson.parse(r.out().strip());
@@ -123,7 +105,7 @@ class TransportBenchCommandTest {
         assertThat(res).containsEntry("protocol", "metaroce").containsKeys("goodputBytesPerSec", "rawUdpBytesPerSec",
                 "vsRawUdp", "retransmits");
         assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
-        Run relayed = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--loss", "0.05");
+        CliRun relayed = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--loss", "0.05");
         assertThat(relayed.code()).as(relayed.err()).isZero();
         assertThat(relayed.out()).contains("through the impairment relay").contains("  metaroce  0.000")
                 .contains("  metaroce  0.050").contains("every byte checked");
@@ -147,19 +129,19 @@ class TransportBenchCommandTest {
             args[0] = "bench";
             args[1] = "transport";
             System.arraycopy(bad[k], 0, args, 2, bad[k].length);
-            Run r = run(args);
+            CliRun r = run(args);
             assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
             assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
             assertThat(r.out()).isEmpty();
         }
-        Run group = run("bench");
+        CliRun group = run("bench");
         assertThat(group.code()).isEqualTo(2);
         assertThat(group.err()).contains("jccl bench transport --help");
     }
 
     @Test
     void runsMetaRoCE() {
-        Run r = run("bench", "transport", "--protocol", "metaroce", "--loss", "0", "--bytes", "64K", "--json");
+        CliRun r = run("bench", "transport", "--protocol", "metaroce", "--loss", "0", "--bytes", "64K", "--json");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out()).contains("\"metaroce\"");
     }

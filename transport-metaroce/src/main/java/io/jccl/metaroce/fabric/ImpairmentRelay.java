@@ -1,6 +1,7 @@
 package io.jccl.metaroce.fabric;
 
 import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.udp.UdpSockets;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.IOException;
@@ -8,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
@@ -52,6 +52,7 @@ public final class ImpairmentRelay implements AutoCloseable {
     public static final int REORDERED = 6;
     /** The kernel refused to send (buffer full). */
     public static final int SEND_REFUSED = 7;
+    private static final int SOCKET_BUFFER_BYTES = 8 << 20;
     private static final String[] NAMES = {"received", "forwarded", "dropped_loss", "dropped_black_hole", "corrupted",
         "duplicated", "reordered", "send_refused"};
 
@@ -116,8 +117,8 @@ public final class ImpairmentRelay implements AutoCloseable {
         }
         try {
             for (int p = 0; p < paths; p++) {
-                facingA[p] = open(bindAddress);
-                facingB[p] = open(bindAddress);
+                facingA[p] = UdpSockets.open(bindAddress, SOCKET_BUFFER_BYTES);
+                facingB[p] = UdpSockets.open(bindAddress, SOCKET_BUFFER_BYTES);
             }
         } catch (IOException e) {
             closeSockets();
@@ -125,35 +126,14 @@ public final class ImpairmentRelay implements AutoCloseable {
         }
     }
 
-    private static DatagramChannel open(InetAddress bind) throws IOException {
-        DatagramChannel ch = DatagramChannel.open();
-        ch.configureBlocking(false);
-        ch.setOption(StandardSocketOptions.SO_RCVBUF, 8 << 20);
-        ch.setOption(StandardSocketOptions.SO_SNDBUF, 8 << 20);
-        ch.bind(new InetSocketAddress(bind, 0));
-        return ch;
-    }
-
     /** @return the addresses endpoint A must use for B, in path order */
     public List<InetSocketAddress> addressesForA() {
-        return localAddresses(facingA);
+        return UdpSockets.localAddresses(facingA);
     }
 
     /** @return the addresses endpoint B must use for A, in path order */
     public List<InetSocketAddress> addressesForB() {
-        return localAddresses(facingB);
-    }
-
-    private static List<InetSocketAddress> localAddresses(DatagramChannel[] sockets) {
-        List<InetSocketAddress> out = new ArrayList<>();
-        for (DatagramChannel ch : sockets) {
-            try {
-                out.add((InetSocketAddress) ch.getLocalAddress());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return out;
+        return UdpSockets.localAddresses(facingB);
     }
 
     /**

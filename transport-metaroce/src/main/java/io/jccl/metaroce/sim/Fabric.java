@@ -425,16 +425,11 @@ public final class Fabric {
                 }
             }
         }
-        long depart = l.enqueue(nowNs, pl.length[h] + wireOverhead);
+        long depart = enqueue(l, h, nowNs);
         if (depart == Link.DROPPED) {
-            counters[FabricCounter.DROPPED_QUEUE_FULL.ordinal()]++;
-            pl.release(h);
             return;
         }
-        if ((depart & Link.MARK) != 0) {
-            pl.flags[h] |= PacketPool.FLAG_ECN;
-        }
-        long arrival = (depart & ~Link.MARK) + l.delayNs;
+        long arrival = depart + l.delayNs;
         if (imp == null) {
             queue.push(arrival, Simulator.event(Simulator.K_PORT, h, 0));
             return;
@@ -489,16 +484,30 @@ public final class Fabric {
     void arriveAtPort(int h, long nowNs) {
         PacketPool pl = pool;
         Link port = destinationPorts[pl.destinationNode[h]];
-        long depart = port.enqueue(nowNs, pl.length[h] + wireOverhead);
+        long depart = enqueue(port, h, nowNs);
+        if (depart != Link.DROPPED) {
+            queue.push(depart + port.delayNs, Simulator.event(Simulator.K_DELIVER, h, 0));
+        }
+    }
+
+    /**
+     * Queues packet {@code h} at a switch port: marks it when the queue is past the ECN threshold, drops (and
+     * releases) it when the queue is full.
+     *
+     * @return when it leaves the port, or {@link Link#DROPPED}
+     */
+    private long enqueue(Link l, int h, long nowNs) {
+        PacketPool pl = pool;
+        long depart = l.enqueue(nowNs, pl.length[h] + wireOverhead);
         if (depart == Link.DROPPED) {
             counters[FabricCounter.DROPPED_QUEUE_FULL.ordinal()]++;
             pl.release(h);
-            return;
+            return Link.DROPPED;
         }
         if ((depart & Link.MARK) != 0) {
             pl.flags[h] |= PacketPool.FLAG_ECN;
         }
-        queue.push((depart & ~Link.MARK) + port.delayNs, Simulator.event(Simulator.K_DELIVER, h, 0));
+        return depart & ~Link.MARK;
     }
 
     /** Counts a delivery and tells the observer; the simulator then hands the packet to its node. */

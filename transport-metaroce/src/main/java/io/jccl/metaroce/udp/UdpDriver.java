@@ -20,7 +20,6 @@ import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -97,19 +96,10 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     private DatagramChannel open() throws IOException {
-        DatagramChannel ch = DatagramChannel.open();
-        try {
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.SO_RCVBUF, config.socketBufferBytes());
-            ch.setOption(StandardSocketOptions.SO_SNDBUF, config.socketBufferBytes());
-            ch.bind(new InetSocketAddress(config.bindAddress(), 0));
-            grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
-            grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);
-            return ch;
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
+        DatagramChannel ch = UdpSockets.open(config.bindAddress(), config.socketBufferBytes());
+        grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
+        grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);
+        return ch;
     }
 
     /** @return the endpoint this driver runs; post work to it from the thread that calls {@link #doWork()} */
@@ -119,15 +109,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
 
     /** @return the address of each path socket, in path order: what a peer passes to {@link #addPeer} */
     public List<InetSocketAddress> localAddresses() {
-        List<InetSocketAddress> out = new ArrayList<>(sockets.length);
-        for (DatagramChannel ch : sockets) {
-            try {
-                out.add((InetSocketAddress) ch.getLocalAddress());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return out;
+        return UdpSockets.localAddresses(sockets);
     }
 
     /**

@@ -1,25 +1,17 @@
 package io.jccl.metaroce.conformance;
 
 import io.jccl.metaroce.protocol.Endpoint;
-import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.udp.Loopback;
 import io.jccl.metaroce.udp.UdpDriver;
-import io.jccl.metaroce.udp.UdpDriverConfig;
-import org.agrona.concurrent.SystemNanoClock;
 
-import java.net.InetAddress;
-import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
 /** The conformance suite on real loopback UDP sockets, both drivers stepped by the test's thread. */
 class UdpDriverConformanceTest extends DriverConformanceTest {
-    private static final long LIMIT_NS = 60_000_000_000L;   // only turns a hang into a failure
-
     @Override
     protected Pair connectedPair(long seed) {
-        EndpointConfig config = EndpointConfig.defaults(new byte[32]);
-        UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress());
-        UdpDriver da = new UdpDriver(config, udp, new SplittableRandom(seed), new SystemNanoClock());
-        UdpDriver db = new UdpDriver(config, udp, new SplittableRandom(seed + 1), new SystemNanoClock());
+        UdpDriver da = Loopback.driver(seed);
+        UdpDriver db = Loopback.driver(seed + 1);
         long peer = da.addPeer(db.localAddresses());
         db.addPeer(da.localAddresses());
         int atA = da.endpoint().connect(System.nanoTime(), peer);
@@ -56,16 +48,7 @@ class UdpDriverConformanceTest extends DriverConformanceTest {
 
             @Override
             public boolean runUntil(BooleanSupplier done) {
-                long deadline = System.nanoTime() + LIMIT_NS;
-                while (!done.getAsBoolean()) {
-                    if (System.nanoTime() > deadline) {
-                        return false;
-                    }
-                    if (da.doWork() + db.doWork() == 0) {
-                        Thread.onSpinWait();
-                    }
-                }
-                return true;
+                return Loopback.run(da, db, done);
             }
 
             @Override

@@ -5,9 +5,7 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Endpoint;
-import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.sim.Impairments;
-import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -17,32 +15,11 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** MetaRoCE on real loopback sockets through the impairment relay: exact data under loss and a black hole. */
 class RelayTransferTest {
-    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
-    private static final long LIMIT_NS = 120_000_000_000L;   // only turns a hang into a failure
-
-    private static UdpDriver driver(long seed) {
-        return new UdpDriver(EndpointConfig.defaults(KEY), UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()),
-                new SplittableRandom(seed), new SystemNanoClock());
-    }
-
-    private static boolean run(UdpDriver a, UdpDriver b, BooleanSupplier done) {
-        long deadline = System.nanoTime() + LIMIT_NS;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            if (a.doWork() + b.doWork() == 0) {
-                Thread.onSpinWait();
-            }
-        }
-        return true;
-    }
 
     private static MemorySegment pattern(Arena arena, long size, long seed) {
         MemorySegment s = arena.allocate(size);
@@ -64,7 +41,7 @@ class RelayTransferTest {
         MemorySegment region = arena.allocate(size);
         int key = eb.registerRegion(region, true);
         int conn = ea.connect(System.nanoTime(), peerB);
-        assertThat(run(a, b, () -> ea.isEstablished(conn) && eb.connectionTo(1) >= 0)).isTrue();
+        assertThat(Loopback.run(a, b, () -> ea.isEstablished(conn) && eb.connectionTo(1) >= 0)).isTrue();
         int back = eb.connectionTo(1);
         MemorySegment[] recv = new MemorySegment[3];
         for (int m = 0; m < 3; m++) {
@@ -78,7 +55,7 @@ class RelayTransferTest {
             ea.postSend(conn, 2, src, m * 1000L, 300_000 - m);
         }
         midway.run();
-        boolean finished = run(a, b, () -> {
+        boolean finished = Loopback.run(a, b, () -> {
             ea.pollCompletions((c, id, kind, status, bytes) -> doneA.add(status));
             eb.pollCompletions((c, id, kind, status, bytes) -> doneB.add(status));
             return doneA.size() == 4 && doneB.size() == 3;
@@ -96,7 +73,7 @@ class RelayTransferTest {
 
     @Test
     void exactThroughLossDuplicatesReorderingAndCorruption() {
-        try (UdpDriver a = driver(1); UdpDriver b = driver(2); Arena arena = Arena.ofConfined();
+        try (UdpDriver a = Loopback.driver(1); UdpDriver b = Loopback.driver(2); Arena arena = Arena.ofConfined();
              ImpairmentRelay relay = new ImpairmentRelay(InetAddress.getLoopbackAddress(), a.localAddresses(),
                      b.localAddresses(), Impairments.NONE.withLossRate(0.02).withDuplicateRate(0.01)
                              .withReorder(0.01, 10, 100_000).withCorruptRate(0.005), 0, 42)) {
@@ -113,7 +90,7 @@ class RelayTransferTest {
 
     @Test
     void aBlackHoledPathIsReroutedOntoANewSourcePortAndTheTransferCompletes() {
-        try (UdpDriver a = driver(3); UdpDriver b = driver(4); Arena arena = Arena.ofConfined();
+        try (UdpDriver a = Loopback.driver(3); UdpDriver b = Loopback.driver(4); Arena arena = Arena.ofConfined();
              ImpairmentRelay relay = new ImpairmentRelay(InetAddress.getLoopbackAddress(), a.localAddresses(),
                      b.localAddresses(), Impairments.NONE, 0, 43)) {
             relay.start();

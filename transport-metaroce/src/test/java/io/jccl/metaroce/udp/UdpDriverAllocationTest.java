@@ -2,30 +2,20 @@ package io.jccl.metaroce.udp;
 
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.Endpoint;
-import io.jccl.metaroce.protocol.EndpointConfig;
-import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Once warm, the UDP driver's data path (receive, timers, send) allocates nothing per datagram. */
 class UdpDriverAllocationTest {
-    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
-
     @Test
     void noAllocationPerDatagramOnceWarm() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (UdpDriver a = new UdpDriver(EndpointConfig.defaults(KEY),
-                UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()), new SplittableRandom(1), new SystemNanoClock());
-             UdpDriver b = new UdpDriver(EndpointConfig.defaults(KEY),
-                     UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()), new SplittableRandom(2),
-                     new SystemNanoClock());
+        try (UdpDriver a = Loopback.driver(1); UdpDriver b = Loopback.driver(2);
              Arena arena = Arena.ofConfined()) {
             long peer = a.addPeer(b.localAddresses());
             b.addPeer(a.localAddresses());
@@ -33,11 +23,8 @@ class UdpDriverAllocationTest {
             MemorySegment src = arena.allocate(4 << 20);
             int key = b.endpoint().registerRegion(arena.allocate(4 << 20), true);
             int conn = ea.connect(System.nanoTime(), peer);
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (!ea.isEstablished(conn) && System.nanoTime() < deadline) {
-                a.doWork();
-                b.doWork();
-            }
+            assertThat(Loopback.run(a, b, () -> ea.isEstablished(conn))).isTrue();
+            long deadline = System.nanoTime() + Loopback.LIMIT_NS;
             int[] done = new int[1];
             CompletionHandler count = (c, id, kind, status, bytes) -> done[0]++;
             long perRound = 0;

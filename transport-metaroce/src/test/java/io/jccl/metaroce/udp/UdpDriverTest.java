@@ -2,8 +2,6 @@ package io.jccl.metaroce.udp;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
-import io.jccl.metaroce.protocol.EndpointConfig;
-import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -14,40 +12,19 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Two endpoints on real loopback UDP sockets, stepped by one thread (the invoker mode). */
 class UdpDriverTest {
-    private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
-    private static final long LIMIT_NS = 60_000_000_000L;   // only turns a hang into a failure
-
     record Done(long work, CompletionStatus status, long bytes) {
     }
 
-    private static UdpDriver driver(long seed) {
-        return new UdpDriver(EndpointConfig.defaults(KEY), UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()),
-                new SplittableRandom(seed), new SystemNanoClock());
-    }
-
-    private static boolean run(UdpDriver a, UdpDriver b, BooleanSupplier done) {
-        long deadline = System.nanoTime() + LIMIT_NS;
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            if (a.doWork() + b.doWork() == 0) {
-                Thread.onSpinWait();
-            }
-        }
-        return true;
-    }
 
     @Test
     void writesAndSendsArriveExactlyOverLoopback() {
-        try (UdpDriver a = driver(1); UdpDriver b = driver(2); Arena arena = Arena.ofConfined()) {
+        try (UdpDriver a = Loopback.driver(1); UdpDriver b = Loopback.driver(2); Arena arena = Arena.ofConfined()) {
             long peerB = a.addPeer(b.localAddresses());
             b.addPeer(a.localAddresses());
             Endpoint ea = a.endpoint();
@@ -61,7 +38,7 @@ class UdpDriverTest {
             MemorySegment region = arena.allocate(size + 128);
             int key = eb.registerRegion(region, true);
             int conn = ea.connect(System.nanoTime(), peerB);
-            assertThat(run(a, b, () -> ea.isEstablished(conn) && eb.connectionTo(1) >= 0)).isTrue();
+            assertThat(Loopback.run(a, b, () -> ea.isEstablished(conn) && eb.connectionTo(1) >= 0)).isTrue();
             int back = eb.connectionTo(1);
             MemorySegment[] recv = new MemorySegment[3];
             for (int m = 0; m < 3; m++) {
@@ -74,7 +51,7 @@ class UdpDriverTest {
             for (int m = 0; m < 3; m++) {
                 ea.postSend(conn, 5, src, m * 4096L, (1 << 20) - m);
             }
-            boolean finished = run(a, b, () -> {
+            boolean finished = Loopback.run(a, b, () -> {
                 ea.pollCompletions((c, id, kind, status, bytes) -> doneA.add(new Done(id, status, bytes)));
                 eb.pollCompletions((c, id, kind, status, bytes) -> doneB.add(new Done(id, status, bytes)));
                 return doneA.size() == 4 && doneB.size() == 3;
@@ -94,10 +71,10 @@ class UdpDriverTest {
 
     @Test
     void anUnknownPeerThatSendsAHandshakeBecomesAPeerAndIsAnsweredOnEachPath() {
-        try (UdpDriver a = driver(4); UdpDriver b = driver(5); Arena arena = Arena.ofConfined()) {
+        try (UdpDriver a = Loopback.driver(4); UdpDriver b = Loopback.driver(5); Arena arena = Arena.ofConfined()) {
             long peerB = a.addPeer(b.localAddresses());   // b is not told about a: it learns a's path addresses
             int conn = a.endpoint().connect(System.nanoTime(), peerB);
-            assertThat(run(a, b, () -> a.endpoint().isEstablished(conn))).isTrue();
+            assertThat(Loopback.run(a, b, () -> a.endpoint().isEstablished(conn))).isTrue();
             int back = b.endpoint().connectionTo(1);
             assertThat(back).isNotNegative();
             // Traffic both ways on all 8 paths: b answers each path where a's path sent from.
@@ -110,7 +87,7 @@ class UdpDriverTest {
             a.endpoint().postWrite(conn, keyB, 0, src, 0, src.byteSize());
             b.endpoint().postWrite(back, keyA, 0, src, 0, src.byteSize());
             int[] done = new int[2];
-            assertThat(run(a, b, () -> {
+            assertThat(Loopback.run(a, b, () -> {
                 a.endpoint().pollCompletions((c, id, kind, status, bytes) -> done[0]++);
                 b.endpoint().pollCompletions((c, id, kind, status, bytes) -> done[1]++);
                 return done[0] == 1 && done[1] == 1;
@@ -122,7 +99,7 @@ class UdpDriverTest {
 
     @Test
     void badArgumentsAreRefusedWithTheirName() {
-        try (UdpDriver a = driver(6)) {
+        try (UdpDriver a = Loopback.driver(6)) {
             assertThatThrownBy(() -> a.addPeer(List.of(new InetSocketAddress("127.0.0.1", 1))))
                     .hasMessageContaining("1 path addresses for 8 paths");
             List<InetSocketAddress> unresolved = new ArrayList<>();

@@ -305,14 +305,7 @@ public final class SenderPath {
      * @return true when the path failed
      */
     public boolean onRto(long nowNs, EndpointConfig config, AckVisitor visitor) {
-        for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
-            int slot = psn & (WINDOW - 1);
-            if (inUse[slot]) {
-                release(slot);
-                visitor.lost(message[slot], chunk[slot], epoch[slot]);
-            }
-        }
-        advanceLowest();
+        abandonOutstanding(visitor);
         consecutiveRtos++;
         backoff = Math.min(backoff * 1.5, 1e6);
         lastProgressNs = nowNs;

@@ -1,0 +1,43 @@
+package io.jccl.metaroce.udp;
+
+import io.jccl.metaroce.protocol.EndpointConfig;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.net.InetAddress;
+import java.util.SplittableRandom;
+import java.util.function.BooleanSupplier;
+
+/** UDP drivers on loopback for tests, and the loop that steps them from the test's thread. */
+public final class Loopback {
+    /** The handshake key every test driver shares. */
+    public static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
+    /** How long {@link #run} waits: only turns a hang into a failure. */
+    public static final long LIMIT_NS = 60_000_000_000L;
+
+    private Loopback() {
+    }
+
+    /** @return a driver with the default settings (8 paths) on 127.0.0.1, seeded */
+    public static UdpDriver driver(long seed) {
+        return new UdpDriver(EndpointConfig.defaults(KEY), UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()),
+                new SplittableRandom(seed), new SystemNanoClock());
+    }
+
+    /**
+     * Steps both drivers until {@code done} holds.
+     *
+     * @return false when {@link #LIMIT_NS} passed first
+     */
+    public static boolean run(UdpDriver a, UdpDriver b, BooleanSupplier done) {
+        long deadline = System.nanoTime() + LIMIT_NS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            if (a.doWork() + b.doWork() == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return true;
+    }
+}
