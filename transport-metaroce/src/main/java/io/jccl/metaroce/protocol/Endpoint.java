@@ -52,6 +52,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final List<Connection> connections = new ArrayList<>();
     private final FairShare fairShare;
     private final HandshakeCrypto crypto;
+    private final Int2ObjectHashMap<HandshakeCrypto> initiatorCrypto = new Int2ObjectHashMap<>();
     private final PacketValidator validator = new PacketValidator();
     private final Crc32c txCrc = new Crc32c();
     private final byte[] txBytes = new byte[MAX_DATAGRAM];
@@ -133,16 +134,59 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public int connect(long nowNs, long peer) {
+        return connect(nowNs, peer, null);
+    }
+
+    /**
+     * Like {@link #connect(long, long)}, but this connection's handshake is authenticated with the key the peer
+     * accepts with, not this endpoint's own: an endpoint that only initiates can then reach peers that each hold
+     * their own key (published, for instance, through an authenticated rendezvous). A peer whose earlier
+     * connection closed gets a new one.
+     *
+     * @param nowNs            the driver's clock
+     * @param peer             the peer
+     * @param peerHandshakeKey the peer's handshake key (at least 16 bytes), or null for this endpoint's key
+     * @return the local connection id
+     */
+    public int connect(long nowNs, long peer, byte[] peerHandshakeKey) {
         long existing = byPeer.get(peer);
         if (existing != Long.MIN_VALUE) {
-            return (int) existing;
+            Connection live = byId.get((int) existing);
+            if (live != null && live.state() != Connection.State.CLOSED) {
+                return (int) existing;
+            }
         }
+        HandshakeCrypto keyed = peerHandshakeKey == null ? null : new HandshakeCrypto(peerHandshakeKey);
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         Connection c = new Connection(config, this, counters, newConnectionId(), connections.size(), peer, true, nonce,
                 config.paths(), config.payloadBytes(), nowNs);
+        if (keyed != null) {
+            initiatorCrypto.put(c.localId, keyed);
+        }
         add(c);
         return c.localId;
+    }
+
+    /** The key that authenticates {@code c}'s handshake: its peer's where one was given, else this endpoint's. */
+    private HandshakeCrypto cryptoFor(Connection c) {
+        HandshakeCrypto keyed = initiatorCrypto.get(c.localId);
+        return keyed != null ? keyed : crypto;
+    }
+
+    /** @return how many connections this endpoint has made or accepted so far, closed ones included */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /**
+     * Lets a driver notice connections peers opened: indexes grow in the order connections were made.
+     *
+     * @param index 0 to {@link #connectionCount()} - 1
+     * @return that connection's local id
+     */
+    public int connectionIdAt(int index) {
+        return connections.get(index).localId;
     }
 
     private void add(Connection c) {
@@ -394,7 +438,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             return;
         }
         byte[] initiatorNonce = c.localNonce();
-        if (!crypto.verifyAccept(b, o, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8))) {
+        if (!cryptoFor(c).verifyAccept(b, o, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8))) {
             counters.drop(DropReason.BAD_HANDSHAKE_MAC);
             return;
         }
@@ -520,7 +564,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                     .paths(c.paths())
                     .initReserved(0)
                     .payloadBytes(c.payloadBytes());
-            crypto.signInit(tx, 0);
+            cryptoFor(c).signInit(tx, 0);
             transmit(c, sink, 0, HandshakeInitFlyweight.FRAME_LENGTH - HandshakeInitFlyweight.CRC_LENGTH);
         } else {
             byte[] initiatorNonce = c.remoteNonce();

@@ -1,0 +1,143 @@
+package io.jccl.metaroce.net;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.net.NetException;
+import io.jccl.net.ProgressSignal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * One end of a one-directional {@code metaroce} connection: a pair of MetaRoCE streams (one per direction) on the
+ * MetaRoCE connection between two ranks' transports, which any number of channels share. Methods named
+ * {@code post*}/{@code close} run on the caller's thread; everything else on the driving thread.
+ */
+abstract class Channel {
+    private final MetaRoceNetTransport transport;
+    final Side side;
+    final int connectionId;
+    final int index;
+    final int stream;
+    private final ProgressSignal signal;
+    final MetaRoceRequest[] slots;
+
+    /** Why posts fail from now on (null while open); written by either thread, read by the caller's. */
+    private volatile NetException.Reason closedReason;
+    private volatile String closedWhy;
+
+    Channel(MetaRoceNetTransport transport, Side side, int connectionId, int index, ProgressSignal signal,
+            int maxInflight, Arena arena) {
+        this.transport = transport;
+        this.side = side;
+        this.connectionId = connectionId;
+        this.index = index;
+        this.stream = ControlMessages.stream(index);
+        this.signal = signal;
+        this.slots = new MetaRoceRequest[maxInflight];
+        for (int i = 0; i < maxInflight; i++) {
+            slots[i] = new MetaRoceRequest(this, arena.allocate(ControlMessages.BOX_BYTES, 8));
+        }
+    }
+
+    MetaRoceNetTransport transport() {
+        return transport;
+    }
+
+    void signal() {
+        signal.signal();
+    }
+
+    // ---- caller's thread ----
+
+    /**
+     * Checks a post's arguments, then claims a free slot.
+     *
+     * @return the slot, filled, or null when every slot is in use
+     */
+    final MetaRoceRequest claim(MemorySegment buffer, long offset, long sizeBytes, long tag, boolean receive) {
+        Objects.requireNonNull(buffer, "buffer");
+        Objects.checkFromIndexSize(offset, sizeBytes, buffer.byteSize());
+        if (receive && buffer.isReadOnly() && sizeBytes > 0) {
+            throw new IllegalArgumentException("the receive buffer is read-only");
+        }
+        if (sizeBytes > MetaRoceNetTransport.MAX_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("a message of " + sizeBytes + " bytes exceeds the transport's limit of "
+                    + MetaRoceNetTransport.MAX_MESSAGE_BYTES);
+        }
+        if (!transport.canReach(buffer)) {
+            throw new IllegalArgumentException("the buffer is confined to one thread; the transport's driver thread "
+                    + "cannot read or write it (use a shared or global arena)");
+        }
+        throwIfClosed();
+        for (MetaRoceRequest r : slots) {
+            if (r.state == MetaRoceRequest.FREE) {
+                r.buffer = buffer;
+                r.offset = offset;
+                r.sizeBytes = sizeBytes;
+                r.tag = tag;
+                r.state = MetaRoceRequest.POSTED;
+                transport.submit(r);
+                return r;
+            }
+        }
+        return null;
+    }
+
+    final void throwIfClosed() {
+        NetException.Reason reason = closedReason;
+        if (reason != null) {
+            throw new NetException(reason, closedWhy);
+        }
+    }
+
+    /** Marks the channel closed for posts; the first reason sticks. */
+    final void markClosed(NetException.Reason reason, String why) {
+        if (closedReason == null) {
+            closedWhy = why;
+            closedReason = reason;
+        }
+    }
+
+    final boolean isClosed() {
+        return closedReason != null;
+    }
+
+    final NetException closedFailure() {
+        return new NetException(closedReason, closedWhy);
+    }
+
+    // ---- driving thread ----
+
+    /** A request the caller posted reaches the driving thread. */
+    abstract void onPosted(MetaRoceRequest request);
+
+    /** A piece of work a request posted completed. */
+    abstract void onRequestWork(MetaRoceRequest request, WorkKind kind, CompletionStatus status, long bytes);
+
+    /** The caller closed this end. */
+    abstract void closeLocally();
+
+    /** The whole transport is closing: fail what is left with CLOSED. */
+    abstract void failAll(NetException.Reason reason, String why);
+
+    /** Reports a failure: closes the channel for posts and fails everything pending with it. */
+    final void broken(NetException.Reason reason, String why) {
+        markClosed(reason, why);
+        failAll(reason, why);
+    }
+
+    /** What a lost MetaRoCE connection means for this end: CLOSED if this side is closing, else PEER_CLOSED. */
+    final void connectionLost() {
+        if (transport.isClosing()) {
+            broken(NetException.Reason.CLOSED, "the transport was closed");
+        } else {
+            broken(NetException.Reason.PEER_CLOSED, "the MetaRoCE connection to the peer closed or failed");
+        }
+    }
+
+    static boolean closedStatus(CompletionStatus status) {
+        return status == CompletionStatus.CONNECTION_CLOSED;
+    }
+}

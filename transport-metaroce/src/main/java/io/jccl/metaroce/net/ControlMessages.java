@@ -1,0 +1,117 @@
+package io.jccl.metaroce.net;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The small messages the {@code metaroce} transport sends as MetaRoCE SENDs to run its rendezvous protocol (the
+ * data itself moves as one-sided WRITEs). All fields little-endian.
+ *
+ * <ul>
+ * <li>HELLO, connector to listener on stream 0, 16 bytes: magic, version, listener id, channel.</li>
+ * <li>CTS ("clear to send"), listener to connector on the channel's stream, 32 bytes: region key, flags
+ * ({@link #CTS_CLOSED} when the receiving end closed), offset in the region, capacity, expected tag. One per
+ * posted receive, in order: the n-th CTS describes the n-th receive.</li>
+ * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, reserved, size, tag. Sent once the
+ * WRITE of the message completed (every byte placed and acknowledged), or instead of it when the receive does not
+ * match; the n-th FIN completes the n-th receive. {@link #FIN_CLOSED} (which completes no receive) says the
+ * sending end closed.</li>
+ * </ul>
+ */
+final class ControlMessages {
+    static final int HELLO_BYTES = 16;
+    static final int CTS_BYTES = 32;
+    static final int FIN_BYTES = 24;
+    /** Room for the largest control message. */
+    static final int BOX_BYTES = 32;
+
+    static final int HELLO_MAGIC = 0x4A4D4848;
+    static final int VERSION = 1;
+
+    static final int CTS_OPEN = 0;
+    static final int CTS_CLOSED = 1;
+
+    static final int FIN_OK = 0;
+    static final int FIN_TAG_MISMATCH = 1;
+    static final int FIN_TRUNCATED = 2;
+    static final int FIN_CLOSED = 3;
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private ControlMessages() {
+    }
+
+    /** The stream a channel's CTS and FIN messages use (each in its own direction); stream 0 carries HELLOs. */
+    static int stream(int channel) {
+        return channel + 1;
+    }
+
+    static void putHello(MemorySegment box, int listenerId, int channel) {
+        box.set(INT, 0, HELLO_MAGIC);
+        box.set(INT, 4, VERSION);
+        box.set(INT, 8, listenerId);
+        box.set(INT, 12, channel);
+    }
+
+    static boolean isHello(MemorySegment box, long bytes) {
+        return bytes == HELLO_BYTES && box.get(INT, 0) == HELLO_MAGIC && box.get(INT, 4) == VERSION
+                && box.get(INT, 12) >= 0 && box.get(INT, 12) < Integer.MAX_VALUE - 1;
+    }
+
+    static int helloListener(MemorySegment box) {
+        return box.get(INT, 8);
+    }
+
+    static int helloChannel(MemorySegment box) {
+        return box.get(INT, 12);
+    }
+
+    static void putCts(MemorySegment box, int regionKey, int flags, long offset, long capacity, long tag) {
+        box.set(INT, 0, regionKey);
+        box.set(INT, 4, flags);
+        box.set(LONG, 8, offset);
+        box.set(LONG, 16, capacity);
+        box.set(LONG, 24, tag);
+    }
+
+    static int ctsRegionKey(MemorySegment box) {
+        return box.get(INT, 0);
+    }
+
+    static int ctsFlags(MemorySegment box) {
+        return box.get(INT, 4);
+    }
+
+    static long ctsOffset(MemorySegment box) {
+        return box.get(LONG, 8);
+    }
+
+    static long ctsCapacity(MemorySegment box) {
+        return box.get(LONG, 16);
+    }
+
+    static long ctsTag(MemorySegment box) {
+        return box.get(LONG, 24);
+    }
+
+    static void putFin(MemorySegment box, int status, long size, long tag) {
+        box.set(INT, 0, status);
+        box.set(INT, 4, 0);
+        box.set(LONG, 8, size);
+        box.set(LONG, 16, tag);
+    }
+
+    static int finStatus(MemorySegment box) {
+        return box.get(INT, 0);
+    }
+
+    static long finSize(MemorySegment box) {
+        return box.get(LONG, 8);
+    }
+
+    static long finTag(MemorySegment box) {
+        return box.get(LONG, 16);
+    }
+}

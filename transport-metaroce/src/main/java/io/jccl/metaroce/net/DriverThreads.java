@@ -1,0 +1,88 @@
+package io.jccl.metaroce.net;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.DynamicCompositeAgent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/** The threads that run transports' duty cycles: one per transport (dedicated), or one shared by the JVM. */
+final class DriverThreads {
+    private static final System.Logger LOG = System.getLogger(DriverThreads.class.getName());
+
+    private static DynamicCompositeAgent shared;
+    private static AgentRunner sharedRunner;
+    private static int sharedUsers;
+
+    private DriverThreads() {
+    }
+
+    static IdleStrategy idleStrategy(MetaRoceOptions.Idle idle) {
+        return switch (idle) {
+            case BACKOFF -> new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1),
+                    TimeUnit.MILLISECONDS.toNanos(1));
+            case YIELD -> new YieldingIdleStrategy();
+            case BUSY -> new BusySpinIdleStrategy();
+            case SLEEP -> new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100));
+        };
+    }
+
+    /** Starts a daemon thread running {@code agent} alone. */
+    static AgentRunner startDedicated(Agent agent, MetaRoceOptions.Idle idle, String threadName) {
+        AgentRunner runner = new AgentRunner(idleStrategy(idle), DriverThreads::onError, null, agent);
+        AgentRunner.startOnThread(runner, daemon(threadName));
+        return runner;
+    }
+
+    /** Adds {@code agent} to the JVM's shared driver thread, starting it (with {@code idle}) if needed. */
+    static synchronized void addShared(Agent agent, MetaRoceOptions.Idle idle) {
+        if (sharedRunner == null) {
+            shared = new DynamicCompositeAgent("jccl-metaroce-shared");
+            sharedRunner = new AgentRunner(idleStrategy(idle), DriverThreads::onError, null, shared);
+            AgentRunner.startOnThread(sharedRunner, daemon("jccl-metaroce-shared"));
+            while (shared.status() != DynamicCompositeAgent.Status.ACTIVE) {
+                Thread.onSpinWait();   // adding is refused until the runner started the composite
+            }
+        }
+        while (!shared.tryAdd(agent)) {
+            Thread.onSpinWait();
+        }
+        while (!shared.hasAddAgentCompleted()) {
+            Thread.onSpinWait();
+        }
+        sharedUsers++;
+    }
+
+    /** Removes {@code agent} from the shared thread (waiting until it no longer runs); the last one stops it. */
+    static synchronized void removeShared(Agent agent) {
+        while (!shared.tryRemove(agent)) {
+            Thread.onSpinWait();
+        }
+        while (!shared.hasRemoveAgentCompleted()) {
+            Thread.onSpinWait();
+        }
+        if (--sharedUsers == 0) {
+            sharedRunner.close();
+            sharedRunner = null;
+            shared = null;
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private static void onError(Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, "metaroce driver failed in its duty cycle", t);
+    }
+}

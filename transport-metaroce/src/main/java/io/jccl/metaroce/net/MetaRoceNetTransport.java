@@ -1,0 +1,383 @@
+package io.jccl.metaroce.net;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.protocol.Verbs;
+import io.jccl.metaroce.udp.UdpDriver;
+import io.jccl.metaroce.udp.UdpDriverConfig;
+import io.jccl.net.Listener;
+import io.jccl.net.NetException;
+import io.jccl.net.NetProperties;
+import io.jccl.net.NetTransport;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.ProgressSignal;
+import io.jccl.net.TransportContext;
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * One rank's {@code metaroce} transport: MetaRoCE over UDP between processes.
+ *
+ * <p><b>Two endpoints.</b> The transport runs two MetaRoCE endpoints, each with its own UDP socket per path: one only
+ * accepts (its listeners' handles name its sockets and its handshake key), the other only initiates. A sending end
+ * lives on the initiating endpoint, its receiving end on the peer's accepting one, so two ranks that connect to each
+ * other at the same moment never make crossing handshakes. All channels between the same two endpoints share one
+ * MetaRoCE connection (its paths, congestion control and loss recovery); each channel has its own stream.
+ *
+ * <p><b>Protocol.</b> Receiver-driven, as RDMA transports are: a posted receive sends a CTS naming its memory; the
+ * matching send WRITEs into it directly (out-of-order placement, no copy) and then sends a FIN (see
+ * {@link ControlMessages}).
+ *
+ * <p><b>Threads.</b> The protocol runs on one thread at a time: a dedicated driver thread, the JVM's shared one, or
+ * the callers' own polls (invoker mode). Callers hand requests over through a bounded lock-free queue; each
+ * connection's requests live in fixed slots, so the data path allocates nothing.
+ */
+public final class MetaRoceNetTransport implements NetTransport {
+    /** The largest message one request carries. */
+    static final long MAX_MESSAGE_BYTES = 1L << 40;
+    private static final System.Logger LOG = System.getLogger(MetaRoceNetTransport.class.getName());
+    private static final int HELLO_BOXES = 4;
+    private static final int COMMAND_QUEUE = 1 << 16;
+    /** A thread that never runs: a segment it can access is not confined to any thread. */
+    private static final Thread SOME_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    private final TransportContext context;
+    private final MetaRoceOptions options;
+    private final Arena arena = Arena.ofShared();
+    private final byte[] acceptKey = new byte[MetaRoceHandle.KEY_BYTES];
+    private final Side accepting;
+    private final Side initiating;
+    private final ManyToOneConcurrentArrayQueue<Object> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
+    private final DriverAgent agent = new DriverAgent();
+    private final AtomicBoolean driving = new AtomicBoolean();
+    private final AtomicInteger nextListenerId = new AtomicInteger(1);
+    private final NetProperties properties;
+    private final AgentRunner dedicated;
+    private volatile boolean closing;
+
+    // Driving thread only.
+    private final Int2ObjectHashMap<MetaRoceListener> listeners = new Int2ObjectHashMap<>();
+    private final List<MetaRocePendingConnect> connecting = new ArrayList<>();
+    private final Int2IntHashMap channelsOpened = new Int2IntHashMap(0);
+    private final List<Channel> channels = new ArrayList<>();
+    private int acceptedSeen;
+
+    /**
+     * @param context the rank's context
+     * @throws NetException IO_ERROR when the sockets cannot be opened
+     * @throws IllegalArgumentException when a {@code JCCL_METAROCE_*} option is invalid
+     */
+    MetaRoceNetTransport(TransportContext context) {
+        this.context = context;
+        this.options = MetaRoceOptions.parse(context.options());
+        SecureRandom random = new SecureRandom();
+        random.nextBytes(acceptKey);
+        byte[] initiateKey = new byte[MetaRoceHandle.KEY_BYTES];
+        random.nextBytes(initiateKey);   // never accepts: its own key only turns strangers' handshakes away
+        UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64);
+        UdpDriver acceptDriver;
+        UdpDriver initiateDriver;
+        try {
+            acceptDriver = new UdpDriver(endpointConfig(acceptKey), udp, random, new SystemNanoClock());
+        } catch (UncheckedIOException e) {
+            throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+        }
+        try {
+            initiateDriver = new UdpDriver(endpointConfig(initiateKey), udp, random, new SystemNanoClock());
+        } catch (UncheckedIOException e) {
+            acceptDriver.close();
+            throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+        }
+        accepting = new Side(acceptDriver);
+        initiating = new Side(initiateDriver);
+        properties = new NetProperties("metaroce", 8_000, 30, options.maxInflight(), MAX_MESSAGE_BYTES,
+                options.threading() != MetaRoceOptions.Threading.INVOKER);
+        dedicated = switch (options.threading()) {
+            case DEDICATED -> DriverThreads.startDedicated(agent, options.idle(),
+                    "jccl-metaroce-rank" + context.self().rank());
+            case SHARED -> {
+                DriverThreads.addShared(agent, options.idle());
+                yield null;
+            }
+            case INVOKER -> null;
+        };
+    }
+
+    private EndpointConfig endpointConfig(byte[] key) {
+        return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(options.payloadBytes())
+                .withRto(options.rtoFloorNs(), Math.max(options.rtoFloorNs(), 200_000_000L));
+    }
+
+    @Override
+    public NetProperties properties() {
+        return properties;
+    }
+
+    @Override
+    public Listener listen(ProgressSignal signal) {
+        throwIfClosing();
+        int id = nextListenerId.getAndIncrement();
+        byte[] handle = new MetaRoceHandle(id, acceptKey, accepting.driver.localAddresses()).encode();
+        MetaRoceListener listener = new MetaRoceListener(this, id, handle, signal == null ? ProgressSignal.NONE : signal);
+        submit((Runnable) () -> listeners.put(id, listener));
+        return listener;
+    }
+
+    @Override
+    public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
+        throwIfClosing();
+        MetaRoceHandle handle = MetaRoceHandle.decode(peerHandle);
+        if (handle.paths().size() != options.paths()) {
+            throw new NetException(NetException.Reason.PROTOCOL_ERROR, "the peer's listener uses "
+                    + handle.paths().size() + " paths but this rank " + options.paths() + ": "
+                    + MetaRoceOptions.PATHS + " must be the same on every rank");
+        }
+        ProgressSignal s = signal == null ? ProgressSignal.NONE : signal;
+        MetaRocePendingConnect pending = new MetaRocePendingConnect(this, handle,
+                System.nanoTime() + context.connectTimeout().toNanos());
+        submit((Runnable) () -> startConnect(pending, s));
+        return pending;
+    }
+
+    // ---- shared by the caller's threads ----
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    private void throwIfClosing() {
+        if (closing) {
+            throw new NetException(NetException.Reason.CLOSED, "the metaroce transport is closed");
+        }
+    }
+
+    /** Hands a posted request or a command to the driving thread. */
+    void submit(Object command) {
+        throwIfClosing();
+        if (!commands.offer(command)) {
+            throw new NetException(NetException.Reason.IO_ERROR, "the metaroce driver's queue of " + COMMAND_QUEUE
+                    + " commands is full");
+        }
+    }
+
+    /** In invoker mode, runs one duty cycle on the caller's thread unless another thread is running one. */
+    void driveFromCaller() {
+        if (dedicated == null && options.threading() == MetaRoceOptions.Threading.INVOKER && !closing
+                && driving.compareAndSet(false, true)) {
+            try {
+                agent.doWork();
+            } finally {
+                driving.set(false);
+            }
+        }
+    }
+
+    /** @return whether the driving thread may touch the segment (it is not confined to one thread) */
+    boolean canReach(MemorySegment segment) {
+        return segment.isAccessibleBy(SOME_OTHER_THREAD);
+    }
+
+    // ---- driving thread ----
+
+    private void startConnect(MetaRocePendingConnect pending, ProgressSignal signal) {
+        if (pending.isCancelled()) {
+            return;
+        }
+        long peer;
+        try {
+            peer = initiating.driver.addPeer(pending.handle.paths());
+        } catch (IllegalArgumentException e) {
+            pending.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "bad metaroce handle: " + e.getMessage()));
+            return;
+        }
+        int connection = initiating.endpoint.connect(System.nanoTime(), peer, pending.handle.handshakeKey());
+        int index = channelsOpened.get(connection);
+        channelsOpened.put(connection, index + 1);
+        MetaRoceSendConnection channel = new MetaRoceSendConnection(this, initiating, connection, index, signal,
+                options.maxInflight(), arena);
+        channels.add(channel);
+        channel.open(pending.handle.listenerId());
+        pending.channel = channel;
+        connecting.add(pending);
+    }
+
+    private int advanceConnects() {
+        long nowNs = System.nanoTime();
+        int work = 0;
+        for (int i = connecting.size() - 1; i >= 0; i--) {
+            MetaRocePendingConnect p = connecting.get(i);
+            MetaRoceSendConnection channel = p.channel;
+            boolean done = true;
+            if (p.isCancelled()) {
+                channel.closeLocally();
+            } else if (channel.isClosed()) {
+                p.fail(channel.closedFailure());
+            } else if (initiating.endpoint.isEstablished(channel.connectionId)) {
+                p.complete(channel);
+                channel.signal();
+            } else if (nowNs - p.deadlineNs > 0) {
+                String why = "timed out after " + context.connectTimeout().toMillis() + " ms connecting to "
+                        + p.target() + ": no answer to the MetaRoCE handshake (is the peer's transport running and "
+                        + "its address reachable?)";
+                channel.broken(NetException.Reason.IO_ERROR, why);
+                initiating.endpoint.close(nowNs, channel.connectionId);
+                p.fail(new NetException(NetException.Reason.IO_ERROR, why));
+            } else {
+                done = false;
+            }
+            if (done) {
+                connecting.remove(i);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** Posts HELLO receives on every connection a peer opened to the accepting endpoint since the last look. */
+    private int discoverAccepted() {
+        int work = 0;
+        while (acceptedSeen < accepting.endpoint.connectionCount()) {
+            int connection = accepting.endpoint.connectionIdAt(acceptedSeen++);
+            for (int i = 0; i < HELLO_BOXES; i++) {
+                new HelloBox(connection, arena.allocate(ControlMessages.BOX_BYTES, 8)).post();
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /** A receive for one HELLO on an accepted connection, posted again after each. */
+    private final class HelloBox implements io.jccl.metaroce.net.WorkOwner {
+        private final int connection;
+        private final MemorySegment box;
+
+        HelloBox(int connection, MemorySegment box) {
+            this.connection = connection;
+            this.box = box;
+        }
+
+        void post() {
+            if (accepting.postRecv(this, connection, 0, box, 0, ControlMessages.BOX_BYTES) == Verbs.QUEUE_FULL) {
+                LOG.log(System.Logger.Level.WARNING, "metaroce: cannot post a HELLO receive: the connection's work queue"
+                        + " is full");
+            }
+        }
+
+        @Override
+        public void onWork(io.jccl.metaroce.protocol.WorkKind kind, CompletionStatus status, long bytes) {
+            if (status == CompletionStatus.CONNECTION_CLOSED) {
+                return;
+            }
+            if (status == CompletionStatus.OK && ControlMessages.isHello(box, bytes)) {
+                int listenerId = ControlMessages.helloListener(box);
+                MetaRoceListener listener = listeners.get(listenerId);
+                MetaRoceRecvConnection channel = new MetaRoceRecvConnection(MetaRoceNetTransport.this, accepting,
+                        connection, ControlMessages.helloChannel(box),
+                        listener == null ? ProgressSignal.NONE : listener.signal(), options.maxInflight(), arena);
+                channels.add(channel);
+                channel.open();
+                if (listener == null || listener.isClosed()) {
+                    channel.refuse();
+                } else {
+                    listener.offer(channel);
+                }
+            } else {
+                LOG.log(System.Logger.Level.WARNING, "metaroce: ignored a malformed HELLO (" + bytes + " bytes, "
+                        + status + ")");
+            }
+            post();
+        }
+    }
+
+    /** The duty cycle: requests and commands in, both endpoints driven, completions out. */
+    private final class DriverAgent implements Agent {
+        private final Consumer<Object> runCommand = this::run;
+
+        @Override
+        public int doWork() {
+            int work = commands.drain(runCommand, 1024);
+            work += accepting.driver.doWork();
+            work += initiating.driver.doWork();
+            work += accepting.pollCompletions();
+            work += initiating.pollCompletions();
+            work += discoverAccepted();
+            if (!connecting.isEmpty()) {
+                work += advanceConnects();
+            }
+            return work;
+        }
+
+        private void run(Object command) {
+            if (command instanceof MetaRoceRequest r) {
+                r.channel().onPosted(r);
+            } else {
+                ((Runnable) command).run();
+            }
+        }
+
+        @Override
+        public String roleName() {
+            return "jccl-metaroce-rank" + context.self().rank();
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        }
+        switch (options.threading()) {
+            case DEDICATED -> dedicated.close();
+            case SHARED -> DriverThreads.removeShared(agent);
+            case INVOKER -> {
+                while (!driving.compareAndSet(false, true)) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+        // This thread now drives: finish what callers handed over, then close every MetaRoCE connection, which
+        // completes their work (CLOSED here) and tells the peers (PEER_CLOSED there).
+        commands.drain(command -> {
+            if (command instanceof MetaRoceRequest r) {
+                r.fail(new NetException(NetException.Reason.CLOSED, "the metaroce transport was closed"));
+            }
+        });
+        long nowNs = System.nanoTime();
+        for (Side side : List.of(accepting, initiating)) {
+            for (int i = 0; i < side.endpoint.connectionCount(); i++) {
+                side.endpoint.close(nowNs, side.endpoint.connectionIdAt(i));
+            }
+            side.pollCompletions();
+        }
+        for (Channel channel : channels) {
+            channel.broken(NetException.Reason.CLOSED, "the metaroce transport was closed");
+        }
+        for (MetaRocePendingConnect p : connecting) {
+            p.fail(new NetException(NetException.Reason.CLOSED, "the metaroce transport was closed"));
+        }
+        for (int i = 0; i < 3; i++) {   // let the CLOSE packets out
+            accepting.driver.doWork();
+            initiating.driver.doWork();
+        }
+        accepting.driver.close();
+        initiating.driver.close();
+        arena.close();
+    }
+}

@@ -1,0 +1,120 @@
+package io.jccl.metaroce.net;
+
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code metaroce} transport's settings, read from {@link io.jccl.net.TransportContext#options()}: the
+ * {@code JCCL_METAROCE_*} environment variables, overridden by the same keys set in {@code CommConfig}.
+ *
+ * <table>
+ * <caption>Options</caption>
+ * <tr><th>Option</th><th>Default</th><th>Meaning</th></tr>
+ * <tr><td>{@code JCCL_METAROCE_PATHS}</td><td>8</td><td>logical paths (UDP source ports) per connection, 1-64</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_PAYLOAD_BYTES}</td><td>8192</td><td>payload per packet, 256-65000; keep it under the
+ * path MTU on real networks (loopback's is 64 KiB)</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_THREADING}</td><td>dedicated</td><td>{@code dedicated}: a driver thread per rank;
+ * {@code shared}: one driver thread for every rank of the JVM; {@code invoker}: no thread, the caller's polls
+ * drive the protocol</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_IDLE}</td><td>backoff</td><td>driver idle strategy: {@code backoff} (spin, yield,
+ * then park up to 1 ms), {@code yield}, {@code busy}, {@code sleep} (park 100 µs)</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_SOCKET_BUFFER_BYTES}</td><td>4194304</td><td>UDP send and receive buffer asked per
+ * socket, 65536-1073741824</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_RTO_FLOOR_US}</td><td>1000</td><td>smallest retransmission timeout in
+ * microseconds, 10-1000000: a software stack on a busy host stalls for milliseconds now and then, and a floor
+ * below that makes healthy paths look dead</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
+ * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
+ * </table>
+ *
+ * @param paths             logical paths per connection
+ * @param payloadBytes      payload bytes per packet
+ * @param threading         who drives the protocol
+ * @param idle              what the driver thread does when there is nothing to do
+ * @param socketBufferBytes socket buffer size asked of the kernel
+ * @param rtoFloorNs        smallest retransmission timeout
+ * @param maxInflight       requests per connection
+ */
+record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
+                       long rtoFloorNs, int maxInflight) {
+    static final String PATHS = "JCCL_METAROCE_PATHS";
+    static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
+    static final String THREADING = "JCCL_METAROCE_THREADING";
+    static final String IDLE = "JCCL_METAROCE_IDLE";
+    static final String SOCKET_BUFFER_BYTES = "JCCL_METAROCE_SOCKET_BUFFER_BYTES";
+    static final String MAX_INFLIGHT = "JCCL_METAROCE_MAX_INFLIGHT";
+    static final String RTO_FLOOR_US = "JCCL_METAROCE_RTO_FLOOR_US";
+
+    /** Who runs the protocol's duty cycle. */
+    enum Threading {
+        /** One driver thread per transport instance (per rank). */
+        DEDICATED,
+        /** One driver thread for every transport instance of the JVM. */
+        SHARED,
+        /** No thread: {@code test()}, {@code accept()} and {@code poll()} run the duty cycle. */
+        INVOKER
+    }
+
+    /** Idle strategies of a driver thread. */
+    enum Idle {
+        /** Spin, then yield, then park with growing pauses up to 1 ms. */
+        BACKOFF,
+        /** {@link Thread#yield()}. */
+        YIELD,
+        /** Spin without pause. */
+        BUSY,
+        /** Park 100 µs. */
+        SLEEP
+    }
+
+    /**
+     * @param options configuration values; absent keys take their defaults
+     * @return the parsed options
+     * @throws IllegalArgumentException naming the option and the value when a value is invalid
+     */
+    static MetaRoceOptions parse(Map<String, String> options) {
+        Map<String, String> o = options == null ? Map.of() : options;
+        return new MetaRoceOptions(
+                (int) number(o, PATHS, 8, 1, 64),
+                (int) number(o, PAYLOAD_BYTES, 8192, 256, 65000),
+                choice(o, THREADING, Threading.DEDICATED, Threading.class),
+                choice(o, IDLE, Idle.BACKOFF, Idle.class),
+                (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
+                number(o, RTO_FLOOR_US, 1000, 10, 1_000_000) * 1000,
+                (int) number(o, MAX_INFLIGHT, 16, 1, 1024));
+    }
+
+    private static long number(Map<String, String> o, String key, long fallback, long min, long max) {
+        String raw = o.get(key);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        long value;
+        try {
+            value = Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            value = Long.MIN_VALUE;
+        }
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a whole number from " + min
+                    + " to " + max);
+        }
+        return value;
+    }
+
+    private static <E extends Enum<E>> E choice(Map<String, String> o, String key, E fallback, Class<E> type) {
+        String raw = o.get(key);
+        if (raw == null || raw.isBlank()) {
+            return fallback;
+        }
+        try {
+            return Enum.valueOf(type, raw.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            StringBuilder allowed = new StringBuilder();
+            for (E c : type.getEnumConstants()) {
+                allowed.append(allowed.isEmpty() ? "" : ", ").append(c.name().toLowerCase(Locale.ROOT));
+            }
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be one of " + allowed, e);
+        }
+    }
+}

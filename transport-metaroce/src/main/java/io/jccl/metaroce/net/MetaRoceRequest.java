@@ -1,0 +1,100 @@
+package io.jccl.metaroce.net;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One of a connection's fixed request slots, reused for every send or receive posted on it: nothing is allocated
+ * per request. The posting thread fills it and hands it to the driving thread; the driving thread reports the
+ * outcome through {@link #state}, which the posting thread reads in {@link #test()}.
+ */
+final class MetaRoceRequest implements NetRequest, WorkOwner {
+    static final int FREE = 0;
+    static final int POSTED = 1;
+    static final int DONE = 2;
+    static final int FAILED = 3;
+
+    private final Channel channel;
+    /** Room for this request's CTS (a receive) or FIN (a send); stays valid while the SEND carrying it is out. */
+    final MemorySegment control;
+
+    /** Written by whichever thread owns the slot at the time; the write of DONE/FAILED publishes the outcome. */
+    volatile int state = FREE;
+
+    // Filled by the posting thread before the hand-over.
+    MemorySegment buffer;
+    long offset;
+    long sizeBytes;
+    long tag;
+
+    // Driving thread only.
+    long result;
+    NetException failure;
+    int regionKey = -1;
+    int outstandingWork;
+    /** A send's FIN status once known (its WRITE done, or a mismatch found); -1 before. */
+    int finStatus = -1;
+    boolean reported;
+
+    MetaRoceRequest(Channel channel, MemorySegment control) {
+        this.channel = channel;
+        this.control = control;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public long test() {
+        int s = state;
+        if (s == FREE) {
+            throw new IllegalStateException("this request was already reported complete; its slot is reused");
+        }
+        if (s == POSTED) {
+            channel.transport().driveFromCaller();
+            s = state;
+            if (s == POSTED) {
+                return NOT_DONE;
+            }
+        }
+        long bytes = result;
+        NetException failed = failure;
+        failure = null;
+        buffer = null;
+        state = FREE;
+        if (s == FAILED) {
+            throw failed;
+        }
+        return bytes;
+    }
+
+    /** Driving thread: reports success to the poster (once). */
+    void succeed(long bytes) {
+        if (!reported) {
+            reported = true;
+            result = bytes;
+            state = DONE;
+            channel.signal();
+        }
+    }
+
+    /** Driving thread: reports a failure to the poster (once). */
+    void fail(NetException e) {
+        if (!reported) {
+            reported = true;
+            failure = e;
+            state = FAILED;
+            channel.signal();
+        }
+    }
+
+    @Override
+    public void onWork(WorkKind kind, CompletionStatus status, long bytes) {
+        channel.onRequestWork(this, kind, status, bytes);
+    }
+}

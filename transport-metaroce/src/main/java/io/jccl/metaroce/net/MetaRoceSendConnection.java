@@ -1,0 +1,287 @@
+package io.jccl.metaroce.net;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Verbs;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.net.MemoryRegistration;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import io.jccl.net.ProgressSignal;
+import io.jccl.net.SendConnection;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The sending end. A send waits for the receiver's CTS for the same position (which names the receive's memory,
+ * capacity and tag), WRITEs the message straight into that memory, and once every byte is placed and acknowledged
+ * sends a FIN that completes the receive. A send that does not match its receive (another tag, too long) writes
+ * nothing: its FIN says why, and both ends fail.
+ */
+final class MetaRoceSendConnection extends Channel implements SendConnection {
+    private final MemorySegment helloBox;
+    private final MemorySegment closeBox;
+    private final MemorySegment[] ctsBoxes;
+    private final WorkOwner[] ctsOwners;
+    private static final int NO_FIN_YET = -1;
+
+    private final WorkOwner ignore = (kind, status, bytes) -> { };
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
+
+    // Driving thread: received CTSs not yet matched, in order.
+    private final int[] readyKey;
+    private final int[] readyFlags;
+    private final long[] readyOffset;
+    private final long[] readyCapacity;
+    private final long[] readyTag;
+    private int readyHead;
+    private int readyCount;
+    // Driving thread: posted sends waiting for their CTS, in order.
+    private final MetaRoceRequest[] waiting;
+    private int waitHead;
+    private int waitCount;
+    // Driving thread: started sends whose FIN has not left yet, in posting order.
+    private final MetaRoceRequest[] inOrder;
+    private int orderHead;
+    private int orderCount;
+    private int started;
+    private boolean closing;
+
+    MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index,
+                           ProgressSignal signal, int maxInflight, Arena arena) {
+        super(transport, side, connectionId, index, signal, maxInflight, arena);
+        helloBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
+        closeBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
+        int boxes = maxInflight + 1;
+        ctsBoxes = new MemorySegment[boxes];
+        ctsOwners = new WorkOwner[boxes];
+        for (int i = 0; i < boxes; i++) {
+            ctsBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
+            int box = i;
+            ctsOwners[i] = (kind, status, bytes) -> onCts(box, status, bytes);
+        }
+        int ready = 2 * maxInflight + 2;
+        readyKey = new int[ready];
+        readyFlags = new int[ready];
+        readyOffset = new long[ready];
+        readyCapacity = new long[ready];
+        readyTag = new long[ready];
+        waiting = new MetaRoceRequest[maxInflight];
+        inOrder = new MetaRoceRequest[maxInflight];
+    }
+
+    // ---- caller's thread ----
+
+    @Override
+    public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
+        return claim(buffer, offset, sizeBytes, tag, false);
+    }
+
+    @Override
+    public void close() {
+        if (closeCalled.compareAndSet(false, true)) {
+            markClosed(NetException.Reason.CLOSED, "this sending end was closed");
+            if (!transport().isClosing()) {
+                transport().submit((Runnable) this::closeLocally);
+            }
+        }
+    }
+
+    // ---- driving thread ----
+
+    /** Says hello to the listener and posts the receives for CTSs. */
+    void open(int listenerId) {
+        ControlMessages.putHello(helloBox, listenerId, index);
+        if (side.postSend(ignore, connectionId, 0, helloBox, 0, ControlMessages.HELLO_BYTES) == Verbs.QUEUE_FULL) {
+            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued to open a channel");
+            return;
+        }
+        for (int i = 0; i < ctsBoxes.length; i++) {
+            postCtsBox(i);
+        }
+    }
+
+    private void postCtsBox(int box) {
+        if (side.postRecv(ctsOwners[box], connectionId, stream, ctsBoxes[box], 0, ControlMessages.BOX_BYTES)
+                == Verbs.QUEUE_FULL) {
+            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
+        }
+    }
+
+    @Override
+    void onPosted(MetaRoceRequest r) {
+        r.reported = false;
+        r.failure = null;
+        r.outstandingWork = 0;
+        if (closing || isClosed()) {
+            r.fail(closedFailure());
+            return;
+        }
+        waiting[(waitHead + waitCount++) % waiting.length] = r;
+        match();
+    }
+
+    private void onCts(int box, CompletionStatus status, long bytes) {
+        if (closedStatus(status)) {
+            connectionLost();
+            return;
+        }
+        if (isClosed() && !closing) {
+            return;   // broken already
+        }
+        MemorySegment b = ctsBoxes[box];
+        if (status != CompletionStatus.OK || bytes != ControlMessages.CTS_BYTES || readyCount == readyKey.length) {
+            broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a malformed CTS (" + bytes + " bytes, "
+                    + status + ", " + readyCount + " unmatched)");
+            return;
+        }
+        int at = (readyHead + readyCount++) % readyKey.length;
+        readyKey[at] = ControlMessages.ctsRegionKey(b);
+        readyFlags[at] = ControlMessages.ctsFlags(b);
+        readyOffset[at] = ControlMessages.ctsOffset(b);
+        readyCapacity[at] = ControlMessages.ctsCapacity(b);
+        readyTag[at] = ControlMessages.ctsTag(b);
+        if (readyFlags[at] != ControlMessages.CTS_CLOSED) {
+            postCtsBox(box);
+        }
+        match();
+    }
+
+    private void match() {
+        while (waitCount > 0 && readyCount > 0 && !isClosedByPeerOrError()) {
+            MetaRoceRequest r = waiting[waitHead];
+            waiting[waitHead] = null;
+            waitHead = (waitHead + 1) % waiting.length;
+            waitCount--;
+            int at = readyHead;
+            readyHead = (readyHead + 1) % readyKey.length;
+            readyCount--;
+            start(r, readyKey[at], readyFlags[at], readyOffset[at], readyCapacity[at], readyTag[at]);
+        }
+    }
+
+    private boolean isClosedByPeerOrError() {
+        return isClosed() && !closing;
+    }
+
+    private void start(MetaRoceRequest r, int key, int flags, long remoteOffset, long capacity, long expectedTag) {
+        if (flags == ControlMessages.CTS_CLOSED) {
+            r.fail(new NetException(NetException.Reason.PEER_CLOSED, "the receiving end closed"));
+            broken(NetException.Reason.PEER_CLOSED, "the receiving end closed");
+            return;
+        }
+        if (flags != ControlMessages.CTS_OPEN || remoteOffset < 0 || capacity < 0) {
+            r.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "malformed CTS"));
+            broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a CTS with flags " + flags
+                    + ", offset " + remoteOffset + ", capacity " + capacity);
+            return;
+        }
+        r.outstandingWork = 1;
+        r.finStatus = NO_FIN_YET;
+        if (r.tag != expectedTag) {
+            r.failure = NetException.tagMismatch(expectedTag, r.tag);
+            r.finStatus = ControlMessages.FIN_TAG_MISMATCH;
+        } else if (r.sizeBytes > capacity) {
+            r.failure = new NetException(NetException.Reason.TRUNCATED, "a message of " + r.sizeBytes
+                    + " bytes is longer than the peer's receive of " + capacity + " bytes");
+            r.finStatus = ControlMessages.FIN_TRUNCATED;
+        } else if (r.sizeBytes == 0) {
+            r.finStatus = ControlMessages.FIN_OK;
+        } else if (side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes)
+                == Verbs.QUEUE_FULL) {
+            r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
+            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
+            return;
+        }
+        inOrder[(orderHead + orderCount++) % inOrder.length] = r;
+        started++;
+        sendFinsInOrder();
+    }
+
+    /**
+     * FINs leave in the order the sends were posted (the n-th FIN completes the n-th receive), though WRITEs may
+     * complete in any order.
+     */
+    private void sendFinsInOrder() {
+        while (orderCount > 0 && inOrder[orderHead].finStatus != NO_FIN_YET) {
+            MetaRoceRequest r = inOrder[orderHead];
+            inOrder[orderHead] = null;
+            orderHead = (orderHead + 1) % inOrder.length;
+            orderCount--;
+            ControlMessages.putFin(r.control, r.finStatus, r.sizeBytes, r.tag);
+            if (side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.FIN_BYTES) == Verbs.QUEUE_FULL) {
+                r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
+                broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
+                return;
+            }
+        }
+    }
+
+    @Override
+    void onRequestWork(MetaRoceRequest r, WorkKind kind, CompletionStatus status, long bytes) {
+        if (closedStatus(status)) {
+            connectionLost();
+            return;
+        }
+        if (kind == WorkKind.WRITE) {
+            r.finStatus = ControlMessages.FIN_OK;
+            sendFinsInOrder();
+            return;
+        }
+        started--;
+        r.outstandingWork = 0;
+        if (r.failure != null) {
+            r.fail(r.failure);
+        } else {
+            r.succeed(r.sizeBytes);
+        }
+        if (closing && started == 0) {
+            sendClosedFin();
+        }
+    }
+
+    @Override
+    void closeLocally() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        failWaiting(NetException.Reason.CLOSED, "this sending end was closed");
+        if (started == 0) {
+            sendClosedFin();
+        }
+    }
+
+    private void sendClosedFin() {
+        ControlMessages.putFin(closeBox, ControlMessages.FIN_CLOSED, 0, 0);
+        side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.FIN_BYTES);
+    }
+
+    private void failWaiting(NetException.Reason reason, String why) {
+        while (waitCount > 0) {
+            MetaRoceRequest r = waiting[waitHead];
+            waiting[waitHead] = null;
+            waitHead = (waitHead + 1) % waiting.length;
+            waitCount--;
+            r.fail(new NetException(reason, why));
+        }
+    }
+
+    @Override
+    void failAll(NetException.Reason reason, String why) {
+        failWaiting(reason, why);
+        readyCount = 0;
+        while (orderCount > 0) {
+            inOrder[orderHead] = null;
+            orderHead = (orderHead + 1) % inOrder.length;
+            orderCount--;
+        }
+        for (MetaRoceRequest r : slots) {
+            if (r.state == MetaRoceRequest.POSTED && !r.reported && r.outstandingWork > 0) {
+                r.fail(new NetException(reason, why));
+            }
+        }
+        started = 0;
+    }
+}

@@ -1,0 +1,63 @@
+package io.jccl.metaroce.net;
+
+import io.jccl.metaroce.protocol.CompletionHandler;
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.protocol.Verbs;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.udp.UdpDriver;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One MetaRoCE endpoint of a transport and its UDP driver, with the book of who posted each piece of work. A
+ * transport has two: one that only accepts (its listener's) and one that only initiates, so two ranks connecting
+ * to each other at the same moment never make crossing handshakes. Driving thread only.
+ */
+final class Side {
+    final UdpDriver driver;
+    final Endpoint endpoint;
+    private final Long2ObjectHashMap<WorkOwner> owners = new Long2ObjectHashMap<>();
+    private final CompletionHandler dispatch = this::onCompletion;
+
+    Side(UdpDriver driver) {
+        this.driver = driver;
+        this.endpoint = driver.endpoint();
+    }
+
+    /** @return the work id, or {@link Verbs#QUEUE_FULL} */
+    long postSend(WorkOwner owner, int connectionId, int stream, MemorySegment local, long offset, long length) {
+        return own(owner, endpoint.postSend(connectionId, stream, local, offset, length));
+    }
+
+    /** @return the work id, or {@link Verbs#QUEUE_FULL} */
+    long postRecv(WorkOwner owner, int connectionId, int stream, MemorySegment local, long offset, long capacity) {
+        return own(owner, endpoint.postRecv(connectionId, stream, local, offset, capacity));
+    }
+
+    /** @return the work id, or {@link Verbs#QUEUE_FULL} */
+    long postWrite(WorkOwner owner, int connectionId, int regionKey, long remoteOffset, MemorySegment local,
+                   long offset, long length) {
+        return own(owner, endpoint.postWrite(connectionId, regionKey, remoteOffset, local, offset, length));
+    }
+
+    private long own(WorkOwner owner, long workId) {
+        if (workId != Verbs.QUEUE_FULL) {
+            owners.put(workId, owner);
+        }
+        return workId;
+    }
+
+    /** Hands completed work to its owners. */
+    int pollCompletions() {
+        return endpoint.pollCompletions(dispatch);
+    }
+
+    private void onCompletion(int connectionId, long workId, WorkKind kind, CompletionStatus status, long bytes) {
+        WorkOwner owner = owners.remove(workId);
+        if (owner != null) {
+            owner.onWork(kind, status, bytes);
+        }
+    }
+}
