@@ -1,6 +1,7 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.udp.UdpDriver;
@@ -25,6 +26,8 @@ import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -54,6 +57,9 @@ public final class MetaRoceNetTransport implements NetTransport {
     private static final int COMMAND_QUEUE = 1 << 16;
     /** A thread that never runs: a segment it can access is not confined to any thread. */
     private static final Thread SOME_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    /** Every open transport of the JVM, for {@link #liveCounters()}. */
+    private static final Set<MetaRoceNetTransport> LIVE = ConcurrentHashMap.newKeySet();
 
     private final TransportContext context;
     private final MetaRoceOptions options;
@@ -115,6 +121,36 @@ public final class MetaRoceNetTransport implements NetTransport {
             }
             case INVOKER -> null;
         };
+        LIVE.add(this);
+    }
+
+    /**
+     * A snapshot for diagnostics and tests: per open transport, both endpoints' protocol counters that are not zero
+     * and the drivers' socket counters. Read from another thread while the driver runs, so only roughly consistent.
+     *
+     * @return one line per transport
+     */
+    public static String liveCounters() {
+        StringBuilder out = new StringBuilder();
+        for (MetaRoceNetTransport t : LIVE) {
+            out.append("rank ").append(t.context.self().rank());
+            t.describe(out, "accepting", t.accepting);
+            t.describe(out, "initiating", t.initiating);
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private void describe(StringBuilder out, String name, Side side) {
+        out.append(" | ").append(name).append(": socketsRebound=").append(side.driver.socketsRebound())
+                .append(" datagramsSent=").append(side.driver.datagramsSent())
+                .append(" datagramsReceived=").append(side.driver.datagramsReceived());
+        for (Counter c : Counter.values()) {
+            long v = side.endpoint.counters().get(c);
+            if (v != 0) {
+                out.append(' ').append(c.name()).append('=').append(v);
+            }
+        }
     }
 
     private EndpointConfig endpointConfig(byte[] key) {
@@ -379,5 +415,6 @@ public final class MetaRoceNetTransport implements NetTransport {
         accepting.driver.close();
         initiating.driver.close();
         arena.close();
+        LIVE.remove(this);
     }
 }

@@ -2,15 +2,21 @@ package io.jccl.metaroce.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
+import io.jccl.net.NetRequest;
+import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -103,5 +109,73 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         byte[] handle = listener(four).handle();
         assertThatThrownBy(() -> two.connect(handle, null)).isInstanceOf(NetException.class)
                 .hasMessageContaining("JCCL_METAROCE_PATHS");
+    }
+
+    /**
+     * The data path allocates nothing once warm, on the caller's thread or the driver threads: small and large
+     * native messages and a heap float[] one, both directions of the protocol (CTS, WRITE, FIN).
+     */
+    @Test
+    void steadyStateMessagesAllocateNothingOnCallerOrDriverThreads() {
+        Link link = link();
+        MemorySegment small = arena.allocate(256);
+        MemorySegment bigSrc = arena.allocate(512 << 10);
+        MemorySegment bigDst = arena.allocate(512 << 10);
+        MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
+        MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        List<Thread> drivers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("jccl-metaroce-rank")).toList();
+        assertThat(drivers).hasSizeGreaterThanOrEqualTo(2);
+
+        exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, 600);
+        long callerBefore = threads.getCurrentThreadAllocatedBytes();
+        long driversBefore = allocated(threads, drivers);
+        int rounds = 500;
+        exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
+        long caller = threads.getCurrentThreadAllocatedBytes() - callerBefore;
+        long driver = allocated(threads, drivers) - driversBefore;
+        // Three messages per round: any per-message object (16 bytes or more each) would be 48+ bytes per round;
+        // up to 16 per round is left for one-off JIT, JDK or table-growth allocations (about 4 KiB in all was seen).
+        assertThat(caller).as("bytes the caller allocated over %d rounds", rounds).isLessThan(rounds * 16L);
+        assertThat(driver).as("bytes the driver threads allocated over %d rounds", rounds).isLessThan(rounds * 16L);
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean threads, List<Thread> which) {
+        long sum = 0;
+        for (Thread t : which) {
+            sum += threads.getThreadAllocatedBytes(t.threadId());
+        }
+        return sum;
+    }
+
+    private static void exchange(Link link, MemorySegment small, MemorySegment bigSrc, MemorySegment bigDst,
+                                 MemorySegment heapSrc, MemorySegment heapDst, int rounds) {
+        SendConnection send = link.send();
+        RecvConnection recv = link.recv();
+        NetRequest[] requests = new NetRequest[6];
+        for (int round = 0; round < rounds; round++) {
+            requests[0] = recv.irecv(small, 0, small.byteSize(), round, null);
+            requests[1] = recv.irecv(bigDst, 0, bigDst.byteSize(), round, null);
+            requests[2] = recv.irecv(heapDst, 0, heapDst.byteSize(), round, null);
+            requests[3] = send.isend(small, 0, 100, round, null);
+            requests[4] = send.isend(bigSrc, 0, bigSrc.byteSize(), round, null);
+            requests[5] = send.isend(heapSrc, 0, heapSrc.byteSize(), round, null);
+            int remaining = requests.length;
+            long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+            while (remaining > 0) {
+                for (int i = 0; i < requests.length; i++) {
+                    if (requests[i] != null && requests[i].test() != NetRequest.NOT_DONE) {
+                        requests[i] = null;
+                        remaining--;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("round " + round + " did not complete");
+                }
+                Thread.onSpinWait();
+            }
+        }
     }
 }
