@@ -130,16 +130,21 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(drivers).hasSizeGreaterThanOrEqualTo(2);
 
         exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, 600);
-        long callerBefore = threads.getCurrentThreadAllocatedBytes();
-        long driversBefore = allocated(threads, drivers);
+        // Three messages per round: any per-message object (16 bytes or more each) would be 48+ bytes per round in
+        // every window. A window may also see a rare event that allocates (a path re-routed after a scheduling
+        // stall binds a new socket), so the best of three windows is judged.
         int rounds = 500;
-        exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
-        long caller = threads.getCurrentThreadAllocatedBytes() - callerBefore;
-        long driver = allocated(threads, drivers) - driversBefore;
-        // Three messages per round: any per-message object (16 bytes or more each) would be 48+ bytes per round;
-        // up to 16 per round is left for one-off JIT, JDK or table-growth allocations (about 4 KiB in all was seen).
-        assertThat(caller).as("bytes the caller allocated over %d rounds", rounds).isLessThan(rounds * 16L);
-        assertThat(driver).as("bytes the driver threads allocated over %d rounds", rounds).isLessThan(rounds * 16L);
+        long bestCaller = Long.MAX_VALUE;
+        long bestDriver = Long.MAX_VALUE;
+        for (int window = 0; window < 3 && (bestCaller >= rounds * 8L || bestDriver >= rounds * 8L); window++) {
+            long callerBefore = threads.getCurrentThreadAllocatedBytes();
+            long driversBefore = allocated(threads, drivers);
+            exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
+            bestCaller = Math.min(bestCaller, threads.getCurrentThreadAllocatedBytes() - callerBefore);
+            bestDriver = Math.min(bestDriver, allocated(threads, drivers) - driversBefore);
+        }
+        assertThat(bestCaller).as("bytes the caller allocated over %d rounds", rounds).isLessThan(rounds * 8L);
+        assertThat(bestDriver).as("bytes the driver threads allocated over %d rounds", rounds).isLessThan(rounds * 8L);
     }
 
     private static long allocated(com.sun.management.ThreadMXBean threads, List<Thread> which) {
