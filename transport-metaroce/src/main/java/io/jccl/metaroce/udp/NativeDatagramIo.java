@@ -89,6 +89,8 @@ final class NativeDatagramIo implements DatagramIo {
     private final MemorySegment receiveControl;
     private final MemorySegment receiveData;
     private final UnsafeBuffer receiveView;
+    /** Slots the last {@code recvmmsg} filled: their name and control lengths must be set again. */
+    private int receiveSlotsUsed;
 
     private final int sendBatch;
     private final MemorySegment sendMessages;
@@ -182,6 +184,8 @@ final class NativeDatagramIo implements DatagramIo {
             receiveMessages.set(JAVA_LONG, m + MSG_IOV, receiveIovecs.address() + iov);
             receiveMessages.set(JAVA_LONG, m + MSG_IOVLEN, 1);
             receiveMessages.set(JAVA_LONG, m + MSG_CONTROL, receiveControl.address() + (long) i * RECEIVE_CONTROL_BYTES);
+            receiveMessages.set(JAVA_INT, m + MSG_NAMELEN, (int) SOCKADDR_IN.byteSize());
+            receiveMessages.set(JAVA_LONG, m + MSG_CONTROLLEN, RECEIVE_CONTROL_BYTES);
         }
 
         sendBatch = config.sendBatch();
@@ -324,11 +328,12 @@ final class NativeDatagramIo implements DatagramIo {
         int delivered = 0;
         while (delivered < maxDatagrams) {
             int want = Math.min(receiveSlots, maxDatagrams - delivered);
-            for (int i = 0; i < want; i++) {
+            for (int i = 0; i < receiveSlotsUsed; i++) {   // the kernel rewrote these lengths in the slots it filled
                 long m = i * MMSGHDR.byteSize();
                 receiveMessages.set(JAVA_INT, m + MSG_NAMELEN, (int) SOCKADDR_IN.byteSize());
                 receiveMessages.set(JAVA_LONG, m + MSG_CONTROLLEN, RECEIVE_CONTROL_BYTES);
             }
+            receiveSlotsUsed = 0;
             int got = LinuxSyscalls.recvmmsg(callState, fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
             if (got <= 0) {
                 if (got < 0) {
@@ -340,6 +345,7 @@ final class NativeDatagramIo implements DatagramIo {
                 break;
             }
             counters.receiveCalls++;
+            receiveSlotsUsed = got;
             for (int i = 0; i < got; i++) {
                 delivered += deliver(i, receiver);
             }

@@ -111,7 +111,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return the I/O method {@code config} asks for, AUTO resolved; logs why native is not used under AUTO */
-    private static IoMethod resolve(UdpDriverConfig config) {
+    static IoMethod resolve(UdpDriverConfig config) {
         if (config.io() == IoMethod.CHANNEL) {
             return IoMethod.CHANNEL;
         }
