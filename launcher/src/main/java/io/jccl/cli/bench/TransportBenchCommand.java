@@ -5,6 +5,7 @@ import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
 import io.jccl.metaroce.sim.Protocols;
 import io.jccl.metaroce.sim.ScenarioFailure;
+import io.jccl.metaroce.udp.IoMethod;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -45,6 +46,11 @@ public final class TransportBenchCommand implements Callable<Integer> {
     @Option(names = "--driver", defaultValue = "sim", description = "sim (the simulator) or udp (real sockets on loopback, "
             + "MetaRoCE against a raw UDP blast)")
     String driver;
+
+    @Option(names = "--io", defaultValue = "auto", description = "with --driver udp: the sockets' I/O method, auto "
+            + "(native where available), native (Linux: recvmmsg/sendmmsg batches, UDP GSO/GRO, ECN) or channel "
+            + "(DatagramChannel); the raw UDP blast uses the same (default ${DEFAULT-VALUE})")
+    String io;
 
     @Option(names = "--protocol", split = ",", defaultValue = "metaroce,gbn",
             description = "protocols, comma-separated: metaroce, gbn (default ${DEFAULT-VALUE})")
@@ -153,6 +159,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         if (incast != 0) {
             throw usage("--incast runs on the simulator only (--driver sim)");
         }
+        IoMethod ioMethod = ioMethod();
         // Through the relay, loss 0 always runs first: the reference of the goodput ratio.
         List<Double> runs = new ArrayList<>(List.of(0.0));
         if (relayed) {
@@ -162,15 +169,16 @@ public final class TransportBenchCommand implements Callable<Integer> {
         try {
             for (double loss : runs) {
                 results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, payloadBytes, relayed ? loss : null,
-                        !relayed));
+                        !relayed, ioMethod));
             }
-        } catch (IllegalStateException | java.io.UncheckedIOException e) {
+        } catch (IllegalStateException | UnsupportedOperationException | java.io.UncheckedIOException e) {
             System.err.println("jccl bench transport: " + e.getMessage());
             return 1;
         }
         double reference = results.getFirst().goodputBytesPerSec();
         if (json) {
             Json j = new Json().beginObject().field("driver", "udp").field("relay", relayed ? "yes" : "no")
+                    .field("io", results.getFirst().io().name().toLowerCase(Locale.ROOT))
                     .beginArray("results");
             for (int i = 0; i < runs.size(); i++) {
                 UdpLoopbackBench.Result r = results.get(i);
@@ -178,6 +186,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
                         .field("bytes", bytes).field("goodputBytesPerSec", r.goodputBytesPerSec())
                         .field("goodputRatio", r.goodputBytesPerSec() / reference)
                         .field("retransmits", r.retransmits()).field("datagrams", r.datagramsSent())
+                        .field("sendCalls", r.sendCalls()).field("gsoSegments", r.gsoSegmentsSent())
                         .field("wallNs", r.wallNs());
                 if (!relayed) {
                     j.field("rawUdpBytesPerSec", r.rawBytesPerSec()).field("vsRawUdp", r.vsRaw())
@@ -188,17 +197,19 @@ public final class TransportBenchCommand implements Callable<Integer> {
             out.println(j.endArray().endObject());
             return 0;
         }
+        IoMethod used = results.getFirst().io();
         out.printf(Locale.ROOT, "# JCCL transport benchmark, UDP on loopback%s: %d bytes in %d-byte WRITEs, %d-byte "
-                + "payloads, %d paths (one socket each), one thread per side, DatagramChannel%n",
+                + "payloads, %d paths (one socket each), one thread per side, %s%n",
                 relayed ? " through the impairment relay (random loss on every path, both ways)" : "", bytes,
-                Math.min(messageBytes, bytes), payloadBytes, paths);
-        out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s%n", "protocol", "loss", "paths", "bytes",
-                "goodput(GB/s)", "ratio", "retransmits", "wall(ms)");
+                Math.min(messageBytes, bytes), payloadBytes, paths, used == IoMethod.NATIVE
+                        ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O");
+        out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s%n", "protocol", "loss", "paths", "bytes",
+                "goodput(GB/s)", "ratio", "retransmits", "wall(ms)", "dgrams/call");
         for (int i = 0; i < runs.size(); i++) {
             UdpLoopbackBench.Result r = results.get(i);
-            out.printf(Locale.ROOT, "  %-9s %5.3f %5d %11d %14.3f %7.3f %11d %9.1f%n", "metaroce", runs.get(i), paths,
-                    bytes, r.goodputBytesPerSec() / 1e9, r.goodputBytesPerSec() / reference, r.retransmits(),
-                    r.wallNs() / 1e6);
+            out.printf(Locale.ROOT, "  %-9s %5.3f %5d %11d %14.3f %7.3f %11d %9.1f %12.1f%n", "metaroce", runs.get(i),
+                    paths, bytes, r.goodputBytesPerSec() / 1e9, r.goodputBytesPerSec() / reference, r.retransmits(),
+                    r.wallNs() / 1e6, r.sendCalls() == 0 ? 0 : (double) r.datagramsSent() / r.sendCalls());
         }
         if (!relayed) {
             UdpLoopbackBench.Result r = results.getFirst();
@@ -210,6 +221,15 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     + "checked)%n");
         }
         return 0;
+    }
+
+    private IoMethod ioMethod() {
+        return switch (io.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> IoMethod.AUTO;
+            case "native" -> IoMethod.NATIVE;
+            case "channel" -> IoMethod.CHANNEL;
+            default -> throw usage("--io must be auto, native or channel, not '" + io + "'");
+        };
     }
 
     /** Checks what shapes a transfer on either driver: paths, message size, payload ({@code --bytes} differs). */
@@ -232,6 +252,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
     TransportBench.Settings settings() {
         if (!driver.equalsIgnoreCase("sim")) {
             throw usage("--driver must be sim or udp, not '" + driver + "'");
+        }
+        if (spec.commandLine().getParseResult().hasMatchedOption("--io")) {
+            throw usage("--io applies to --driver udp only");
         }
         List<String> names = new ArrayList<>();
         for (String p : protocols) {

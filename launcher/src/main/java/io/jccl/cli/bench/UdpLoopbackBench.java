@@ -7,30 +7,25 @@ import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.udp.IoMethod;
+import io.jccl.metaroce.udp.RawUdpBlast;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
-import io.jccl.metaroce.udp.UdpSockets;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One MetaRoCE connection over real loopback UDP sockets (the {@link UdpDriver}, one thread per side), against a
- * raw UDP blast through the same I/O method ({@link DatagramChannel}, same datagram size) in the same run. The
- * transferred bytes are checked.
+ * raw UDP blast through the same I/O method ({@link RawUdpBlast}: the driver's own path-socket I/O, native batches
+ * with GSO/GRO or {@code DatagramChannel}, same datagram size) in the same run. The transferred bytes are checked.
  */
 final class UdpLoopbackBench {
     private static final long LIMIT_NS = 120_000_000_000L;
@@ -42,9 +37,12 @@ final class UdpLoopbackBench {
      * @param retransmits        MetaRoCE retransmissions
      * @param datagramsSent      datagrams the MetaRoCE sender handed to the kernel
      * @param wallNs             the timed transfer's wall time
+     * @param io                 the I/O method both ran with
+     * @param sendCalls          send system calls the MetaRoCE sender made (datagrams per call: the batching)
+     * @param gsoSegmentsSent    datagrams the MetaRoCE sender sent as GSO segments
      */
     record Result(double goodputBytesPerSec, double rawBytesPerSec, double rawDeliveredShare, long retransmits,
-                  long datagramsSent, long wallNs) {
+                  long datagramsSent, long wallNs, IoMethod io, long sendCalls, long gsoSegmentsSent) {
         double vsRaw() {
             return rawBytesPerSec > 0 ? goodputBytesPerSec / rawBytesPerSec : 0;
         }
@@ -56,13 +54,15 @@ final class UdpLoopbackBench {
     /**
      * @param relayLoss null: the endpoints talk directly; otherwise through an {@link ImpairmentRelay} losing this
      *                  share of the datagrams on every path, both ways
+     * @param io        the I/O method of the drivers and the raw blast
      */
-    static Result run(int paths, long bytes, long messageBytes, int payloadBytes, Double relayLoss, boolean withRaw) {
+    static Result run(int paths, long bytes, long messageBytes, int payloadBytes, Double relayLoss, boolean withRaw,
+                      IoMethod io) {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes)
                 .withRto(Long.getLong("jccl.bench.rtoFloorNs", 50_000), 50_000_000);
-        UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress());
+        UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
         Result measured;
         try (Arena arena = Arena.ofShared();
              UdpDriver sender = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock());
@@ -99,6 +99,8 @@ final class UdpLoopbackBench {
                 dst.fill((byte) 0);
                 long retransmitsBefore = retransmits(e);
                 long sentBefore = sender.datagramsSent();
+                long callsBefore = sender.sendCalls();
+                long gsoBefore = sender.gsoSegmentsSent();
                 long start = System.nanoTime();
                 transfer(sender, conn, regionKey, src, bytes, messageBytes, deadline);
                 long wallNs = System.nanoTime() - start;
@@ -107,7 +109,8 @@ final class UdpLoopbackBench {
                             + dst.mismatch(src));
                 }
                 measured = new Result(bytes * 1e9 / wallNs, 0, 0, retransmits(e) - retransmitsBefore,
-                        sender.datagramsSent() - sentBefore, wallNs);
+                        sender.datagramsSent() - sentBefore, wallNs, sender.ioMethod(),
+                        sender.sendCalls() - callsBefore, sender.gsoSegmentsSent() - gsoBefore);
             } finally {
                 stop.set(true);
                 joinQuietly(receiving);
@@ -121,9 +124,12 @@ final class UdpLoopbackBench {
         }
         // After the endpoints' threads stopped, so that the blast has the machine to itself as they had.
         int datagram = payloadBytes + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH;
-        double[] raw = rawBlast(datagram, payloadBytes, bytes, udp.socketBufferBytes());
-        return new Result(measured.goodputBytesPerSec(), raw[0], raw[1], measured.retransmits(),
-                measured.datagramsSent(), measured.wallNs());
+        RawUdpBlast.Result raw = RawUdpBlast.run(udp.withIo(measured.io()), datagram,
+                (bytes + payloadBytes - 1) / payloadBytes);
+        double rawBytesPerSec = raw.datagramsReceived() * (double) payloadBytes * 1e9 / raw.elapsedNs();
+        return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), measured.retransmits(),
+                measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
+                measured.gsoSegmentsSent());
     }
 
     private static long retransmits(Endpoint e) {
@@ -167,58 +173,6 @@ final class UdpLoopbackBench {
         while (done[0] < posted) {
             e.pollCompletions(count);
             step(sender, deadline);
-        }
-    }
-
-    /** @return {payload bytes per second delivered, share of datagrams delivered} */
-    private static double[] rawBlast(int datagram, int payloadBytes, long bytes, int socketBufferBytes) {
-        long count = (bytes + payloadBytes - 1) / payloadBytes;
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        // Sockets made as the driver makes its path sockets: the same I/O method, minus the protocol.
-        try (DatagramChannel tx = UdpSockets.open(loopback, socketBufferBytes);
-             DatagramChannel rx = UdpSockets.open(loopback, socketBufferBytes)) {
-            InetSocketAddress to = (InetSocketAddress) rx.getLocalAddress();
-            AtomicLong received = new AtomicLong();
-            AtomicLong lastNs = new AtomicLong();
-            AtomicBoolean senderDone = new AtomicBoolean();
-            Thread receiving = Thread.ofPlatform().name("jccl-bench-raw-receiver").start(() -> {
-                ByteBuffer in = ByteBuffer.allocateDirect(65536);
-                long idleSinceNs = 0;
-                try {
-                    while (received.get() < count) {
-                        in.clear();
-                        if (rx.receive(in) != null) {
-                            received.incrementAndGet();
-                            lastNs.set(System.nanoTime());
-                            idleSinceNs = 0;
-                        } else if (senderDone.get()) {
-                            long now = System.nanoTime();
-                            if (idleSinceNs == 0) {
-                                idleSinceNs = now;
-                            } else if (now - idleSinceNs > 100_000_000L) {
-                                return;   // the rest was dropped
-                            }
-                        }
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-            ByteBuffer out = ByteBuffer.allocateDirect(datagram);
-            long start = System.nanoTime();
-            for (long i = 0; i < count; i++) {
-                out.clear();
-                while (tx.send(out, to) == 0) {
-                    Thread.onSpinWait();
-                }
-            }
-            senderDone.set(true);
-            joinQuietly(receiving);
-            long n = received.get();
-            double seconds = Math.max(1, lastNs.get() - start) / 1e9;
-            return new double[] {n * (double) payloadBytes / seconds, (double) n / count};
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -105,6 +105,10 @@ class TransportBenchCommandTest {
         assertThat(res).containsEntry("protocol", "metaroce").containsKeys("goodputBytesPerSec", "rawUdpBytesPerSec",
                 "vsRawUdp", "retransmits");
         assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
+        assertThat(m.get("io")).isIn("native", "channel");
+        CliRun channel = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--io", "channel");
+        assertThat(channel.code()).as(channel.err()).isZero();
+        assertThat(channel.out()).contains("DatagramChannel I/O").contains("raw-udp").contains("every byte checked");
         CliRun relayed = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--loss", "0.05");
         assertThat(relayed.code()).as(relayed.err()).isZero();
         assertThat(relayed.out()).contains("through the impairment relay").contains("  metaroce  0.000")
@@ -117,13 +121,14 @@ class TransportBenchCommandTest {
             {"--driver", "udp", "--protocol", "gbn"}, {"--driver", "udp", "--incast", "4"}, {"--driver", "nic"}, {"--loss", "1.5"}, {"--loss", "abc"}, {"--loss", "0,0"},
             {"--protocol", "tcp"}, {"--protocol", "gbn,gbn"}, {"--paths", "0"}, {"--paths", "65"},
             {"--bytes", "lots"}, {"--bytes", "0"}, {"--incast", "1"}, {"--payload", "100"}, {"--gbn-window", "2"},
-            {"--link-gbps", "0"}, {"--nonsense"},
+            {"--link-gbps", "0"}, {"--nonsense"}, {"--driver", "udp", "--io", "rdma"}, {"--io", "native"},
         };
         String[] why = {"runs --protocol metaroce only", "--incast runs on the simulator",
             "--driver must be sim", "must be in [0, 1)",
             "is not a loss rate", "listed twice", "unknown protocol 'tcp'", "listed twice", "--paths must be 1-64",
             "--paths must be 1-64", "is not a size", "--bytes must be", "--incast must be", "--payload must be",
-            "--gbn-window", "--link-gbps", "Unknown option"};
+            "--gbn-window", "--link-gbps", "Unknown option", "--io must be auto, native or channel",
+            "--io applies to --driver udp only"};
         for (int k = 0; k < bad.length; k++) {
             String[] args = new String[2 + bad[k].length];
             args[0] = "bench";

@@ -7,19 +7,16 @@ import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
 import io.jccl.metaroce.protocol.wire.PacketType;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.Object2LongHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
@@ -29,40 +26,60 @@ import java.util.random.RandomGenerator;
  * path. Path {@code p} of a connection sends from this side's socket {@code p} to the peer's socket {@code p}, so
  * each path is a distinct 5-tuple (its own ECMP route); re-routing a path binds a new socket (a new source port).
  *
+ * <p><b>I/O.</b> Each path socket is a {@code DatagramIo}, one of two methods ({@link UdpDriverConfig#io()},
+ * {@link #ioMethod()}):
+ * <ul>
+ *   <li>{@link IoMethod#NATIVE} (Linux x86_64/aarch64, IPv4): system calls through the Foreign Function &amp; Memory
+ *   API. Each round reads up to {@code receiveBatch} datagrams per socket with {@code recvmmsg} into preallocated
+ *   off-heap slots; what the endpoint transmits is copied into a per-path send batch that goes to the kernel in one
+ *   {@code sendmmsg} when full and at the end of every {@link #doWork()}. Runs of equal-sized datagrams to one
+ *   destination go as one UDP GSO message ({@code UDP_SEGMENT}); with UDP GRO the kernel may coalesce what arrives
+ *   and the driver cuts it again at the segment size. Sockets send ECT(0) and report the ECN bits of what arrives,
+ *   so a CE mark reaches the endpoint ({@code ecnMarked}) and its congestion control.</li>
+ *   <li>{@link IoMethod#CHANNEL}: {@link java.nio.channels.DatagramChannel}, one system call per datagram, any OS and
+ *   IPv6; it sends ECT(0) where the JDK sets {@code IP_TOS} but cannot read marks (nothing arrives marked).</li>
+ * </ul>
+ * {@link IoMethod#AUTO} takes native where it is available and logs, at INFO, why not otherwise. A datagram the
+ * kernel does not take (send buffer full, or the rest of a partial {@code sendmmsg}) is counted in
+ * {@link #sendsRefused()} and dropped: a loss the protocol repairs. Nothing waits, nothing on the data path
+ * allocates.
+ *
  * <p><b>Addresses.</b> A peer is known by the addresses of its path sockets ({@link #addPeer}, from the
  * rendezvous), and after that by where its datagrams come from: replies on path {@code p} go to the address the
  * peer's path {@code p} last sent from, once a datagram from there was accepted by the endpoint (authenticated by
  * its session tag and CRC), so a peer's re-route is followed without being told. A handshake from an unknown
- * address creates a peer.
+ * address creates a peer. Internally an address is a {@code long} key (IPv4: {@code ip << 16 | port}), so the
+ * per-datagram lookup needs no objects.
  *
  * <p><b>Threading.</b> This first cut is the invoker mode: one thread calls {@link #doWork()} in a loop (or an
  * Agrona {@code AgentRunner} does) and posts work to {@link #endpoint()} from that same thread.
  */
 public final class UdpDriver implements Agent, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(UdpDriver.class.getName());
-    private static final int MAX_DATAGRAM = 65536;
     private static final long NO_PEER = -1;
 
     private final Endpoint endpoint;
     private final UdpDriverConfig config;
     private final NanoClock clock;
-    private final DatagramChannel[] sockets;
-    private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM);
-    private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
-    private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM);
-    private final Long2ObjectHashMap<InetSocketAddress[]> returnAddresses = new Long2ObjectHashMap<>();
-    private final Object2LongHashMap<InetSocketAddress> peerOfAddress = new Object2LongHashMap<>(NO_PEER);
+    private final IoMethod ioMethod;
+    private final DatagramIo[] sockets;
+    private final IoCounters io = new IoCounters();
+    private final AddressKeys keys = new AddressKeys();
+    /** Peer id to the address key each of its paths is answered at. */
+    private final Long2ObjectHashMap<long[]> returnAddresses = new Long2ObjectHashMap<>();
+    /** Address key to peer id. */
+    private final Long2LongHashMap peerOfAddress = new Long2LongHashMap(NO_PEER);
     private final Sink sink = new Sink();
+    private final DatagramIo.Receiver receiver = this::onDatagram;
     private long nextPeerId = 1;
-    private int grantedReceiveBufferBytes;
-    private int grantedSendBufferBytes;
+    private int receivingPath;
+    private long receiveNowNs;
 
-    private long datagramsSent;
     private long datagramsReceived;
-    private long sendsRefused;
-    private long ioErrors;
     private long unknownDestinations;
     private long socketsRebound;
+    private long ecnMarkedReceived;
+    private long ecnCapableReceived;
 
     /**
      * Opens one socket per path of {@code endpointConfig}.
@@ -72,34 +89,55 @@ public final class UdpDriver implements Agent, AutoCloseable {
      * @param random         the endpoint's random source (connection ids, nonces, session tags): a
      *                       {@link java.security.SecureRandom} outside tests
      * @param clock          the clock the endpoint runs on
-     * @throws UncheckedIOException when a socket cannot be opened or bound (nothing stays open)
+     * @throws UncheckedIOException          when a socket cannot be opened or bound (nothing stays open)
+     * @throws UnsupportedOperationException when {@link IoMethod#NATIVE} was asked for and is not available here
      */
     public UdpDriver(EndpointConfig endpointConfig, UdpDriverConfig config, RandomGenerator random, NanoClock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.ioMethod = resolve(config);
         this.endpoint = new Endpoint(endpointConfig, random);
-        this.sockets = new DatagramChannel[endpointConfig.paths()];
+        this.sockets = new DatagramIo[endpointConfig.paths()];
         try {
             for (int p = 0; p < sockets.length; p++) {
-                sockets[p] = open();
+                sockets[p] = DatagramIo.open(ioMethod, config, keys, io);
             }
         } catch (IOException | RuntimeException e) {
             closeAll();
-            throw new UncheckedIOException(new IOException("cannot open " + sockets.length + " UDP sockets on "
-                    + config.bindAddress().getHostAddress() + ": " + e.getMessage(), e));
+            throw new UncheckedIOException(new IOException("cannot open " + sockets.length + " UDP sockets ("
+                    + ioMethod + ") on " + config.bindAddress().getHostAddress() + ": " + e.getMessage(), e));
         }
-        if (grantedReceiveBufferBytes < config.socketBufferBytes()) {
-            LOG.log(System.Logger.Level.WARNING, "the kernel granted UDP receive buffers of " + grantedReceiveBufferBytes
-                    + " bytes, not the " + config.socketBufferBytes() + " asked for: bursts may be dropped (raise "
-                    + "net.core.rmem_max)");
-        }
+        warnIfBuffersShort(config.socketBufferBytes(), grantedReceiveBufferBytes(), grantedSendBufferBytes());
     }
 
-    private DatagramChannel open() throws IOException {
-        DatagramChannel ch = UdpSockets.open(config.bindAddress(), config.socketBufferBytes());
-        grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
-        grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);
-        return ch;
+    /** @return the I/O method {@code config} asks for, AUTO resolved; logs why native is not used under AUTO */
+    static IoMethod resolve(UdpDriverConfig config) {
+        if (config.io() == IoMethod.CHANNEL) {
+            return IoMethod.CHANNEL;
+        }
+        String unavailable = DatagramIo.nativeUnavailableReason(config);
+        if (unavailable == null) {
+            return IoMethod.NATIVE;
+        }
+        if (config.io() == IoMethod.NATIVE) {
+            throw new UnsupportedOperationException("UDP driver: io=NATIVE is not available: " + unavailable
+                    + " (use io=AUTO or CHANNEL)");
+        }
+        LOG.log(System.Logger.Level.INFO, "UDP driver: DatagramChannel I/O, because native I/O is not available: "
+                + unavailable);
+        return IoMethod.CHANNEL;
+    }
+
+    /** Warns once when the kernel granted less socket buffer than asked (Linux caps it at the rmem/wmem maxima). */
+    static void warnIfBuffersShort(int askedBytes, int grantedReceiveBytes, int grantedSendBytes) {
+        if (grantedReceiveBytes < askedBytes) {
+            LOG.log(System.Logger.Level.WARNING, "the kernel granted UDP receive buffers of " + grantedReceiveBytes
+                    + " bytes, not the " + askedBytes + " asked for: bursts may be dropped (raise net.core.rmem_max)");
+        }
+        if (grantedSendBytes < askedBytes) {
+            LOG.log(System.Logger.Level.WARNING, "the kernel granted UDP send buffers of " + grantedSendBytes
+                    + " bytes, not the " + askedBytes + " asked for: sends may be refused (raise net.core.wmem_max)");
+        }
     }
 
     /** @return the endpoint this driver runs; post work to it from the thread that calls {@link #doWork()} */
@@ -107,9 +145,28 @@ public final class UdpDriver implements Agent, AutoCloseable {
         return endpoint;
     }
 
+    /** @return the I/O method in use: {@link IoMethod#NATIVE} or {@link IoMethod#CHANNEL} */
+    public IoMethod ioMethod() {
+        return ioMethod;
+    }
+
+    /** @return whether every path socket sends runs of datagrams as UDP GSO messages (the kernel took the option) */
+    public boolean gsoActive() {
+        return Arrays.stream(sockets).allMatch(DatagramIo::gsoActive);
+    }
+
+    /** @return whether every path socket has UDP GRO on */
+    public boolean groActive() {
+        return Arrays.stream(sockets).allMatch(DatagramIo::groActive);
+    }
+
     /** @return the address of each path socket, in path order: what a peer passes to {@link #addPeer} */
     public List<InetSocketAddress> localAddresses() {
-        return UdpSockets.localAddresses(sockets);
+        List<InetSocketAddress> out = new ArrayList<>(sockets.length);
+        for (DatagramIo s : sockets) {
+            out.add(s.localAddress());
+        }
+        return out;
     }
 
     /**
@@ -131,16 +188,17 @@ public final class UdpDriver implements Agent, AutoCloseable {
                 throw new IllegalArgumentException("addPeer: address " + a + " is not a resolved socket address");
             }
         }
-        long known = peerOfAddress.getValue(pathAddresses.getFirst());
+        long known = peerOfAddress.get(keys.keyOf(pathAddresses.getFirst()));
         if (known != NO_PEER) {
             return known;
         }
         long peer = nextPeerId++;
-        InetSocketAddress[] to = pathAddresses.toArray(new InetSocketAddress[0]);
-        returnAddresses.put(peer, to);
-        for (InetSocketAddress a : to) {
-            peerOfAddress.put(a, peer);
+        long[] to = new long[sockets.length];
+        for (int p = 0; p < to.length; p++) {
+            to[p] = keys.keyOf(pathAddresses.get(p));
+            peerOfAddress.put(to[p], peer);
         }
+        returnAddresses.put(peer, to);
         return peer;
     }
 
@@ -150,64 +208,56 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /**
-     * One round: reads what arrived on every socket (at most {@code receiveBatch} datagrams each), runs expired
-     * timers, sends what the endpoint has to send.
+     * One round: reads what arrived on every socket (about {@code receiveBatch} datagrams each at most), runs
+     * expired timers, hands the endpoint's packets to the sockets and flushes their send batches.
      *
-     * @return datagrams received and sent (0: idle)
+     * @return datagrams received and packets transmitted (0: idle)
      */
     @Override
     public int doWork() {
         long nowNs = clock.nanoTime();
         int work = 0;
+        receiveNowNs = nowNs;
         for (int p = 0; p < sockets.length; p++) {
-            work += receive(p, nowNs);
+            receivingPath = p;
+            work += sockets[p].receive(config.receiveBatch(), receiver);
         }
         if (endpoint.nextTimeoutNs() <= nowNs) {
             endpoint.onTimeout(nowNs);
         }
         work += endpoint.pollTransmit(nowNs, sink);
+        for (DatagramIo s : sockets) {
+            s.flush();
+        }
         return work;
     }
 
-    private int receive(int path, long nowNs) {
-        DatagramChannel ch = sockets[path];
-        int n = 0;
-        while (n < config.receiveBatch()) {
-            SocketAddress from;
-            receiveBuffer.clear();
-            try {
-                from = ch.receive(receiveBuffer);
-            } catch (IOException e) {
-                ioErrors++;   // e.g. an ICMP error queued on the socket; the next datagram is unaffected
-                break;
-            }
-            if (from == null) {
-                break;
-            }
-            n++;
-            datagramsReceived++;
-            onDatagram(path, (InetSocketAddress) from, receiveBuffer.position(), nowNs);
+    private void onDatagram(long from, DirectBuffer buffer, int offset, int length, int ecn) {
+        int path = receivingPath;
+        long nowNs = receiveNowNs;
+        datagramsReceived++;
+        boolean ecnMarked = ecn == DatagramIo.ECN_CE;
+        if (ecnMarked) {
+            ecnMarkedReceived++;
+        } else if (ecn != DatagramIo.NOT_ECT) {
+            ecnCapableReceived++;
         }
-        return n;
-    }
-
-    private void onDatagram(int path, InetSocketAddress from, int length, long nowNs) {
-        long peer = peerOfAddress.getValue(from);
+        long peer = peerOfAddress.get(from);
         boolean handshake = length > HeaderFlyweight.TYPE_FIELD_OFFSET
-                && (receiveView.getByte(HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF) == PacketType.HANDSHAKE_INIT;
+                && (buffer.getByte(offset + HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF) == PacketType.HANDSHAKE_INIT;
         long source = peer != NO_PEER ? peer : handshake ? nextPeerId : NO_PEER;
         int connectionId = length >= HeaderFlyweight.HEADER_LENGTH
-                ? receiveView.getInt(HeaderFlyweight.CONNECTION_ID_FIELD_OFFSET, HeaderFlyweight.BYTE_ORDER) : 0;
+                ? buffer.getInt(offset + HeaderFlyweight.CONNECTION_ID_FIELD_OFFSET, HeaderFlyweight.BYTE_ORDER) : 0;
         long dropsBefore = endpoint.counters().totalDrops();
-        endpoint.onDatagram(nowNs, source, path, receiveView, 0, length, false);
+        endpoint.onDatagram(nowNs, source, path, buffer, offset, length, ecnMarked);
         if (endpoint.counters().totalDrops() != dropsBefore) {
             return;   // not accepted: learn nothing from where it came from
         }
         if (peer == NO_PEER && handshake) {
             if (endpoint.connectionTo(source) >= 0) {   // a new peer
                 nextPeerId++;
-                InetSocketAddress[] to = new InetSocketAddress[sockets.length];
-                java.util.Arrays.fill(to, from);   // until each path's own source is seen
+                long[] to = new long[sockets.length];
+                Arrays.fill(to, from);   // until each path's own source is seen
                 returnAddresses.put(source, to);
                 peerOfAddress.put(from, source);
             }
@@ -221,77 +271,64 @@ public final class UdpDriver implements Agent, AutoCloseable {
             peer = c.peer;
             peerOfAddress.put(from, peer);
         }
-        InetSocketAddress[] to = returnAddresses.get(peer);
-        if (to != null && !from.equals(to[path])) {
-            InetSocketAddress old = to[path];
+        long[] to = returnAddresses.get(peer);
+        if (to != null && from != to[path]) {
+            long old = to[path];
             to[path] = from;
             forgetUnless(old, to);   // a re-routed path's old source: keep the address map bounded
         }
     }
 
-    private void forgetUnless(InetSocketAddress address, InetSocketAddress[] stillUsed) {
-        for (InetSocketAddress a : stillUsed) {
-            if (a.equals(address)) {
+    private void forgetUnless(long address, long[] stillUsed) {
+        for (long a : stillUsed) {
+            if (a == address) {
                 return;
             }
         }
-        peerOfAddress.removeKey(address);
+        peerOfAddress.remove(address);
+        keys.forget(address);
     }
 
     private final class Sink implements TransmitSink {
         @Override
         public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {
-            InetSocketAddress[] to = returnAddresses.get(destination);
+            long[] to = returnAddresses.get(destination);
             if (to == null) {
                 unknownDestinations++;
                 return;
             }
-            sendBuffer.clear();
-            buffer.getBytes(offset, sendBuffer, length);
-            sendBuffer.flip();
-            try {
-                if (sockets[pathIndex].send(sendBuffer, to[pathIndex]) == 0) {
-                    sendsRefused++;   // the socket's send buffer is full: a loss the protocol repairs
-                } else {
-                    datagramsSent++;
-                }
-            } catch (IOException e) {
-                ioErrors++;
-            }
+            sockets[pathIndex].send(to[pathIndex], buffer, offset, length);
         }
 
         @Override
         public void reroute(long destination, int pathIndex, int generation) {
             try {
-                DatagramChannel fresh = open();
-                DatagramChannel old = sockets[pathIndex];
-                sockets[pathIndex] = fresh;
-                old.close();
+                sockets[pathIndex].rebind();
                 socketsRebound++;
             } catch (IOException e) {
-                ioErrors++;   // keep the old socket: the path keeps its route and is probed again later
+                io.ioErrors++;   // keep the old socket: the path keeps its route and is probed again later
             }
         }
     }
 
-    /** @return datagrams handed to the kernel */
+    /** @return datagrams handed to the kernel (each segment of a GSO message counts) */
     public long datagramsSent() {
-        return datagramsSent;
+        return io.datagramsSent;
     }
 
-    /** @return datagrams read from the sockets */
+    /** @return datagrams read from the sockets (each segment of a GRO read counts) */
     public long datagramsReceived() {
         return datagramsReceived;
     }
 
-    /** @return datagrams the kernel did not take (send buffer full) */
+    /** @return datagrams the kernel did not take (send buffer full; the rest of a partial batch) */
     public long sendsRefused() {
-        return sendsRefused;
+        return io.sendsRefused;
     }
 
     /** @return socket errors on send or receive */
     public long ioErrors() {
-        return ioErrors;
+        return io.ioErrors;
     }
 
     /** @return datagrams for a peer with no known address */
@@ -304,14 +341,52 @@ public final class UdpDriver implements Agent, AutoCloseable {
         return socketsRebound;
     }
 
-    /** @return the receive buffer the kernel granted per socket (Linux reports twice what it books) */
-    public int grantedReceiveBufferBytes() {
-        return grantedReceiveBufferBytes;
+    /** @return datagrams that arrived with the ECN CE (congestion experienced) mark; always 0 with CHANNEL I/O */
+    public long ecnMarkedReceived() {
+        return ecnMarkedReceived;
     }
 
-    /** @return the send buffer the kernel granted per socket */
+    /** @return datagrams that arrived ECN-capable (ECT(0) or ECT(1)) and unmarked; always 0 with CHANNEL I/O */
+    public long ecnCapableReceived() {
+        return ecnCapableReceived;
+    }
+
+    /** @return datagrams sent as segments of UDP GSO messages (included in {@link #datagramsSent()}) */
+    public long gsoSegmentsSent() {
+        return io.gsoSegmentsSent;
+    }
+
+    /** @return datagrams cut out of coalesced UDP GRO reads (included in {@link #datagramsReceived()}) */
+    public long groSegmentsReceived() {
+        return io.groSegmentsReceived;
+    }
+
+    /** @return send system calls that took at least one datagram ({@code sendmmsg} with native I/O) */
+    public long sendCalls() {
+        return io.sendCalls;
+    }
+
+    /** @return receive system calls that returned at least one datagram ({@code recvmmsg} with native I/O) */
+    public long receiveCalls() {
+        return io.receiveCalls;
+    }
+
+    /** @return the smallest receive buffer the kernel granted a path socket (Linux reports twice what it books) */
+    public int grantedReceiveBufferBytes() {
+        int min = Integer.MAX_VALUE;
+        for (DatagramIo s : sockets) {
+            min = Math.min(min, s.grantedReceiveBufferBytes());
+        }
+        return min;
+    }
+
+    /** @return the smallest send buffer the kernel granted a path socket */
     public int grantedSendBufferBytes() {
-        return grantedSendBufferBytes;
+        int min = Integer.MAX_VALUE;
+        for (DatagramIo s : sockets) {
+            min = Math.min(min, s.grantedSendBufferBytes());
+        }
+        return min;
     }
 
     @Override
@@ -326,13 +401,9 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     private void closeAll() {
-        for (DatagramChannel ch : sockets) {
-            if (ch != null) {
-                try {
-                    ch.close();
-                } catch (IOException e) {
-                    ioErrors++;
-                }
+        for (int p = 0; p < sockets.length; p++) {
+            if (sockets[p] != null) {
+                sockets[p].close();   // idempotent
             }
         }
     }

@@ -1,17 +1,26 @@
 package io.jccl.metaroce.conformance;
 
 import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.udp.IoMethod;
 import io.jccl.metaroce.udp.Loopback;
 import io.jccl.metaroce.udp.UdpDriver;
 
 import java.util.function.BooleanSupplier;
 
-/** The conformance suite on real loopback UDP sockets, both drivers stepped by the test's thread. */
+/**
+ * The conformance suite on real loopback UDP sockets with {@link IoMethod#CHANNEL} I/O, both drivers stepped by the
+ * test's thread; {@link NativeUdpDriverConformanceTest} runs it with native I/O.
+ */
 class UdpDriverConformanceTest extends DriverConformanceTest {
+    /** @return the I/O method both drivers use */
+    IoMethod io() {
+        return IoMethod.CHANNEL;
+    }
+
     @Override
     protected Pair connectedPair(long seed) {
-        UdpDriver da = Loopback.driver(seed);
-        UdpDriver db = Loopback.driver(seed + 1);
+        UdpDriver da = Loopback.driver(seed, io());
+        UdpDriver db = Loopback.driver(seed + 1, io());
         long peer = da.addPeer(db.localAddresses());
         db.addPeer(da.localAddresses());
         int atA = da.endpoint().connect(System.nanoTime(), peer);

@@ -17,10 +17,24 @@ public final class Loopback {
     private Loopback() {
     }
 
-    /** @return a driver with the default settings (8 paths) on 127.0.0.1, seeded */
+    /** @return a driver with the default settings (8 paths, I/O method AUTO) on 127.0.0.1, seeded */
     public static UdpDriver driver(long seed) {
-        return new UdpDriver(EndpointConfig.defaults(KEY), UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()),
-                new SplittableRandom(seed), new SystemNanoClock());
+        return driver(seed, IoMethod.AUTO);
+    }
+
+    /** @return a driver with the default settings (8 paths) and this I/O method on 127.0.0.1, seeded */
+    public static UdpDriver driver(long seed, IoMethod io) {
+        return driver(seed, config(io));
+    }
+
+    /** @return a driver with the default endpoint settings (8 paths) and these socket settings, seeded */
+    public static UdpDriver driver(long seed, UdpDriverConfig config) {
+        return new UdpDriver(EndpointConfig.defaults(KEY), config, new SplittableRandom(seed), new SystemNanoClock());
+    }
+
+    /** @return the default socket settings on 127.0.0.1 with this I/O method */
+    public static UdpDriverConfig config(IoMethod io) {
+        return UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
     }
 
     /**

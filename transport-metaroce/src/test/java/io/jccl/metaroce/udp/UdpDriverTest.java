@@ -16,15 +16,28 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Two endpoints on real loopback UDP sockets, stepped by one thread (the invoker mode). */
+/**
+ * Two endpoints on real loopback UDP sockets, stepped by one thread (the invoker mode), with
+ * {@link IoMethod#CHANNEL} I/O; {@link NativeUdpDriverTest} runs the same tests with native I/O.
+ */
 class UdpDriverTest {
+    /** @return the I/O method the drivers of these tests use */
+    IoMethod io() {
+        return IoMethod.CHANNEL;
+    }
+
+    UdpDriver driver(long seed) {
+        UdpDriver d = Loopback.driver(seed, io());
+        assertThat(d.ioMethod()).isEqualTo(io());
+        return d;
+    }
+
     record Done(long work, CompletionStatus status, long bytes) {
     }
 
-
     @Test
     void writesAndSendsArriveExactlyOverLoopback() {
-        try (UdpDriver a = Loopback.driver(1); UdpDriver b = Loopback.driver(2); Arena arena = Arena.ofConfined()) {
+        try (UdpDriver a = driver(1); UdpDriver b = driver(2); Arena arena = Arena.ofConfined()) {
             long peerB = a.addPeer(b.localAddresses());
             b.addPeer(a.localAddresses());
             Endpoint ea = a.endpoint();
@@ -71,7 +84,7 @@ class UdpDriverTest {
 
     @Test
     void anUnknownPeerThatSendsAHandshakeBecomesAPeerAndIsAnsweredOnEachPath() {
-        try (UdpDriver a = Loopback.driver(4); UdpDriver b = Loopback.driver(5); Arena arena = Arena.ofConfined()) {
+        try (UdpDriver a = driver(4); UdpDriver b = driver(5); Arena arena = Arena.ofConfined()) {
             long peerB = a.addPeer(b.localAddresses());   // b is not told about a: it learns a's path addresses
             int conn = a.endpoint().connect(System.nanoTime(), peerB);
             assertThat(Loopback.run(a, b, () -> a.endpoint().isEstablished(conn))).isTrue();
@@ -99,7 +112,7 @@ class UdpDriverTest {
 
     @Test
     void badArgumentsAreRefusedWithTheirName() {
-        try (UdpDriver a = Loopback.driver(6)) {
+        try (UdpDriver a = driver(6)) {
             assertThatThrownBy(() -> a.addPeer(List.of(new InetSocketAddress("127.0.0.1", 1))))
                     .hasMessageContaining("1 path addresses for 8 paths");
             List<InetSocketAddress> unresolved = new ArrayList<>();
@@ -113,5 +126,7 @@ class UdpDriverTest {
                 .hasMessageContaining("socketBufferBytes=1000");
         assertThatThrownBy(() -> new UdpDriverConfig(InetAddress.getLoopbackAddress(), 1 << 20, 0))
                 .hasMessageContaining("receiveBatch=0");
+        assertThatThrownBy(() -> Loopback.config(io()).withSendBatch(0)).hasMessageContaining("sendBatch=0");
+        assertThatThrownBy(() -> Loopback.config(null)).hasMessageContaining("io");
     }
 }

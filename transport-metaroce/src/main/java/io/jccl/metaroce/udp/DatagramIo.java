@@ -1,0 +1,111 @@
+package io.jccl.metaroce.udp;
+
+import org.agrona.DirectBuffer;
+
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+
+/**
+ * One path socket of a {@link UdpDriver}: how datagrams get to and from the kernel. Peers are {@link AddressKeys}
+ * keys, not objects. One thread uses it; nothing on its data path ({@link #receive}, {@link #send},
+ * {@link #flush}) allocates or blocks.
+ */
+interface DatagramIo extends AutoCloseable {
+    /** ECN codepoint of a datagram whose IP header said nothing (not ECN-capable), or whose header was not read. */
+    int NOT_ECT = 0;
+    /** ECN codepoint "congestion experienced". */
+    int ECN_CE = 3;
+    /** What every datagram is sent with: ECN-capable transport, ECT(0). */
+    int ECT_0 = 2;
+
+    /** Takes each datagram read: valid only during the call. */
+    @FunctionalInterface
+    interface Receiver {
+        /**
+         * @param source where it came from ({@link AddressKeys} key)
+         * @param buffer holds it
+         * @param offset where it starts
+         * @param length its length in bytes
+         * @param ecn    the ECN bits of its IP header ({@link #NOT_ECT} when the method cannot read them)
+         */
+        void onDatagram(long source, DirectBuffer buffer, int offset, int length, int ecn);
+    }
+
+    /** @return {@link IoMethod#NATIVE} or {@link IoMethod#CHANNEL} */
+    IoMethod method();
+
+    /** @return the address the socket is bound to */
+    InetSocketAddress localAddress();
+
+    /** @return the receive buffer the kernel granted (Linux reports twice what it books) */
+    int grantedReceiveBufferBytes();
+
+    /** @return the send buffer the kernel granted */
+    int grantedSendBufferBytes();
+
+    /** @return whether sends go out as UDP GSO messages (native, asked for, and the kernel took it) */
+    boolean gsoActive();
+
+    /** @return whether the kernel coalesces receives for this socket (UDP GRO) */
+    boolean groActive();
+
+    /**
+     * Reads what arrived, without waiting.
+     *
+     * @return datagrams handed to {@code receiver}: about {@code maxDatagrams} at most (a coalesced read is not cut)
+     */
+    int receive(int maxDatagrams, Receiver receiver);
+
+    /**
+     * Sends a datagram, or copies it into the send batch; a full batch is flushed. A datagram the kernel refuses
+     * (its buffer is full) counts as refused: a loss the protocol repairs.
+     *
+     * @param destination an {@link AddressKeys} key
+     */
+    void send(long destination, DirectBuffer buffer, int offset, int length);
+
+    /** Hands the send batch to the kernel (nothing to do where sends are not batched). */
+    void flush();
+
+    /**
+     * Replaces the socket by a new one on a new ephemeral port, with the same settings; the batch is flushed from
+     * the old one first. If the new socket cannot be opened, the old one stays.
+     *
+     * @throws IOException when the new socket cannot be opened
+     */
+    void rebind() throws IOException;
+
+    /** Closes the socket and frees its buffers; queued datagrams are dropped. */
+    @Override
+    void close();
+
+    /**
+     * @return null when {@code config} can run natively here; otherwise why not
+     */
+    static String nativeUnavailableReason(UdpDriverConfig config) {
+        if (!(config.bindAddress() instanceof Inet4Address)) {
+            return "the bind address " + config.bindAddress().getHostAddress() + " is not IPv4 (the native path is "
+                    + "IPv4 only)";
+        }
+        return NativeDatagramIo.unavailableReason();
+    }
+
+    /**
+     * Opens a path socket.
+     *
+     * @param method   {@link IoMethod#NATIVE} or {@link IoMethod#CHANNEL}, already resolved
+     * @param config   the socket settings
+     * @param keys     the driver's address keys
+     * @param counters the driver's I/O counters
+     * @throws IOException when it cannot be opened, sized or bound
+     */
+    static DatagramIo open(IoMethod method, UdpDriverConfig config, AddressKeys keys, IoCounters counters)
+            throws IOException {
+        return switch (method) {
+            case NATIVE -> new NativeDatagramIo(config, counters);
+            case CHANNEL -> new ChannelDatagramIo(config, keys, counters);
+            case AUTO -> throw new IllegalArgumentException("resolve AUTO first");
+        };
+    }
+}

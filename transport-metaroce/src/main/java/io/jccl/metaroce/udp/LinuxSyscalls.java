@@ -1,0 +1,225 @@
+package io.jccl.metaroce.udp;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The libc socket calls {@link NativeDatagramIo} needs, as FFM downcalls, with the Linux constants and struct layouts
+ * shared by x86_64 and aarch64 (LP64, asm-generic socket and errno numbers). Pointers are passed as {@code long}
+ * addresses, so a call builds no segment; every call captures {@code errno} into a caller-owned segment.
+ *
+ * <p>Loading this class links the calls, and fails where they cannot be linked: ask
+ * {@link NativeDatagramIo#unavailableReason} first.
+ */
+final class LinuxSyscalls {
+    static final int AF_INET = 2;
+    static final int SOCK_DGRAM = 2;
+    static final int SOCK_NONBLOCK = 0x800;
+    static final int SOCK_CLOEXEC = 0x80000;
+    static final int SOL_SOCKET = 1;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int IPPROTO_IP = 0;
+    static final int IP_TOS = 1;
+    static final int IP_RECVTOS = 13;
+    static final int SOL_UDP = 17;
+    static final int UDP_SEGMENT = 103;
+    static final int UDP_GRO = 104;
+    static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_TRUNC = 0x20;
+
+    static final int EINTR = 4;
+    static final int EIO = 5;
+    static final int EAGAIN = 11;
+    static final int EINVAL = 22;
+    static final int EMSGSIZE = 90;
+    static final int ENOPROTOOPT = 92;
+    static final int ENOBUFS = 105;
+
+    /** {@code struct iovec}. */
+    static final StructLayout IOVEC = MemoryLayout.structLayout(JAVA_LONG.withName("iov_base"),
+            JAVA_LONG.withName("iov_len"));
+    /** {@code struct sockaddr_in}: port and address in network byte order. */
+    static final StructLayout SOCKADDR_IN = MemoryLayout.structLayout(ValueLayout.JAVA_SHORT.withName("sin_family"),
+            ValueLayout.JAVA_SHORT.withName("sin_port"), JAVA_INT.withName("sin_addr"),
+            MemoryLayout.sequenceLayout(8, ValueLayout.JAVA_BYTE).withName("sin_zero"));
+    /** {@code struct msghdr}. */
+    static final StructLayout MSGHDR = MemoryLayout.structLayout(JAVA_LONG.withName("msg_name"),
+            JAVA_INT.withName("msg_namelen"), MemoryLayout.paddingLayout(4), JAVA_LONG.withName("msg_iov"),
+            JAVA_LONG.withName("msg_iovlen"), JAVA_LONG.withName("msg_control"),
+            JAVA_LONG.withName("msg_controllen"), JAVA_INT.withName("msg_flags"), MemoryLayout.paddingLayout(4));
+    /** {@code struct mmsghdr}. */
+    static final StructLayout MMSGHDR = MemoryLayout.structLayout(MSGHDR.withName("msg_hdr"),
+            JAVA_INT.withName("msg_len"), MemoryLayout.paddingLayout(4));
+    /** {@code struct cmsghdr}; its data follows at {@link #CMSG_DATA}. */
+    static final StructLayout CMSGHDR = MemoryLayout.structLayout(JAVA_LONG.withName("cmsg_len"),
+            JAVA_INT.withName("cmsg_level"), JAVA_INT.withName("cmsg_type"));
+
+    static final long IOV_BASE = IOVEC.byteOffset(groupElement("iov_base"));
+    static final long IOV_LEN = IOVEC.byteOffset(groupElement("iov_len"));
+    static final long SIN_FAMILY = SOCKADDR_IN.byteOffset(groupElement("sin_family"));
+    static final long SIN_PORT = SOCKADDR_IN.byteOffset(groupElement("sin_port"));
+    static final long SIN_ADDR = SOCKADDR_IN.byteOffset(groupElement("sin_addr"));
+    static final long MSG_NAME = offsetInMmsghdr("msg_name");
+    static final long MSG_NAMELEN = offsetInMmsghdr("msg_namelen");
+    static final long MSG_IOV = offsetInMmsghdr("msg_iov");
+    static final long MSG_IOVLEN = offsetInMmsghdr("msg_iovlen");
+    static final long MSG_CONTROL = offsetInMmsghdr("msg_control");
+    static final long MSG_CONTROLLEN = offsetInMmsghdr("msg_controllen");
+    static final long MSG_FLAGS = offsetInMmsghdr("msg_flags");
+    static final long MSG_LEN = MMSGHDR.byteOffset(groupElement("msg_len"));
+    static final long CMSG_LEN = CMSGHDR.byteOffset(groupElement("cmsg_len"));
+    static final long CMSG_LEVEL = CMSGHDR.byteOffset(groupElement("cmsg_level"));
+    static final long CMSG_TYPE = CMSGHDR.byteOffset(groupElement("cmsg_type"));
+    /** Offset of a control message's data: {@code CMSG_DATA}. */
+    static final long CMSG_DATA = CMSGHDR.byteSize();
+
+    /** Port and address of a {@code sockaddr_in} are big-endian. */
+    static final ValueLayout.OfShort NET_SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfInt NET_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+
+    /** Layout of the segment each call writes {@code errno} into. */
+    static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final long ERRNO = CALL_STATE.byteOffset(groupElement("errno"));
+
+    private static final MethodHandle SOCKET;
+    private static final MethodHandle BIND;
+    private static final MethodHandle GETSOCKNAME;
+    private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle GETSOCKOPT;
+    private static final MethodHandle SENDMMSG;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle CLOSE;
+
+    static {
+        Linker linker = Linker.nativeLinker();
+        SymbolLookup libc = linker.defaultLookup();
+        Linker.Option errno = Linker.Option.captureCallState("errno");
+        SOCKET = link(linker, libc, "socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), errno);
+        BIND = link(linker, libc, "bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT), errno);
+        GETSOCKNAME = link(linker, libc, "getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG,
+                JAVA_LONG), errno);
+        SETSOCKOPT = link(linker, libc, "setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_LONG, JAVA_INT), errno);
+        GETSOCKOPT = link(linker, libc, "getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_LONG, JAVA_LONG), errno);
+        SENDMMSG = link(linker, libc, "sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
+                JAVA_INT), errno);
+        RECVMMSG = link(linker, libc, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
+                JAVA_INT, JAVA_LONG), errno);
+        CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
+    }
+
+    private LinuxSyscalls() {
+    }
+
+    private static long offsetInMmsghdr(String field) {
+        return MMSGHDR.byteOffset(groupElement("msg_hdr"), groupElement(field));
+    }
+
+    @SuppressWarnings("restricted") // native access, which JCCL's JVM flags enable; a denial is caught by the probe
+    private static MethodHandle link(Linker linker, SymbolLookup libc, String name, FunctionDescriptor descriptor,
+                                     Linker.Option errno) {
+        MemorySegment symbol = libc.find(name).orElseThrow(() -> new UnsupportedOperationException(
+                "libc has no " + name));
+        return linker.downcallHandle(symbol, descriptor, errno);
+    }
+
+    /** @return the {@code errno} the last call through {@code state} captured */
+    static int errno(MemorySegment state) {
+        return state.get(JAVA_INT, ERRNO);
+    }
+
+    static int socket(MemorySegment state, int domain, int type, int protocol) {
+        try {
+            return (int) SOCKET.invokeExact(state, domain, type, protocol);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int bind(MemorySegment state, int fd, long address, int addressBytes) {
+        try {
+            return (int) BIND.invokeExact(state, fd, address, addressBytes);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int getsockname(MemorySegment state, int fd, long address, long addressBytesPointer) {
+        try {
+            return (int) GETSOCKNAME.invokeExact(state, fd, address, addressBytesPointer);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int setsockopt(MemorySegment state, int fd, int level, int option, long value, int valueBytes) {
+        try {
+            return (int) SETSOCKOPT.invokeExact(state, fd, level, option, value, valueBytes);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int getsockopt(MemorySegment state, int fd, int level, int option, long value, long valueBytesPointer) {
+        try {
+            return (int) GETSOCKOPT.invokeExact(state, fd, level, option, value, valueBytesPointer);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int sendmmsg(MemorySegment state, int fd, long messages, int count, int flags) {
+        try {
+            return (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int recvmmsg(MemorySegment state, int fd, long messages, int count, int flags) {
+        try {
+            return (int) RECVMMSG.invokeExact(state, fd, messages, count, flags, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int close(MemorySegment state, int fd) {
+        try {
+            return (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException(t);
+    }
+
+    /** @return the size of a control message carrying {@code dataBytes}: {@code CMSG_SPACE} */
+    static long cmsgSpace(int dataBytes) {
+        return CMSG_DATA + align8(dataBytes);
+    }
+
+    static long align8(long bytes) {
+        return (bytes + 7) & ~7L;
+    }
+}
