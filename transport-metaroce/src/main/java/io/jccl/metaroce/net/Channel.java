@@ -132,7 +132,8 @@ abstract class Channel {
     final void connectionLost() {
         if (transport.isClosing()) {
             broken(NetException.Reason.CLOSED, "the transport was closed");
-        } else {
+        } else if (!isClosed()) {
+            transport.onConnectionLost(side, connectionId);
             broken(NetException.Reason.PEER_CLOSED, "the MetaRoCE connection to the peer closed or failed");
         }
     }

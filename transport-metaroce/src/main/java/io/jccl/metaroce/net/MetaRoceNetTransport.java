@@ -81,6 +81,7 @@ public final class MetaRoceNetTransport implements NetTransport {
     private final Int2IntHashMap channelsOpened = new Int2IntHashMap(0);
     private final List<Channel> channels = new ArrayList<>();
     private int acceptedSeen;
+    private final org.agrona.collections.IntHashSet lostConnections = new org.agrona.collections.IntHashSet();
 
     /**
      * @param context the rank's context
@@ -139,6 +140,20 @@ public final class MetaRoceNetTransport implements NetTransport {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** Driving thread: a MetaRoCE connection closed under a channel; says so once, with what the endpoint saw. */
+    void onConnectionLost(Side side, int connectionId) {
+        if (lostConnections.add(side == accepting ? connectionId : ~connectionId)) {
+            StringBuilder why = new StringBuilder("metaroce rank ").append(context.self().rank())
+                    .append(": the MetaRoCE connection ").append(connectionId).append(" of the ")
+                    .append(side == accepting ? "accepting" : "initiating").append(" endpoint closed (");
+            var c = side.endpoint.connection(connectionId);
+            why.append(c == null ? "unknown" : c.closeCause()).append(");");
+            describe(why, side == accepting ? "accepting" : "initiating", side);
+            boolean peerClosed = c != null && c.closeCause().startsWith("the peer");
+            LOG.log(peerClosed ? System.Logger.Level.INFO : System.Logger.Level.WARNING, why.toString());
+        }
     }
 
     private void describe(StringBuilder out, String name, Side side) {

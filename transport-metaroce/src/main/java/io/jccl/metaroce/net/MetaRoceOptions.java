@@ -20,7 +20,7 @@ import java.util.Map;
  * then park up to 1 ms), {@code yield}, {@code busy}, {@code sleep} (park 100 µs)</td></tr>
  * <tr><td>{@code JCCL_METAROCE_SOCKET_BUFFER_BYTES}</td><td>4194304</td><td>UDP send and receive buffer asked per
  * socket, 65536-1073741824</td></tr>
- * <tr><td>{@code JCCL_METAROCE_RTO_FLOOR_US}</td><td>1000</td><td>smallest retransmission timeout in
+ * <tr><td>{@code JCCL_METAROCE_RTO_FLOOR_US}</td><td>5000</td><td>smallest retransmission timeout in
  * microseconds, 10-1000000: a software stack on a busy host stalls for milliseconds now and then, and a floor
  * below that makes healthy paths look dead</td></tr>
  * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
@@ -80,7 +80,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 choice(o, THREADING, Threading.DEDICATED, Threading.class),
                 choice(o, IDLE, Idle.BACKOFF, Idle.class),
                 (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
-                number(o, RTO_FLOOR_US, 1000, 10, 1_000_000) * 1000,
+                number(o, RTO_FLOOR_US, 5000, 10, 1_000_000) * 1000,
                 (int) number(o, MAX_INFLIGHT, 16, 1, 1024));
     }
 

@@ -24,7 +24,8 @@ import java.util.random.RandomGenerator;
 /**
  * Drives one MetaRoCE {@link Endpoint} over UDP: one non-blocking socket, with its own source port, per logical
  * path. Path {@code p} of a connection sends from this side's socket {@code p} to the peer's socket {@code p}, so
- * each path is a distinct 5-tuple (its own ECMP route); re-routing a path binds a new socket (a new source port).
+ * each path is a distinct 5-tuple (its own ECMP route); re-routing a path gives that peer's path a socket of its own
+ * (a new source port), so the other peers' paths, and the addresses published for this endpoint, stay as they were.
  *
  * <p><b>I/O.</b> Each path socket is a {@code DatagramIo}, one of two methods ({@link UdpDriverConfig#io()},
  * {@link #ioMethod()}):
@@ -69,6 +70,16 @@ public final class UdpDriver implements Agent, AutoCloseable {
     private final Long2ObjectHashMap<long[]> returnAddresses = new Long2ObjectHashMap<>();
     /** Address key to peer id. */
     private final Long2LongHashMap peerOfAddress = new Long2LongHashMap(NO_PEER);
+    /**
+     * Per peer, the sockets that replaced a shared path socket for that peer alone when its connection re-routed the
+     * path (null where it still uses the shared one). A re-route is one connection's business: rebinding the shared
+     * socket would move every peer's path and strand the peers still sending to the old port.
+     */
+    private final Long2ObjectHashMap<DatagramIo[]> peerSockets = new Long2ObjectHashMap<>();
+    /** Every per-peer socket, for receiving and flushing, with its path. */
+    private DatagramIo[] rerouted = new DatagramIo[8];
+    private int[] reroutedPath = new int[8];
+    private int reroutedCount;
     private final Sink sink = new Sink();
     private final DatagramIo.Receiver receiver = this::onDatagram;
     private long nextPeerId = 1;
@@ -222,12 +233,19 @@ public final class UdpDriver implements Agent, AutoCloseable {
             receivingPath = p;
             work += sockets[p].receive(config.receiveBatch(), receiver);
         }
+        for (int i = 0; i < reroutedCount; i++) {
+            receivingPath = reroutedPath[i];
+            work += rerouted[i].receive(config.receiveBatch(), receiver);
+        }
         if (endpoint.nextTimeoutNs() <= nowNs) {
             endpoint.onTimeout(nowNs);
         }
         work += endpoint.pollTransmit(nowNs, sink);
         for (DatagramIo s : sockets) {
             s.flush();
+        }
+        for (int i = 0; i < reroutedCount; i++) {
+            rerouted[i].flush();
         }
         return work;
     }
@@ -297,16 +315,54 @@ public final class UdpDriver implements Agent, AutoCloseable {
                 unknownDestinations++;
                 return;
             }
-            sockets[pathIndex].send(to[pathIndex], buffer, offset, length);
+            DatagramIo[] own = peerSockets.get(destination);
+            DatagramIo socket = own != null && own[pathIndex] != null ? own[pathIndex] : sockets[pathIndex];
+            socket.send(to[pathIndex], buffer, offset, length);
         }
 
+        /** Gives this peer's path a socket (a source port, so an ECMP route) of its own, replacing any earlier one. */
         @Override
         public void reroute(long destination, int pathIndex, int generation) {
+            DatagramIo fresh;
             try {
-                sockets[pathIndex].rebind();
-                socketsRebound++;
-            } catch (IOException e) {
+                fresh = DatagramIo.open(ioMethod, config, keys, io);
+            } catch (IOException | RuntimeException e) {
                 io.ioErrors++;   // keep the old socket: the path keeps its route and is probed again later
+                return;
+            }
+            DatagramIo[] own = peerSockets.get(destination);
+            if (own == null) {
+                own = new DatagramIo[sockets.length];
+                peerSockets.put(destination, own);
+            }
+            DatagramIo old = own[pathIndex];
+            own[pathIndex] = fresh;
+            if (old != null) {
+                old.flush();
+                removeRerouted(old);
+                old.close();
+            }
+            addRerouted(fresh, pathIndex);
+            socketsRebound++;
+        }
+    }
+
+    private void addRerouted(DatagramIo socket, int path) {
+        if (reroutedCount == rerouted.length) {
+            rerouted = Arrays.copyOf(rerouted, reroutedCount * 2);
+            reroutedPath = Arrays.copyOf(reroutedPath, reroutedCount * 2);
+        }
+        rerouted[reroutedCount] = socket;
+        reroutedPath[reroutedCount++] = path;
+    }
+
+    private void removeRerouted(DatagramIo socket) {
+        for (int i = 0; i < reroutedCount; i++) {
+            if (rerouted[i] == socket) {
+                rerouted[i] = rerouted[reroutedCount - 1];
+                reroutedPath[i] = reroutedPath[reroutedCount - 1];
+                rerouted[--reroutedCount] = null;
+                return;
             }
         }
     }
@@ -405,6 +461,9 @@ public final class UdpDriver implements Agent, AutoCloseable {
             if (sockets[p] != null) {
                 sockets[p].close();   // idempotent
             }
+        }
+        for (int i = 0; i < reroutedCount; i++) {
+            rerouted[i].close();
         }
     }
 }

@@ -670,15 +670,26 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /** The peer closed the connection. */
     public void onClose() {
+        if (state != State.CLOSED) {
+            closeCause = "the peer closed it";
+        }
         fail();
     }
 
     /** Closes from this side: the peer is told once, pending work completes as closed. */
     public void close() {
         if (state != State.CLOSED) {
+            closeCause = "closed by this side";
             closeDue = true;
             fail();
         }
+    }
+
+    private String closeCause = "open";
+
+    /** @return why the connection closed, for diagnostics ("open" while it is not closed) */
+    public String closeCause() {
+        return closeCause;
     }
 
     private void fail() {
@@ -750,6 +761,7 @@ public final class Connection implements SenderPath.AckVisitor {
         } else if (noPathSinceNs == Long.MIN_VALUE) {
             noPathSinceNs = nowNs;
         } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
+            closeCause = "failed: no working path for " + config.connectionDeadNs() / 1_000_000 + " ms";
             closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
             fail();
         }
