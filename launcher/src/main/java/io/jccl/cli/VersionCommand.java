@@ -25,7 +25,8 @@ public final class VersionCommand implements Runnable {
         }
     }
 
-    static String version() {
+    /** @return JCCL's version, or {@code unknown} */
+    public static String version() {
         try (InputStream in = VersionCommand.class.getResourceAsStream("version.properties")) {
             Properties p = new Properties();
             if (in != null) {

@@ -1,0 +1,191 @@
+/*
+ * allreduce_perf: MPI_Allreduce of float32 with MPI_SUM, timed and checked like nccl-tests, for comparing
+ * `jccl bench collective` with an MPI library on the same machines. Build with benchmarks/mpi/build.sh; run with
+ * e.g. `mpirun -np 2 --mca btl self,tcp benchmarks/target/mpi/allreduce_perf -n 20 -w 5 1M 8M 64M`.
+ *
+ * For each size: allocate and fill the buffers once, run the warm-up calls, then a barrier and the timed calls.
+ * time(us) is the slowest rank's mean time per call (the timed loop's time reduced with MPI_MAX), algbw is
+ * size / time, busbw is algbw * 2(n-1)/n, the all-reduce's nccl-tests bus factor. After the timed loop every rank
+ * checks every element of its result; #wrong is the number of wrong elements over all ranks. The inputs are small
+ * whole numbers, so the sums are exact in float32 whatever order the library adds them in.
+ *
+ * Output: '#' comment lines, then one line per size with the columns
+ *   size(B) count type redop time(us) algbw(GB/s) busbw(GB/s) #wrong
+ * (the same columns, in the same order, as `jccl bench collective`). Exit status 1 when any element was wrong.
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+
+/* The input of element i on rank r: (r + 1) * (1 + i % 251). Sums over up to 512 ranks stay below 2^24. */
+static float input(int rank, size_t i) {
+    return (float) ((rank + 1) * (int) (1 + i % 251));
+}
+
+static float expected(int ranks, size_t i) {
+    return (float) (ranks * (ranks + 1) / 2 * (int) (1 + i % 251));
+}
+
+/* Parses 4096, 512K, 64M, 1G (binary multiples); returns 0 when it is not such a size. */
+static size_t parse_size(const char *text) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text) {
+        return 0;
+    }
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') {
+        shift = 10;
+        end++;
+    } else if (*end == 'M' || *end == 'm') {
+        shift = 20;
+        end++;
+    } else if (*end == 'G' || *end == 'g') {
+        shift = 30;
+        end++;
+    }
+    if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end != '\0' || value > (SIZE_MAX >> shift)) {
+        return 0;
+    }
+    return (size_t) value << shift;
+}
+
+static int parse_count(const char *text, int min) {
+    char *end = NULL;
+    long value = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || value < min || value > 1000000000L) {
+        return -1;
+    }
+    return (int) value;
+}
+
+static void usage(int rank, const char *message) {
+    if (rank == 0) {
+        fprintf(stderr, "allreduce_perf: %s\nusage: allreduce_perf [-n iters] [-w warmup] size... "
+                "(sizes in bytes, multiples of 4, with an optional K, M or G suffix)\n", message);
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank;
+    int ranks;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+    int iters = 20;
+    int warmup = 5;
+    size_t sizes[MAX_SIZES];
+    int nsizes = 0;
+    for (int a = 1; a < argc; a++) {
+        if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0) && a + 1 < argc) {
+            int value = parse_count(argv[a + 1], argv[a][1] == 'n' ? 1 : 0);
+            if (value < 0) {
+                usage(rank, "bad iteration count");
+                MPI_Finalize();
+                return 2;
+            }
+            *(argv[a][1] == 'n' ? &iters : &warmup) = value;
+            a++;
+            continue;
+        }
+        size_t size = parse_size(argv[a]);
+        if (size == 0 || size % sizeof(float) != 0 || nsizes == MAX_SIZES) {
+            usage(rank, nsizes == MAX_SIZES ? "too many sizes" : "bad size");
+            MPI_Finalize();
+            return 2;
+        }
+        sizes[nsizes++] = size;
+    }
+    if (nsizes == 0) {
+        sizes[nsizes++] = 1 << 20;
+        sizes[nsizes++] = 8 << 20;
+        sizes[nsizes++] = 64 << 20;
+    }
+
+    if (rank == 0) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int length = 0;
+        MPI_Get_library_version(version, &length);
+        char *newline = strchr(version, '\n');
+        if (newline != NULL) {
+            *newline = '\0';
+        }
+        printf("# allreduce_perf (MPI_Allreduce, MPI_FLOAT, MPI_SUM): %d processes, %d timed iterations after %d "
+               "warm-up\n", ranks, iters, warmup);
+        printf("# MPI library: %s\n", version);
+        printf("# time: the slowest rank's mean time per call; busbw = algbw * 2(n-1)/n; every element checked\n");
+        printf("#\n");
+        printf("# %12s %12s %9s %6s %12s %11s %11s %8s\n", "size(B)", "count", "type", "redop", "time(us)",
+               "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+        fflush(stdout);
+    }
+
+    long long total_wrong = 0;
+    for (int s = 0; s < nsizes; s++) {
+        size_t count = sizes[s] / sizeof(float);
+        float *send = NULL;
+        float *recv = NULL;
+        if (count > INT32_MAX || posix_memalign((void **) &send, 64, sizes[s]) != 0
+                || posix_memalign((void **) &recv, 64, sizes[s]) != 0) {
+            fprintf(stderr, "allreduce_perf: rank %d cannot allocate 2 x %zu bytes (at most %d elements)\n", rank,
+                    sizes[s], INT32_MAX);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        for (size_t i = 0; i < count; i++) {
+            send[i] = input(rank, i);
+            recv[i] = 0.0f;
+        }
+        for (int i = 0; i < warmup; i++) {
+            MPI_Allreduce(send, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            MPI_Allreduce(send, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        }
+        double seconds = (MPI_Wtime() - start) / iters;
+
+        long long wrong = 0;
+        for (size_t i = 0; i < count; i++) {
+            if (recv[i] != expected(ranks, i)) {
+                wrong++;
+            }
+        }
+        double slowest = 0;
+        long long all_wrong = 0;
+        MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            double algbw = (double) sizes[s] / slowest / 1e9;
+            double busbw = algbw * 2.0 * (ranks - 1) / ranks;
+            printf("  %12zu %12zu %9s %6s %12.1f %11.3f %11.3f %8lld\n", sizes[s], count, "float32", "sum",
+                   slowest * 1e6, algbw, busbw, all_wrong);
+            fflush(stdout);
+            total_wrong += all_wrong;
+        }
+        free(send);
+        free(recv);
+    }
+    if (rank == 0) {
+        printf("#\n");
+        if (total_wrong == 0) {
+            printf("# All results exact.\n");
+        } else {
+            printf("# FAILED: %lld wrong elements.\n", total_wrong);
+        }
+    }
+    MPI_Bcast(&total_wrong, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return total_wrong == 0 ? 0 : 1;
+}

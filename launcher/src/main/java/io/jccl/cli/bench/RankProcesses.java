@@ -1,0 +1,240 @@
+package io.jccl.cli.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Rank JVMs started from this one: the same {@code java}, class path and JVM flags (debugger agents excepted),
+ * their standard output and error captured together (the last {@value #KEPT_LINES} lines of each, for reports),
+ * and rank 0's lines passed on in order. {@link #close()} kills whatever still runs; a shutdown hook does the same
+ * if this JVM exits first (and the ranks watch this JVM themselves, see {@link CollectiveBenchRank}).
+ */
+final class RankProcesses implements AutoCloseable {
+    /** Captured lines kept per rank. */
+    static final int KEPT_LINES = 200;
+
+    /** What {@link #next} saw. */
+    sealed interface Event {
+    }
+
+    /** A line rank 0 printed. */
+    record Line(String text) implements Event {
+    }
+
+    /** Every rank exited with status 0 (and all its output was read). */
+    record AllDone() implements Event {
+    }
+
+    /** A rank exited with a non-zero status; the others are still running. */
+    record Failed(int rank, int status) implements Event {
+    }
+
+    /** The deadline passed with ranks still running. */
+    record TimedOut() implements Event {
+    }
+
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Deque<String>> output = new ArrayList<>();
+    private final List<Thread> readers = new ArrayList<>();
+    private final BlockingQueue<String> rank0 = new LinkedBlockingQueue<>();
+    private final Thread killer = new Thread(this::killAll, "jccl-bench-rank-killer");
+
+    private RankProcesses() {
+    }
+
+    /**
+     * Starts {@code n} JVMs running {@code mainClass}.
+     *
+     * @param mainClass a class with a main method on this JVM's class path
+     * @param n         how many
+     * @param args      the program arguments of rank r
+     * @param env       environment variables added to this JVM's
+     * @return the running ranks
+     * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
+     */
+    static RankProcesses start(Class<?> mainClass, int n, IntFunction<List<String>> args, Map<String, String> env) {
+        RankProcesses ranks = new RankProcesses();
+        Runtime.getRuntime().addShutdownHook(ranks.killer);
+        try {
+            for (int r = 0; r < n; r++) {
+                List<String> cmd = new ArrayList<>();
+                cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                cmd.addAll(inheritedJvmOptions());
+                cmd.add("-cp");
+                cmd.add(System.getProperty("java.class.path"));
+                cmd.add(mainClass.getName());
+                cmd.addAll(args.apply(r));
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+                pb.environment().putAll(env);
+                Process p = pb.start();
+                p.getOutputStream().close();
+                ranks.add(r, p);
+            }
+        } catch (IOException e) {
+            ranks.close();
+            throw new UncheckedIOException("cannot start a rank JVM: " + e.getMessage(), e);
+        }
+        return ranks;
+    }
+
+    /** This JVM's flags, less those that would clash in a second JVM (a debugger agent's port). */
+    static List<String> inheritedJvmOptions() {
+        List<String> out = new ArrayList<>();
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (!(a.startsWith("-agentlib:jdwp") || a.startsWith("-Xrunjdwp") || a.equals("-Xdebug"))) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    private void add(int rank, Process p) {
+        Deque<String> kept = new ArrayDeque<>();
+        processes.add(p);
+        output.add(kept);
+        Thread reader = Thread.ofPlatform().daemon().name("jccl-bench-rank-" + rank + "-output").start(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    synchronized (kept) {
+                        if (kept.size() == KEPT_LINES) {
+                            kept.removeFirst();
+                        }
+                        kept.addLast(line);
+                    }
+                    if (rank == 0) {
+                        rank0.add(line);
+                    }
+                }
+            } catch (IOException e) {
+                // The process was killed: its output ends here.
+            }
+        });
+        readers.add(reader);
+    }
+
+    /** @return the number of ranks */
+    int size() {
+        return processes.size();
+    }
+
+    /** @return the process of rank {@code rank} */
+    Process process(int rank) {
+        return processes.get(rank);
+    }
+
+    /**
+     * Waits for the next line of rank 0, the end of every rank, the first failing rank or the deadline.
+     *
+     * @param deadlineNs a {@link System#nanoTime()} value
+     * @return what happened
+     */
+    Event next(long deadlineNs) throws InterruptedException {
+        while (true) {
+            String line = rank0.poll();
+            if (line != null) {
+                return new Line(line);
+            }
+            boolean allDone = true;
+            for (int r = 0; r < processes.size(); r++) {
+                Process p = processes.get(r);
+                if (p.isAlive()) {
+                    allDone = false;
+                } else if (p.exitValue() != 0) {
+                    return new Failed(r, p.exitValue());
+                }
+            }
+            if (allDone) {
+                for (Thread t : readers) {
+                    t.join(TimeUnit.SECONDS.toMillis(5));
+                }
+                line = rank0.poll();
+                return line != null ? new Line(line) : new AllDone();
+            }
+            long leftNs = deadlineNs - System.nanoTime();
+            if (leftNs <= 0) {
+                return new TimedOut();
+            }
+            line = rank0.poll(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+            if (line != null) {
+                return new Line(line);
+            }
+        }
+    }
+
+    /**
+     * Kills every rank still running, waits for their output to end, and describes each rank.
+     *
+     * @return for each rank, a heading (exit status, or killed) and its last captured lines
+     */
+    String killAndReport() {
+        List<Boolean> wasAlive = new ArrayList<>();
+        for (Process p : processes) {
+            wasAlive.add(p.isAlive());
+        }
+        killAll();
+        StringBuilder report = new StringBuilder();
+        for (int r = 0; r < processes.size(); r++) {
+            Process p = processes.get(r);
+            try {
+                readers.get(r).join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            report.append("--- rank ").append(r).append(" (pid ").append(p.pid()).append("): ")
+                    .append(wasAlive.get(r) ? "still running, killed" : "exited with status " + p.exitValue())
+                    .append('\n');
+            List<String> lines;
+            Deque<String> kept = output.get(r);
+            synchronized (kept) {
+                lines = List.copyOf(kept);
+            }
+            if (lines.isEmpty()) {
+                report.append("    (no output)\n");
+            }
+            for (String l : lines) {
+                report.append("    ").append(l).append('\n');
+            }
+        }
+        return report.toString();
+    }
+
+    private void killAll() {
+        for (Process p : processes) {
+            p.destroyForcibly();
+        }
+        for (Process p : processes) {
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Kills every rank still running and forgets the shutdown hook. */
+    @Override
+    public void close() {
+        killAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killer);
+        } catch (IllegalStateException e) {
+            // This JVM is shutting down: the hook runs (or ran) anyway.
+        }
+    }
+}
