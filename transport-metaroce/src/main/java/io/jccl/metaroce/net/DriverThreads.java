@@ -25,8 +25,10 @@ final class DriverThreads {
 
     static IdleStrategy idleStrategy(MetaRoceOptions.Idle idle) {
         return switch (idle) {
-            case BACKOFF -> new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1),
-                    TimeUnit.MILLISECONDS.toNanos(1));
+            // Packets arrive without waking the thread, so a park is latency on every hop: yield for a while
+            // (other threads get the core), then park at most 100 µs.
+            case BACKOFF -> new BackoffIdleStrategy(100, 2000, TimeUnit.MICROSECONDS.toNanos(1),
+                    TimeUnit.MICROSECONDS.toNanos(100));
             case YIELD -> new YieldingIdleStrategy();
             case BUSY -> new BusySpinIdleStrategy();
             case SLEEP -> new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100));

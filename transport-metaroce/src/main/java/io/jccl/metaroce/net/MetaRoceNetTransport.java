@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -45,9 +46,11 @@ import java.util.function.Consumer;
  * matching send WRITEs into it directly (out-of-order placement, no copy) and then sends a FIN (see
  * {@link ControlMessages}).
  *
- * <p><b>Threads.</b> The protocol runs on one thread at a time: a dedicated driver thread, the JVM's shared one, or
- * the callers' own polls (invoker mode). Callers hand requests over through a bounded lock-free queue; each
- * connection's requests live in fixed slots, so the data path allocates nothing.
+ * <p><b>Threads.</b> The protocol runs on one thread at a time, whichever takes a lock-free flag first: a caller
+ * polling a request, an accept or a connect runs a duty cycle itself, and a driver thread (dedicated, or shared
+ * by the JVM's transports) runs them while nobody polls; invoker mode has no driver thread. Callers hand requests
+ * over through a bounded lock-free queue; each connection's requests live in fixed slots, so the data path
+ * allocates nothing.
  */
 public final class MetaRoceNetTransport implements NetTransport {
     /** The largest message one request carries. */
@@ -74,6 +77,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private final NetProperties properties;
     private final AgentRunner dedicated;
     private volatile boolean closing;
+    /** The thread running the duty cycle, once known (dedicated and shared modes). */
+    private volatile Thread driverThread;
 
     // Driving thread only.
     private final Int2ObjectHashMap<MetaRoceListener> listeners = new Int2ObjectHashMap<>();
@@ -223,14 +228,22 @@ public final class MetaRoceNetTransport implements NetTransport {
             throw new NetException(NetException.Reason.IO_ERROR, "the metaroce driver's queue of " + COMMAND_QUEUE
                     + " commands is full");
         }
+        Thread driver = driverThread;
+        if (driver != null) {
+            LockSupport.unpark(driver);   // cheap when it is not parked; a parked driver would add its pause
+        }
     }
 
-    /** In invoker mode, runs one duty cycle on the caller's thread unless another thread is running one. */
+    /**
+     * Runs one duty cycle on the caller's thread unless another thread is running one. In every mode: a caller
+     * waiting for a request moves the protocol at once instead of waiting for the driver thread to be scheduled (on
+     * a host with few cores that is milliseconds per hop); the driver thread keeps things moving while nobody polls
+     * (acknowledgements, retransmissions), and is all there is in invoker mode.
+     */
     void driveFromCaller() {
-        if (dedicated == null && options.threading() == MetaRoceOptions.Threading.INVOKER && !closing
-                && driving.compareAndSet(false, true)) {
+        if (!closing && driving.compareAndSet(false, true)) {
             try {
-                agent.doWork();
+                agent.cycle();
             } finally {
                 driving.set(false);
             }
@@ -359,7 +372,26 @@ public final class MetaRoceNetTransport implements NetTransport {
         private final Consumer<Object> runCommand = this::run;
 
         @Override
+        public void onStart() {
+            if (options.threading() != MetaRoceOptions.Threading.INVOKER) {
+                driverThread = Thread.currentThread();
+            }
+        }
+
+        /** A driver thread's turn: skipped while a caller is running a cycle. */
+        @Override
         public int doWork() {
+            if (closing || !driving.compareAndSet(false, true)) {
+                return 0;
+            }
+            try {
+                return cycle();
+            } finally {
+                driving.set(false);
+            }
+        }
+
+        int cycle() {
             int work = commands.drain(runCommand, 1024);
             work += accepting.driver.doWork();
             work += initiating.driver.doWork();
@@ -397,11 +429,10 @@ public final class MetaRoceNetTransport implements NetTransport {
         switch (options.threading()) {
             case DEDICATED -> dedicated.close();
             case SHARED -> DriverThreads.removeShared(agent);
-            case INVOKER -> {
-                while (!driving.compareAndSet(false, true)) {
-                    Thread.onSpinWait();
-                }
-            }
+            case INVOKER -> { }
+        }
+        while (!driving.compareAndSet(false, true)) {
+            Thread.onSpinWait();   // a caller's cycle in progress; none starts once closing is set
         }
         // This thread now drives: finish what callers handed over, then close every MetaRoCE connection, which
         // completes their work (CLOSED here) and tells the peers (PEER_CLOSED there).
