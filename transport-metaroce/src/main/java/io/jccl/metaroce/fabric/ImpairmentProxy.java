@@ -57,7 +57,7 @@ import java.util.function.Consumer;
  * <p>One thread ({@link #start()}) runs the relay, control included; the counters ({@link #counter}) and the outage
  * schedules can be used from any thread.
  */
-public final class ImpairmentProxy implements AutoCloseable {
+public final class ImpairmentProxy implements Relay {
     private static final int BATCH = 64;
     /**
      * Flow sockets kept open and registered ahead of need: opening one takes 70 µs to 1 ms, many times an endpoint's
@@ -197,6 +197,7 @@ public final class ImpairmentProxy implements AutoCloseable {
      * Black-holes, during {@code [fromNs, untilNs)} (by {@link System#nanoTime()}), both ways of every flow on path
      * index {@code path} that exists at {@code fromNs}; flows that start later (a re-route) pass.
      */
+    @Override
     public void blackHolePath(int path, long fromNs, long untilNs) {
         if (path < 0 || path >= PATH_INDEXES || untilNs <= fromNs) {
             throw new IllegalArgumentException("blackHolePath(" + path + ", " + fromNs + ", " + untilNs + "): path "
@@ -211,11 +212,13 @@ public final class ImpairmentProxy implements AutoCloseable {
      *
      * @param cycles down-up cycles, 0: until {@link #stopFlaps()}
      */
+    @Override
     public void flapPath(int path, long startNs, long upNs, long downNs, int cycles) {
         flaps.add(path, PATH_INDEXES, startNs, upNs, downNs, cycles);
     }
 
     /** Ends every flap schedule (the paths stay up). */
+    @Override
     public void stopFlaps() {
         flaps.stop();
     }
@@ -226,6 +229,7 @@ public final class ImpairmentProxy implements AutoCloseable {
     }
 
     /** Starts the relay's thread. */
+    @Override
     public synchronized void start() {
         if (thread != null) {
             throw new IllegalStateException("the proxy is already started");
@@ -482,11 +486,13 @@ public final class ImpairmentProxy implements AutoCloseable {
     }
 
     /** @return one counter (see {@link RelayCounters}) */
+    @Override
     public long counter(int index) {
         return counters.get(index);
     }
 
     /** @return every counter, {@code name=value} on one line */
+    @Override
     public String counters() {
         return counters.toString();
     }

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>One thread ({@link #start()}) runs the relay; {@link #counters()} can be read from any thread.
  */
-public final class ImpairmentRelay implements AutoCloseable {
+public final class ImpairmentRelay implements Relay {
     /** Counter indexes: the same as {@link RelayCounters}'. */
     public static final int RECEIVED = RelayCounters.RECEIVED;
     /** Datagrams sent on. */
@@ -151,6 +151,7 @@ public final class ImpairmentRelay implements AutoCloseable {
      * Black-holes path {@code path} both ways during {@code [fromNs, untilNs)} (by {@link System#nanoTime()}), keyed
      * by A's current source port on it: once A re-routes the path, its traffic passes again.
      */
+    @Override
     public void blackHolePath(int path, long fromNs, long untilNs) {
         if (path < 0 || path >= paths || untilNs <= fromNs) {
             throw new IllegalArgumentException("blackHolePath(" + path + ", " + fromNs + ", " + untilNs + "): path "
@@ -166,16 +167,19 @@ public final class ImpairmentRelay implements AutoCloseable {
      *
      * @param cycles down-up cycles, 0: until {@link #stopFlaps()}
      */
+    @Override
     public void flapPath(int path, long startNs, long upNs, long downNs, int cycles) {
         flaps.add(path, paths, startNs, upNs, downNs, cycles);
     }
 
     /** Ends every flap schedule (the paths stay up). */
+    @Override
     public void stopFlaps() {
         flaps.stop();
     }
 
     /** Starts the relay's thread. */
+    @Override
     public synchronized void start() {
         if (thread != null) {
             throw new IllegalStateException("the relay is already started");
@@ -243,11 +247,13 @@ public final class ImpairmentRelay implements AutoCloseable {
     }
 
     /** @return one counter (see {@link RelayCounters}) */
+    @Override
     public long counter(int index) {
         return counters.get(index);
     }
 
     /** @return every counter, {@code name=value} on one line */
+    @Override
     public String counters() {
         return counters.toString();
     }
