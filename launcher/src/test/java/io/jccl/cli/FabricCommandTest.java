@@ -1,5 +1,6 @@
 package io.jccl.cli;
 
+import io.jccl.metaroce.fabric.RelayClient;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
@@ -16,6 +17,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -26,7 +28,7 @@ import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code jccl fabric}: a real relay process body between two UDP endpoints, and its usage errors. */
+/** {@code jccl fabric}: a real relay process body between two UDP endpoints, as a proxy, and its usage errors. */
 class FabricCommandTest {
     private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
 
@@ -106,6 +108,35 @@ class FabricCommandTest {
     }
 
     @Test
+    void aProxyTakesRegistrationsAndPrintsItsControlAddressAndCounters() throws Exception {
+        PrintStream oldOut = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            CompletableFuture<Integer> fabric = CompletableFuture.supplyAsync(() -> Main.execute("fabric", "--proxy",
+                    "--loss", "1%", "--rate", "125M", "--queue-bytes", "256k", "--ecn-bytes", "32k", "--flap",
+                    "1:900:100:3", "--duration-s", "3"));
+            Pattern control = Pattern.compile("control \\(endpoints register here\\): (\\S+)");
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            Matcher m;
+            do {
+                Thread.sleep(10);
+                m = control.matcher(captured.toString(StandardCharsets.UTF_8));
+            } while (!m.find() && System.nanoTime() < deadline && !fabric.isDone());
+            InetSocketAddress at = parse(m.group(1)).getFirst();
+            List<InetSocketAddress> paths = List.of(new InetSocketAddress("127.0.0.1", 40001),
+                    new InetSocketAddress("127.0.0.1", 40002));
+            List<InetSocketAddress> fronts = RelayClient.register(at, paths, Duration.ofSeconds(10));
+            assertThat(fronts).hasSize(2).isEqualTo(RelayClient.register(at, paths, Duration.ofSeconds(10)));
+            assertThat(fabric.get()).isZero();
+            String text = captured.toString(StandardCharsets.UTF_8);
+            assertThat(text).contains("register_requests=2", "endpoints=1", "ecn_marked=0", "dropped_flap=0");
+        } finally {
+            System.setOut(oldOut);
+        }
+    }
+
+    @Test
     void usageErrorsSayWhatIsWrong() {
         String[][] bad = {
             {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001,127.0.0.1:5002"},
@@ -115,9 +146,30 @@ class FabricCommandTest {
             {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--burst", "0.1,0.2"},
             {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--loss", "2"},
             {"--b", "127.0.0.1:5001"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--flap", "0:10"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--flap", "1:10:10"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--flap", "0:0:10:2"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--flap", "0:10:10:-1"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--rate", "fast"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--rate", "0"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--rate", "125M", "--queue-bytes", "100"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--rate", "125M", "--ecn-bytes", "lots"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--ecn-bytes", "10k"},
+            {"--a", "127.0.0.1:5000", "--b", "127.0.0.1:5001", "--control-port", "7000"},
+            {"--proxy", "--a", "127.0.0.1:5000"},
+            {"--proxy", "--control-port", "70000"},
+            {"--proxy", "--max-flows", "0"},
+            {"--proxy", "--bind", "0.0.0.0"},
+            {"--proxy", "--black-hole", "64,0,10"},
+            {"--proxy", "--flap", "64:10:10"},
         };
         String[] why = {"same number of path addresses", "is not HOST:PORT", "is not 1-65535", "--black-hole '3,0,10'",
-            "--burst needs three", "must be in [0, 1)", "Missing required option: '--a"};
+            "--burst needs three", "must be in [0, 1)", "Missing required option: '--a",
+            "--flap '0:10' must be PATH:UP_MS:DOWN_MS[:CYCLES]", "--flap '1:10:10'", "--flap '0:0:10:2'",
+            "--flap '0:10:10:-1'", "--rate 'fast'", "--rate '0'", "--queue-bytes '100'", "--ecn-bytes 'lots'",
+            "--queue-bytes and --ecn-bytes need --rate", "--control-port and --max-flows need --proxy",
+            "takes no --a or --b", "--control-port must be 0-65535", "--max-flows must be 1-65536",
+            "--bind: with --proxy", "--black-hole '64,0,10'", "--flap '64:10:10'"};
         for (int k = 0; k < bad.length; k++) {
             String[] args = new String[bad[k].length + 1];
             args[0] = "fabric";

@@ -54,4 +54,26 @@ public final class Loopback {
         }
         return true;
     }
+
+    /**
+     * Steps every driver until {@code done} holds.
+     *
+     * @return false when {@link #LIMIT_NS} passed first
+     */
+    public static boolean run(UdpDriver[] drivers, BooleanSupplier done) {
+        long deadline = System.nanoTime() + LIMIT_NS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            int work = 0;
+            for (UdpDriver d : drivers) {
+                work += d.doWork();
+            }
+            if (work == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        return true;
+    }
 }

@@ -1,6 +1,8 @@
 package io.jccl.metaroce.udp;
 
 import io.jccl.metaroce.fabric.ImpairmentRelay;
+import io.jccl.metaroce.fabric.RateLimit;
+import io.jccl.metaroce.fabric.RelayCounters;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
@@ -100,6 +102,18 @@ class RelayTransferTest {
             assertThat(a.endpoint().counters().get(Counter.PATHS_FAILED)).isPositive();
             assertThat(a.socketsRebound()).isPositive();
             assertThat(a.endpoint().counters().get(Counter.PATHS_READMITTED)).isPositive();
+        }
+    }
+
+    @Test
+    void aTinyRateLimitedQueueDropsAtItsTailAndTheTransferCompletes() {
+        try (UdpDriver a = Loopback.driver(5); UdpDriver b = Loopback.driver(6); Arena arena = Arena.ofConfined();
+             ImpairmentRelay relay = new ImpairmentRelay(InetAddress.getLoopbackAddress(), a.localAddresses(),
+                     b.localAddresses(), Impairments.NONE, 0, new RateLimit(100_000_000, 12 << 10, 4 << 10), 44)) {
+            relay.start();
+            transfer(a, b, relay, arena, 4 << 20, () -> { });
+            assertThat(relay.counter(RelayCounters.DROPPED_QUEUE_FULL)).isPositive();
+            assertThat(relay.counter(RelayCounters.ECN_MARKED)).isPositive();
         }
     }
 }
