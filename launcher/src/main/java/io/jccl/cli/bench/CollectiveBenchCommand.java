@@ -155,6 +155,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
                                         row.busBw(ranks), row.wrong());
                                 out.flush();
                             }
+                        } else if (text.startsWith("metaroce rank ")) {
+                            System.err.println(text);   // JCCL_METAROCE_PRINT_COUNTERS=1
                         }
                     }
                     case RankProcesses.Failed(int rank, int status) -> {

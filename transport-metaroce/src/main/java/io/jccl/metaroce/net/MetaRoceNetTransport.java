@@ -434,6 +434,12 @@ public final class MetaRoceNetTransport implements NetTransport {
         while (!driving.compareAndSet(false, true)) {
             Thread.onSpinWait();   // a caller's cycle in progress; none starts once closing is set
         }
+        if (options.printCounters()) {
+            StringBuilder line = new StringBuilder("metaroce rank ").append(context.self().rank()).append(" counters");
+            describe(line, "accepting", accepting);
+            describe(line, "initiating", initiating);
+            System.err.println(line);
+        }
         // This thread now drives: finish what callers handed over, then close every MetaRoCE connection, which
         // completes their work (CLOSED here) and tells the peers (PEER_CLOSED there).
         commands.drain(command -> {

@@ -25,6 +25,8 @@ import java.util.Map;
  * below that makes healthy paths look dead</td></tr>
  * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_PRINT_COUNTERS}</td><td>0</td><td>1: print the endpoints' protocol and socket
+ * counters to standard error when the transport closes</td></tr>
  * </table>
  *
  * @param paths             logical paths per connection
@@ -34,9 +36,10 @@ import java.util.Map;
  * @param socketBufferBytes socket buffer size asked of the kernel
  * @param rtoFloorNs        smallest retransmission timeout
  * @param maxInflight       requests per connection
+ * @param printCounters     print the counters when the transport closes
  */
 record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
-                       long rtoFloorNs, int maxInflight) {
+                       long rtoFloorNs, int maxInflight, boolean printCounters) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
@@ -44,6 +47,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     static final String SOCKET_BUFFER_BYTES = "JCCL_METAROCE_SOCKET_BUFFER_BYTES";
     static final String MAX_INFLIGHT = "JCCL_METAROCE_MAX_INFLIGHT";
     static final String RTO_FLOOR_US = "JCCL_METAROCE_RTO_FLOOR_US";
+    static final String PRINT_COUNTERS = "JCCL_METAROCE_PRINT_COUNTERS";
 
     /** Who runs the protocol's duty cycle. */
     enum Threading {
@@ -81,7 +85,8 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 choice(o, IDLE, Idle.BACKOFF, Idle.class),
                 (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
                 number(o, RTO_FLOOR_US, 5000, 10, 1_000_000) * 1000,
-                (int) number(o, MAX_INFLIGHT, 16, 1, 1024));
+                (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
+                number(o, PRINT_COUNTERS, 0, 0, 1) == 1);
     }
 
     private static long number(Map<String, String> o, String key, long fallback, long min, long max) {
