@@ -32,12 +32,13 @@ final class DriverThreads {
             case YIELD -> new YieldingIdleStrategy();
             case BUSY -> new BusySpinIdleStrategy();
             case SLEEP -> new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100));
+            case WAIT -> throw new IllegalArgumentException("WAIT needs the transport's sockets");
         };
     }
 
     /** Starts a daemon thread running {@code agent} alone. */
-    static AgentRunner startDedicated(Agent agent, MetaRoceOptions.Idle idle, String threadName) {
-        AgentRunner runner = new AgentRunner(idleStrategy(idle), DriverThreads::onError, null, agent);
+    static AgentRunner startDedicated(Agent agent, IdleStrategy idle, String threadName) {
+        AgentRunner runner = new AgentRunner(idle, DriverThreads::onError, null, agent);
         AgentRunner.startOnThread(runner, daemon(threadName));
         return runner;
     }
@@ -46,7 +47,8 @@ final class DriverThreads {
     static synchronized void addShared(Agent agent, MetaRoceOptions.Idle idle) {
         if (sharedRunner == null) {
             shared = new DynamicCompositeAgent("jccl-metaroce-shared");
-            sharedRunner = new AgentRunner(idleStrategy(idle), DriverThreads::onError, null, shared);
+            sharedRunner = new AgentRunner(idleStrategy(idle == MetaRoceOptions.Idle.WAIT
+                    ? MetaRoceOptions.Idle.BACKOFF : idle), DriverThreads::onError, null, shared);
             AgentRunner.startOnThread(sharedRunner, daemon("jccl-metaroce-shared"));
             while (shared.status() != DynamicCompositeAgent.Status.ACTIVE) {
                 Thread.onSpinWait();   // adding is refused until the runner started the composite

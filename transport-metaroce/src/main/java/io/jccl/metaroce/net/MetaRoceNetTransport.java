@@ -4,6 +4,7 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
+import io.jccl.metaroce.udp.SocketWaiter;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
 import io.jccl.net.Listener;
@@ -21,7 +22,13 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.UncheckedIOException;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
+
 import java.lang.foreign.Arena;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -79,6 +86,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private volatile boolean closing;
     /** The thread running the duty cycle, once known (dedicated and shared modes). */
     private volatile Thread driverThread;
+    /** Lets the dedicated driver thread sleep on the sockets; null when it cannot (channel I/O, other modes). */
+    private final SocketWaiter waiter;
 
     // Driving thread only.
     private final Int2ObjectHashMap<MetaRoceListener> listeners = new Int2ObjectHashMap<>();
@@ -118,8 +127,12 @@ public final class MetaRoceNetTransport implements NetTransport {
         initiating = new Side(initiateDriver);
         properties = new NetProperties("metaroce", 8_000, 30, options.maxInflight(), MAX_MESSAGE_BYTES,
                 options.threading() != MetaRoceOptions.Threading.INVOKER);
+        waiter = options.threading() == MetaRoceOptions.Threading.DEDICATED && options.idle() == MetaRoceOptions.Idle.WAIT
+                ? SocketWaiter.open(List.of(acceptDriver, initiateDriver)) : null;
         dedicated = switch (options.threading()) {
-            case DEDICATED -> DriverThreads.startDedicated(agent, options.idle(),
+            case DEDICATED -> DriverThreads.startDedicated(agent, waiter == null ? DriverThreads.idleStrategy(
+                    options.idle() == MetaRoceOptions.Idle.WAIT ? MetaRoceOptions.Idle.BACKOFF : options.idle())
+                    : new WaitingIdleStrategy(waiter, this::nextTimerNs, commands::isEmpty, agent::skipped),
                     "jccl-metaroce-rank" + context.self().rank());
             case SHARED -> {
                 DriverThreads.addShared(agent, options.idle());
@@ -173,8 +186,28 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
     }
 
+    /**
+     * The payload that fits one IP packet on the bind address's interface: MTU less the IP and UDP headers, the
+     * MetaRoCE DATA header and its CRC; 1404 bytes where the MTU cannot be read.
+     */
+    static int payloadForMtu(InetAddress bindAddress) {
+        int mtu = 1500;
+        try {
+            NetworkInterface nif = NetworkInterface.getByInetAddress(bindAddress);
+            if (nif != null && nif.getMTU() > 0) {
+                mtu = nif.getMTU();
+            }
+        } catch (SocketException e) {
+            // keep the Ethernet default
+        }
+        int ipAndUdp = (bindAddress instanceof Inet6Address ? 40 : 20) + 8;
+        int payload = mtu - ipAndUdp - DataFlyweight.DATA_HEADER_LENGTH - Integer.BYTES;
+        return Math.clamp(payload & ~7, 256, 65000);
+    }
+
     private EndpointConfig endpointConfig(byte[] key) {
-        return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(options.payloadBytes())
+        int payload = options.payloadBytes() != 0 ? options.payloadBytes() : payloadForMtu(context.bindAddress());
+        return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(payload)
                 .withRto(options.rtoFloorNs(), Math.max(options.rtoFloorNs(), 200_000_000L));
     }
 
@@ -228,9 +261,13 @@ public final class MetaRoceNetTransport implements NetTransport {
             throw new NetException(NetException.Reason.IO_ERROR, "the metaroce driver's queue of " + COMMAND_QUEUE
                     + " commands is full");
         }
-        Thread driver = driverThread;
-        if (driver != null) {
-            LockSupport.unpark(driver);   // cheap when it is not parked; a parked driver would add its pause
+        if (waiter != null) {
+            waiter.wake();   // a store and a check unless the driver is asleep on its sockets
+        } else {
+            Thread driver = driverThread;
+            if (driver != null) {
+                LockSupport.unpark(driver);   // cheap when it is not parked; a parked driver would add its pause
+            }
         }
     }
 
@@ -256,6 +293,11 @@ public final class MetaRoceNetTransport implements NetTransport {
     }
 
     // ---- driving thread ----
+
+    /** @return when either endpoint's next timer is due */
+    private long nextTimerNs() {
+        return Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs());
+    }
 
     private void startConnect(MetaRocePendingConnect pending, ProgressSignal signal) {
         if (pending.isCancelled()) {
@@ -378,17 +420,26 @@ public final class MetaRoceNetTransport implements NetTransport {
             }
         }
 
+        private boolean skipped;
+
         /** A driver thread's turn: skipped while a caller is running a cycle. */
         @Override
         public int doWork() {
             if (closing || !driving.compareAndSet(false, true)) {
+                skipped = true;
                 return 0;
             }
+            skipped = false;
             try {
                 return cycle();
             } finally {
                 driving.set(false);
             }
+        }
+
+        /** @return whether the driver thread's last turn found a caller running the cycle */
+        boolean skipped() {
+            return skipped;
         }
 
         int cycle() {
@@ -466,6 +517,9 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
         accepting.driver.close();
         initiating.driver.close();
+        if (waiter != null) {
+            waiter.close();
+        }
         arena.close();
         LIVE.remove(this);
     }

@@ -47,6 +47,12 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int orderCount;
     private int started;
     private boolean closing;
+    private boolean closedFinSent;
+    // Driving thread: FIN boxes, each busy until its SEND completes.
+    private final MemorySegment[] finBoxes;
+    private final WorkOwner[] finOwners;
+    private final int[] freeFins;
+    private int freeFinCount;
 
     MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index,
                            ProgressSignal signal, int maxInflight, Arena arena) {
@@ -69,6 +75,16 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         readyTag = new long[ready];
         waiting = new MetaRoceRequest[maxInflight];
         inOrder = new MetaRoceRequest[maxInflight];
+        int fins = 2 * maxInflight;
+        finBoxes = new MemorySegment[fins];
+        finOwners = new WorkOwner[fins];
+        freeFins = new int[fins];
+        for (int i = 0; i < fins; i++) {
+            finBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
+            int box = i;
+            finOwners[i] = (kind, status, bytes) -> onFinSent(box, status);
+            freeFins[freeFinCount++] = i;
+        }
     }
 
     // ---- caller's thread ----
@@ -204,18 +220,43 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
      * complete in any order.
      */
     private void sendFinsInOrder() {
-        while (orderCount > 0 && inOrder[orderHead].finStatus != NO_FIN_YET) {
+        while (orderCount > 0 && inOrder[orderHead].finStatus != NO_FIN_YET && freeFinCount > 0) {
             MetaRoceRequest r = inOrder[orderHead];
             inOrder[orderHead] = null;
             orderHead = (orderHead + 1) % inOrder.length;
             orderCount--;
-            ControlMessages.putFin(r.control, r.finStatus, r.sizeBytes, r.tag);
-            if (side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.FIN_BYTES) == Verbs.QUEUE_FULL) {
+            int box = freeFins[--freeFinCount];
+            ControlMessages.putFin(finBoxes[box], r.finStatus, r.sizeBytes, r.tag);
+            if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, ControlMessages.FIN_BYTES)
+                    == Verbs.QUEUE_FULL) {
+                freeFins[freeFinCount++] = box;
                 r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
                 broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
                 return;
             }
+            // The message is in place and its FIN is on its way, in order behind the earlier ones: the send is
+            // done (its buffer is free), without waiting for the FIN's acknowledgement.
+            started--;
+            r.outstandingWork = 0;
+            if (r.failure != null) {
+                r.fail(r.failure);
+            } else {
+                r.succeed(r.sizeBytes);
+            }
         }
+        if (closing && started == 0 && !closedFinSent) {
+            closedFinSent = true;
+            sendClosedFin();
+        }
+    }
+
+    private void onFinSent(int box, CompletionStatus status) {
+        freeFins[freeFinCount++] = box;
+        if (closedStatus(status)) {
+            connectionLost();
+            return;
+        }
+        sendFinsInOrder();
     }
 
     @Override
@@ -224,21 +265,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             connectionLost();
             return;
         }
-        if (kind == WorkKind.WRITE) {
-            r.finStatus = ControlMessages.FIN_OK;
-            sendFinsInOrder();
-            return;
-        }
-        started--;
-        r.outstandingWork = 0;
-        if (r.failure != null) {
-            r.fail(r.failure);
-        } else {
-            r.succeed(r.sizeBytes);
-        }
-        if (closing && started == 0) {
-            sendClosedFin();
-        }
+        r.finStatus = ControlMessages.FIN_OK;   // the WRITE is placed and acknowledged
+        sendFinsInOrder();
     }
 
     @Override
@@ -248,9 +276,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         }
         closing = true;
         failWaiting(NetException.Reason.CLOSED, "this sending end was closed");
-        if (started == 0) {
-            sendClosedFin();
-        }
+        sendFinsInOrder();   // sends the CLOSED FIN once every started send's FIN has gone
     }
 
     private void sendClosedFin() {

@@ -47,6 +47,11 @@ interface DatagramIo extends AutoCloseable {
     /** @return whether sends go out as UDP GSO messages (native, asked for, and the kernel took it) */
     boolean gsoActive();
 
+    /** @return the socket's file descriptor where a native waiter can poll it, or -1 (channel I/O) */
+    default int descriptor() {
+        return -1;
+    }
+
     /** @return whether the kernel coalesces receives for this socket (UDP GRO) */
     boolean groActive();
 

@@ -100,6 +100,18 @@ final class LinuxSyscalls {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle CLOSE;
+    private static final MethodHandle PPOLL;
+    private static final MethodHandle EVENTFD;
+    private static final MethodHandle READ;
+    private static final MethodHandle WRITE;
+
+    static final short POLLIN = 1;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int EFD_CLOEXEC = 0x80000;
+    /** {@code struct pollfd}: fd, events, revents. */
+    static final int POLLFD_BYTES = 8;
+    /** {@code struct timespec}: seconds, nanoseconds. */
+    static final int TIMESPEC_BYTES = 16;
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -118,6 +130,11 @@ final class LinuxSyscalls {
         RECVMMSG = link(linker, libc, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
                 JAVA_INT, JAVA_LONG), errno);
         CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
+        PPOLL = link(linker, libc, "ppoll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                JAVA_LONG), errno);
+        EVENTFD = link(linker, libc, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), errno);
+        READ = link(linker, libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
+        WRITE = link(linker, libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
     }
 
     private LinuxSyscalls() {
@@ -199,6 +216,39 @@ final class LinuxSyscalls {
     static int close(MemorySegment state, int fd) {
         try {
             return (int) CLOSE.invokeExact(state, fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ppoll(fds, nfds, timeout, NULL)}. */
+    static int ppoll(MemorySegment state, long fds, long count, long timespec) {
+        try {
+            return (int) PPOLL.invokeExact(state, fds, count, timespec, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int eventfd(MemorySegment state, int initialValue, int flags) {
+        try {
+            return (int) EVENTFD.invokeExact(state, initialValue, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long read(MemorySegment state, int fd, long buffer, long bytes) {
+        try {
+            return (long) READ.invokeExact(state, fd, buffer, bytes);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long write(MemorySegment state, int fd, long buffer, long bytes) {
+        try {
+            return (long) WRITE.invokeExact(state, fd, buffer, bytes);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -312,6 +312,11 @@ final class NativeDatagramIo implements DatagramIo {
     }
 
     @Override
+    public int descriptor() {
+        return fd;
+    }
+
+    @Override
     public boolean gsoActive() {
         return gsoActive;
     }

@@ -213,6 +213,35 @@ public final class UdpDriver implements Agent, AutoCloseable {
         return peer;
     }
 
+    /**
+     * For a {@link SocketWaiter}: the file descriptors of every socket this driver reads.
+     *
+     * @param out where to put them, from {@code at}
+     * @param at  the first index to fill
+     * @return the index after the last one filled, or -1 when a socket has none (channel I/O) or {@code out} is full
+     */
+    int descriptors(int[] out, int at) {
+        int n = at;
+        for (DatagramIo s : sockets) {
+            if (n == out.length || s.descriptor() < 0) {
+                return -1;
+            }
+            out[n++] = s.descriptor();
+        }
+        for (int i = 0; i < reroutedCount; i++) {
+            if (n == out.length || rerouted[i].descriptor() < 0) {
+                return -1;
+            }
+            out[n++] = rerouted[i].descriptor();
+        }
+        return n;
+    }
+
+    /** @return when the endpoint next needs a duty cycle with nothing arriving (a timer), on the driver's clock */
+    public long nextTimeoutNs() {
+        return endpoint.nextTimeoutNs();
+    }
+
     @Override
     public String roleName() {
         return "metaroce-udp";
