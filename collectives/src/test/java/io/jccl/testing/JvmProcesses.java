@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit;
  * keeps their output in files for diagnosis.
  */
 public final class JvmProcesses {
+    /** The heap limit of a started JVM unless its options set one. */
+    public static final String DEFAULT_MAX_HEAP = "-Xmx512m";
+
     private JvmProcesses() {
     }
 
@@ -64,7 +67,8 @@ public final class JvmProcesses {
     }
 
     /**
-     * @param jvmOptions the JVM options to use instead of this JVM's
+     * @param jvmOptions the JVM options to use instead of this JVM's; without an {@code -Xmx} among them the JVM gets
+     *                   {@value #DEFAULT_MAX_HEAP}
      * @see #start(Class, List, Map, String)
      */
     public static Jvm start(Class<?> mainClass, List<String> args, Map<String, String> env, String name,
@@ -72,7 +76,9 @@ public final class JvmProcesses {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmOptions);
-        cmd.add("-Xmx512m");
+        if (jvmOptions.stream().noneMatch(o -> o.startsWith("-Xmx"))) {
+            cmd.add(DEFAULT_MAX_HEAP);
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass.getName());

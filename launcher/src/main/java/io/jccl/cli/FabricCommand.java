@@ -315,7 +315,7 @@ public final class FabricCommand implements Callable<Integer> {
         try (Relay relay = proxy
                 ? new ImpairmentProxy(ProxyConfig.defaults(bindAddress).withControlPort(controlPort)
                         .withImpairments(im).withBaseDelayNs(delayNs).withRateLimit(limit).withSeed(seed)
-                        .withLimits(64, maxFlows, 10_000_000_000L))
+                        .withLimits(64, maxFlows, 600_000_000_000L))
                 : new ImpairmentRelay(bindAddress, addressesOfA, addressesOfB, im, delayNs, limit, seed)) {
             long start = System.nanoTime();
             for (long[] h : holes) {

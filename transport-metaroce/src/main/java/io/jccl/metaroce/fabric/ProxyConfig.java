@@ -46,11 +46,12 @@ public record ProxyConfig(InetAddress bindAddress, int controlPort, Impairments 
     }
 
     /**
-     * @return no impairment, an ephemeral control port, seed 1, 64 endpoints, 4096 flows idle for 10 s at most (an
-     *         endpoint that re-routes often leaves many flows behind)
+     * @return no impairment, an ephemeral control port, seed 1, 64 endpoints, 4096 flows idle for 10 minutes at most
+     *         (an endpoint that re-routes often leaves many flows behind; a full table makes room from flows idle
+     *         for 100 ms); long, because MetaRoCE has no keepalive and a forgotten flow strands a quiet pair
      */
     public static ProxyConfig defaults(InetAddress bindAddress) {
-        return new ProxyConfig(bindAddress, 0, Impairments.NONE, 0, RateLimit.NONE, 1, 64, 4096, 10_000_000_000L);
+        return new ProxyConfig(bindAddress, 0, Impairments.NONE, 0, RateLimit.NONE, 1, 64, 4096, 600_000_000_000L);
     }
 
     /** @return a copy with another control port */

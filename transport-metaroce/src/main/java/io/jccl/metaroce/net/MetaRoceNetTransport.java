@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.metaroce.fabric.RelayClient;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.EndpointConfig;
@@ -21,6 +22,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SystemNanoClock;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
 
@@ -30,7 +32,9 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -64,9 +68,13 @@ public final class MetaRoceNetTransport implements NetTransport {
     static final long MAX_MESSAGE_BYTES = 1L << 40;
     private static final System.Logger LOG = System.getLogger(MetaRoceNetTransport.class.getName());
     private static final int HELLO_BOXES = 4;
+    /** The longest {@link #close()} lets the protocol run before it closes the connections. */
+    private static final long LINGER_CAP_NS = 200_000_000;
     private static final int COMMAND_QUEUE = 1 << 16;
     /** A thread that never runs: a segment it can access is not confined to any thread. */
     private static final Thread SOME_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+    /** The longest a registration with the relay may take (less when the connect timeout is shorter). */
+    private static final Duration RELAY_TIMEOUT_CAP = Duration.ofSeconds(30);
 
     /** Every open transport of the JVM, for {@link #liveCounters()}. */
     private static final Set<MetaRoceNetTransport> LIVE = ConcurrentHashMap.newKeySet();
@@ -77,6 +85,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private final byte[] acceptKey = new byte[MetaRoceHandle.KEY_BYTES];
     private final Side accepting;
     private final Side initiating;
+    /** What listeners publish: the accepting endpoint's path sockets, or the relay's fronts for them. */
+    private final List<InetSocketAddress> listenerPaths;
     private final ManyToOneConcurrentArrayQueue<Object> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
     private final DriverAgent agent = new DriverAgent();
     private final AtomicBoolean driving = new AtomicBoolean();
@@ -99,7 +109,7 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     /**
      * @param context the rank's context
-     * @throws NetException IO_ERROR when the sockets cannot be opened
+     * @throws NetException IO_ERROR when the sockets cannot be opened, or the relay does not register them
      * @throws IllegalArgumentException when a {@code JCCL_METAROCE_*} option is invalid
      */
     MetaRoceNetTransport(TransportContext context) {
@@ -122,6 +132,14 @@ public final class MetaRoceNetTransport implements NetTransport {
         } catch (UncheckedIOException e) {
             acceptDriver.close();
             throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+        }
+        try {
+            listenerPaths = options.relay() == null ? acceptDriver.localAddresses()
+                    : registerWithRelay(acceptDriver.localAddresses());
+        } catch (NetException e) {
+            acceptDriver.close();
+            initiateDriver.close();
+            throw e;
         }
         accepting = new Side(acceptDriver);
         initiating = new Side(initiateDriver);
@@ -158,6 +176,25 @@ public final class MetaRoceNetTransport implements NetTransport {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /**
+     * Before the CLOSE goes out, runs the protocol until it has been quiet for a retransmission timeout (at most
+     * {@link #LINGER_CAP_NS}): a peer's last send may have reached this rank while its acknowledgement is still to be
+     * sent, or lost and due to be retransmitted, and the CLOSE would fail that send on the peer.
+     */
+    private void linger() {
+        long startNs = System.nanoTime();
+        long quietNs = options.rtoFloorNs() + 2_000_000;
+        long lastWorkNs = startNs;
+        for (long nowNs = startNs; nowNs - startNs < LINGER_CAP_NS && nowNs - lastWorkNs < quietNs;
+             nowNs = System.nanoTime()) {
+            if (agent.cycle() > 0) {
+                lastWorkNs = nowNs;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
     }
 
     /** Driving thread: a MetaRoCE connection closed under a channel; says so once, with what the endpoint saw. */
@@ -205,6 +242,33 @@ public final class MetaRoceNetTransport implements NetTransport {
         return Math.clamp(payload & ~7, 256, 65000);
     }
 
+    /**
+     * With {@code JCCL_METAROCE_RELAY} set: registers the accepting endpoint's path sockets with that proxy relay, so
+     * that listeners publish its fronts and every datagram a peer sends this rank, and every answer, crosses it. The
+     * initiating endpoint needs nothing: it sends to its peers' fronts and the proxy's flows carry the answers back.
+     * The accepting endpoint sees a peer's handshake come from one of the proxy's flow sockets and takes that for the
+     * peer's address, which is all it needs, since it never initiates.
+     *
+     * @return the fronts, in path order
+     */
+    private List<InetSocketAddress> registerWithRelay(List<InetSocketAddress> paths) {
+        InetSocketAddress relay = options.relay();
+        Duration timeout = context.connectTimeout().compareTo(RELAY_TIMEOUT_CAP) < 0 ? context.connectTimeout()
+                : RELAY_TIMEOUT_CAP;
+        try {
+            return RelayClient.register(relay, paths, timeout);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new NetException(NetException.Reason.IO_ERROR, "metaroce rank " + context.self().rank()
+                    + " cannot register with the relay " + MetaRoceOptions.RELAY + "=" + relay.getHostString() + ":"
+                    + relay.getPort() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return the accepting endpoint's path socket addresses (what listeners publish without a relay), for tests */
+    List<InetSocketAddress> acceptingAddresses() {
+        return accepting.driver.localAddresses();
+    }
+
     private EndpointConfig endpointConfig(byte[] key) {
         int payload = options.payloadBytes() != 0 ? options.payloadBytes() : payloadForMtu(context.bindAddress());
         return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(payload)
@@ -220,7 +284,7 @@ public final class MetaRoceNetTransport implements NetTransport {
     public Listener listen(ProgressSignal signal) {
         throwIfClosing();
         int id = nextListenerId.getAndIncrement();
-        byte[] handle = new MetaRoceHandle(id, acceptKey, accepting.driver.localAddresses()).encode();
+        byte[] handle = new MetaRoceHandle(id, acceptKey, listenerPaths).encode();
         MetaRoceListener listener = new MetaRoceListener(this, id, handle, signal == null ? ProgressSignal.NONE : signal);
         submit((Runnable) () -> listeners.put(id, listener));
         return listener;
@@ -491,6 +555,7 @@ public final class MetaRoceNetTransport implements NetTransport {
             describe(line, "initiating", initiating);
             System.err.println(line);
         }
+        linger();
         // This thread now drives: finish what callers handed over, then close every MetaRoCE connection, which
         // completes their work (CLOSED here) and tells the peers (PEER_CLOSED there).
         commands.drain(command -> {

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import java.net.InetSocketAddress;
 import java.util.Locale;
 import java.util.Map;
 
@@ -30,6 +31,13 @@ import java.util.Map;
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PRINT_COUNTERS}</td><td>0</td><td>1: print the endpoints' protocol and socket
  * counters to standard error when the transport closes</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_RELAY}</td><td>(none)</td><td>{@code host:port}, the control address of an
+ * {@link io.jccl.metaroce.fabric.ImpairmentProxy} ({@code jccl fabric --proxy}): at startup the transport registers
+ * its accepting endpoint's path sockets there and its listeners publish the proxy's fronts instead, so every
+ * datagram to this rank crosses the proxy (the initiating side needs nothing: it sends to its peers' fronts). The
+ * registration waits as long as the connect timeout, 30 s at most. Beware: the accepting endpoint knows its peers only
+ * by the proxy's flow sockets, and the proxy forgets a flow idle for its flow idle timeout (10 s by default, and with
+ * {@code jccl fabric --proxy}), so two ranks that exchange nothing for longer lose their connection</td></tr>
  * </table>
  *
  * @param paths             logical paths per connection
@@ -40,9 +48,10 @@ import java.util.Map;
  * @param rtoFloorNs        smallest retransmission timeout
  * @param maxInflight       requests per connection
  * @param printCounters     print the counters when the transport closes
+ * @param relay             the proxy relay's control address, resolved; null: no relay
  */
 record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
-                       long rtoFloorNs, int maxInflight, boolean printCounters) {
+                       long rtoFloorNs, int maxInflight, boolean printCounters, InetSocketAddress relay) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
@@ -51,6 +60,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     static final String MAX_INFLIGHT = "JCCL_METAROCE_MAX_INFLIGHT";
     static final String RTO_FLOOR_US = "JCCL_METAROCE_RTO_FLOOR_US";
     static final String PRINT_COUNTERS = "JCCL_METAROCE_PRINT_COUNTERS";
+    static final String RELAY = "JCCL_METAROCE_RELAY";
 
     /** Who runs the protocol's duty cycle. */
     enum Threading {
@@ -94,7 +104,38 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
                 number(o, RTO_FLOOR_US, 5000, 10, 1_000_000) * 1000,
                 (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
-                number(o, PRINT_COUNTERS, 0, 0, 1) == 1);
+                number(o, PRINT_COUNTERS, 0, 0, 1) == 1,
+                hostPort(o, RELAY));
+    }
+
+    /** @return {@code host:port} (an IPv6 host in brackets) resolved, or null when the option is not set */
+    private static InetSocketAddress hostPort(Map<String, String> o, String key) {
+        String raw = o.get(key);
+        if (raw == null || raw.isBlank()) {
+            return null;
+        }
+        String s = raw.strip();
+        int colon = s.lastIndexOf(':');
+        String host = colon < 0 ? "" : s.substring(0, colon);
+        if (host.length() >= 2 && host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(s.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            port = -1;
+        }
+        if (host.isEmpty() || port < 1 || port > 65535) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be host:port with a port "
+                    + "from 1 to 65535 (the control address a proxy relay, `jccl fabric --proxy`, printed)");
+        }
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: the host '" + host
+                    + "' cannot be resolved");
+        }
+        return address;
     }
 
     private static long number(Map<String, String> o, String key, long fallback, long min, long max) {

@@ -18,9 +18,10 @@ import java.util.List;
 /**
  * One rank in its own JVM: joins the communicator named by {@code JCCL_TEST_UNIQUE_ID} and runs every collective
  * with exact, nccl-tests-style data, checking every element it receives. Prints one line per collective
- * ({@code <kind> <type> count=N wrong=W}), the metaroce transport's counters, then {@code RESULT OK} (exit 0) or
- * {@code RESULT WRONG n} (exit 1). Usage: {@code CollectivesRankMain rank size elements [allreduce-only]}: with a
- * fourth argument it runs one fp32 all-reduce of that many elements instead of the whole set.
+ * ({@code <kind> <type> count=N wrong=W ms=T}, T: from issuing it to its completion), the metaroce transport's
+ * counters, then {@code RESULT OK} (exit 0) or {@code RESULT WRONG n} (exit 1). Usage:
+ * {@code CollectivesRankMain rank size elements [allreduce-only]}: with a fourth argument it runs one fp32 all-reduce
+ * of that many elements instead of the whole set.
  */
 public final class CollectivesRankMain {
     private static final List<OpKind> EVERY = List.of(OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE,
@@ -82,6 +83,7 @@ public final class CollectivesRankMain {
             check.fillSend(rank, send);
         }
         int n = comm.size();
+        long startNs = System.nanoTime();
         CollectiveFuture f = switch (kind) {
             case ALL_REDUCE -> comm.allReduce(send, recv, count, type, check.opFor(rank));
             case BROADCAST -> comm.broadcast(send, recv, count, type, root);
@@ -100,8 +102,9 @@ public final class CollectivesRankMain {
             default -> throw new IllegalArgumentException(kind.toString());
         };
         f.await();
+        long ms = (System.nanoTime() - startNs) / 1_000_000;
         long wrong = recv == null ? 0 : check.countWrong(rank, recv);
-        System.out.println(kind + " " + type + " count=" + count + " wrong=" + wrong
+        System.out.println(kind + " " + type + " count=" + count + " wrong=" + wrong + " ms=" + ms
                 + (wrong > 0 ? " first: " + check.firstMismatch(rank, recv) : ""));
         return wrong == 0 ? 0 : 1;
     }

@@ -34,6 +34,16 @@ class MetaRoceMultiProcessTest {
     /** Starts one JVM per rank; {@code extraArgs} follow rank, size and element count. */
     static List<Jvm> start(int processes, long elements, Map<String, String> env, List<String> extraArgs)
             throws Exception {
+        return start("metaroce-np" + processes, processes, elements, env, extraArgs,
+                JvmProcesses.inheritedJvmOptions());
+    }
+
+    /**
+     * Starts one JVM per rank, its output in {@code target/process-output/<name>-rank<r>.log}; {@code extraArgs}
+     * follow rank, size and element count.
+     */
+    static List<Jvm> start(String name, int processes, long elements, Map<String, String> env, List<String> extraArgs,
+                           List<String> jvmOptions) throws Exception {
         UniqueId id = UniqueId.create();
         Map<String, String> all = new HashMap<>(env);
         all.put("JCCL_TEST_UNIQUE_ID", id.encode());
@@ -43,7 +53,7 @@ class MetaRoceMultiProcessTest {
             List<String> args = new ArrayList<>(List.of(Integer.toString(r), Integer.toString(processes),
                     Long.toString(elements)));
             args.addAll(extraArgs);
-            ranks.add(JvmProcesses.start(CollectivesRankMain.class, args, all, "metaroce-np" + processes + "-rank" + r));
+            ranks.add(JvmProcesses.start(CollectivesRankMain.class, args, all, name + "-rank" + r, jvmOptions));
         }
         return ranks;
     }
