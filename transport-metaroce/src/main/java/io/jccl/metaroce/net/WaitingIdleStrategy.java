@@ -17,26 +17,27 @@ final class WaitingIdleStrategy implements IdleStrategy {
     private static final int SPINS = 50;
     private static final int YIELDS = 20;
     private static final long MAX_SLEEP_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long CALLER_DRIVING_PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
+    private static final long CALLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long CALLER_ACTIVE_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
 
     private final SocketWaiter waiter;
     private final LongSupplier nextTimerNs;
     private final BooleanSupplier nothingQueued;
-    private final BooleanSupplier callerDriving;
+    private final LongSupplier lastCallerCycleNs;
     private int idleCycles;
 
     /**
      * @param waiter        sleeps on the transport's sockets
      * @param nextTimerNs   when the earliest protocol timer is due ({@link System#nanoTime()} clock)
      * @param nothingQueued true while callers have handed over nothing
-     * @param callerDriving true when the last duty cycle was skipped because a caller was running one
+     * @param lastCallerCycleNs when a caller last ran a duty cycle ({@link System#nanoTime()} clock)
      */
     WaitingIdleStrategy(SocketWaiter waiter, LongSupplier nextTimerNs, BooleanSupplier nothingQueued,
-                        BooleanSupplier callerDriving) {
+                        LongSupplier lastCallerCycleNs) {
         this.waiter = waiter;
         this.nextTimerNs = nextTimerNs;
         this.nothingQueued = nothingQueued;
-        this.callerDriving = callerDriving;
+        this.lastCallerCycleNs = lastCallerCycleNs;
     }
 
     @Override
@@ -50,8 +51,10 @@ final class WaitingIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle() {
-        if (callerDriving.getAsBoolean()) {
-            LockSupport.parkNanos(CALLER_DRIVING_PARK_NS);   // a caller is moving the protocol; stay out of its way
+        if (System.nanoTime() - lastCallerCycleNs.getAsLong() < CALLER_ACTIVE_NS) {
+            // A caller is polling, so it moves the protocol as datagrams come: waking for each of them too would
+            // only take the core from it. Look again shortly, in case it stops.
+            LockSupport.parkNanos(CALLER_ACTIVE_PARK_NS);
             return;
         }
         int n = idleCycles++;

@@ -149,6 +149,20 @@ public final class Endpoint implements Verbs, Connection.Context {
      * @return the local connection id
      */
     public int connect(long nowNs, long peer, byte[] peerHandshakeKey) {
+        return connect(nowNs, peer, peerHandshakeKey, config.payloadBytes());
+    }
+
+    /**
+     * Like {@link #connect(long, long, byte[])}, with this connection's payload per packet chosen by the caller (the
+     * handshake tells the peer): a driver knows the path MTU towards each peer, the endpoint does not.
+     *
+     * @param payloadBytes payload bytes per DATA packet, 256-65000
+     * @return the local connection id
+     */
+    public int connect(long nowNs, long peer, byte[] peerHandshakeKey, int payloadBytes) {
+        if (payloadBytes < 256 || payloadBytes > 65000) {
+            throw new IllegalArgumentException("payloadBytes=" + payloadBytes + " is out of range (256-65000)");
+        }
         long existing = byPeer.get(peer);
         if (existing != Long.MIN_VALUE) {
             Connection live = byId.get((int) existing);
@@ -160,7 +174,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         Connection c = new Connection(config, this, counters, newConnectionId(), connections.size(), peer, true, nonce,
-                config.paths(), config.payloadBytes(), nowNs);
+                config.paths(), payloadBytes, nowNs);
         if (keyed != null) {
             initiatorCrypto.put(c.localId, keyed);
         }

@@ -85,10 +85,10 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     @Test
-    void propertiesDescribeATransportWithItsOwnThread() {
+    void propertiesAskCallersToKeepPolling() {
         NetProperties p = properties();
         assertThat(p.name()).isEqualTo("metaroce");
-        assertThat(p.signalsCompletion()).isTrue();
+        assertThat(p.signalsCompletion()).as("callers' polls drive the protocol").isFalse();
         assertThat(p.maxInflightRequests()).isEqualTo(16);
     }
 
