@@ -43,6 +43,7 @@ class UdpDriverAllocationTest {
             while (clean < CLEAN_ROUNDS && round++ < MAX_ROUNDS) {
                 done[0] = 0;
                 long sent = a.datagramsSent() + b.datagramsSent();
+                long rebound = a.socketsRebound() + b.socketsRebound();
                 long before = threads.getCurrentThreadAllocatedBytes();
                 ea.postWrite(conn, key, 0, src, 0, src.byteSize());
                 while (done[0] == 0 && System.nanoTime() < deadline) {
@@ -53,13 +54,18 @@ class UdpDriverAllocationTest {
                 perRound = threads.getCurrentThreadAllocatedBytes() - before;
                 datagrams = a.datagramsSent() + b.datagramsSent() - sent;
                 assertThat(done[0]).isEqualTo(1);
+                if (a.socketsRebound() + b.socketsRebound() != rebound) {
+                    // A path re-routed after a scheduling stall (a busy host beats the 50 µs RTO floor): that opens
+                    // a socket, which allocates; not the steady state this test is about, so the round is not judged.
+                    continue;
+                }
                 clean = perRound < 1024 ? clean + 1 : 0;
             }
             assertThat(datagrams).isGreaterThan(1024);
             // The round's own bookkeeping aside, nothing: the JDK reuses the sender address of each receive
             // (channel); the native path reads addresses as numbers from its own off-heap slots.
-            assertThat(perRound).as("bytes allocated by one warm 4 MiB round of %d datagrams (%s, after %d rounds)",
-                    datagrams, io, round).isLessThan(1024);
+            assertThat(clean).as("rounds in a row under 1 KiB (the last judged one allocated %d bytes for %d datagrams;"
+                    + " %s, after %d rounds)", perRound, datagrams, io, round).isEqualTo(CLEAN_ROUNDS);
         }
     }
 }
