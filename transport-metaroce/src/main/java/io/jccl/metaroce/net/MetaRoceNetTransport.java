@@ -121,7 +121,8 @@ public final class MetaRoceNetTransport implements NetTransport {
         random.nextBytes(acceptKey);
         byte[] initiateKey = new byte[MetaRoceHandle.KEY_BYTES];
         random.nextBytes(initiateKey);   // never accepts: its own key only turns strangers' handshakes away
-        UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64);
+        UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64)
+                .withPorts(options.ports()[0], options.ports()[1]);
         UdpDriver acceptDriver;
         UdpDriver initiateDriver;
         try {

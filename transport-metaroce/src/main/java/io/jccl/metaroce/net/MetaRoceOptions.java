@@ -29,6 +29,8 @@ import java.util.Map;
  * below that makes healthy paths look dead</td></tr>
  * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_PORTS}</td><td>(ephemeral)</td><td>{@code first-last}: bind every UDP socket (16 per
+ * rank with 8 paths, more after re-routes) to a free port of this range, for firewalls</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PRINT_COUNTERS}</td><td>0</td><td>1: print the endpoints' protocol and socket
  * counters to standard error when the transport closes</td></tr>
  * <tr><td>{@code JCCL_METAROCE_RELAY}</td><td>(none)</td><td>{@code host:port}, the control address of an
@@ -49,9 +51,11 @@ import java.util.Map;
  * @param maxInflight       requests per connection
  * @param printCounters     print the counters when the transport closes
  * @param relay             the proxy relay's control address, resolved; null: no relay
+ * @param ports             {first, last} port of the range sockets bind to; {0, 0}: ephemeral
  */
 record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
-                       long rtoFloorNs, int maxInflight, boolean printCounters, InetSocketAddress relay) {
+                       long rtoFloorNs, int maxInflight, boolean printCounters, InetSocketAddress relay,
+                       int[] ports) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
@@ -60,6 +64,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     static final String MAX_INFLIGHT = "JCCL_METAROCE_MAX_INFLIGHT";
     static final String RTO_FLOOR_US = "JCCL_METAROCE_RTO_FLOOR_US";
     static final String PRINT_COUNTERS = "JCCL_METAROCE_PRINT_COUNTERS";
+    static final String PORTS = "JCCL_METAROCE_PORTS";
     static final String RELAY = "JCCL_METAROCE_RELAY";
 
     /** Who runs the protocol's duty cycle. */
@@ -105,7 +110,33 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 number(o, RTO_FLOOR_US, 5000, 10, 1_000_000) * 1000,
                 (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
                 number(o, PRINT_COUNTERS, 0, 0, 1) == 1,
-                hostPort(o, RELAY));
+                hostPort(o, RELAY),
+                portRange(o, PORTS));
+    }
+
+    /** @return {first, last} of a {@code first-last} range of 1-65535 (at least 2 ports), or {0, 0} when not set */
+    private static int[] portRange(Map<String, String> o, String key) {
+        String raw = o.get(key);
+        if (raw == null || raw.isBlank()) {
+            return new int[] {0, 0};
+        }
+        String[] parts = raw.strip().split("-", -1);
+        int first = -1;
+        int last = -1;
+        if (parts.length == 2) {
+            try {
+                first = Integer.parseInt(parts[0].strip());
+                last = Integer.parseInt(parts[1].strip());
+            } catch (NumberFormatException e) {
+                first = -1;
+            }
+        }
+        if (first < 1 || last > 65535 || first >= last) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a port range first-last"
+                    + " within 1-65535, e.g. 40000-40999 (each rank binds 2 x JCCL_METAROCE_PATHS sockets, more after"
+                    + " re-routes)");
+        }
+        return new int[] {first, last};
     }
 
     /** @return {@code host:port} (an IPv6 host in brackets) resolved, or null when the option is not set */

@@ -41,7 +41,8 @@ final class ChannelDatagramIo implements DatagramIo {
     }
 
     private DatagramChannel open() throws IOException {
-        DatagramChannel ch = UdpSockets.open(config.bindAddress(), config.socketBufferBytes());
+        DatagramChannel ch = UdpSockets.open(config.bindAddress(), config.socketBufferBytes(), config.firstPort(),
+                config.lastPort());
         try {
             try {
                 ch.setOption(StandardSocketOptions.IP_TOS, ECT_0);

@@ -43,6 +43,7 @@ final class LinuxSyscalls {
     static final int EAGAIN = 11;
     static final int EINVAL = 22;
     static final int EMSGSIZE = 90;
+    static final int EADDRINUSE = 98;
     static final int ENOPROTOOPT = 92;
     static final int ENOBUFS = 105;
 

@@ -240,12 +240,20 @@ final class NativeDatagramIo implements DatagramIo {
             // GSO: the option exists (Linux 4.18+); 0 leaves the socket's default segment size unset.
             boolean gso = config.gso() && trySetInt(s, LinuxSyscalls.SOL_UDP, LinuxSyscalls.UDP_SEGMENT, 0);
             boolean gro = config.gro() && trySetInt(s, LinuxSyscalls.SOL_UDP, LinuxSyscalls.UDP_GRO, 1);
-            scratch.set(JAVA_SHORT, SIN_FAMILY, (short) LinuxSyscalls.AF_INET);
-            scratch.set(NET_SHORT, SIN_PORT, (short) 0);
-            scratch.set(NET_INT, SIN_ADDR, bindIpv4);
-            scratch.asSlice(SIN_ADDR + Integer.BYTES, 8).fill((byte) 0);
-            if (LinuxSyscalls.bind(callState, s, scratch.address(), (int) SOCKADDR_IN.byteSize()) < 0) {
-                throw failure("bind to " + config.bindAddress().getHostAddress(), LinuxSyscalls.errno(callState));
+            for (int candidate = config.firstPort(); ; candidate++) {
+                scratch.set(JAVA_SHORT, SIN_FAMILY, (short) LinuxSyscalls.AF_INET);
+                scratch.set(NET_SHORT, SIN_PORT, (short) candidate);
+                scratch.set(NET_INT, SIN_ADDR, bindIpv4);
+                scratch.asSlice(SIN_ADDR + Integer.BYTES, 8).fill((byte) 0);
+                if (LinuxSyscalls.bind(callState, s, scratch.address(), (int) SOCKADDR_IN.byteSize()) == 0) {
+                    break;
+                }
+                int errno = LinuxSyscalls.errno(callState);
+                if (errno != LinuxSyscalls.EADDRINUSE || config.ephemeralPorts() || candidate >= config.lastPort()) {
+                    throw failure(config.ephemeralPorts() ? "bind to " + config.bindAddress().getHostAddress()
+                            : "bind to a free port of " + config.firstPort() + "-" + config.lastPort() + " on "
+                            + config.bindAddress().getHostAddress(), errno);
+                }
             }
             long lengthAt = SOCKADDR_IN.byteSize();
             scratch.set(JAVA_INT, lengthAt, (int) SOCKADDR_IN.byteSize());

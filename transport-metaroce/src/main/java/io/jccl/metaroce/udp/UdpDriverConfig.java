@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param gro               native only: let the kernel coalesce arriving datagrams (UDP GRO); the driver splits them
  * @param sendBatch         native only: most datagrams queued per socket before a {@code sendmmsg}, 1 to 1024 (the
  *                          queue is also flushed at the end of every {@link UdpDriver#doWork()})
+ * @param firstPort         lowest port a socket may bind to, or 0 for ephemeral ports (see {@link #withPorts})
+ * @param lastPort          highest port a socket may bind to, or 0 for ephemeral ports
  */
 public record UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, int receiveBatch, IoMethod io,
-                              boolean gso, boolean gro, int sendBatch) {
+                              boolean gso, boolean gro, int sendBatch, int firstPort, int lastPort) {
     /** The default {@link #sendBatch}. */
     public static final int DEFAULT_SEND_BATCH = 64;
 
@@ -36,6 +38,15 @@ public record UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, in
         if (sendBatch < 1 || sendBatch > 1024) {
             throw new IllegalArgumentException("sendBatch=" + sendBatch + " is out of range (1-1024)");
         }
+        if (!(firstPort == 0 && lastPort == 0) && (firstPort < 1 || lastPort > 65535 || firstPort > lastPort)) {
+            throw new IllegalArgumentException("ports " + firstPort + "-" + lastPort + " are not a range of 1-65535"
+                    + " (0-0: ephemeral ports)");
+        }
+    }
+
+    /** @return whether sockets bind to ports the kernel picks (no {@link #withPorts range} was given) */
+    public boolean ephemeralPorts() {
+        return firstPort == 0;
     }
 
     /**
@@ -46,7 +57,7 @@ public record UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, in
      * @param receiveBatch      most datagrams read per socket per round
      */
     public UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, int receiveBatch) {
-        this(bindAddress, socketBufferBytes, receiveBatch, IoMethod.AUTO, true, true, DEFAULT_SEND_BATCH);
+        this(bindAddress, socketBufferBytes, receiveBatch, IoMethod.AUTO, true, true, DEFAULT_SEND_BATCH, 0, 0);
     }
 
     /**
@@ -59,21 +70,35 @@ public record UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, in
 
     /** @return a copy with this I/O method */
     public UdpDriverConfig withIo(IoMethod method) {
-        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, method, gso, gro, sendBatch);
+        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, method, gso, gro, sendBatch,
+                firstPort, lastPort);
     }
 
     /** @return a copy with UDP GSO on or off */
     public UdpDriverConfig withGso(boolean on) {
-        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, on, gro, sendBatch);
+        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, on, gro, sendBatch,
+                firstPort, lastPort);
     }
 
     /** @return a copy with UDP GRO on or off */
     public UdpDriverConfig withGro(boolean on) {
-        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, gso, on, sendBatch);
+        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, gso, on, sendBatch,
+                firstPort, lastPort);
+    }
+
+    /**
+     * Binds every path socket (and every socket a re-route opens) to a free port of {@code first}-{@code last},
+     * lowest first, for firewalls that open a known range; {@code 0, 0} for ephemeral ports.
+     *
+     * @return a copy with this port range
+     */
+    public UdpDriverConfig withPorts(int first, int last) {
+        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, gso, gro, sendBatch, first, last);
     }
 
     /** @return a copy with this send batch */
     public UdpDriverConfig withSendBatch(int datagrams) {
-        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, gso, gro, datagrams);
+        return new UdpDriverConfig(bindAddress, socketBufferBytes, receiveBatch, io, gso, gro, datagrams,
+                firstPort, lastPort);
     }
 }

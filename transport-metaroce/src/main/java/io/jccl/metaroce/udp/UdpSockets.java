@@ -23,13 +23,33 @@ public final class UdpSockets {
      * @throws IOException when it cannot be opened, sized or bound
      */
     public static DatagramChannel open(InetAddress bindAddress, int bufferBytes) throws IOException {
+        return open(bindAddress, bufferBytes, 0, 0);
+    }
+
+    /**
+     * Opens a non-blocking UDP socket on the lowest free port of {@code firstPort}-{@code lastPort} ({@code 0, 0}:
+     * an ephemeral port).
+     *
+     * @throws IOException when it cannot be opened or sized, or no port of the range is free
+     */
+    public static DatagramChannel open(InetAddress bindAddress, int bufferBytes, int firstPort, int lastPort)
+            throws IOException {
         DatagramChannel ch = DatagramChannel.open();
         try {
             ch.configureBlocking(false);
             ch.setOption(StandardSocketOptions.SO_RCVBUF, bufferBytes);
             ch.setOption(StandardSocketOptions.SO_SNDBUF, bufferBytes);
-            ch.bind(new InetSocketAddress(bindAddress, 0));
-            return ch;
+            for (int port = firstPort; ; port++) {
+                try {
+                    ch.bind(new InetSocketAddress(bindAddress, port));
+                    return ch;
+                } catch (java.net.BindException inUse) {
+                    if (firstPort == 0 || port >= lastPort) {
+                        throw new java.net.BindException("no free UDP port in " + firstPort + "-" + lastPort + " on "
+                                + bindAddress.getHostAddress() + " (" + inUse.getMessage() + ")");
+                    }
+                }
+            }
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;

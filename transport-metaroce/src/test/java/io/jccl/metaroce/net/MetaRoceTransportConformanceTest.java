@@ -100,6 +100,32 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
                 .hasMessageContaining("JCCL_METAROCE_THREADING='fast'").hasMessageContaining("dedicated, shared, invoker");
         assertThatThrownBy(() -> metaroce(0, Map.of("JCCL_METAROCE_PAYLOAD_BYTES", "12x")))
                 .hasMessageContaining("JCCL_METAROCE_PAYLOAD_BYTES");
+        assertThatThrownBy(() -> metaroce(0, Map.of("JCCL_METAROCE_PORTS", "9000")))
+                .hasMessageContaining("JCCL_METAROCE_PORTS='9000'").hasMessageContaining("first-last");
+    }
+
+    @Test
+    void socketsBindInsideTheConfiguredPortRange() throws Exception {
+        int first = 0;
+        for (int attempt = 0; attempt < 50 && first == 0; attempt++) {
+            int candidate = 20_000 + (int) (Math.random() * 30_000);
+            first = candidate;
+            for (int p = candidate; p < candidate + 64; p++) {
+                try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
+                    probe.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), p));
+                } catch (java.net.BindException e) {
+                    first = 0;
+                    break;
+                }
+            }
+        }
+        String range = first + "-" + (first + 63);
+        NetTransport a = track(metaroce(0, Map.of("JCCL_METAROCE_PORTS", range, "JCCL_METAROCE_PATHS", "4")));
+        NetTransport b = track(metaroce(1, Map.of("JCCL_METAROCE_PORTS", range, "JCCL_METAROCE_PATHS", "4")));
+        for (java.net.InetSocketAddress path : MetaRoceHandle.decode(listener(a).handle()).paths()) {
+            assertThat(path.getPort()).as("a path socket of %s", range).isBetween(first, first + 63);
+        }
+        assertMessageGoesThrough(connect(b, a), 4096, 3);
     }
 
     @Test
