@@ -8,11 +8,14 @@ import io.jccl.net.ProgressSignal;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One end of a one-directional {@code metaroce} connection: a pair of MetaRoCE streams (one per direction) on the
- * MetaRoCE connection between two ranks' transports, which any number of channels share. Methods named
- * {@code post*}/{@code close} run on the caller's thread; everything else on the driving thread.
+ * MetaRoCE connection between two ranks' transports, which any number of channels share. {@link #claim} and
+ * {@code close} run on the caller's thread — one thread at a time per connection, as the collectives' executor
+ * posts (two threads posting on one connection at once could claim the same slot); everything else runs on the
+ * driving thread.
  */
 abstract class Channel {
     private final MetaRoceNetTransport transport;
@@ -23,9 +26,12 @@ abstract class Channel {
     private final ProgressSignal signal;
     final MetaRoceRequest[] slots;
 
-    /** Why posts fail from now on (null while open); written by either thread, read by the caller's. */
-    private volatile NetException.Reason closedReason;
-    private volatile String closedWhy;
+    /** Why posts fail from now on (null while open); set once, by either thread, read by the caller's. */
+    private final AtomicReference<Closed> closed = new AtomicReference<>();
+
+    /** How a channel closed. */
+    private record Closed(NetException.Reason reason, String why) {
+    }
 
     Channel(MetaRoceNetTransport transport, Side side, int connectionId, int index, ProgressSignal signal,
             int maxInflight, Arena arena) {
@@ -86,26 +92,27 @@ abstract class Channel {
     }
 
     final void throwIfClosed() {
-        NetException.Reason reason = closedReason;
-        if (reason != null) {
-            throw new NetException(reason, closedWhy);
+        Closed c = closed.get();
+        if (c != null) {
+            throw new NetException(c.reason(), c.why());
         }
     }
 
     /** Marks the channel closed for posts; the first reason sticks. */
     final void markClosed(NetException.Reason reason, String why) {
-        if (closedReason == null) {
-            closedWhy = why;
-            closedReason = reason;
+        if (closed.get() == null) {
+            closed.compareAndSet(null, new Closed(reason, why));
         }
     }
 
     final boolean isClosed() {
-        return closedReason != null;
+        return closed.get() != null;
     }
 
+    /** @return a failure saying why the channel closed; only once {@link #isClosed()} */
     final NetException closedFailure() {
-        return new NetException(closedReason, closedWhy);
+        Closed c = closed.get();
+        return new NetException(c.reason(), c.why());
     }
 
     // ---- driving thread ----
