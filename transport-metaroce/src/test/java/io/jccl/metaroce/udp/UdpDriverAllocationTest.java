@@ -17,6 +17,13 @@ class UdpDriverAllocationTest {
     private static final int MAX_ROUNDS = 600;
     /** Consecutive clean rounds that show it is warm. */
     private static final int CLEAN_ROUNDS = 10;
+    /**
+     * What a round may allocate: any object per datagram (16 bytes at least, over 1000+ datagrams) would be 16 KiB or
+     * more, so 8 KiB still catches it, while leaving room for a few objects per round. In the full CI run (one JVM,
+     * after the module's other tests) the channel path showed 5 KiB per round that a run of this class alone does
+     * not; both the JIT's profile from earlier tests and the round's bookkeeping are candidates, neither per datagram.
+     */
+    private static final long ROUND_BUDGET_BYTES = 8 * 1024;
 
     @ParameterizedTest
     @EnumSource(value = IoMethod.class, names = {"CHANNEL", "NATIVE"})
@@ -59,12 +66,12 @@ class UdpDriverAllocationTest {
                     // a socket, which allocates; not the steady state this test is about, so the round is not judged.
                     continue;
                 }
-                clean = perRound < 1024 ? clean + 1 : 0;
+                clean = perRound < ROUND_BUDGET_BYTES ? clean + 1 : 0;
             }
             assertThat(datagrams).isGreaterThan(1024);
             // The round's own bookkeeping aside, nothing: the JDK reuses the sender address of each receive
             // (channel); the native path reads addresses as numbers from its own off-heap slots.
-            assertThat(clean).as("rounds in a row under 1 KiB (the last judged one allocated %d bytes for %d datagrams;"
+            assertThat(clean).as("rounds in a row under 8 KiB (the last judged one allocated %d bytes for %d datagrams;"
                     + " %s, after %d rounds)", perRound, datagrams, io, round).isEqualTo(CLEAN_ROUNDS);
         }
     }
