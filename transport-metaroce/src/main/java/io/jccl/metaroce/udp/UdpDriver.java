@@ -81,9 +81,6 @@ public final class UdpDriver implements Agent, AutoCloseable {
     private int[] reroutedPath = new int[8];
     private int reroutedCount;
     private final Sink sink = new Sink();
-    /** Native I/O: one readiness poll per cycle instead of a receive call per socket; null with channel I/O. */
-    private final ReadySockets readySockets;
-    private final int[] descriptorScratch = new int[1024];
     private final DatagramIo.Receiver receiver = this::onDatagram;
     private long nextPeerId = 1;
     private int receivingPath;
@@ -122,7 +119,6 @@ public final class UdpDriver implements Agent, AutoCloseable {
                     + ioMethod + ") on " + config.bindAddress().getHostAddress() + ": " + e.getMessage(), e));
         }
         warnIfBuffersShort(config.socketBufferBytes(), grantedReceiveBufferBytes(), grantedSendBufferBytes());
-        this.readySockets = ioMethod == IoMethod.NATIVE ? new ReadySockets(descriptorScratch.length) : null;
     }
 
     /** @return the I/O method {@code config} asks for, AUTO resolved; logs why native is not used under AUTO */
@@ -262,21 +258,13 @@ public final class UdpDriver implements Agent, AutoCloseable {
         long nowNs = clock.nanoTime();
         int work = 0;
         receiveNowNs = nowNs;
-        int polled = readySockets == null ? -1 : descriptors(descriptorScratch, 0);
-        if (polled > 0 && readySockets.poll(descriptorScratch, polled) <= 0) {
-            polled = 0;   // nothing waiting anywhere (or the call failed, say EINTR: the next cycle polls again)
-        }
         for (int p = 0; p < sockets.length; p++) {
-            if (polled < 0 || (polled > 0 && readySockets.ready(p))) {
-                receivingPath = p;
-                work += sockets[p].receive(config.receiveBatch(), receiver);
-            }
+            receivingPath = p;
+            work += sockets[p].receive(config.receiveBatch(), receiver);
         }
         for (int i = 0; i < reroutedCount; i++) {
-            if (polled < 0 || (polled > 0 && readySockets.ready(sockets.length + i))) {
-                receivingPath = reroutedPath[i];
-                work += rerouted[i].receive(config.receiveBatch(), receiver);
-            }
+            receivingPath = reroutedPath[i];
+            work += rerouted[i].receive(config.receiveBatch(), receiver);
         }
         if (endpoint.nextTimeoutNs() <= nowNs) {
             endpoint.onTimeout(nowNs);
@@ -505,9 +493,6 @@ public final class UdpDriver implements Agent, AutoCloseable {
         }
         for (int i = 0; i < reroutedCount; i++) {
             rerouted[i].close();
-        }
-        if (readySockets != null) {
-            readySockets.close();
         }
     }
 }
