@@ -408,7 +408,6 @@ public final class MetaRoceNetTransport implements NetTransport {
         MetaRoceSendConnection channel = new MetaRoceSendConnection(this, initiating, connection, index, signal,
                 options.maxInflight(), arena);
         channels.add(channel);
-        channel.open(pending.handle.listenerId());
         pending.channel = channel;
         connecting.add(pending);
     }
@@ -421,7 +420,7 @@ public final class MetaRoceNetTransport implements NetTransport {
             MetaRoceSendConnection channel = p.channel;
             boolean done = true;
             if (p.isCancelled()) {
-                channel.closeLocally();
+                channels.remove(channel);   // it never said hello: nothing to tell the listener
             } else if (channel.isClosed()) {
                 p.fail(channel.closedFailure());
             } else if (initiating.endpoint.isEstablished(channel.connectionId)) {

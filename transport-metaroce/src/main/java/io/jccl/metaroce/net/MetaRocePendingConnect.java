@@ -14,6 +14,8 @@ final class MetaRocePendingConnect implements PendingConnect {
     private volatile SendConnection connection;
     private volatile NetException failure;
     private volatile boolean cancelled;
+    /** Set when the caller took the connection: it then opens (says HELLO) and cancel() is harmless. */
+    private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
 
     // Driving thread.
     MetaRoceSendConnection channel;
@@ -40,23 +42,32 @@ final class MetaRocePendingConnect implements PendingConnect {
         failure = e;
     }
 
+    /**
+     * Returns the connection once the MetaRoCE connection is established; only then does the channel say HELLO to
+     * the listener (handed to the driving thread), so an attempt cancelled before the caller took its connection is
+     * never accepted on the other side.
+     */
     @Override
     public SendConnection poll() {
-        SendConnection c = connection;
+        MetaRoceSendConnection c = (MetaRoceSendConnection) connection;
         if (c == null && failure == null) {
             transport.driveFromCaller();
-            c = connection;
+            c = (MetaRoceSendConnection) connection;
         }
         NetException e = failure;
         if (e != null) {
             throw new NetException(e.reason(), e.getMessage(), e);
+        }
+        if (c != null && taken.compareAndSet(false, true)) {
+            MetaRoceSendConnection opening = c;
+            transport.submit((Runnable) () -> opening.open(handle.listenerId()));
         }
         return c;
     }
 
     @Override
     public void cancel() {
-        if (connection == null) {
+        if (!taken.get()) {
             cancelled = true;
         }
     }
