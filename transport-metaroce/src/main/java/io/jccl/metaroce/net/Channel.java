@@ -1,6 +1,7 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.net.NetException;
 import io.jccl.net.ProgressSignal;
@@ -142,6 +143,21 @@ abstract class Channel {
         } else if (!isClosed()) {
             transport.onConnectionLost(side, connectionId);
             broken(NetException.Reason.PEER_CLOSED, "the MetaRoCE connection to the peer closed or failed");
+        }
+    }
+
+    /** Why a post to the MetaRoCE endpoint was refused: the connection's work queue is full. */
+    static final String QUEUE_FULL = "the MetaRoCE connection has too much work queued";
+
+    /** @return a fresh failure saying the connection's work queue is full */
+    static NetException queueFull() {
+        return new NetException(NetException.Reason.IO_ERROR, QUEUE_FULL);
+    }
+
+    /** Posts a receive for one control message into {@code box}; a full work queue breaks the channel. */
+    final void postControlReceive(WorkOwner owner, MemorySegment box) {
+        if (side.postRecv(owner, connectionId, stream, box, 0, ControlMessages.BOX_BYTES) == Verbs.QUEUE_FULL) {
+            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
         }
     }
 

@@ -84,18 +84,12 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     private void postFinBox(int box) {
-        if (side.postRecv(finOwners[box], connectionId, stream, finBoxes[box], 0, ControlMessages.BOX_BYTES)
-                == Verbs.QUEUE_FULL) {
-            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
-        }
+        postControlReceive(finOwners[box], finBoxes[box]);
     }
 
     @Override
     void onPosted(MetaRoceRequest r) {
-        r.reported = false;
-        r.failure = null;
-        r.outstandingWork = 0;
-        r.regionKey = -1;
+        r.resetForPost();
         if (closing || isClosed()) {
             r.fail(closedFailure());
             return;
@@ -106,7 +100,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag);
         if (side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.CTS_BYTES) == Verbs.QUEUE_FULL) {
             release(r);
-            r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
+            r.fail(queueFull());
             return;
         }
         r.outstandingWork = 2;   // the CTS leaving, and the FIN arriving

@@ -73,6 +73,15 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         return bytes;
     }
 
+    /** Driving thread: clears what the slot's previous request left, as it takes a new one. */
+    void resetForPost() {
+        reported = false;
+        failure = null;
+        outstandingWork = 0;
+        regionKey = -1;
+        finStatus = -1;
+    }
+
     /** Driving thread: reports success to the poster (once). */
     void succeed(long bytes) {
         if (!reported) {

@@ -119,17 +119,12 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     }
 
     private void postCtsBox(int box) {
-        if (side.postRecv(ctsOwners[box], connectionId, stream, ctsBoxes[box], 0, ControlMessages.BOX_BYTES)
-                == Verbs.QUEUE_FULL) {
-            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
-        }
+        postControlReceive(ctsOwners[box], ctsBoxes[box]);
     }
 
     @Override
     void onPosted(MetaRoceRequest r) {
-        r.reported = false;
-        r.failure = null;
-        r.outstandingWork = 0;
+        r.resetForPost();
         if (closing || isClosed()) {
             r.fail(closedFailure());
             return;
@@ -206,8 +201,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.finStatus = ControlMessages.FIN_OK;
         } else if (side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes)
                 == Verbs.QUEUE_FULL) {
-            r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
-            broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
+            r.fail(queueFull());
+            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
             return;
         }
         inOrder[(orderHead + orderCount++) % inOrder.length] = r;
@@ -230,8 +225,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, ControlMessages.FIN_BYTES)
                     == Verbs.QUEUE_FULL) {
                 freeFins[freeFinCount++] = box;
-                r.fail(new NetException(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued"));
-                broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued");
+                r.fail(queueFull());
+                broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
                 return;
             }
             // The message is in place and its FIN is on its way, in order behind the earlier ones: the send is
