@@ -89,8 +89,7 @@ public final class ImpairmentProxy implements Relay {
     private long nowNs;
     private long nextExpiryNs;
     private long lastSqueezeNs = Long.MIN_VALUE / 2;
-    private volatile boolean running;
-    private Thread thread;
+    private final RelayThread loopThread = new RelayThread("proxy", "jccl-relay-proxy");
 
     /** One registered endpoint: its path addresses as it registered them, as last learned, and its fronts. */
     private static final class Registered {
@@ -230,19 +229,15 @@ public final class ImpairmentProxy implements Relay {
 
     /** Starts the relay's thread. */
     @Override
-    public synchronized void start() {
-        if (thread != null) {
-            throw new IllegalStateException("the proxy is already started");
-        }
-        running = true;
-        thread = Thread.ofPlatform().daemon().name("jccl-relay-proxy").start(this::loop);
+    public void start() {
+        loopThread.start(this::loop);
     }
 
     private void loop() {
         // Backs off when idle, as ImpairmentRelay does: the endpoints need the CPU more than a spinning relay.
         BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 50_000);
         nextExpiryNs = System.nanoTime() + config.flowIdleTimeoutNs() / 4;
-        while (running) {
+        while (loopThread.running()) {
             nowNs = System.nanoTime();
             int work;
             try {
@@ -500,18 +495,7 @@ public final class ImpairmentProxy implements Relay {
     /** Stops the thread and closes every socket. */
     @Override
     public void close() {
-        running = false;
-        Thread t;
-        synchronized (this) {
-            t = thread;
-        }
-        if (t != null) {
-            try {
-                t.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loopThread.stop();
         for (SelectionKey key : selector.keys()) {
             closeQuietly(key.channel());
         }

@@ -66,8 +66,7 @@ public final class ImpairmentRelay implements Relay {
     private final Forwarder forwarder;
     private final Flaps flaps = new Flaps();
     private final List<long[]> blackHoles = new CopyOnWriteArrayList<>();   // {aPort, fromNs, untilNs}
-    private volatile boolean running;
-    private Thread thread;
+    private final RelayThread loopThread = new RelayThread("relay", "jccl-relay");
 
     /**
      * Opens the relay's sockets (two per path), with no rate limit.
@@ -180,19 +179,15 @@ public final class ImpairmentRelay implements Relay {
 
     /** Starts the relay's thread. */
     @Override
-    public synchronized void start() {
-        if (thread != null) {
-            throw new IllegalStateException("the relay is already started");
-        }
-        running = true;
-        thread = Thread.ofPlatform().daemon().name("jccl-relay").start(this::loop);
+    public void start() {
+        loopThread.start(this::loop);
     }
 
     private void loop() {
         // Backs off when idle (spin, yield, then park up to 50 us): on a machine with fewer cores than busy threads a
         // spinning relay would take the CPU its endpoints need.
         BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 50_000);
-        while (running) {
+        while (loopThread.running()) {
             int work = 0;
             long now = System.nanoTime();
             for (int p = 0; p < paths; p++) {
@@ -261,18 +256,7 @@ public final class ImpairmentRelay implements Relay {
     /** Stops the thread and closes the sockets. */
     @Override
     public void close() {
-        running = false;
-        Thread t;
-        synchronized (this) {
-            t = thread;
-        }
-        if (t != null) {
-            try {
-                t.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loopThread.stop();
         closeSockets();
     }
 
