@@ -134,29 +134,20 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public int connect(long nowNs, long peer) {
-        return connect(nowNs, peer, null);
+        return connect(nowNs, peer, null, config.payloadBytes());
     }
 
     /**
      * Like {@link #connect(long, long)}, but this connection's handshake is authenticated with the key the peer
      * accepts with, not this endpoint's own: an endpoint that only initiates can then reach peers that each hold
-     * their own key (published, for instance, through an authenticated rendezvous). A peer whose earlier
-     * connection closed gets a new one.
+     * their own key (published, for instance, through an authenticated rendezvous). Its payload per packet is
+     * chosen by the caller (the handshake tells the peer): a driver knows the path MTU towards each peer, the
+     * endpoint does not. A peer whose earlier connection closed gets a new one.
      *
      * @param nowNs            the driver's clock
      * @param peer             the peer
      * @param peerHandshakeKey the peer's handshake key (at least 16 bytes), or null for this endpoint's key
-     * @return the local connection id
-     */
-    public int connect(long nowNs, long peer, byte[] peerHandshakeKey) {
-        return connect(nowNs, peer, peerHandshakeKey, config.payloadBytes());
-    }
-
-    /**
-     * Like {@link #connect(long, long, byte[])}, with this connection's payload per packet chosen by the caller (the
-     * handshake tells the peer): a driver knows the path MTU towards each peer, the endpoint does not.
-     *
-     * @param payloadBytes payload bytes per DATA packet, 256-65000
+     * @param payloadBytes     payload bytes per DATA packet, 256-65000
      * @return the local connection id
      */
     public int connect(long nowNs, long peer, byte[] peerHandshakeKey, int payloadBytes) {
