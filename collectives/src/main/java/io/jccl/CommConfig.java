@@ -17,6 +17,8 @@ import java.util.TreeMap;
  * <tr><th>Option</th><th>Default</th><th>Meaning</th></tr>
  * <tr><td>{@code JCCL_OP_TIMEOUT_MS}</td><td>300000</td><td>longest an operation may run once started; 0 = no limit</td></tr>
  * <tr><td>{@code JCCL_INIT_TIMEOUT_MS}</td><td>120000</td><td>longest communicator creation (rendezvous + connections) may take</td></tr>
+ * <tr><td>{@code JCCL_PEER_TIMEOUT_MS}</td><td>20000</td><td>a peer not heard from for this long is declared dead
+ * (heartbeats every fifth of it); 0 turns liveness checks off</td></tr>
  * <tr><td>{@code JCCL_ALGO}</td><td>auto</td><td>all-reduce algorithm: auto, ring, tree, rd</td></tr>
  * <tr><td>{@code JCCL_CHUNK_SIZE}</td><td>0 (tuner)</td><td>pipeline chunk in bytes (suffixes K, M allowed), 4K to 64M</td></tr>
  * <tr><td>{@code JCCL_NET}</td><td>(automatic)</td><td>force one transport for every pair of ranks, e.g. {@code tcp}</td></tr>
@@ -33,6 +35,8 @@ public final class CommConfig {
     public static final String OP_TIMEOUT_MS = "JCCL_OP_TIMEOUT_MS";
     /** Longest time creating a communicator may take ({@code JCCL_INIT_TIMEOUT_MS}). */
     public static final String INIT_TIMEOUT_MS = "JCCL_INIT_TIMEOUT_MS";
+    /** Silence after which a peer is declared dead ({@code JCCL_PEER_TIMEOUT_MS}). */
+    public static final String PEER_TIMEOUT_MS = "JCCL_PEER_TIMEOUT_MS";
     /** All-reduce algorithm ({@code JCCL_ALGO}). */
     public static final String ALGO = "JCCL_ALGO";
     /** Pipeline chunk size in bytes ({@code JCCL_CHUNK_SIZE}). */
@@ -47,6 +51,9 @@ public final class CommConfig {
 
     static final long DEFAULT_OP_TIMEOUT_MS = 300_000;
     static final long DEFAULT_INIT_TIMEOUT_MS = 120_000;
+    static final long DEFAULT_PEER_TIMEOUT_MS = 20_000;
+    /** Below this a heartbeat interval (a fifth of the timeout) would cost more than it protects. */
+    static final long MIN_PEER_TIMEOUT_MS = 100;
     static final int DEFAULT_MAX_PENDING_OPS = 1024;
     static final long MIN_CHUNK_BYTES = 4096;
     static final long MAX_CHUNK_BYTES = 64L << 20;
@@ -92,6 +99,7 @@ public final class CommConfig {
                         DEFAULT_OP_TIMEOUT_MS))),
                 Duration.ofMillis(checked(merged, INIT_TIMEOUT_MS, () -> parseMillis(merged, INIT_TIMEOUT_MS,
                         DEFAULT_INIT_TIMEOUT_MS))),
+                Duration.ofMillis(checked(merged, PEER_TIMEOUT_MS, () -> parsePeerTimeout(merged))),
                 merged.containsKey(ALGO) ? checked(merged, ALGO, () -> Algorithm.parse(merged.get(ALGO)))
                         : Algorithm.AUTO,
                 merged.containsKey(CHUNK_SIZE) ? checked(merged, CHUNK_SIZE, () -> parseChunk(merged.get(CHUNK_SIZE)))
@@ -122,13 +130,14 @@ public final class CommConfig {
      *
      * @param opTimeout      longest time an operation may run once started; {@link Duration#ZERO} = no limit
      * @param initTimeout    longest time creation may take
+     * @param peerTimeout    silence after which a peer is declared dead; {@link Duration#ZERO} = never
      * @param algorithm      forced all-reduce algorithm, or {@link Algorithm#AUTO}
      * @param chunkSizeBytes forced chunk size, or 0 for the tuner's choice
      * @param transport      forced transport name, or null
      * @param maxPendingOps  queue bound per communicator
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
-    public record Resolved(Duration opTimeout, Duration initTimeout, Algorithm algorithm, long chunkSizeBytes,
+    public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
                            String transport, int maxPendingOps, Map<String, String> options) {
     }
 
@@ -149,6 +158,15 @@ public final class CommConfig {
         }
         if (ms < 0) {
             throw new IllegalArgumentException(key + "=" + ms + " must not be negative");
+        }
+        return ms;
+    }
+
+    private static long parsePeerTimeout(Map<String, String> m) {
+        long ms = parseMillis(m, PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS);
+        if (ms != 0 && ms < MIN_PEER_TIMEOUT_MS) {
+            throw new IllegalArgumentException(PEER_TIMEOUT_MS + "=" + ms + " must be 0 (off) or at least "
+                    + MIN_PEER_TIMEOUT_MS + " ms");
         }
         return ms;
     }
@@ -254,6 +272,16 @@ public final class CommConfig {
          */
         public Builder opTimeout(Duration timeout) {
             return millis(OP_TIMEOUT_MS, timeout);
+        }
+
+        /**
+         * @param timeout silence after which a peer is declared dead (heartbeats go every fifth of it); zero
+         *                turns liveness checks off; otherwise at least 100 ms
+         * @return this builder
+         */
+        public Builder peerTimeout(Duration timeout) {
+            millis(PEER_TIMEOUT_MS, timeout);
+            return option(PEER_TIMEOUT_MS, options.get(PEER_TIMEOUT_MS));   // checks the 100 ms floor
         }
 
         /**

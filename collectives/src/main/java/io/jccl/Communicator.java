@@ -53,7 +53,17 @@ import java.util.function.Consumer;
  * <h2>Failure</h2>
  * After an operation fails (a timeout, a mismatch, a peer that went away) the communicator is broken: pending
  * and later operations fail with the same error, which {@link #asyncError()} also reports. Call
- * {@link #abort()} (or {@link #close()}) and build a new one.
+ * {@link #abort()} (or {@link #close()}) and build a new one, or {@link #shrink(int...)} it to the ranks that
+ * are left.
+ *
+ * <p>A rank that dies (killed, crashed, its host or network gone) is noticed by the others without any operation
+ * waiting for it: a broken control connection is noticed at once, and every rank sends heartbeats to every peer
+ * each fifth of {@link CommConfig#PEER_TIMEOUT_MS} (default 20 s), so a peer silent for that long is declared
+ * dead. Either way every surviving rank's pending operations fail with {@link ErrorCode#REMOTE_ERROR} naming the
+ * rank, its process id and host, and {@link #asyncError()} reports it even when nothing was pending. A rank that
+ * {@linkplain #close() closes} says goodbye first, so its departure is not taken for a death. Heartbeats run on
+ * the communicator's thread: a completion callback that blocks it longer than the peer timeout makes the peers
+ * declare this rank dead.
  *
  * <p>Communicators are thread-safe: any thread may issue operations; they are queued in arrival order.
  */
@@ -336,6 +346,26 @@ public interface Communicator extends AutoCloseable {
      * @return the new communicator, or empty for {@link #SPLIT_NO_COLOR}
      */
     Optional<Communicator> split(int color, int key);
+
+    /**
+     * Builds a new communicator from this one's ranks minus {@code excludedRanks} (NCCL's {@code ncclCommShrink}),
+     * typically after some ranks died: this communicator's connections are not used, so it may be broken or
+     * aborted. Collective over the remaining ranks: each calls it with the same excluded ranks (in any order);
+     * the excluded ranks do not call it. The remaining ranks keep their order: rank r becomes r minus the number
+     * of excluded ranks below r. This communicator is left as it is (abort or close it yourself); it can be shrunk
+     * once, and the result can be shrunk again. Pending operations here are not waited for.
+     *
+     * <p>The new communicator meets through a rendezvous served by the lowest remaining rank on a socket it has
+     * held since creation, keyed by a secret derived from this communicator's and the excluded ranks, so ranks
+     * that disagree about the excluded ranks cannot meet; they time out.
+     *
+     * @param excludedRanks ranks to leave out: distinct, in range, not this rank; may be empty (a copy)
+     * @return the new communicator, with the same settings as this one
+     * @throws JcclException INVALID_ARGUMENT for bad ranks; INVALID_USAGE after {@link #close()}, for a second
+     *                       shrink, or from a completion callback; TIMEOUT when the other remaining ranks do not
+     *                       all arrive within the init timeout
+     */
+    Communicator shrink(int... excludedRanks);
 
     /**
      * Waits until every operation issued so far has completed.

@@ -22,6 +22,14 @@ public interface Bootstrap extends AutoCloseable {
      */
     byte[][] allGather(byte[] mine);
 
+    /**
+     * A 32-byte secret every rank of this bootstrap gets alike and no one outside it can compute: the root of the
+     * secrets the communicator built on it derives later (e.g. for {@link io.jccl.Communicator#shrink}).
+     *
+     * @return a fresh copy
+     */
+    byte[] communicatorSecret();
+
     /** Leaves the rendezvous; further calls fail. */
     @Override
     void close();

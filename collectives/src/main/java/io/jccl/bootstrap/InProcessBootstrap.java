@@ -56,6 +56,12 @@ public final class InProcessBootstrap implements Bootstrap {
         return List.copyOf(ranks);
     }
 
+    /** In one JVM nothing crosses a wire: a random secret shared by the group will do. */
+    @Override
+    public byte[] communicatorSecret() {
+        return group.secret.clone();
+    }
+
     @Override
     public int rank() {
         return rank;
@@ -117,6 +123,7 @@ public final class InProcessBootstrap implements Bootstrap {
         /** For each rank that left: the number of rounds it completed. */
         private final Map<Integer, Integer> left = new HashMap<>();
         private final int[] completed;
+        private final byte[] secret = new byte[32];
         private final boolean[] closed;
         /** Why the group failed: a rank gave up (timed out or was interrupted); null while it is healthy. */
         private String failure;
@@ -126,6 +133,7 @@ public final class InProcessBootstrap implements Bootstrap {
             this.timeoutNs = timeoutNs;
             this.completed = new int[size];
             this.closed = new boolean[size];
+            new java.security.SecureRandom().nextBytes(secret);
         }
 
         byte[][] allGather(int rank, int roundNumber, byte[] mine) {

@@ -125,6 +125,20 @@ final class RendezvousProtocol {
         }
     }
 
+    /**
+     * A secret for another purpose, derived from {@code secret} so that knowing it reveals nothing about
+     * {@code secret}: HMAC(secret, "jccl-derived-v1 " purpose).
+     *
+     * @param secret  the 32-byte secret to derive from
+     * @param purpose what the derived secret is for; different purposes give unrelated secrets
+     * @return 32 bytes
+     */
+    static byte[] deriveSecret(byte[] secret, String purpose) {
+        Mac mac = newMac(secret);
+        mac.update(("jccl-derived-v1 " + purpose).getBytes(StandardCharsets.UTF_8));
+        return mac.doFinal();
+    }
+
     private static byte[] derive(byte[] secret, String label, byte[] clientNonce, byte[] serverNonce) {
         Mac mac = newMac(secret);
         mac.update(("jccl-rendezvous-v" + VERSION + " " + label).getBytes(StandardCharsets.US_ASCII));

@@ -157,6 +157,35 @@ public final class RendezvousServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts a rendezvous on a socket that is already bound and listening (connections that arrived before this
+     * call wait in its backlog and are served). The server owns the socket from now on and closes it when it ends.
+     *
+     * @param listener         the bound socket
+     * @param secret           the 32-byte secret ranks must prove they know
+     * @param handshakeTimeout how long a connection may take to complete the handshake and join
+     * @return the running server
+     * @throws JcclException INVALID_ARGUMENT for a bad argument or a socket that is not bound or already closed
+     */
+    public static RendezvousServer start(ServerSocket listener, byte[] secret, Duration handshakeTimeout) {
+        if (listener == null || !listener.isBound() || listener.isClosed()) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous socket " + listener
+                    + " must be bound and open");
+        }
+        if (secret == null || secret.length != RendezvousProtocol.SECRET_BYTES) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous secret must be "
+                    + RendezvousProtocol.SECRET_BYTES + " bytes, got " + (secret == null ? "null" : secret.length));
+        }
+        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "handshake timeout " + handshakeTimeout
+                    + " must be positive");
+        }
+        RendezvousServer server = new RendezvousServer(listener, listener.getInetAddress(), secret, handshakeTimeout);
+        server.acceptor.start();
+        LOG.debug("rendezvous listening on {} (a socket bound earlier)", server.where);
+        return server;
+    }
+
     /** @return the address and port the ranks connect to */
     public InetSocketAddress address() {
         return address;

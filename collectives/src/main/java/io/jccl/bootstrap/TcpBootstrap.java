@@ -47,12 +47,15 @@ public final class TcpBootstrap implements Bootstrap {
     private final int size;
     private final long timeoutNs;
     private final String where;
+    private final byte[] communicatorSecret;
     private final ReentrantLock callLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private int round;
     private JcclException failure;
 
-    private TcpBootstrap(FrameChannel channel, int rank, int size, long timeoutNs, String where) {
+    private TcpBootstrap(FrameChannel channel, int rank, int size, long timeoutNs, String where,
+                         byte[] communicatorSecret) {
+        this.communicatorSecret = communicatorSecret;
         this.channel = channel;
         this.rank = rank;
         this.size = size;
@@ -99,6 +102,7 @@ public final class TcpBootstrap implements Bootstrap {
                     + ": " + e.getMessage(), e);
         }
         byte[] secret = id.secretBytes();
+        byte[] communicatorSecret = RendezvousProtocol.deriveSecret(secret, "communicator");
         try {
             Handshake.client(channel, secret, rank, size, deadlineNs);
         } catch (RefusedException e) {
@@ -122,7 +126,12 @@ public final class TcpBootstrap implements Bootstrap {
             Arrays.fill(secret, (byte) 0);
         }
         LOG.debug("rank {} of {} joined the rendezvous {}", rank, size, where);
-        return new TcpBootstrap(channel, rank, size, timeoutNs, where);
+        return new TcpBootstrap(channel, rank, size, timeoutNs, where, communicatorSecret);
+    }
+
+    @Override
+    public byte[] communicatorSecret() {
+        return communicatorSecret.clone();
     }
 
     @Override

@@ -81,7 +81,8 @@ final class CommExecutor implements Runnable {
     private final OpRequest[] oneOp = new OpRequest[1];
 
     CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
-                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String name) {
+                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String name,
+                 String[] peerNames) {
         this.comm = comm;
         this.rank = rank;
         this.size = size;
@@ -89,7 +90,7 @@ final class CommExecutor implements Runnable {
         this.links = links;
         this.signal = signal;
         this.tuner = tuner;
-        this.control = new ControlPlane(rank, links, arena);
+        this.control = new ControlPlane(rank, links, arena, peerNames, config.peerTimeout().toNanos());
         this.staging = new StagingPool(stagingSlotBytes);
         this.runner = new PlanRunner(rank, links, staging);
         this.queue = new OpQueue<>(config.maxPendingOps());
@@ -179,6 +180,11 @@ final class CommExecutor implements Runnable {
                     JcclException remote = control.poll();
                     if (remote != null) {
                         breakCommunicator(remote, false);
+                    } else {
+                        JcclException dead = control.liveness();
+                        if (dead != null) {
+                            breakCommunicator(dead, true);
+                        }
                     }
                 }
                 idle.idleWithoutWork(Long.MAX_VALUE);
@@ -315,6 +321,8 @@ final class CommExecutor implements Runnable {
         if (abortRequested && failure == null) {
             failure = end;
             control.broadcast(ErrorCode.ABORTED, "rank " + rank + " aborted its communicator");
+        } else if (!abortRequested) {
+            control.sayGoodbye();
         }
         links.closeAll();
         staging.close();
@@ -343,6 +351,10 @@ final class CommExecutor implements Runnable {
                 JcclException remote = control.poll();
                 if (remote != null) {
                     throw new ReportedFailure(remote);
+                }
+                JcclException dead = control.liveness();
+                if (dead != null) {
+                    throw dead;
                 }
             }
             if (progressed) {
@@ -504,6 +516,7 @@ final class CommExecutor implements Runnable {
     // ---- Split ----
 
     private void runSplit(OpRequest op, long deadlineNs) {
+        long splitSeq = collectiveSeq;
         MemorySegment mine = arena.allocate(8);
         MemorySegment all = arena.allocate(8L * size);
         mine.set(ValueLayout.JAVA_INT, 0, op.color);
@@ -518,7 +531,8 @@ final class CommExecutor implements Runnable {
         }
         group.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
         int[] members = group.stream().mapToInt(a -> a[1]).toArray();
-        SubgroupBootstrap bootstrap = new SubgroupBootstrap(this, members, deadlineNs, op);
+        byte[] childSecret = comm.shrinkRendezvous().derive("split " + splitSeq + " color " + op.color);
+        SubgroupBootstrap bootstrap = new SubgroupBootstrap(this, members, deadlineNs, op, childSecret);
         if (op.color == Communicator.SPLIT_NO_COLOR) {
             CommInit.participateWithoutJoining(bootstrap);
             op.splitResult.complete(Optional.empty());
@@ -590,7 +604,11 @@ final class CommExecutor implements Runnable {
         private final long deadlineNs;
         private final OpRequest op;
 
-        SubgroupBootstrap(CommExecutor parent, int[] members, long deadlineNs, OpRequest op) {
+        private final byte[] communicatorSecret;
+
+        SubgroupBootstrap(CommExecutor parent, int[] members, long deadlineNs, OpRequest op,
+                          byte[] communicatorSecret) {
+            this.communicatorSecret = communicatorSecret;
             this.parent = parent;
             this.members = members;
             this.myIndex = Arrays.binarySearch(sortedCopy(members), parent.rank) >= 0 ? indexOf(members, parent.rank)
@@ -617,6 +635,11 @@ final class CommExecutor implements Runnable {
         @Override
         public int rank() {
             return myIndex;
+        }
+
+        @Override
+        public byte[] communicatorSecret() {
+            return communicatorSecret.clone();
         }
 
         @Override

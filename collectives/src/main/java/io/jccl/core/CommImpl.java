@@ -33,6 +33,7 @@ public final class CommImpl implements Communicator {
     private final CommConfig.Resolved config;
     private final CommExecutor executor;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ShrinkRendezvous shrinkRendezvous;
     private volatile boolean aborted;
     /** The operation latest in issue order (threads may finish enqueueing out of order). */
     private final AtomicReference<OpFuture> lastIssued = new AtomicReference<>();
@@ -46,13 +47,15 @@ public final class CommImpl implements Communicator {
     private Throwable groupAbandoned;
 
     CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
-             Tuner tuner, long stagingSlotBytes, boolean transportsSignal) {
+             Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String[] peerNames,
+             ShrinkRendezvous shrinkRendezvous) {
+        this.shrinkRendezvous = shrinkRendezvous;
         this.name = name;
         this.rank = rank;
         this.size = size;
         this.config = config;
         this.executor = new CommExecutor(this, rank, size, config, links, signal, tuner, stagingSlotBytes,
-                transportsSignal, name);
+                transportsSignal, name, peerNames);
     }
 
     void start() {
@@ -536,6 +539,51 @@ public final class CommImpl implements Communicator {
         }
     }
 
+    ShrinkRendezvous shrinkRendezvous() {
+        return shrinkRendezvous;
+    }
+
+    @Override
+    public Communicator shrink(int... excludedRanks) {
+        if (closed.get() && !aborted) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "the communicator (rank " + rank + ") is closed; "
+                    + "shrink it before closing it (aborting is fine)");
+        }
+        if (excludedRanks == null) {
+            throw ArgChecks.invalid("excludedRanks must not be null");
+        }
+        if (Thread.currentThread() == executorThread()) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "shrink cannot be called from a completion callback");
+        }
+        int[] excluded = excludedRanks.clone();
+        java.util.Arrays.sort(excluded);
+        for (int i = 0; i < excluded.length; i++) {
+            ArgChecks.rank("excludedRanks[" + i + "]", excluded[i], size);
+            if (i > 0 && excluded[i] == excluded[i - 1]) {
+                throw ArgChecks.invalid("excludedRanks lists rank " + excluded[i] + " twice");
+            }
+            if (excluded[i] == rank) {
+                throw ArgChecks.invalid("excludedRanks lists this rank (" + rank + "); only the remaining ranks call "
+                        + "shrink");
+            }
+        }
+        int[] survivors = new int[size - excluded.length];
+        int newRank = -1;
+        for (int r = 0, i = 0; r < size; r++) {
+            if (java.util.Arrays.binarySearch(excluded, r) < 0) {
+                if (r == rank) {
+                    newRank = i;
+                }
+                survivors[i++] = r;
+            }
+        }
+        io.jccl.UniqueId id = shrinkRendezvous.start(rank, excluded, survivors, config.initTimeout());
+        try (io.jccl.bootstrap.Bootstrap bootstrap = io.jccl.bootstrap.TcpBootstrap.join(id, newRank,
+                survivors.length, config.initTimeout())) {
+            return CommInit.create(bootstrap, config, name + ".shrunk");
+        }
+    }
+
     @Override
     public void synchronize() {
         OpFuture last = lastIssued.get();
@@ -565,6 +613,7 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void close() {
+        shrinkRendezvous.close();
         if (!closed.compareAndSet(false, true)) {
             if (Thread.currentThread() != executorThread()) {
                 executor.awaitTermination(Long.MAX_VALUE / 2_000_000);

@@ -28,6 +28,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,6 +55,8 @@ final class CommInit {
     private static final int HELLO_BYTES = 12;
     private static final int DATA = 0;
     private static final int CONTROL = 1;
+    /** The entry of the round-2 record that carries the shrink socket's address (not a transport name). */
+    private static final String SHRINK_ENTRY = "#shrink";
     private static final AtomicInteger NEXT_NAME = new AtomicInteger();
 
     private CommInit() {
@@ -78,11 +82,14 @@ final class CommInit {
         // Round 1: identities.
         byte[][] identities = bootstrap.allGather(Identity.encode(rank));
         PeerIdentity[] peers = new PeerIdentity[size];
+        String[] peerNames = new String[size];
         NetTransportProvider[] chosen = new NetTransportProvider[size];
         try {
             for (int p = 0; p < size; p++) {
                 try {
-                    peers[p] = Identity.decode(identities[p], p);
+                    Identity.Decoded decoded = Identity.decode(identities[p], p);
+                    peers[p] = decoded.identity();
+                    peerNames[p] = decoded.describe();
                 } catch (IllegalArgumentException e) {
                     throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + p
                             + " sent a malformed identity during communicator creation: " + e.getMessage());
@@ -101,6 +108,7 @@ final class CommInit {
         Map<String, NetTransport> transports = new LinkedHashMap<>();
         Map<String, Listener> listeners = new LinkedHashMap<>();
         byte[] handles = new byte[0];
+        ServerSocket shrinkListener = null;
         if (problem == null) {
             try {
                 InetAddress bindAddress = null;
@@ -119,7 +127,18 @@ final class CommInit {
                     transports.put(provider.name(), t);
                     listeners.put(provider.name(), t.listen(signal));
                 }
-                handles = encodeHandles(listeners);
+                boolean allInThisJvm = true;
+                for (PeerIdentity p : peers) {
+                    allInThisJvm &= p.jvmId().equals(peers[rank].jvmId());
+                }
+                shrinkListener = ShrinkRendezvous.listen(allInThisJvm || bindAddress == null
+                        ? InetAddress.getLoopbackAddress() : bindAddress);
+                Map<String, byte[]> entries = new LinkedHashMap<>();
+                for (Map.Entry<String, Listener> e : listeners.entrySet()) {
+                    entries.put(e.getKey(), e.getValue().handle());
+                }
+                entries.put(SHRINK_ENTRY, ShrinkRendezvous.encode(shrinkListener));
+                handles = encodeHandles(entries);
             } catch (JcclException e) {
                 problem = e;
             } catch (NetException e) {
@@ -128,6 +147,19 @@ final class CommInit {
             }
         }
         byte[][] allHandles = bootstrap.allGather(handles);
+        InetSocketAddress[] shrinkAddresses = new InetSocketAddress[size];
+        if (problem == null) {
+            try {
+                for (int p = 0; p < size; p++) {
+                    if (allHandles[p].length == 0) {
+                        continue;   // that rank failed before listening; the status round says why
+                    }
+                    shrinkAddresses[p] = ShrinkRendezvous.decode(decodeHandle(allHandles[p], SHRINK_ENTRY, p), p);
+                }
+            } catch (JcclException e) {
+                problem = e;
+            }
+        }
 
         // Connect, then round 3: status.
         PeerLinks links = new PeerLinks(size, new ArrayList<>(transports.values()));
@@ -153,13 +185,22 @@ final class CommInit {
             problem = firstPeerFailure(statuses, rank);
         }
         if (problem != null) {
+            if (shrinkListener != null) {
+                try {
+                    shrinkListener.close();
+                } catch (IOException ignored) {
+                    // Best effort.
+                }
+            }
             links.closeAll();
             for (NetTransport t : transports.values()) {
                 t.close();
             }
             throw problem;
         }
-        return build(name, rank, size, config, chosen, transports, links, signal, peers);
+        ShrinkRendezvous shrink = ShrinkRendezvous.of(shrinkListener, shrinkAddresses,
+                bootstrap.communicatorSecret());
+        return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink);
     }
 
     /** Copy bandwidth of one core (a large memcpy on the machines we measured), for ranks that share a JVM. */
@@ -167,7 +208,8 @@ final class CommInit {
 
     private static CommImpl build(String name, int rank, int size, CommConfig.Resolved config,
                                   NetTransportProvider[] chosen, Map<String, NetTransport> transports,
-                                  PeerLinks links, ExecutorSignal signal, PeerIdentity[] peers) {
+                                  PeerLinks links, ExecutorSignal signal, PeerIdentity[] peers,
+                                  String[] peerNames, ShrinkRendezvous shrink) {
         double latencyUs = 0;
         double speedMbps = Double.MAX_VALUE;
         boolean allSignal = true;
@@ -195,19 +237,20 @@ final class CommInit {
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
                 config.algorithm(), config.chunkSizeBytes());
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
-        CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal);
+        CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal,
+                peerNames, shrink);
         comm.start();
         return comm;
     }
 
-    private static byte[] encodeHandles(Map<String, Listener> listeners) {
+    private static byte[] encodeHandles(Map<String, byte[]> entries) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream out = new DataOutputStream(bytes);
-            out.writeInt(listeners.size());
-            for (Map.Entry<String, Listener> e : listeners.entrySet()) {
+            out.writeInt(entries.size());
+            for (Map.Entry<String, byte[]> e : entries.entrySet()) {
                 out.writeUTF(e.getKey());
-                byte[] h = e.getValue().handle();
+                byte[] h = e.getValue();
                 out.writeInt(h.length);
                 out.write(h);
             }

@@ -14,45 +14,92 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Error messages between ranks, on connections separate from the data so they are never stuck behind it.
- * A receive is always posted on each peer's control connection; a rank that detects a failure sends an ERROR
- * to every peer, so all ranks fail promptly with the same explanation.
+ * Messages about the communicator itself between ranks, on connections separate from the data so they are never
+ * stuck behind it. A receive is always posted on each peer's control connection.
+ * <ul>
+ * <li>ERROR: a rank that detects a failure sends one to every peer, so all ranks fail promptly with the same
+ *     explanation.</li>
+ * <li>HEARTBEAT: sent to every peer each fifth of the peer timeout ({@code JCCL_PEER_TIMEOUT_MS}); a peer heard
+ *     from by no message for the whole timeout is declared dead. This is what catches a rank that was killed, or
+ *     whose host or network failed, on transports that cannot see it (UDP has no connection to break).</li>
+ * <li>BYE: sent by a rank that closes its communicator, so its peers tell that departure from a death: a control
+ *     connection that breaks without a BYE fails the communicator at once.</li>
+ * </ul>
  *
  * <pre>
- * ERROR: int magic 'JCTL' | byte version 1 | byte type 1 | byte code | byte 0 | int origin rank |
- *        int message length (at most 1000) | UTF-8 message
+ * int magic 'JCTL' | byte version 1 | byte type (1 ERROR, 2 HEARTBEAT, 3 BYE) | byte code | byte 0 |
+ * int origin rank | int message length (at most 1008; 0 unless ERROR) | UTF-8 message
  * </pre>
+ *
+ * <p>Heartbeats are sent and checked by the communicator's thread, between steps of its operations and while it
+ * waits for work; a completion callback that blocks that thread longer than the peer timeout makes the peers
+ * declare this rank dead.
  */
 final class ControlPlane {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
     static final int MAGIC = 0x4A43544C;
     static final int MESSAGE_BYTES = 1024;
+    static final byte TYPE_ERROR = 1;
+    static final byte TYPE_HEARTBEAT = 2;
+    static final byte TYPE_BYE = 3;
     private static final int HEADER_BYTES = 16;
     private static final int MAX_TEXT_BYTES = MESSAGE_BYTES - HEADER_BYTES;
+    /** Heartbeats per peer timeout: four may be lost or late before a live peer looks dead. */
+    private static final int HEARTBEATS_PER_TIMEOUT = 5;
 
     private final int rank;
     private final PeerLinks links;
+    private final String[] peerNames;
+    private final long peerTimeoutNs;
+    private final long heartbeatIntervalNs;
     private final MemorySegment recvBuffers;
-    private final MemorySegment sendBuffers;
+    /** Per peer: one slot for reports (ERROR, BYE) and one for heartbeats, so neither waits for the other. */
+    private final MemorySegment reportBuffers;
+    private final MemorySegment heartbeatBuffers;
     private final NetRequest[] recvs;
-    private final NetRequest[] sends;
+    private final NetRequest[] reportSends;
+    private final NetRequest[] heartbeatSends;
     private final boolean[] peerGone;
+    private final boolean[] departed;
+    private final long[] lastHeardNs;
+    private long lastHeartbeatNs;
+    private long lastSilenceCheckNs;
+    /** A failure this rank detected itself (a control connection lost without a BYE), until reported. */
+    private JcclException detected;
 
-    ControlPlane(int rank, PeerLinks links, Arena arena) {
+    /**
+     * @param peerNames     per rank, how to name it in messages (e.g. {@code rank 2 (pid 4711 on node3)})
+     * @param peerTimeoutNs silence after which a peer is declared dead; 0 turns heartbeats off
+     */
+    ControlPlane(int rank, PeerLinks links, Arena arena, String[] peerNames, long peerTimeoutNs) {
         this.rank = rank;
         this.links = links;
+        this.peerNames = peerNames;
+        this.peerTimeoutNs = peerTimeoutNs;
+        this.heartbeatIntervalNs = peerTimeoutNs / HEARTBEATS_PER_TIMEOUT;
         int n = links.controlRecv.length;
         this.recvBuffers = arena.allocate((long) n * MESSAGE_BYTES, 64);
-        this.sendBuffers = arena.allocate((long) n * MESSAGE_BYTES, 64);
+        this.reportBuffers = arena.allocate((long) n * MESSAGE_BYTES, 64);
+        this.heartbeatBuffers = arena.allocate((long) n * HEADER_BYTES, 64);
         this.recvs = new NetRequest[n];
-        this.sends = new NetRequest[n];
+        this.reportSends = new NetRequest[n];
+        this.heartbeatSends = new NetRequest[n];
         this.peerGone = new boolean[n];
+        this.departed = new boolean[n];
+        this.lastHeardNs = new long[n];
+        for (int p = 0; p < n; p++) {
+            writeHeader(heartbeatBuffers, (long) p * HEADER_BYTES, TYPE_HEARTBEAT, ErrorCode.INVALID_ARGUMENT, 0);
+        }
     }
 
-    /** Posts the standing receive on every peer's control connection. */
+    /** Posts the standing receive on every peer's control connection and starts the liveness clock. */
     void start() {
+        long now = System.nanoTime();
+        lastHeartbeatNs = now - heartbeatIntervalNs;   // the first poll sends one at once
+        lastSilenceCheckNs = now;
         for (int p = 0; p < recvs.length; p++) {
             if (p != rank) {
+                lastHeardNs[p] = now;
                 post(p);
             }
         }
@@ -63,19 +110,30 @@ final class ControlPlane {
             recvs[peer] = links.controlRecv[peer].irecv(recvBuffers, (long) peer * MESSAGE_BYTES, MESSAGE_BYTES,
                     Fingerprint.CONTROL_TAG, null);
         } catch (NetException e) {
-            peerGone[peer] = true;
+            connectionLost(peer, e);
+        }
+    }
+
+    private void connectionLost(int peer, NetException e) {
+        recvs[peer] = null;
+        peerGone[peer] = true;
+        if (!departed[peer] && detected == null) {
+            detected = new JcclException(ErrorCode.REMOTE_ERROR, "lost the control connection to "
+                    + peerNames[peer] + " without a goodbye: it died, or its host or the network failed ("
+                    + e.getMessage() + ")");
         }
     }
 
     /**
-     * Looks for error reports from peers.
+     * Looks for reports from peers (and keeps the receives posted).
      *
-     * @return the first report turned into this rank's exception, or null
+     * @return the first error report turned into this rank's exception, or null
      */
     JcclException poll() {
         JcclException first = null;
+        long now = 0;
         for (int p = 0; p < recvs.length; p++) {
-            if (p == rank || peerGone[p]) {
+            if (p == rank || peerGone[p] || departed[p]) {
                 continue;
             }
             if (recvs[p] == null) {
@@ -88,16 +146,21 @@ final class ControlPlane {
             try {
                 bytes = recvs[p].test();
             } catch (NetException e) {
-                recvs[p] = null;
-                peerGone[p] = true;   // a peer that closes is noticed on the data path when it matters
+                connectionLost(p, e);
                 continue;
             }
             if (bytes == NetRequest.NOT_DONE) {
                 continue;
             }
             recvs[p] = null;
+            if (now == 0) {
+                now = System.nanoTime();
+            }
+            lastHeardNs[p] = now;
             JcclException e = decode(p, bytes);
-            post(p);
+            if (!departed[p]) {
+                post(p);
+            }
             if (e != null && first == null) {
                 first = e;
             }
@@ -105,19 +168,78 @@ final class ControlPlane {
         return first;
     }
 
+    /**
+     * Sends heartbeats when due and checks that every peer was heard from recently. Call often; cheap when
+     * nothing is due.
+     *
+     * @return a failure this rank detected (a peer died or went silent), or null
+     */
+    JcclException liveness() {
+        JcclException lost = detected;
+        if (lost != null) {
+            detected = null;
+            return lost;
+        }
+        if (peerTimeoutNs == 0) {
+            return null;
+        }
+        long now = System.nanoTime();
+        if (now - lastHeartbeatNs >= heartbeatIntervalNs) {
+            lastHeartbeatNs = now;
+            sendHeartbeats();
+        }
+        if (now - lastSilenceCheckNs < heartbeatIntervalNs / 4) {
+            return null;
+        }
+        lastSilenceCheckNs = now;
+        for (int p = 0; p < recvs.length; p++) {
+            if (p != rank && !departed[p] && now - lastHeardNs[p] > peerTimeoutNs) {
+                return new JcclException(ErrorCode.REMOTE_ERROR, "heard nothing from " + peerNames[p] + " for "
+                        + (now - lastHeardNs[p]) / 1_000_000 + " ms (" + io.jccl.CommConfig.PEER_TIMEOUT_MS + "="
+                        + peerTimeoutNs / 1_000_000 + "): it died, hangs, or the network between us failed");
+            }
+        }
+        return null;
+    }
+
+    private void sendHeartbeats() {
+        for (int p = 0; p < heartbeatSends.length; p++) {
+            if (p == rank || links.controlSend[p] == null || departed[p]) {
+                continue;
+            }
+            if (heartbeatSends[p] != null && !finished(heartbeatSends, p)) {
+                continue;   // the last one has not left yet: the peer or the path is slow, another would not help
+            }
+            try {
+                heartbeatSends[p] = links.controlSend[p].isend(heartbeatBuffers, (long) p * HEADER_BYTES,
+                        HEADER_BYTES, Fingerprint.CONTROL_TAG, null);
+            } catch (NetException e) {
+                heartbeatSends[p] = null;   // the receive side notices a dead peer
+            }
+        }
+    }
+
     private JcclException decode(int peer, long bytes) {
         long base = (long) peer * MESSAGE_BYTES;
         if (bytes < HEADER_BYTES || recvBuffers.get(ValueLayout.JAVA_INT_UNALIGNED, base) != MAGIC
-                || recvBuffers.get(ValueLayout.JAVA_BYTE, base + 4) != 1
-                || recvBuffers.get(ValueLayout.JAVA_BYTE, base + 5) != 1) {
+                || recvBuffers.get(ValueLayout.JAVA_BYTE, base + 4) != 1) {
             LOG.warn("rank {}: ignoring a malformed control message of {} bytes from rank {}", rank, bytes, peer);
+            return null;
+        }
+        byte type = recvBuffers.get(ValueLayout.JAVA_BYTE, base + 5);
+        if (type == TYPE_HEARTBEAT) {
+            return null;
+        }
+        if (type == TYPE_BYE) {
+            departed[peer] = true;
+            LOG.debug("rank {}: {} closed its communicator", rank, peerNames[peer]);
             return null;
         }
         int codeOrdinal = recvBuffers.get(ValueLayout.JAVA_BYTE, base + 6);
         int origin = recvBuffers.get(ValueLayout.JAVA_INT_UNALIGNED, base + 8);
         int length = recvBuffers.get(ValueLayout.JAVA_INT_UNALIGNED, base + 12);
-        if (codeOrdinal < 0 || codeOrdinal >= ErrorCode.values().length || length < 0 || length > bytes - HEADER_BYTES
-                || origin < 0 || origin >= recvs.length) {
+        if (type != TYPE_ERROR || codeOrdinal < 0 || codeOrdinal >= ErrorCode.values().length || length < 0
+                || length > bytes - HEADER_BYTES || origin < 0 || origin >= recvs.length) {
             LOG.warn("rank {}: ignoring a control message with invalid fields from rank {}", rank, peer);
             return null;
         }
@@ -131,31 +253,44 @@ final class ControlPlane {
         return new JcclException(ErrorCode.REMOTE_ERROR, "rank " + origin + " failed: " + code + ": " + message);
     }
 
+    private void writeHeader(MemorySegment buffers, long base, byte type, ErrorCode code, int length) {
+        buffers.set(ValueLayout.JAVA_INT_UNALIGNED, base, MAGIC);
+        buffers.set(ValueLayout.JAVA_BYTE, base + 4, (byte) 1);
+        buffers.set(ValueLayout.JAVA_BYTE, base + 5, type);
+        buffers.set(ValueLayout.JAVA_BYTE, base + 6, (byte) code.ordinal());
+        buffers.set(ValueLayout.JAVA_BYTE, base + 7, (byte) 0);
+        buffers.set(ValueLayout.JAVA_INT_UNALIGNED, base + 8, rank);
+        buffers.set(ValueLayout.JAVA_INT_UNALIGNED, base + 12, length);
+    }
+
     /** Tells every peer (best effort, without waiting long) that this rank failed. */
     void broadcast(ErrorCode code, String message) {
+        report(TYPE_ERROR, code, message);
+    }
+
+    /** Tells every peer (best effort, without waiting long) that this rank is closing its communicator. */
+    void sayGoodbye() {
+        report(TYPE_BYE, ErrorCode.INVALID_ARGUMENT, "");
+    }
+
+    private void report(byte type, ErrorCode code, String message) {
         byte[] text = message.getBytes(StandardCharsets.UTF_8);
         int length = Math.min(text.length, MAX_TEXT_BYTES);
-        for (int p = 0; p < sends.length; p++) {
+        for (int p = 0; p < reportSends.length; p++) {
             if (p == rank || links.controlSend[p] == null) {
                 continue;
             }
             long base = (long) p * MESSAGE_BYTES;
-            if (sends[p] != null && !finished(p)) {
+            if (reportSends[p] != null && !finished(reportSends, p)) {
                 continue;   // the previous report is still in flight: it suffices
             }
-            sendBuffers.set(ValueLayout.JAVA_INT_UNALIGNED, base, MAGIC);
-            sendBuffers.set(ValueLayout.JAVA_BYTE, base + 4, (byte) 1);
-            sendBuffers.set(ValueLayout.JAVA_BYTE, base + 5, (byte) 1);
-            sendBuffers.set(ValueLayout.JAVA_BYTE, base + 6, (byte) code.ordinal());
-            sendBuffers.set(ValueLayout.JAVA_BYTE, base + 7, (byte) 0);
-            sendBuffers.set(ValueLayout.JAVA_INT_UNALIGNED, base + 8, rank);
-            sendBuffers.set(ValueLayout.JAVA_INT_UNALIGNED, base + 12, length);
-            MemorySegment.copy(text, 0, sendBuffers, ValueLayout.JAVA_BYTE, base + HEADER_BYTES, length);
+            writeHeader(reportBuffers, base, type, code, length);
+            MemorySegment.copy(text, 0, reportBuffers, ValueLayout.JAVA_BYTE, base + HEADER_BYTES, length);
             try {
-                sends[p] = links.controlSend[p].isend(sendBuffers, base, HEADER_BYTES + length,
+                reportSends[p] = links.controlSend[p].isend(reportBuffers, base, HEADER_BYTES + length,
                         Fingerprint.CONTROL_TAG, null);
             } catch (NetException e) {
-                sends[p] = null;
+                reportSends[p] = null;
             }
         }
         // Give the reports a moment to leave (transports that progress only when polled need it).
@@ -163,8 +298,8 @@ final class ControlPlane {
         boolean pending = true;
         while (pending && System.nanoTime() < deadline) {
             pending = false;
-            for (int p = 0; p < sends.length; p++) {
-                if (sends[p] != null && !finished(p)) {
+            for (int p = 0; p < reportSends.length; p++) {
+                if (reportSends[p] != null && !finished(reportSends, p)) {
                     pending = true;
                 }
             }
@@ -174,7 +309,7 @@ final class ControlPlane {
         }
     }
 
-    private boolean finished(int peer) {
+    private static boolean finished(NetRequest[] sends, int peer) {
         try {
             if (sends[peer].test() != NetRequest.NOT_DONE) {
                 sends[peer] = null;

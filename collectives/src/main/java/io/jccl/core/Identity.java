@@ -62,8 +62,24 @@ final class Identity {
         }
     }
 
+    /**
+     * A peer's identity and how to name it in messages.
+     *
+     * @param identity for choosing transports
+     * @param pid      its process id
+     */
+    record Decoded(PeerIdentity identity, long pid) {
+        /** @return e.g. {@code rank 2 (pid 4711 on node3)} */
+        String describe() {
+            String host = identity.hostId();
+            int slash = host.indexOf('/');
+            return "rank " + identity.rank() + " (pid " + pid + " on " + (slash > 0 ? host.substring(0, slash) : host)
+                    + ")";
+        }
+    }
+
     /** @throws IllegalArgumentException when the bytes are not an identity of {@code rank} */
-    static PeerIdentity decode(byte[] data, int rank) {
+    static Decoded decode(byte[] data, int rank) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
             if (in.readInt() != MAGIC) {
@@ -75,11 +91,11 @@ final class Identity {
             }
             String host = in.readUTF();
             String jvm = in.readUTF();
-            in.readLong();
+            long pid = in.readLong();
             if (in.available() != 0) {
                 throw new IllegalArgumentException("trailing bytes");
             }
-            return new PeerIdentity(rank, host, jvm);
+            return new Decoded(new PeerIdentity(rank, host, jvm), pid);
         } catch (IOException e) {
             throw new IllegalArgumentException("truncated", e);
         }
