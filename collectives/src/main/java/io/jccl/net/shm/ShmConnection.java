@@ -113,12 +113,16 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
         }
         lastLivenessCheckNs = now;
         if (peer == null || !peer.isAlive()) {
-            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: rank " + peerRank + " (pid "
-                    + peerPid + " on this host) is gone");
+            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName() + " is gone");
         } else if (watchDriver && !transport.driver().ownerAlive(now)) {
             breakConnection(NetException.Reason.IO_ERROR, description + " failed: the shm media driver's process"
                     + " (pid " + transport.driver().ownerPid() + ", " + transport.driver().directory() + ") is gone");
         }
+    }
+
+    /** @return the peer for messages: its rank where known, and its pid */
+    final String peerName() {
+        return (peerRank >= 0 ? "rank " + peerRank : "the listening process") + " (pid " + peerPid + " on this host)";
     }
 
     /** Marks the connection broken and fails every pending request. */

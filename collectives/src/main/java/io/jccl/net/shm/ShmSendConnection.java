@@ -97,7 +97,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
         if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION) {
             checkLiveness(true);
         } else if (result == Publication.NOT_CONNECTED) {
-            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: rank " + peerRank
+            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName()
                     + " closed its receiving end");
         } else if (result == Publication.CLOSED) {
             breakConnection(NetException.Reason.IO_ERROR, description + " failed: its publication was closed (the"
