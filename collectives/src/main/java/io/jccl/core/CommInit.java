@@ -50,6 +50,8 @@ import java.util.concurrent.locks.LockSupport;
  * </ol>
  */
 final class CommInit {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommInit.class);
+
     static final int ROUNDS = 3;
     private static final int HELLO_MAGIC = 0x4A43484C;   // "JCHL"
     private static final int HELLO_BYTES = 12;
@@ -224,6 +226,9 @@ final class CommInit {
             speedMbps = Math.min(speedMbps, props.speedMbps());
             allSignal &= props.signalsCompletion();
             networked |= !props.name().equals("local");
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("rank {} of {}: transport per peer {}", rank, size, java.util.Arrays.toString(links.transportNames));
         }
         double bandwidth = speedMbps == Double.MAX_VALUE ? CORE_COPY_BYTES_PER_SECOND : speedMbps * 1e6 / 8;
         // Ranks in one JVM share its cores: each gets at most its share of their copy bandwidth.

@@ -12,9 +12,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.UUID;
 
-/** Where this process runs: host and JVM identifiers used to choose transports. */
+/**
+ * Where this process runs: host and JVM identifiers used to choose transports.
+ *
+ * <p>The host id is the host name plus the kernel's boot id. {@value #HOST_ID_OVERRIDE}, when set (environment
+ * variable or {@code jccl.hostId} system property), replaces it: a test-only override that lets processes of one
+ * machine pose as different hosts, so that a mixed job (shm within a "host", tcp or metaroce between them) runs on
+ * one machine. Ranks that really share a host but claim different ids merely use a network transport between them.
+ */
 final class Identity {
     private static final int MAGIC = 0x4A434944;   // "JCID"
+    /** Test-only override of the host id. */
+    static final String HOST_ID_OVERRIDE = "JCCL_HOST_ID";
     private static final String JVM_ID = UUID.randomUUID().toString();
     private static final String HOST_ID = computeHostId();
 
@@ -30,6 +39,10 @@ final class Identity {
     }
 
     private static String computeHostId() {
+        String forced = System.getProperty("jccl.hostId", System.getenv(HOST_ID_OVERRIDE));
+        if (forced != null && !forced.isBlank()) {
+            return forced.strip();
+        }
         String host;
         try {
             host = InetAddress.getLocalHost().getHostName();

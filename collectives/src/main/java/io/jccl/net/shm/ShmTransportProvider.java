@@ -1,0 +1,52 @@
+package io.jccl.net.shm;
+
+import io.jccl.net.NetTransport;
+import io.jccl.net.NetTransportProvider;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.TransportContext;
+
+/**
+ * The {@code shm} transport: connects ranks in different JVMs of the same host over shared memory (Aeron IPC
+ * through one embedded media driver per host). Priority {@value #PRIORITY}: below the in-JVM transport, above
+ * {@code metaroce} and {@code tcp}, which then serve only the pairs on different hosts.
+ *
+ * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SHM_DIR} (the media driver directory,
+ * default {@code /dev/shm/jccl-aeron-<user>}), {@code JCCL_SHM_TERM_BYTES} (term length of each connection's log,
+ * a power of two from 1 MiB to 1 GiB, default 16 MiB), {@code JCCL_SHM_DRIVER_IDLE} ({@code backoff} or
+ * {@code spin}); see {@code docs/transports.md}.
+ */
+public final class ShmTransportProvider implements NetTransportProvider {
+    /** The name users select it by. */
+    public static final String NAME = "shm";
+    /** Its priority among providers. */
+    public static final int PRIORITY = 50;
+
+    /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
+    public ShmTransportProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    /** @return true for ranks on the same host in different JVMs */
+    @Override
+    public boolean canConnect(PeerIdentity a, PeerIdentity b) {
+        return a.hostId().equals(b.hostId()) && !a.jvmId().equals(b.jvmId());
+    }
+
+    /**
+     * @throws IllegalArgumentException when an option is invalid; the message names the key and the value
+     * @throws io.jccl.net.NetException when no media driver can be started or joined
+     */
+    @Override
+    public NetTransport create(TransportContext context) {
+        return new ShmTransport(context);
+    }
+}

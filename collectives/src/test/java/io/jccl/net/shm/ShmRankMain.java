@@ -1,0 +1,95 @@
+package io.jccl.net.shm;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+import io.jccl.UniqueId;
+import io.jccl.check.CollectiveCheck;
+import io.jccl.plan.OpKind;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One rank in its own JVM for {@link ShmMultiProcessTest}: joins the communicator named by
+ * {@code JCCL_TEST_UNIQUE_ID}, runs every collective once with exact checks, prints one line per collective
+ * ({@code <KIND> wrong=<n>}) and {@code RESULT OK} or {@code RESULT WRONG <n>}. Usage:
+ * {@code ShmRankMain rank size count}.
+ */
+public final class ShmRankMain {
+    private static final List<OpKind> KINDS = List.of(OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE,
+            OpKind.ALL_GATHER, OpKind.REDUCE_SCATTER, OpKind.ALL_TO_ALL, OpKind.ALL_TO_ALLV, OpKind.GATHER,
+            OpKind.SCATTER, OpKind.P2P);
+
+    private ShmRankMain() {
+    }
+
+    public static void main(String[] args) {
+        int rank = Integer.parseInt(args[0]);
+        int size = Integer.parseInt(args[1]);
+        long count = Long.parseLong(args[2]);
+        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
+        int failures = 0;
+        try (Arena arena = Arena.ofShared();
+             Communicator comm = Communicator.init(id, rank, size, CommConfig.builder()
+                     .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(60)).build())) {
+            for (OpKind kind : KINDS) {
+                failures += run(comm, arena, kind, count, 1000 + kind.ordinal());
+            }
+            comm.barrier().await();
+        } catch (RuntimeException e) {
+            e.printStackTrace(System.out);
+            System.out.println("RESULT FAILED " + e);
+            System.exit(2);
+        }
+        System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    private static int run(Communicator comm, Arena arena, OpKind kind, long size, long seed) {
+        int rank = comm.rank();
+        int n = comm.size();
+        long count = switch (kind) {
+            case ALL_GATHER, GATHER, REDUCE_SCATTER, SCATTER, ALL_TO_ALL, ALL_TO_ALLV -> Math.max(1, size / n);
+            default -> size;
+        };
+        int root = (int) (seed % n);
+        DataType type = DataType.FLOAT32;
+        boolean reduces = kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE || kind == OpKind.REDUCE_SCATTER;
+        CollectiveCheck check = new CollectiveCheck(kind, type, reduces ? ReduceOp.Kind.SUM : null, n, count, root,
+                seed);
+        boolean rootOnly = kind == OpKind.BROADCAST || kind == OpKind.REDUCE || kind == OpKind.GATHER
+                || kind == OpKind.SCATTER;
+        MemorySegment send = check.sendElements(rank) > 0 || !rootOnly
+                ? arena.allocate(Math.max(1, check.sendElements(rank) * type.sizeBytes())) : null;
+        MemorySegment recv = check.recvElements(rank) > 0 || !rootOnly
+                ? arena.allocate(Math.max(1, check.recvElements(rank) * type.sizeBytes())) : null;
+        if (send != null) {
+            check.fillSend(rank, send);
+        }
+        CollectiveFuture f = switch (kind) {
+            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, check.opFor(rank));
+            case BROADCAST -> comm.broadcast(send, recv, count, type, root);
+            case REDUCE -> comm.reduce(send, recv, count, type, check.opFor(rank), root);
+            case ALL_GATHER -> comm.allGather(send, recv, count, type);
+            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, check.opFor(rank));
+            case ALL_TO_ALL -> comm.allToAll(send, recv, count, type);
+            case ALL_TO_ALLV -> comm.allToAllv(send, check.sendCounts(rank), check.sendDispls(rank), recv,
+                    check.recvCounts(rank), check.recvDispls(rank), type);
+            case GATHER -> comm.gather(send, recv, count, type, root);
+            case SCATTER -> comm.scatter(send, recv, count, type, root);
+            case P2P -> comm.group(g -> {
+                g.send(send, count, type, (rank + 1) % n);
+                g.recv(recv, count, type, (rank - 1 + n) % n);
+            });
+            default -> throw new IllegalArgumentException(kind.toString());
+        };
+        f.await();
+        long wrong = check.recvElements(rank) > 0 ? check.countWrong(rank, recv) : 0;
+        System.out.println(kind + " wrong=" + wrong + (wrong > 0 ? " first: " + check.firstMismatch(rank, recv) : ""));
+        return wrong == 0 ? 0 : 1;
+    }
+}
