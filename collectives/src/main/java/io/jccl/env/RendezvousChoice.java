@@ -37,7 +37,7 @@ final class RendezvousChoice {
         }
         if (set.size() > 1) {
             throw EnvVars.invalid("conflicting rendezvous settings: " + String.join(" and ", set)
-                    + " are all set; set only one");
+                    + " are set; set only one");
         }
         if (EnvVars.isSet(env, COMM_ID)) {
             try {

@@ -119,10 +119,11 @@ public final class SlurmNodeList {
             }
             append(partial, List.of(text.substring(i, open)));
             int close = text.indexOf(']', open);
-            append(partial, ranges(text, open + 1, close));
-            if (partial.size() > MAX_HOSTS) {
+            List<String> values = ranges(text, open + 1, close);
+            if ((long) partial.size() * values.size() > MAX_HOSTS) {
                 throw error(text, open, "expands to more than " + MAX_HOSTS + " hosts");
             }
+            append(partial, values);
             i = close + 1;
         }
         for (String host : partial) {
