@@ -31,9 +31,14 @@ final class TorchrunEnv implements EnvAdapter {
         String addr = EnvVars.get(env, MASTER_ADDR);
         String portText = EnvVars.get(env, MASTER_PORT);
         // Every rank sees the same run id, store address and restart count; a restart gets a new secret.
-        String jobKey = "torchrun " + "TORCHELASTIC_RUN_ID=" + EnvVars.get(env, "TORCHELASTIC_RUN_ID") + " "
-                + MASTER_ADDR + "=" + addr + " " + MASTER_PORT + "=" + portText + " TORCHELASTIC_RESTART_COUNT="
-                + EnvVars.get(env, "TORCHELASTIC_RESTART_COUNT") + " " + SIZE + "=" + size;
+        StringBuilder key = new StringBuilder("torchrun");
+        for (String v : new String[] {"TORCHELASTIC_RUN_ID", MASTER_ADDR, MASTER_PORT, "TORCHELASTIC_RESTART_COUNT",
+            SIZE}) {
+            if (EnvVars.isSet(env, v)) {
+                key.append(' ').append(v).append('=').append(EnvVars.get(env, v));
+            }
+        }
+        String jobKey = key.toString();
         Rendezvous r = RendezvousChoice.choose(env, size, SIZE, RendezvousChoice.withJobId(env, jobKey), () -> {
             if (addr == null || portText == null) {
                 throw EnvVars.invalid("under torchrun (" + RANK + ", " + SIZE + " set) " + MASTER_ADDR + " and "
