@@ -14,7 +14,7 @@ final class RendezvousChoice {
     static final String COMM_ID = "JCCL_COMM_ID";
     static final String ADDR = "JCCL_RENDEZVOUS_ADDR";
     static final String ID_FILE = "JCCL_COMM_ID_FILE";
-    /** An optional value unique to the job, mixed into derived secrets and default id file names. */
+    /** An optional value unique to the job, mixed into derived secrets. */
     static final String JOB_ID = "JCCL_JOB_ID";
 
     private RendezvousChoice() {
