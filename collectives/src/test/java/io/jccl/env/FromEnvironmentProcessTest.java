@@ -4,14 +4,21 @@ import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** Real JVMs join with {@code Communicator.fromEnvironment()} from torchrun-style variables on 127.0.0.1. */
+/**
+ * Real JVMs join with {@code Communicator.fromEnvironment()}: from torchrun-style variables on 127.0.0.1, and under
+ * Open MPI's mpirun when it is installed (the default id file named after the job).
+ */
 class FromEnvironmentProcessTest {
     @Test
     void threeJvmsWithTorchrunVariablesAllReduceExactly() throws Exception {
@@ -33,5 +40,28 @@ class FromEnvironmentProcessTest {
             assertThat(jvm.outputText()).contains("RESULT OK rank " + r + " of 3 (torchrun)")
                     .contains("JCCL_SECRET is not set");
         }
+    }
+
+    @Test
+    void twoJvmsUnderOpenMpiMeetThroughTheDefaultIdFile() throws Exception {
+        Path mpirun = null;
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "mpirun"))) {
+                mpirun = Path.of(dir, "mpirun");
+                break;
+            }
+        }
+        assumeTrue(mpirun != null, "mpirun is not installed");
+        List<String> cmd = new ArrayList<>(List.of(mpirun.toString(), "--allow-run-as-root", "--oversubscribe",
+                "-np", "2", "-x", "JCCL_NET=tcp", "-x", "JCCL_INIT_TIMEOUT_MS=60000",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(JvmProcesses.inheritedJvmOptions());
+        cmd.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), EnvRankMain.class.getName()));
+        Path log = Path.of("target", "process-output", "env-openmpi.log");
+        Files.createDirectories(log.getParent());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Jvm mpi = new Jvm(p, log);
+        assertThat(mpi.await(120)).as("mpirun; output:%n%s", mpi.outputText()).isZero();
+        assertThat(mpi.outputText()).contains("RESULT OK rank 0 of 2 (openmpi)", "RESULT OK rank 1 of 2 (openmpi)");
     }
 }

@@ -32,17 +32,20 @@ import java.util.regex.Pattern;
  * See docs/launching.md.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Start -np ranks of a Java main class or any program, filling the hosts' slots in order",
-                "(default: all on this host), each with JCCL_RANK, JCCL_SIZE, JCCL_LOCAL_RANK, JCCL_LOCAL_SIZE and",
-                "JCCL_COMM_ID set for Communicator.fromEnvironment() (the rendezvous runs in this launcher).",
-                "Output lines are prefixed with their rank: [2] .... When a rank fails the others are stopped",
-                "(SIGTERM, SIGKILL after --grace), unless --keep-going. SIGINT/SIGTERM stop every rank the same",
-                "way; a second one kills at once. Exit status: 0 when every rank exited 0; else the status of the",
-                "first rank that failed (128+N for signal N); 124 after --timeout; 130/143 on SIGINT/SIGTERM;",
-                "127 when a rank could not be started; 2 for a usage error.",
+        description = {"Start -np ranks of a Java main class or any program, filling the hosts' slots in order "
+                + "(default: all on this host), each with JCCL_RANK, JCCL_SIZE, JCCL_LOCAL_RANK, JCCL_LOCAL_SIZE "
+                + "and JCCL_COMM_ID set for Communicator.fromEnvironment() (the rendezvous runs in this launcher). "
+                + "Output lines are prefixed with their rank: [2] ...",
                 "",
-                "A first word that looks like a Java class name (a.b.Main, and no such program on the PATH) runs",
-                "in a JVM of this JDK with JCCL's JVM flags and class path plus -cp; anything else runs as given.",
+                "When a rank fails the others are stopped (SIGTERM, SIGKILL after --grace), unless --keep-going. "
+                + "SIGINT/SIGTERM stop every rank the same way; a second one kills at once. Exit status: 0 when "
+                + "every rank exited 0; else the status of the first rank that failed (128+N for signal N); 124 "
+                + "after --timeout; 130/143 on SIGINT/SIGTERM; 127 when a rank could not be started; 2 for a "
+                + "usage error.",
+                "",
+                "A first word that looks like a Java class name (a.b.Main, and no such program on the PATH) runs "
+                + "in a JVM of this JDK with JCCL's JVM flags and class path plus -cp; anything else runs as given. "
+                + "See docs/launching.md.",
                 ""},
         footer = {"", "Examples:",
                 "  jccl run -np 4 -- io.jccl.cli.run.RunSmokeMain",
