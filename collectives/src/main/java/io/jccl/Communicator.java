@@ -100,6 +100,31 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
+     * Joins the communicator of the job this process was launched in, reading rank, size and rendezvous from the
+     * launcher's environment variables: {@code jccl run}, Open MPI's mpirun, PMI (MPICH, Intel MPI), torchrun,
+     * Slurm's srun or a Kubernetes indexed Job, detected in that order (see {@link io.jccl.env.LaunchEnvironment}
+     * and docs/launching.md). Collective: every rank of the job calls it once.
+     *
+     * @param config settings
+     * @return the communicator
+     * @throws JcclException INVALID_ARGUMENT naming the variable and value when one is missing, malformed or in
+     *                       conflict with another; TIMEOUT when the other ranks (or rank 0's id file) do not appear
+     *                       within the init timeout; otherwise as {@link #init(UniqueId, int, int, CommConfig)}
+     */
+    static Communicator fromEnvironment(CommConfig config) {
+        return io.jccl.env.EnvCommunicator.create(config);
+    }
+
+    /**
+     * {@link #fromEnvironment(CommConfig)} with {@link CommConfig#DEFAULT}.
+     *
+     * @return the communicator
+     */
+    static Communicator fromEnvironment() {
+        return fromEnvironment(CommConfig.DEFAULT);
+    }
+
+    /**
      * Creates {@code n} ranks in this JVM, each with its own thread, connected by the in-JVM transport.
      *
      * @param n the number of ranks, at least 1

@@ -1,14 +1,15 @@
 package io.jccl.cli;
 
 import io.jccl.cli.bench.BenchCommand;
+import io.jccl.cli.run.RunCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of {@code ./jccl}. */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
-        subcommands = {VersionCommand.class, SelftestCommand.class, BenchCommand.class, FabricCommand.class,
-            CommandLine.HelpCommand.class})
+        subcommands = {VersionCommand.class, SelftestCommand.class, RunCommand.class, BenchCommand.class,
+            FabricCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Creates the top-level command (picocli instantiates it). */
     public Main() {
@@ -35,6 +36,8 @@ public final class Main implements Runnable {
             cmd.getErr().println("jccl " + cmd.getCommandName() + ": " + e.getMessage());
             return 1;
         });
+        // jccl run: everything from the program's name on is the program's, dashes included.
+        cl.getSubcommands().get("run").setStopAtPositional(true);
         return cl.execute(args);
     }
 
