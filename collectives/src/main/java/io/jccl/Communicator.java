@@ -61,9 +61,10 @@ import java.util.function.Consumer;
  * each fifth of {@link CommConfig#PEER_TIMEOUT_MS} (default 20 s), so a peer silent for that long is declared
  * dead. Either way every surviving rank's pending operations fail with {@link ErrorCode#REMOTE_ERROR} naming the
  * rank, its process id and host, and {@link #asyncError()} reports it even when nothing was pending. A rank that
- * {@linkplain #close() closes} says goodbye first, so its departure is not taken for a death. Heartbeats run on
- * the communicator's thread: a completion callback that blocks it longer than the peer timeout makes the peers
- * declare this rank dead.
+ * {@linkplain #close() closes} says goodbye first, so its departure is not taken for a death. Heartbeats are sent
+ * by a JVM-wide daemon thread, so a rank that is merely busy (a long completion callback, a slow first
+ * reduction) is not taken for dead; a whole process that stops (a debugger, a stop-the-world pause) longer than
+ * the peer timeout is.
  *
  * <p>Communicators are thread-safe: any thread may issue operations; they are queued in arrival order.
  */

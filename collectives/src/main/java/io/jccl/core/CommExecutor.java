@@ -134,6 +134,11 @@ final class CommExecutor implements Runnable {
         drainQueue(e != null ? e : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed"));
     }
 
+    /** Tests: this rank stops sending heartbeats and reports, as a hung process would. */
+    void silenceForTests() {
+        control.stopSending();
+    }
+
     void requestClose() {
         closeRequested = true;
         signal.signal();
@@ -324,6 +329,7 @@ final class CommExecutor implements Runnable {
         } else if (!abortRequested) {
             control.sayGoodbye();
         }
+        control.stopSending();
         links.closeAll();
         staging.close();
         arena.close();

@@ -85,6 +85,11 @@ public final class CommImpl implements Communicator {
         return executor.thread();
     }
 
+    /** Tests: this rank goes silent to its peers (no heartbeats, no reports), as a hung process would. */
+    void silenceForTests() {
+        executor.silenceForTests();
+    }
+
     /** The executor thread, for tests that look at it (e.g. its allocation counter). */
     Thread executorThreadForTests() {
         return executor.thread();

@@ -165,7 +165,11 @@ final class CommInit {
 
         // Connect, then round 3: status.
         PeerLinks links = new PeerLinks(size, new ArrayList<>(transports.values()));
-        if (problem == null) {
+        boolean peerFailedToListen = false;
+        for (byte[] h : allHandles) {
+            peerFailedToListen |= h.length == 0;   // it says why in the status round; connecting would only hang
+        }
+        if (problem == null && !peerFailedToListen) {
             try {
                 connect(rank, size, config, chosen, transports, listeners, allHandles, links, signal);
             } catch (JcclException e) {

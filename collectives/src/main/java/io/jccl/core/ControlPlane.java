@@ -12,6 +12,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Messages about the communicator itself between ranks, on connections separate from the data so they are never
@@ -31,9 +35,10 @@ import java.nio.charset.StandardCharsets;
  * int origin rank | int message length (at most 1008; 0 unless ERROR) | UTF-8 message
  * </pre>
  *
- * <p>Heartbeats are sent and checked by the communicator's thread, between steps of its operations and while it
- * waits for work; a completion callback that blocks that thread longer than the peer timeout makes the peers
- * declare this rank dead.
+ * <p>Heartbeats are sent by one JVM-wide daemon thread ({@link #HEARTBEATS}), not by the communicator's thread,
+ * so a rank whose thread is busy for a while (a long reduction before the JIT compiled it, a slow callback) still
+ * looks alive; the communicator's thread reads them and checks the silences. Sends on the control connections are
+ * serialized by a lock: the control plane is not the data path.
  */
 final class ControlPlane {
     private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
@@ -46,6 +51,9 @@ final class ControlPlane {
     private static final int MAX_TEXT_BYTES = MESSAGE_BYTES - HEADER_BYTES;
     /** Heartbeats per peer timeout: four may be lost or late before a live peer looks dead. */
     private static final int HEARTBEATS_PER_TIMEOUT = 5;
+    /** Sends every communicator's heartbeats in this JVM: cheap work, one thread is plenty. */
+    static final ScheduledExecutorService HEARTBEATS = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("jccl-heartbeats").factory());
 
     private final int rank;
     private final PeerLinks links;
@@ -62,7 +70,10 @@ final class ControlPlane {
     private final boolean[] peerGone;
     private final boolean[] departed;
     private final long[] lastHeardNs;
-    private long lastHeartbeatNs;
+    private final Object sendLock = new Object();
+    /** Set under {@link #sendLock} once the connections may close: no send starts after it. */
+    private boolean sendsStopped;
+    private ScheduledFuture<?> heartbeatTask;
     private long lastSilenceCheckNs;
     /** A failure this rank detected itself (a control connection lost without a BYE), until reported. */
     private JcclException detected;
@@ -95,13 +106,26 @@ final class ControlPlane {
     /** Posts the standing receive on every peer's control connection and starts the liveness clock. */
     void start() {
         long now = System.nanoTime();
-        lastHeartbeatNs = now - heartbeatIntervalNs;   // the first poll sends one at once
         lastSilenceCheckNs = now;
         for (int p = 0; p < recvs.length; p++) {
             if (p != rank) {
                 lastHeardNs[p] = now;
                 post(p);
             }
+        }
+        if (peerTimeoutNs > 0 && recvs.length > 1) {
+            heartbeatTask = HEARTBEATS.scheduleAtFixedRate(this::sendHeartbeats, 0, heartbeatIntervalNs,
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Stops heartbeats and reports for good; call before closing the control connections. */
+    void stopSending() {
+        if (heartbeatTask != null) {
+            heartbeatTask.cancel(false);
+        }
+        synchronized (sendLock) {
+            sendsStopped = true;
         }
     }
 
@@ -169,8 +193,8 @@ final class ControlPlane {
     }
 
     /**
-     * Sends heartbeats when due and checks that every peer was heard from recently. Call often; cheap when
-     * nothing is due.
+     * Checks that every peer was heard from recently (call after {@link #poll()}, which notes what arrived). Call
+     * often; cheap when no check is due.
      *
      * @return a failure this rank detected (a peer died or went silent), or null
      */
@@ -184,10 +208,6 @@ final class ControlPlane {
             return null;
         }
         long now = System.nanoTime();
-        if (now - lastHeartbeatNs >= heartbeatIntervalNs) {
-            lastHeartbeatNs = now;
-            sendHeartbeats();
-        }
         if (now - lastSilenceCheckNs < heartbeatIntervalNs / 4) {
             return null;
         }
@@ -203,6 +223,18 @@ final class ControlPlane {
     }
 
     private void sendHeartbeats() {
+        synchronized (sendLock) {
+            if (!sendsStopped) {
+                try {
+                    sendHeartbeatsLocked();
+                } catch (RuntimeException e) {   // a throw would cancel this rank's heartbeats for good
+                    LOG.warn("rank {}: sending heartbeats failed", rank, e);
+                }
+            }
+        }
+    }
+
+    private void sendHeartbeatsLocked() {
         for (int p = 0; p < heartbeatSends.length; p++) {
             if (p == rank || links.controlSend[p] == null || departed[p]) {
                 continue;
@@ -213,7 +245,7 @@ final class ControlPlane {
             try {
                 heartbeatSends[p] = links.controlSend[p].isend(heartbeatBuffers, (long) p * HEADER_BYTES,
                         HEADER_BYTES, Fingerprint.CONTROL_TAG, null);
-            } catch (NetException e) {
+            } catch (RuntimeException e) {   // NetException, or a connection closed under us
                 heartbeatSends[p] = null;   // the receive side notices a dead peer
             }
         }
@@ -274,6 +306,30 @@ final class ControlPlane {
     }
 
     private void report(byte type, ErrorCode code, String message) {
+        synchronized (sendLock) {
+            if (!sendsStopped) {
+                startReports(type, code, message);
+            }
+        }
+        // Give the reports a moment to leave (transports that progress only when polled need it).
+        long deadline = System.nanoTime() + 50_000_000L;
+        boolean pending = true;
+        while (pending && System.nanoTime() < deadline) {
+            synchronized (sendLock) {
+                pending = false;
+                for (int p = 0; p < reportSends.length; p++) {
+                    if (reportSends[p] != null && !finished(reportSends, p)) {
+                        pending = true;
+                    }
+                }
+            }
+            if (pending) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    private void startReports(byte type, ErrorCode code, String message) {
         byte[] text = message.getBytes(StandardCharsets.UTF_8);
         int length = Math.min(text.length, MAX_TEXT_BYTES);
         for (int p = 0; p < reportSends.length; p++) {
@@ -291,20 +347,6 @@ final class ControlPlane {
                         Fingerprint.CONTROL_TAG, null);
             } catch (NetException e) {
                 reportSends[p] = null;
-            }
-        }
-        // Give the reports a moment to leave (transports that progress only when polled need it).
-        long deadline = System.nanoTime() + 50_000_000L;
-        boolean pending = true;
-        while (pending && System.nanoTime() < deadline) {
-            pending = false;
-            for (int p = 0; p < reportSends.length; p++) {
-                if (reportSends[p] != null && !finished(reportSends, p)) {
-                    pending = true;
-                }
-            }
-            if (pending) {
-                Thread.onSpinWait();
             }
         }
     }

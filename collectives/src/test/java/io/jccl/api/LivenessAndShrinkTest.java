@@ -5,6 +5,7 @@ import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.core.TestHooks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,9 +26,10 @@ import static io.jccl.api.CommAssertions.onEveryRank;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Peer liveness and {@link Communicator#shrink}, with ranks in one JVM. A rank is made silent by blocking its
- * communicator thread in a completion callback (the documented way to look dead); the real-process deaths
- * (SIGKILL) are in the multi-process tests. The operation timeout is a minute, so a failure that arrives here
+ * Peer liveness and {@link Communicator#shrink}, with ranks in one JVM. A rank is made silent through a test hook
+ * that stops its heartbeats, as a hung process's would stop; a rank whose thread is merely busy (here: blocked in a
+ * completion callback) keeps sending them and is not declared dead. Real-process deaths (SIGKILL) are in the
+ * launcher's multi-process tests. The operation timeout is a minute, so a failure that arrives here
  * came from liveness, not from a timeout.
  */
 class LivenessAndShrinkTest {
@@ -59,28 +61,9 @@ class LivenessAndShrinkTest {
         return arena.allocate(4096);
     }
 
-    /**
-     * Blocks rank {@code victim}'s communicator thread until the test ends: in the completion callback of a
-     * barrier, attached before the other ranks join it (so it runs on that thread, not the caller's).
-     */
-    private void silence(List<Communicator> comms, int victim) throws InterruptedException {
-        CountDownLatch blocked = new CountDownLatch(1);
-        comms.get(victim).barrier().toCompletableFuture().thenRun(() -> {
-            blocked.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        List<CollectiveFuture> others = new ArrayList<>();
-        for (Communicator c : comms) {
-            if (c.rank() != victim) {
-                others.add(c.barrier());
-            }
-        }
-        CommAssertions.awaitAll(others);
-        assertThat(blocked.await(10, TimeUnit.SECONDS)).as("rank thread blocked").isTrue();
+    /** Rank {@code victim} goes silent, as a hung process would (a dead one is in the multi-process tests). */
+    private static void silence(List<Communicator> comms, int victim) {
+        TestHooks.silence(comms.get(victim));
     }
 
     @Test
@@ -119,6 +102,26 @@ class LivenessAndShrinkTest {
             assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
             assertThat(e.detail()).contains("heard nothing from rank 1 (pid ").contains("JCCL_PEER_TIMEOUT_MS=600");
         });
+    }
+
+    @Test
+    void aRankWhoseThreadIsBusyLongerThanThePeerTimeoutIsNotTakenForDead() throws Exception {
+        List<Communicator> comms = local(2, null);
+        CountDownLatch blocked = new CountDownLatch(1);
+        comms.get(1).barrier().toCompletableFuture().thenRun(() -> {
+            blocked.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        CommAssertions.awaitSuccess(comms.get(0).barrier());
+        assertThat(blocked.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(3 * PEER_TIMEOUT.toMillis());
+        assertThat(comms.get(0).asyncError()).isEmpty();
+        release.countDown();
+        assertAllReduceWorks(comms, 100);
     }
 
     @Test

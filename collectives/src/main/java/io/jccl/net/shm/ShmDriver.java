@@ -226,7 +226,14 @@ final class ShmDriver {
                 return host(options, channel, lock);
             }
             long ownerPid = readOwnerPid(channel);
-            if (CommonContext.isDriverActive(dir.toFile(), DRIVER_TIMEOUT_MS, message -> { })) {
+            // The owner writes its pid only once its driver runs, so a live pid means a live driver. A dead pid
+            // means the lock changed hands and the new owner is still starting: the directory then holds the dead
+            // driver's files, whose heartbeat can look fresh for a while, so joining it now would hang.
+            boolean ownerAlive = ownerPid > 0 && ProcessHandle.of(ownerPid).map(ProcessHandle::isAlive).orElse(false);
+            if (!ownerAlive) {
+                lastProblem = ownerPid > 0 ? "its owner pid " + ownerPid + " is gone and no new owner has a driver up"
+                        : "its owner has not started a driver yet";
+            } else if (CommonContext.isDriverActive(dir.toFile(), DRIVER_TIMEOUT_MS, message -> { })) {
                 try {
                     Aeron aeron = Aeron.connect(clientContext(dir, Math.max(1000,
                             TimeUnit.NANOSECONDS.toMillis(timeoutNs - (System.nanoTime() - startNs)))));
@@ -252,8 +259,7 @@ final class ShmDriver {
         long pid = ProcessHandle.current().pid();
         MediaDriver driver = null;
         try {
-            channel.truncate(0);
-            channel.write(ByteBuffer.wrap((pid + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+            channel.truncate(0);   // the dead owner's pid must not be read while this driver starts
             channel.force(false);
             IdleStrategy idle = options.driverIdle() == ShmOptions.DriverIdle.SPIN ? new BusySpinIdleStrategy()
                     : new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
@@ -275,6 +281,8 @@ final class ShmDriver {
                     .publicationLingerTimeoutNs(PUBLICATION_LINGER_NS)
                     .errorHandler(e -> LOG.warn("shm media driver error", e));
             driver = MediaDriver.launch(ctx);
+            channel.write(ByteBuffer.wrap((pid + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+            channel.force(false);
             Aeron aeron = Aeron.connect(clientContext(dir, DRIVER_TIMEOUT_MS));
             ShmDriver hosted = new ShmDriver(dir, aeron, driver, channel, lock, pid);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
