@@ -12,9 +12,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,8 +52,7 @@ final class ControlPlane {
     /** Heartbeats per peer timeout: four may be lost or late before a live peer looks dead. */
     private static final int HEARTBEATS_PER_TIMEOUT = 5;
     /** Sends every communicator's heartbeats in this JVM: cheap work, one thread is plenty. */
-    static final ScheduledExecutorService HEARTBEATS = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().daemon().name("jccl-heartbeats").factory());
+    static final ScheduledExecutorService HEARTBEATS = heartbeatThread();
 
     private final int rank;
     private final PeerLinks links;
@@ -117,6 +116,13 @@ final class ControlPlane {
             heartbeatTask = HEARTBEATS.scheduleAtFixedRate(this::sendHeartbeats, 0, heartbeatIntervalNs,
                     TimeUnit.NANOSECONDS);
         }
+    }
+
+    private static ScheduledExecutorService heartbeatThread() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().daemon().name("jccl-heartbeats").factory());
+        e.setRemoveOnCancelPolicy(true);   // closed communicators must not linger in its queue
+        return e;
     }
 
     /** Stops heartbeats and reports for good; call before closing the control connections. */
