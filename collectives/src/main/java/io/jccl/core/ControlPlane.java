@@ -51,6 +51,14 @@ final class ControlPlane {
     private static final int MAX_TEXT_BYTES = MESSAGE_BYTES - HEADER_BYTES;
     /** Heartbeats per peer timeout: four may be lost or late before a live peer looks dead. */
     private static final int HEARTBEATS_PER_TIMEOUT = 5;
+    /** How long a failing rank waits for its error reports to leave: it is failing, peers have heartbeats too. */
+    private static final long ERROR_LINGER_NS = 50_000_000L;
+    /**
+     * How long a closing rank waits for its goodbyes to leave. Closing is not urgent, and a goodbye that is lost
+     * because the connection closed first makes a peer still finishing its last operation take the departure for a
+     * death (a loaded machine can take tens of milliseconds to acknowledge a message over UDP).
+     */
+    private static final long GOODBYE_LINGER_NS = 2_000_000_000L;
     /** Sends every communicator's heartbeats in this JVM: cheap work, one thread is plenty. */
     static final ScheduledExecutorService HEARTBEATS = heartbeatThread();
 
@@ -303,22 +311,22 @@ final class ControlPlane {
 
     /** Tells every peer (best effort, without waiting long) that this rank failed. */
     void broadcast(ErrorCode code, String message) {
-        report(TYPE_ERROR, code, message);
+        report(TYPE_ERROR, code, message, ERROR_LINGER_NS);
     }
 
     /** Tells every peer (best effort, without waiting long) that this rank is closing its communicator. */
     void sayGoodbye() {
-        report(TYPE_BYE, ErrorCode.INVALID_ARGUMENT, "");
+        report(TYPE_BYE, ErrorCode.INVALID_ARGUMENT, "", GOODBYE_LINGER_NS);
     }
 
-    private void report(byte type, ErrorCode code, String message) {
+    private void report(byte type, ErrorCode code, String message, long lingerNs) {
         synchronized (sendLock) {
             if (!sendsStopped) {
                 startReports(type, code, message);
             }
         }
         // Give the reports a moment to leave (transports that progress only when polled need it).
-        long deadline = System.nanoTime() + 50_000_000L;
+        long deadline = System.nanoTime() + lingerNs;
         boolean pending = true;
         while (pending && System.nanoTime() < deadline) {
             synchronized (sendLock) {
