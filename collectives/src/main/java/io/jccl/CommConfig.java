@@ -1,5 +1,6 @@
 package io.jccl;
 
+import io.jccl.log.LogSettings;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Locale;
@@ -26,6 +27,10 @@ import java.util.TreeMap;
  * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
  * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
  * </table>
+ *
+ * <p>{@code JCCL_DEBUG} and {@code JCCL_DEBUG_SUBSYS} (logging, {@link io.jccl.log.JcclLog}) apply to the whole JVM:
+ * they are read from the environment only, and a bad value in the environment fails communicator creation here
+ * like any other option.
  *
  * <p>Transports read further options of their own (for example {@code JCCL_SOCKET_BUFFER_BYTES}); set them
  * with {@link Builder#option(String, String)}.
@@ -94,6 +99,10 @@ public final class CommConfig {
             }
         }
         merged.putAll(options);
+        checked(merged, LogSettings.DEBUG_VARIABLE,
+                () -> LogSettings.parseLevel(merged.get(LogSettings.DEBUG_VARIABLE)));
+        checked(merged, LogSettings.SUBSYS_VARIABLE,
+                () -> LogSettings.parseSubsystems(merged.get(LogSettings.SUBSYS_VARIABLE)));
         return new Resolved(
                 Duration.ofMillis(checked(merged, OP_TIMEOUT_MS, () -> parseMillis(merged, OP_TIMEOUT_MS,
                         DEFAULT_OP_TIMEOUT_MS))),
@@ -360,6 +369,10 @@ public final class CommConfig {
         public Builder option(String key, String value) {
             if (key == null || !key.startsWith("JCCL_") || key.length() == 5) {
                 throw JcclException.invalidArgument("option name must start with JCCL_, got '" + key + "'");
+            }
+            if (key.equals(LogSettings.DEBUG_VARIABLE) || key.equals(LogSettings.SUBSYS_VARIABLE)) {
+                throw JcclException.invalidArgument(key + " applies to the whole JVM, not one communicator: set the "
+                        + "environment variable (or call io.jccl.log.JcclLog.configure)");
             }
             if (value == null) {
                 options.remove(key);

@@ -2,8 +2,9 @@ package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -11,6 +12,7 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -42,7 +44,8 @@ public final class NetworkInterfaces {
     /** The environment variable choosing the address family, NCCL's {@code NCCL_SOCKET_FAMILY}. */
     public static final String FAMILY_VARIABLE = "JCCL_SOCKET_FAMILY";
 
-    private static final Logger LOG = LoggerFactory.getLogger(NetworkInterfaces.class);
+    private static final Logger LOG = JcclLog.logger(EnumSet.of(Subsystem.INIT, Subsystem.NET),
+            NetworkInterfaces.class);
 
     private NetworkInterfaces() {
     }

@@ -2,8 +2,9 @@ package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -77,7 +78,7 @@ public final class RendezvousServer implements AutoCloseable {
     /** The most connections in the handshake at once; further ones wait in the listen backlog. */
     static final int MAX_CONCURRENT_HANDSHAKES = 1024;
     private static final int BACKLOG = 1024;
-    private static final Logger LOG = LoggerFactory.getLogger(RendezvousServer.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.BOOTSTRAP, RendezvousServer.class);
 
     private final ServerSocket listener;
     private final InetSocketAddress address;

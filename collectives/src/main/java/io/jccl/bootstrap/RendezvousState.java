@@ -1,7 +1,8 @@
 package io.jccl.bootstrap;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,7 +41,7 @@ final class RendezvousState {
 
     private enum Phase { OPEN, COMPLETE, FAILED }
 
-    private static final Logger LOG = LoggerFactory.getLogger(RendezvousState.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.BOOTSTRAP, RendezvousState.class);
 
     private final ReentrantLock lock = new ReentrantLock();
     private final String where;

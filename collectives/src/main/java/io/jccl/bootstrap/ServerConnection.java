@@ -1,7 +1,8 @@
 package io.jccl.bootstrap;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -27,7 +28,7 @@ final class ServerConnection implements RendezvousState.Peer {
     static final Duration LINGER = Duration.ofSeconds(2);
     private static final int MAX_DRAIN_BYTES = 64 << 10;
     private static final Object CLOSE = new Object();
-    private static final Logger LOG = LoggerFactory.getLogger(ServerConnection.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.BOOTSTRAP, ServerConnection.class);
 
     private final RendezvousServer server;
     private final FrameChannel channel;

@@ -3,8 +3,9 @@ package io.jccl.bootstrap;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.UniqueId;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -33,7 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread and makes a waiting call fail with ABORTED.
  */
 public final class TcpBootstrap implements Bootstrap {
-    private static final Logger LOG = LoggerFactory.getLogger(TcpBootstrap.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.BOOTSTRAP, TcpBootstrap.class);
     private static final long FIRST_BACKOFF_MS = 10;
     private static final long MAX_BACKOFF_MS = 1000;
     private static final long MAX_CONNECT_ATTEMPT_MS = 5000;

@@ -19,7 +19,8 @@ import io.jccl.reduce.Reducer;
 import io.jccl.reduce.Reducers;
 import io.jccl.tune.Tuner;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  * operation timeout, watches the control plane, and turns any failure into the communicator's broken state.
  */
 final class CommExecutor implements Runnable {
-    private static final Logger LOG = LoggerFactory.getLogger(CommExecutor.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.COLL, CommExecutor.class);
+    private static final Logger P2P_LOG = JcclLog.logger(Subsystem.P2P, CommExecutor.class);
     /** Bytes per rank in the all-gathers a split runs over its parent. */
     static final int SPLIT_RECORD_BYTES = 4096;
 
@@ -212,6 +214,8 @@ final class CommExecutor implements Runnable {
 
     private void execute(OpRequest op) {
         long deadlineNs = opTimeoutNs > 0 ? System.nanoTime() + opTimeoutNs : Long.MAX_VALUE;
+        Logger trace = op.type == OpRequest.Type.P2P ? P2P_LOG : LOG;
+        long tracedSinceNs = trace.isTraceEnabled() ? traceStart(trace, op) : 0;
         try {
             switch (op.type) {
                 case COLLECTIVE, P2P -> runSingle(op, deadlineNs);
@@ -220,6 +224,10 @@ final class CommExecutor implements Runnable {
                 default -> throw new IllegalStateException("unknown operation type " + op.type);
             }
             complete(op);
+            if (tracedSinceNs != 0) {
+                trace.trace("rank {}: done {} in {} us", rank, op.describe(),
+                        (System.nanoTime() - tracedSinceNs) / 1000);
+            }
         } catch (ReportedFailure e) {
             breakCommunicator(e.error, false);
             fail(op, e.error);
@@ -233,6 +241,12 @@ final class CommExecutor implements Runnable {
             breakCommunicator(internal, true);
             fail(op, internal);
         }
+    }
+
+    /** TRACE (COLL, P2P): an operation starts; @return the time it started, never 0 */
+    private long traceStart(Logger trace, OpRequest op) {
+        trace.trace("rank {}: start {}", rank, op.describe());
+        return System.nanoTime() | 1;
     }
 
     private void failLocally(OpRequest op, JcclException e) {
@@ -326,8 +340,8 @@ final class CommExecutor implements Runnable {
         if (abortRequested && failure == null) {
             failure = end;
             control.broadcast(ErrorCode.ABORTED, "rank " + rank + " aborted its communicator");
-        } else if (!abortRequested) {
-            control.sayGoodbye();
+        } else if (!abortRequested && failure == null) {
+            control.sayGoodbye();   // a broken communicator's peers are broken too: no goodbye to wait for
         }
         control.stopSending();
         links.closeAll();

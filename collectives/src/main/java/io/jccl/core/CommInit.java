@@ -5,6 +5,8 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.bootstrap.Bootstrap;
 import io.jccl.bootstrap.NetworkInterfaces;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
@@ -38,6 +40,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
 
 /**
  * Builds a communicator from a {@link Bootstrap} in exactly three rounds, whatever happens, so every rank
@@ -50,7 +53,8 @@ import java.util.concurrent.locks.LockSupport;
  * </ol>
  */
 final class CommInit {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CommInit.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.INIT, CommInit.class);
+    private static final Logger TUNE_LOG = JcclLog.logger(Subsystem.TUNE, CommInit.class);
 
     static final int ROUNDS = 3;
     private static final int HELLO_MAGIC = 0x4A43484C;   // "JCHL"
@@ -78,6 +82,8 @@ final class CommInit {
     static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
         int rank = bootstrap.rank();
         int size = bootstrap.size();
+        JcclLog.logVersionOnce();
+        LOG.info("{} rank {} nranks {} - Init START", name, rank, size);
         ExecutorSignal signal = new ExecutorSignal();
         JcclException problem = null;
 
@@ -231,6 +237,10 @@ final class CommInit {
             allSignal &= props.signalsCompletion();
             networked |= !props.name().equals("local");
         }
+        if (LOG.isInfoEnabled()) {
+            LOG.info("{} {} nranks {} - Init COMPLETE: {}", name, peerNames[rank], size,
+                    transportsByPeer(links.transportNames, rank));
+        }
         if (LOG.isDebugEnabled()) {
             LOG.debug("rank {} of {}: transport per peer {}", rank, size, java.util.Arrays.toString(links.transportNames));
         }
@@ -245,11 +255,50 @@ final class CommInit {
         long maxChunk = networked ? 1 << 20 : 256 << 10;
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
                 config.algorithm(), config.chunkSizeBytes());
+        if (TUNE_LOG.isInfoEnabled()) {
+            TUNE_LOG.info("{} rank {}: cost model latency {} us, bandwidth {} MB/s, max chunk {} bytes; algorithm {},"
+                    + " chunk {}", name, rank, latencyUs, Math.round(bandwidth / 1e6), maxChunk, config.algorithm(),
+                    config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() + " bytes" : "by the tuner");
+        }
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
         CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal,
                 peerNames, shrink);
         comm.start();
         return comm;
+    }
+
+    /**
+     * The transport to each peer, peers grouped by transport in ranges: {@code local to rank 1, shm to ranks 2-3,
+     * metaroce to ranks 4-7}.
+     */
+    static String transportsByPeer(String[] transportNames, int self) {
+        Map<String, List<Integer>> byTransport = new LinkedHashMap<>();
+        for (int p = 0; p < transportNames.length; p++) {
+            if (p != self) {
+                byTransport.computeIfAbsent(String.valueOf(transportNames[p]), k -> new ArrayList<>()).add(p);
+            }
+        }
+        if (byTransport.isEmpty()) {
+            return "no peers";
+        }
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<String, List<Integer>> e : byTransport.entrySet()) {
+            List<Integer> ranks = e.getValue();
+            out.append(out.isEmpty() ? "" : ", ").append(e.getKey())
+                    .append(ranks.size() == 1 ? " to rank " : " to ranks ");
+            for (int i = 0; i < ranks.size(); ) {
+                int j = i;
+                while (j + 1 < ranks.size() && ranks.get(j + 1) == ranks.get(j) + 1) {
+                    j++;
+                }
+                out.append(i == 0 ? "" : ",").append(ranks.get(i));
+                if (j > i) {
+                    out.append('-').append(ranks.get(j));
+                }
+                i = j + 1;
+            }
+        }
+        return out.toString();
     }
 
     private static byte[] encodeHandles(Map<String, byte[]> entries) {

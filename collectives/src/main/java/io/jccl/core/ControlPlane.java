@@ -2,11 +2,12 @@ package io.jccl.core;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.plan.Fingerprint;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -41,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * serialized by a lock: the control plane is not the data path.
  */
 final class ControlPlane {
-    private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.COLL, ControlPlane.class);
     static final int MAGIC = 0x4A43544C;
     static final int MESSAGE_BYTES = 1024;
     static final byte TYPE_ERROR = 1;

@@ -7,8 +7,9 @@ import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import io.jccl.bootstrap.RendezvousServer;
 import io.jccl.bootstrap.SocketAddresses;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * timeout, and so is the join after it.
  */
 public final class EnvCommunicator {
-    private static final Logger LOG = LoggerFactory.getLogger(EnvCommunicator.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.ENV, EnvCommunicator.class);
     private static final AtomicBoolean WARNED_DERIVED = new AtomicBoolean();
     private static final long RESOLVE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(250);
 
@@ -60,7 +61,7 @@ public final class EnvCommunicator {
         Duration initTimeout = config.resolve(env).initTimeout();
         int rank = le.rank();
         int size = le.size();
-        LOG.debug("launched by {}: rank {} of {}, rendezvous {}", le.launcher(), rank, size, le.rendezvous());
+        LOG.info("launched by {}: rank {} of {}, rendezvous {}", le.launcher(), rank, size, le.rendezvous());
         return switch (le.rendezvous()) {
             case Rendezvous.Given g -> Communicator.init(g.id(), rank, size, config);
             case Rendezvous.Alone a -> Communicator.init(UniqueId.create(InetAddress.getLoopbackAddress()), 0, 1,

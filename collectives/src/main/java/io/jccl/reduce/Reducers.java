@@ -2,8 +2,11 @@ package io.jccl.reduce;
 
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 
 import java.util.Objects;
+import org.slf4j.Logger;
 
 /**
  * Creates {@link Reducer}s: the element-wise reduction kernels for each ({@link DataType}, {@link ReduceOp},
@@ -27,7 +30,7 @@ import java.util.Objects;
  * before summing.
  */
 public final class Reducers {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Reducers.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.INIT, Reducers.class);
 
     /**
      * True when the SIMD kernels can run: the JVM resolved {@code jdk.incubator.vector} (it was started with

@@ -21,6 +21,7 @@ public final class Main implements Runnable {
      * @param args command line
      */
     public static void main(String[] args) {
+        LogBackend.configure(System.getenv());
         System.exit(execute(args));
     }
 

@@ -25,7 +25,8 @@ import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 
 /**
  * The media driver of one directory as this JVM sees it: the Aeron client all of this JVM's shm transports share,
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * transports created after a crash start or join a fresh driver.
  */
 final class ShmDriver {
-    private static final Logger LOG = LoggerFactory.getLogger(ShmDriver.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmDriver.class);
     /** Aeron client: how long without a driver heartbeat before the client gives up (Aeron's default). */
     static final long DRIVER_TIMEOUT_MS = 10_000;
     /** Driver: how long a client may go without a keepalive before its resources are released (Aeron's default). */

@@ -14,7 +14,8 @@ import java.util.Iterator;
 import java.util.List;
 import org.agrona.DirectBuffer;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 
 /**
  * Accepts the connections of all peers: a subscription on the listener's hello stream, which every connecting
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * another thread. Closing stops accepting; accepted connections have subscriptions of their own and stay open.
  */
 final class ShmListener implements Listener, FragmentHandler {
-    private static final Logger LOG = LoggerFactory.getLogger(ShmListener.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmListener.class);
     /** Most accepted hellos waiting for their sender's log at once; more are dropped (a flood, not peers). */
     static final int MAX_PENDING = 1024;
 

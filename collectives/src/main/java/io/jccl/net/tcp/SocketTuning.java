@@ -1,5 +1,7 @@
 package io.jccl.net.tcp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import java.io.IOException;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
@@ -7,14 +9,13 @@ import java.nio.channels.NetworkChannel;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Applies the transport's socket options: {@code TCP_NODELAY} and the configured buffer sizes. When the kernel
  * grants smaller buffers than asked, it logs one warning per transport with both numbers.
  */
 final class SocketTuning {
-    private static final Logger LOG = LoggerFactory.getLogger(SocketTuning.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, SocketTuning.class);
 
     private final int bufferBytes;
     private final AtomicBoolean warned = new AtomicBoolean();

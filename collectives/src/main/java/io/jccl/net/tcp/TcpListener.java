@@ -1,5 +1,7 @@
 package io.jccl.net.tcp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
@@ -10,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Accepts the connections of all peers on one non-blocking server socket. A connection surfaces from
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * another thread.
  */
 final class TcpListener implements Listener {
-    private static final Logger LOG = LoggerFactory.getLogger(TcpListener.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, TcpListener.class);
     /** Most accepted sockets waiting for their hello at once; more are closed (a flood, not peers). */
     static final int MAX_HANDSHAKES = 1024;
 

@@ -1,5 +1,7 @@
 package io.jccl.net.tcp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
@@ -19,7 +21,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One rank's TCP transport: listeners, connection attempts and connections over non-blocking
@@ -37,7 +38,7 @@ final class TcpNetTransport implements NetTransport {
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Longer connect timeouts are cut to this, which keeps deadline arithmetic from overflowing. */
     private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
-    private static final Logger LOG = LoggerFactory.getLogger(TcpNetTransport.class);
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, TcpNetTransport.class);
 
     private final TransportContext context;
     private final SocketTuning tuning;

@@ -63,6 +63,7 @@ class ShmMultiProcessTest {
         for (int r = 0; r < size; r++) {
             Map<String, String> env = new HashMap<>();
             env.put("JCCL_TEST_UNIQUE_ID", id.encode());
+            env.put("JCCL_DEBUG", "DEBUG");
             env.put("JCCL_HOST_ID", hostOf.apply(r));
             env.put("JCCL_SHM_DIR", dirOf.apply(r).toString());
             env.put("JCCL_SHM_TERM_BYTES", String.valueOf(4 << 20));

@@ -7,6 +7,7 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
+import io.jccl.cli.LogBackend;
 import io.jccl.plan.OpKind;
 
 import java.lang.foreign.Arena;
@@ -47,6 +48,7 @@ public final class CollectiveBenchRank {
      * @param args see the class comment
      */
     public static void main(String[] args) {
+        LogBackend.configure(System.getenv());
         ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
         int status;
         try {

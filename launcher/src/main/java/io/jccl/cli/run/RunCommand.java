@@ -3,6 +3,7 @@ package io.jccl.cli.run;
 import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import io.jccl.bootstrap.NetworkInterfaces;
+import io.jccl.cli.LogBackend;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -164,7 +166,7 @@ public final class RunCommand implements Callable<Integer> {
         LocalHost localHost = LocalHost.detect();
         boolean allLocal = slots.stream().allMatch(s -> localHost.isLocal(s.host()));
         Path workDir = Path.of("").toAbsolutePath();
-        List<String> argv = argv(workDir);
+        List<String> argv = argv(workDir, rankEnv);
         String commId = createId(allLocal);
         return new JobSpec(slots, argv, rankEnv, commId, agent, localHost, workDir,
                 timeoutSeconds == null ? null : Duration.ofMillis(Math.round(timeoutSeconds * 1000)),
@@ -215,8 +217,11 @@ public final class RunCommand implements Callable<Integer> {
         return env;
     }
 
-    /** What every rank runs: a JVM for a main class, else the command itself. */
-    private List<String> argv(Path workDir) {
+    /**
+     * What every rank runs: a JVM for a main class, else the command itself. A JVM's SLF4J backend gets the level
+     * its {@code JCCL_DEBUG} asks for (this environment's, or {@code -x}'s), before {@code -J} options, which win.
+     */
+    private List<String> argv(Path workDir, Map<String, String> rankEnv) {
         String first = command.getFirst();
         if (!looksLikeMainClass(first)) {
             return List.copyOf(command);
@@ -224,6 +229,9 @@ public final class RunCommand implements Callable<Integer> {
         List<String> argv = new ArrayList<>();
         argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         argv.addAll(jvmFlags());
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(rankEnv);
+        argv.addAll(LogBackend.jvmOptions(env));
         argv.addAll(jvmOptions);
         argv.add("-cp");
         StringBuilder cp = new StringBuilder();

@@ -133,6 +133,26 @@ class RunCommandTest {
     }
 
     @Test
+    void jcclDebugInfoShowsEachRanksInitLineWithItsRankAndTransportAndTheDefaultNone() throws Exception {
+        Result r = run(Map.of("JCCL_DEBUG", "INFO", "JCCL_DEBUG_SUBSYS", "INIT"), "-np", "2", "--transport", "tcp",
+                "--", "io.jccl.cli.run.RunSmokeMain");
+        assertThat(r.code()).as(r.toString()).isZero();
+        for (int rank = 0; rank < 2; rank++) {
+            // The rank's slf4j-simple (WARN in simplelogger.properties) was told to let INFO through.
+            assertThat(r.errText()).as(r.toString()).containsPattern("\\[" + rank + "] \\[INFO] CommInit - "
+                    + "\\[INIT] comm0 rank " + rank + " \\(pid \\d+ on [^)]+\\) nranks 2 - Init COMPLETE: tcp to rank "
+                    + (1 - rank));
+            assertThat(r.errText()).contains("[" + rank + "] [INFO] JcclLog - [INIT] JCCL version ");
+        }
+        assertThat(r.errText()).doesNotContain("[ENV]");
+
+        Result quiet = run(Map.of("JCCL_DEBUG", "", "JCCL_DEBUG_SUBSYS", ""), "-np", "2", "--transport", "tcp", "--",
+                "io.jccl.cli.run.RunSmokeMain");
+        assertThat(quiet.code()).as(quiet.toString()).isZero();
+        assertThat(quiet.errText()).as(quiet.toString()).doesNotContain("[INIT]").doesNotContain("[INFO]");
+    }
+
+    @Test
     void aFailingRankStopsTheOthersAndIsNamed() throws Exception {
         Result r = run("-np", "4", "--", "sh", "-c",
                 "if [ \"$JCCL_RANK\" = 2 ]; then echo bye; exit 3; fi; echo up; sleep 60");

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -8,13 +10,14 @@ import org.agrona.concurrent.DynamicCompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
+import org.slf4j.Logger;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /** The threads that run transports' duty cycles: one per transport (dedicated), or one shared by the JVM. */
 final class DriverThreads {
-    private static final System.Logger LOG = System.getLogger(DriverThreads.class.getName());
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, DriverThreads.class);
 
     private static DynamicCompositeAgent shared;
     private static AgentRunner sharedRunner;
@@ -87,6 +90,6 @@ final class DriverThreads {
     }
 
     private static void onError(Throwable t) {
-        LOG.log(System.Logger.Level.ERROR, "metaroce driver failed in its duty cycle", t);
+        LOG.error("metaroce driver failed in its duty cycle", t);
     }
 }

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.metaroce.fabric.RelayClient;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
@@ -21,6 +23,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.SystemNanoClock;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,6 +39,7 @@ import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,7 +70,8 @@ import java.util.function.Consumer;
 public final class MetaRoceNetTransport implements NetTransport {
     /** The largest message one request carries. */
     static final long MAX_MESSAGE_BYTES = 1L << 40;
-    private static final System.Logger LOG = System.getLogger(MetaRoceNetTransport.class.getName());
+    private static final Logger LOG = JcclLog.logger(EnumSet.of(Subsystem.NET, Subsystem.PROTO),
+            MetaRoceNetTransport.class);
     private static final int HELLO_BOXES = 4;
     /** The longest {@link #close()} lets the protocol run before it closes the connections. */
     private static final long LINGER_CAP_NS = 200_000_000;
@@ -215,7 +220,11 @@ public final class MetaRoceNetTransport implements NetTransport {
             why.append(c == null ? "unknown" : c.closeCause()).append(");");
             describe(why, side == accepting ? "accepting" : "initiating", side);
             boolean peerClosed = c != null && c.closeCause().startsWith("the peer");
-            LOG.log(peerClosed ? System.Logger.Level.INFO : System.Logger.Level.WARNING, why.toString());
+            if (peerClosed) {
+                LOG.info("{}", why);
+            } else {
+                LOG.warn("{}", why);
+            }
         }
     }
 
@@ -469,7 +478,7 @@ public final class MetaRoceNetTransport implements NetTransport {
 
         void post() {
             if (accepting.postRecv(this, connection, 0, box, 0, ControlMessages.BOX_BYTES) == Verbs.QUEUE_FULL) {
-                LOG.log(System.Logger.Level.WARNING, "metaroce: cannot post a HELLO receive: the connection's work queue"
+                LOG.warn("metaroce: cannot post a HELLO receive: the connection's work queue"
                         + " is full");
             }
         }
@@ -493,7 +502,7 @@ public final class MetaRoceNetTransport implements NetTransport {
                     listener.offer(channel);
                 }
             } else {
-                LOG.log(System.Logger.Level.WARNING, "metaroce: ignored a malformed HELLO (" + bytes + " bytes, "
+                LOG.warn("metaroce: ignored a malformed HELLO (" + bytes + " bytes, "
                         + status + ")");
             }
             post();

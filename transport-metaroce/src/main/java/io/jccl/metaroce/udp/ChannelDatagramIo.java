@@ -1,7 +1,10 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,7 +19,7 @@ import java.nio.channels.DatagramChannel;
  * bits of what arrives: every datagram is reported {@link #NOT_ECT}. Sends are not batched.
  */
 final class ChannelDatagramIo implements DatagramIo {
-    private static final System.Logger LOG = System.getLogger(ChannelDatagramIo.class.getName());
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, ChannelDatagramIo.class);
     private static final int MAX_DATAGRAM_BYTES = 65536;
 
     private final UdpDriverConfig config;
@@ -47,7 +50,7 @@ final class ChannelDatagramIo implements DatagramIo {
             try {
                 ch.setOption(StandardSocketOptions.IP_TOS, ECT_0);
             } catch (IOException | UnsupportedOperationException e) {
-                LOG.log(System.Logger.Level.DEBUG, "cannot set IP_TOS on a DatagramChannel: " + e.getMessage());
+                LOG.debug("cannot set IP_TOS on a DatagramChannel: {}", e.getMessage());
             }
             grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
             grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);

@@ -1,7 +1,10 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -61,7 +64,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * and stepped on another); nothing on the data path allocates.
  */
 final class NativeDatagramIo implements DatagramIo {
-    private static final System.Logger LOG = System.getLogger(NativeDatagramIo.class.getName());
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, NativeDatagramIo.class);
     /** One receive slot: room for the largest datagram, and for a GRO read (the kernel coalesces up to 64 KiB). */
     static final int RECEIVE_SLOT_BYTES = 65536;
     private static final int MAX_RECEIVE_SLOTS = 64;
@@ -537,8 +540,8 @@ final class NativeDatagramIo implements DatagramIo {
             if (messageSegments[k] > 1 && (errno == LinuxSyscalls.EINVAL || errno == LinuxSyscalls.EIO
                     || errno == LinuxSyscalls.ENOPROTOOPT || errno == LinuxSyscalls.EMSGSIZE)) {
                 gsoActive = false;
-                LOG.log(System.Logger.Level.INFO, "UDP GSO refused by the kernel on " + localAddress + " (errno "
-                        + errno + "): this socket sends datagram by datagram from now on");
+                LOG.info("UDP GSO refused by the kernel on {} (errno {}): this socket sends datagram by datagram"
+                        + " from now on", localAddress, errno);
                 return messageFirstDatagram[k];
             }
             counters.ioErrors++;   // this message is lost; the rest still goes

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.TransmitSink;
@@ -11,6 +13,7 @@ import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
+import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,7 +59,7 @@ import java.util.random.RandomGenerator;
  * Agrona {@code AgentRunner} does) and posts work to {@link #endpoint()} from that same thread.
  */
 public final class UdpDriver implements Agent, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(UdpDriver.class.getName());
+    private static final Logger LOG = JcclLog.logger(Subsystem.NET, UdpDriver.class);
     private static final long NO_PEER = -1;
 
     private final Endpoint endpoint;
@@ -134,19 +137,18 @@ public final class UdpDriver implements Agent, AutoCloseable {
             throw new UnsupportedOperationException("UDP driver: io=NATIVE is not available: " + unavailable
                     + " (use io=AUTO or CHANNEL)");
         }
-        LOG.log(System.Logger.Level.INFO, "UDP driver: DatagramChannel I/O, because native I/O is not available: "
-                + unavailable);
+        LOG.info("UDP driver: DatagramChannel I/O, because native I/O is not available: {}", unavailable);
         return IoMethod.CHANNEL;
     }
 
     /** Warns once when the kernel granted less socket buffer than asked (Linux caps it at the rmem/wmem maxima). */
     static void warnIfBuffersShort(int askedBytes, int grantedReceiveBytes, int grantedSendBytes) {
         if (grantedReceiveBytes < askedBytes) {
-            LOG.log(System.Logger.Level.WARNING, "the kernel granted UDP receive buffers of " + grantedReceiveBytes
+            LOG.warn("the kernel granted UDP receive buffers of " + grantedReceiveBytes
                     + " bytes, not the " + askedBytes + " asked for: bursts may be dropped (raise net.core.rmem_max)");
         }
         if (grantedSendBytes < askedBytes) {
-            LOG.log(System.Logger.Level.WARNING, "the kernel granted UDP send buffers of " + grantedSendBytes
+            LOG.warn("the kernel granted UDP send buffers of " + grantedSendBytes
                     + " bytes, not the " + askedBytes + " asked for: sends may be refused (raise net.core.wmem_max)");
         }
     }

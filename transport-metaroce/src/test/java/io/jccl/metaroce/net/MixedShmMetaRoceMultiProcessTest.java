@@ -37,6 +37,7 @@ class MixedShmMetaRoceMultiProcessTest {
         for (int r = 0; r < 4; r++) {
             Map<String, String> env = new HashMap<>();
             env.put("JCCL_TEST_UNIQUE_ID", id.encode());
+            env.put("JCCL_DEBUG", "DEBUG");   // the per-peer transport line is a DEBUG line of INIT
             env.put("JCCL_HOST_ID", r < 2 ? "host-a" : "host-b");
             env.put("JCCL_SHM_DIR", temp.resolve(r < 2 ? "aeron-a" : "aeron-b").toString());
             env.put("JCCL_SHM_TERM_BYTES", String.valueOf(4 << 20));
