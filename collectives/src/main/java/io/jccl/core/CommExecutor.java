@@ -94,7 +94,7 @@ final class CommExecutor implements Runnable {
         this.tuner = tuner;
         this.control = new ControlPlane(rank, links, arena, peerNames, config.peerTimeout().toNanos());
         this.staging = new StagingPool(stagingSlotBytes);
-        this.runner = new PlanRunner(rank, links, staging);
+        this.runner = new PlanRunner(rank, links, staging, peerNames);
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.idle = new ExecutorIdle(signal, transportsSignal);
         this.opTimeoutNs = config.opTimeout().toNanos();

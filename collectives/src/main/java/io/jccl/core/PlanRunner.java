@@ -23,6 +23,7 @@ import java.util.List;
  * from one run to the next.
  */
 final class PlanRunner {
+    private final String[] peerNames;
     private static final int START = 0;
     private static final int WAIT = 1;
     private static final int SENDS = 2;
@@ -59,7 +60,14 @@ final class PlanRunner {
     private long[] sourceOffset = new long[4];
     private int[] sourceSlot = new int[4];
 
-    PlanRunner(int rank, PeerLinks links, StagingPool staging) {
+    /** @return e.g. {@code rank 2 (pid 4711 on node3)}, for messages about a peer that went away */
+    private String name(int peer) {
+        return peerNames != null && peer >= 0 && peer < peerNames.length && peerNames[peer] != null
+                ? peerNames[peer] : "rank " + peer;
+    }
+
+    PlanRunner(int rank, PeerLinks links, StagingPool staging, String[] peerNames) {
+        this.peerNames = peerNames;
         this.rank = rank;
         this.links = links;
         this.staging = staging;
@@ -462,11 +470,10 @@ final class PlanRunner {
             case TRUNCATED -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
                     + (sending ? rank : peer) + " sent more data than rank " + (sending ? peer : rank)
                     + " expected in " + what + " (different counts?): " + e.getMessage());
-            case PEER_CLOSED -> new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer
-                    + " closed its connection while rank " + rank + " was " + (sending ? "sending to" : "waiting for")
+            case PEER_CLOSED -> new JcclException(ErrorCode.REMOTE_ERROR, name(peer) + " closed its connection while rank " + rank + " was " + (sending ? "sending to" : "waiting for")
                     + " it in " + what + " (it exited, aborted, failed, or issued fewer operations)", e);
             case CLOSED -> new JcclException(ErrorCode.ABORTED, "the communicator was closed during " + what, e);
-            case IO_ERROR -> new JcclException(ErrorCode.REMOTE_ERROR, "connection to rank " + peer + " failed in "
+            case IO_ERROR -> new JcclException(ErrorCode.REMOTE_ERROR, "connection to " + name(peer) + " failed in "
                     + what + ": " + e.getMessage(), e);
             case PROTOCOL_ERROR -> new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer
                     + " broke the transport protocol in " + what + ": " + e.getMessage(), e);

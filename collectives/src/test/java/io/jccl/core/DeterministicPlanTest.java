@@ -98,7 +98,7 @@ class DeterministicPlanTest {
                     }
                 }
                 StagingPool staging = new StagingPool(chunkElements * es);
-                runners[r] = new PlanRunner(r, links, staging);
+                runners[r] = new PlanRunner(r, links, staging, null);
                 MemorySegment send = arena.allocate(Math.max(1, check.sendElements(r) * es));
                 recv[r] = arena.allocate(Math.max(1, check.recvElements(r) * es));
                 check.fillSend(r, send);
