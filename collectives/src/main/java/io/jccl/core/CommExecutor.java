@@ -81,8 +81,8 @@ final class CommExecutor implements Runnable {
     private final OpRequest[] oneOp = new OpRequest[1];
 
     CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
-                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String name,
-                 String[] peerNames) {
+                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, long spinNs,
+                 long idleSpinNs, String name, String[] peerNames) {
         this.comm = comm;
         this.rank = rank;
         this.size = size;
@@ -94,7 +94,7 @@ final class CommExecutor implements Runnable {
         this.staging = new StagingPool(stagingSlotBytes);
         this.runner = new PlanRunner(rank, links, staging);
         this.queue = new OpQueue<>(config.maxPendingOps());
-        this.idle = new ExecutorIdle(signal, transportsSignal);
+        this.idle = new ExecutorIdle(signal, transportsSignal, spinNs, idleSpinNs);
         this.opTimeoutNs = config.opTimeout().toNanos();
         this.p2pSendSeq = new long[size];
         this.p2pRecvSeq = new long[size];
