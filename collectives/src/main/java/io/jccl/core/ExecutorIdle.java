@@ -17,8 +17,8 @@ package io.jccl.core;
  * <p>With a spin time there is no {@link Thread#yield()} phase: on a host with more runnable threads than cores a
  * yield can hand the core to another process's thread for a whole scheduler slice (measured: about 1 ms on two
  * vCPUs), longer than any park. Without one (the default when the host has fewer cores than ranks, e.g. several
- * ranks in one JVM) the executor yields a few times before parking within an operation, as the peer rank whose
- * data it waits for may need this very core.
+ * ranks in one JVM) the executor yields a few times before it parks, as before this option existed: the peer rank
+ * whose data it waits for, or the caller it just completed, may need this very core.
  *
  * <p>Parks: when every connection signals completions the park is long (a signal ends it); otherwise the
  * executor must poll, and parks back off exponentially up to a short bound.
@@ -72,6 +72,15 @@ final class ExecutorIdle {
         return everBusy && budgetNs > 0 && System.nanoTime() - busyNs < budgetNs;
     }
 
+    /** @return whether to yield now: only without a spin time, a few times after the minimal polls */
+    private boolean yieldOnce() {
+        if (spinNs == 0 && spins < MIN_SPINS + YIELDS) {
+            spins++;
+            return true;
+        }
+        return false;
+    }
+
     /**
      * Waiting while an operation runs and nothing progressed.
      *
@@ -80,8 +89,7 @@ final class ExecutorIdle {
     void idle(long maxParkNs) {
         if (spin(spinNs)) {
             Thread.onSpinWait();
-        } else if (spinNs == 0 && spins < MIN_SPINS + YIELDS) {
-            spins++;
+        } else if (yieldOnce()) {
             Thread.yield();
         } else if (transportsSignal) {
             signal.park(Math.min(MAX_SIGNALLED_PARK_NS, maxParkNs));
@@ -95,6 +103,8 @@ final class ExecutorIdle {
     void idleWithoutWork(long maxParkNs) {
         if (spin(idleSpinNs)) {
             Thread.onSpinWait();
+        } else if (yieldOnce()) {
+            Thread.yield();
         } else {
             signal.park(Math.min(transportsSignal ? 50_000_000 : 1_000_000, maxParkNs));
         }
