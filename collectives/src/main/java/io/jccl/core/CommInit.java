@@ -207,8 +207,6 @@ final class CommInit {
 
     /** Copy bandwidth of one core (a large memcpy on the machines we measured), for ranks that share a JVM. */
     static final double CORE_COPY_BYTES_PER_SECOND = 8e9;
-    /** Transports at least this fast (Mbit/s) move data through memory: the shm transport reports 40000. */
-    static final double SHARED_MEMORY_SPEED_MBPS = 40_000;
 
     private static CommImpl build(String name, int rank, int size, CommConfig.Resolved config,
                                   NetTransportProvider[] chosen, Map<String, NetTransport> transports,
@@ -243,10 +241,7 @@ final class CommInit {
         int availableCores = Runtime.getRuntime().availableProcessors();
         double cores = availableCores;
         bandwidth = Math.min(bandwidth, CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm)));
-        // Between processes a message costs a hop (tens of µs while the executor polls); a chunk must be long
-        // enough to hide it. At shared-memory speed (40 Gbit/s and up) that takes 2 MiB: measured 8 MiB all-reduces
-        // over shm ran about 15% faster with 2 MiB chunks than with 1 MiB (docs/performance.md).
-        long maxChunk = !networked ? 256 << 10 : speedMbps >= SHARED_MEMORY_SPEED_MBPS ? 2 << 20 : 1 << 20;
+        long maxChunk = networked ? 1 << 20 : 256 << 10;
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
                 config.algorithm(), config.chunkSizeBytes());
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
