@@ -24,6 +24,11 @@ import java.util.TreeMap;
  * <tr><td>{@code JCCL_CHUNK_SIZE}</td><td>0 (tuner)</td><td>pipeline chunk in bytes (suffixes K, M allowed), 4K to 64M</td></tr>
  * <tr><td>{@code JCCL_NET}</td><td>(automatic)</td><td>force one transport for every pair of ranks, e.g. {@code tcp}</td></tr>
  * <tr><td>{@code JCCL_MAX_PENDING_OPS}</td><td>1024</td><td>operations queued per communicator before callers wait</td></tr>
+ * <tr><td>{@code JCCL_SPIN_US}</td><td>auto: 100, or 0 with fewer cores than ranks on the host</td><td>how long the
+ * communicator's thread busy-polls for peers while an operation runs before it parks; 0 to 1000000</td></tr>
+ * <tr><td>{@code JCCL_IDLE_SPIN_US}</td><td>auto: 50, or 0 with fewer cores than twice the ranks on the host</td><td>how
+ * long the communicator's thread polls its queue after an operation, and a caller of {@code await()} polls for
+ * completion, before parking; 0 to 1000000</td></tr>
  * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
  * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
  * </table>
@@ -50,6 +55,10 @@ public final class CommConfig {
     public static final String NET = "JCCL_NET";
     /** Queue bound per communicator ({@code JCCL_MAX_PENDING_OPS}). */
     public static final String MAX_PENDING_OPS = "JCCL_MAX_PENDING_OPS";
+    /** Busy-poll time of the communicator's thread waiting on peers within an operation ({@code JCCL_SPIN_US}). */
+    public static final String SPIN_US = "JCCL_SPIN_US";
+    /** Busy-poll time between operations and in {@code await()} ({@code JCCL_IDLE_SPIN_US}). */
+    public static final String IDLE_SPIN_US = "JCCL_IDLE_SPIN_US";
 
     /** The defaults: nothing set, so environment variables and built-in defaults apply. */
     public static final CommConfig DEFAULT = new CommConfig(Map.of());
@@ -60,6 +69,9 @@ public final class CommConfig {
     /** Below this a heartbeat interval (a fifth of the timeout) would cost more than it protects. */
     static final long MIN_PEER_TIMEOUT_MS = 100;
     static final int DEFAULT_MAX_PENDING_OPS = 1024;
+    /** {@link Resolved#spinMicros()} and {@link Resolved#idleSpinMicros()} when not set: chosen per host. */
+    public static final long SPIN_AUTO = -1;
+    static final long MAX_SPIN_US = 1_000_000;
     static final long MIN_CHUNK_BYTES = 4096;
     static final long MAX_CHUNK_BYTES = 64L << 20;
 
@@ -117,6 +129,11 @@ public final class CommConfig {
                 merged.containsKey(MAX_PENDING_OPS)
                         ? checked(merged, MAX_PENDING_OPS, () -> parsePendingOps(merged.get(MAX_PENDING_OPS)))
                         : DEFAULT_MAX_PENDING_OPS,
+                merged.containsKey(SPIN_US) ? checked(merged, SPIN_US, () -> parseSpin(SPIN_US, merged.get(SPIN_US)))
+                        : SPIN_AUTO,
+                merged.containsKey(IDLE_SPIN_US)
+                        ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
+                        : SPIN_AUTO,
                 Collections.unmodifiableMap(merged));
     }
 
@@ -144,10 +161,15 @@ public final class CommConfig {
      * @param chunkSizeBytes forced chunk size, or 0 for the tuner's choice
      * @param transport      forced transport name, or null
      * @param maxPendingOps  queue bound per communicator
+     * @param spinMicros     how long the communicator's thread busy-polls for peers within an operation before it
+     *                       parks, or {@link #SPIN_AUTO}
+     * @param idleSpinMicros how long the communicator's thread polls for the next operation, and a caller of
+     *                       {@code await()} for completion, before parking, or {@link #SPIN_AUTO}
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
-                           String transport, int maxPendingOps, Map<String, String> options) {
+                           String transport, int maxPendingOps, long spinMicros, long idleSpinMicros,
+                           Map<String, String> options) {
     }
 
     private static String blankToNull(String s) {
@@ -205,6 +227,19 @@ public final class CommConfig {
             throw new IllegalArgumentException(MAX_PENDING_OPS + "=" + n + " is outside 1..1048576");
         }
         return n;
+    }
+
+    private static long parseSpin(String key, String v) {
+        long us;
+        try {
+            us = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + "='" + v + "' is not a whole number of microseconds");
+        }
+        if (us < 0 || us > MAX_SPIN_US) {
+            throw new IllegalArgumentException(key + "=" + us + " is outside 0.." + MAX_SPIN_US + " microseconds");
+        }
+        return us;
     }
 
     /**
@@ -356,6 +391,37 @@ public final class CommConfig {
                 throw JcclException.invalidArgument("maxPendingOps: " + e.getMessage());
             }
             options.put(MAX_PENDING_OPS, Integer.toString(maxPendingOps));
+            return this;
+        }
+
+        /**
+         * @param spin how long the communicator's thread busy-polls for its peers while an operation runs before it
+         *             parks (0 to 1 s, microsecond resolution); zero parks after a few polls
+         * @return this builder
+         */
+        public Builder spin(Duration spin) {
+            return micros(SPIN_US, "spin", spin);
+        }
+
+        /**
+         * @param spin how long the communicator's thread polls for the next operation after one finished, and a
+         *             caller of {@code await()} polls for completion, before parking (0 to 1 s)
+         * @return this builder
+         */
+        public Builder idleSpin(Duration spin) {
+            return micros(IDLE_SPIN_US, "idleSpin", spin);
+        }
+
+        private Builder micros(String key, String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            long us = d.isNegative() ? -1 : d.compareTo(Duration.ofSeconds(2)) > 0 ? MAX_SPIN_US + 1
+                    : d.toNanos() / 1000;
+            try {
+                parseSpin(key, Long.toString(us));
+            } catch (IllegalArgumentException e) {
+                throw JcclException.invalidArgument(what + ": " + e.getMessage());
+            }
+            options.put(key, Long.toString(us));
             return this;
         }
 

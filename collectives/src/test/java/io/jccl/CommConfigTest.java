@@ -57,6 +57,10 @@ class CommConfigTest {
             "JCCL_CHUNK_SIZE, lots",
             "JCCL_MAX_PENDING_OPS, 0",
             "JCCL_MAX_PENDING_OPS, many",
+            "JCCL_SPIN_US, -1",
+            "JCCL_SPIN_US, 1000001",
+            "JCCL_SPIN_US, 1.5",
+            "JCCL_IDLE_SPIN_US, forever",
     })
     void badEnvironmentValuesAreNamed(String key, String value) {
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of(key, value)))
@@ -64,6 +68,25 @@ class CommConfigTest {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).contains(key).contains(value.trim());
                 });
+    }
+
+    @Test
+    void spinTimesAreAutomaticUnlessSet() {
+        CommConfig.Resolved auto = CommConfig.DEFAULT.resolve(Map.of());
+        assertThat(auto.spinMicros()).isEqualTo(CommConfig.SPIN_AUTO);
+        assertThat(auto.idleSpinMicros()).isEqualTo(CommConfig.SPIN_AUTO);
+        Map<String, String> variables = Map.of("JCCL_SPIN_US", " 0 ", "JCCL_IDLE_SPIN_US", "250");
+        CommConfig.Resolved env = CommConfig.DEFAULT.resolve(variables);
+        assertThat(env.spinMicros()).isZero();
+        assertThat(env.idleSpinMicros()).isEqualTo(250);
+        CommConfig.Resolved built = CommConfig.builder().spin(Duration.ofMillis(1)).idleSpin(Duration.ofNanos(20_500))
+                .build().resolve(variables);
+        assertThat(built.spinMicros()).isEqualTo(1000);
+        assertThat(built.idleSpinMicros()).isEqualTo(20);
+        assertThatThrownBy(() -> CommConfig.builder().spin(Duration.ofSeconds(-1)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_SPIN_US");
+        assertThatThrownBy(() -> CommConfig.builder().idleSpin(Duration.ofDays(1)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_IDLE_SPIN_US");
     }
 
     @Test

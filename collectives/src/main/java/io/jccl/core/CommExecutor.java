@@ -45,6 +45,8 @@ final class CommExecutor implements Runnable {
     private static final Logger P2P_LOG = JcclLog.logger(Subsystem.P2P, CommExecutor.class);
     /** Bytes per rank in the all-gathers a split runs over its parent. */
     static final int SPLIT_RECORD_BYTES = 4096;
+    /** Timer slack of the executor thread: its short polling parks end on time, not up to 50 µs late. */
+    static final long TIMER_SLACK_NS = 1_000;
 
     private final CommImpl comm;
     private final int rank;
@@ -83,8 +85,8 @@ final class CommExecutor implements Runnable {
     private final OpRequest[] oneOp = new OpRequest[1];
 
     CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
-                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String name,
-                 String[] peerNames) {
+                 ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, long spinNs,
+                 long idleSpinNs, String name, String[] peerNames) {
         this.comm = comm;
         this.rank = rank;
         this.size = size;
@@ -96,7 +98,7 @@ final class CommExecutor implements Runnable {
         this.staging = new StagingPool(stagingSlotBytes);
         this.runner = new PlanRunner(rank, links, staging, peerNames);
         this.queue = new OpQueue<>(config.maxPendingOps());
-        this.idle = new ExecutorIdle(signal, transportsSignal);
+        this.idle = new ExecutorIdle(signal, transportsSignal, spinNs, idleSpinNs);
         this.opTimeoutNs = config.opTimeout().toNanos();
         this.p2pSendSeq = new long[size];
         this.p2pRecvSeq = new long[size];
@@ -167,6 +169,7 @@ final class CommExecutor implements Runnable {
     @Override
     public void run() {
         try {
+            TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
             loop();
         } catch (Throwable t) {
             LOG.error("rank {}: the communicator thread failed unexpectedly", rank, t);

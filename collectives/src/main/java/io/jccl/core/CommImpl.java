@@ -43,19 +43,22 @@ public final class CommImpl implements Communicator {
     private volatile Thread groupOwner;
     private int groupDepth;
     private List<OpRequest> groupOps;
+    /** How long {@code await()} polls for completion before blocking ({@code JCCL_IDLE_SPIN_US}). */
+    private final long awaitSpinNs;
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */
     private Throwable groupAbandoned;
 
     CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
-             Tuner tuner, long stagingSlotBytes, boolean transportsSignal, String[] peerNames,
+             Tuner tuner, long stagingSlotBytes, boolean transportsSignal, Spin spin, String[] peerNames,
              ShrinkRendezvous shrinkRendezvous) {
         this.shrinkRendezvous = shrinkRendezvous;
+        this.awaitSpinNs = spin.idleNs();
         this.name = name;
         this.rank = rank;
         this.size = size;
         this.config = config;
         this.executor = new CommExecutor(this, rank, size, config, links, signal, tuner, stagingSlotBytes,
-                transportsSignal, name, peerNames);
+                transportsSignal, spin.inOpNs(), spin.idleNs(), name, peerNames);
     }
 
     void start() {
@@ -96,7 +99,7 @@ public final class CommImpl implements Communicator {
     }
 
     private OpFuture newFuture() {
-        return new OpFuture(executorThread());
+        return new OpFuture(executorThread(), awaitSpinNs);
     }
 
     private void checkOpen() {

@@ -247,10 +247,13 @@ final class CommInit {
         double bandwidth = speedMbps == Double.MAX_VALUE ? CORE_COPY_BYTES_PER_SECOND : speedMbps * 1e6 / 8;
         // Ranks in one JVM share its cores: each gets at most its share of their copy bandwidth.
         int sameJvm = 0;
+        int sameHost = 0;
         for (PeerIdentity p : peers) {
             sameJvm += p.jvmId().equals(peers[rank].jvmId()) ? 1 : 0;
+            sameHost += p.hostId().equals(peers[rank].hostId()) ? 1 : 0;
         }
-        double cores = Runtime.getRuntime().availableProcessors();
+        int availableCores = Runtime.getRuntime().availableProcessors();
+        double cores = availableCores;
         bandwidth = Math.min(bandwidth, CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm)));
         long maxChunk = networked ? 1 << 20 : 256 << 10;
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
@@ -261,7 +264,12 @@ final class CommInit {
                     config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() + " bytes" : "by the tuner");
         }
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
-        CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal,
+        Spin spin = Spin.choose(config, sameHost, availableCores);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("rank {}: {} ranks on this host, {} cores: spin {} µs within operations, {} µs between", rank,
+                    sameHost, availableCores, spin.inOpNs() / 1000, spin.idleNs() / 1000);
+        }
+        CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal, spin,
                 peerNames, shrink);
         comm.start();
         return comm;

@@ -24,10 +24,22 @@ final class OpFuture implements CollectiveFuture {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     private final CompletableFuture<Void> published = new CompletableFuture<>();
     private final Thread executorThread;
+    /** How long {@link #await()} and {@link #get()} poll for completion before blocking. */
+    private final long spinNs;
     private long position = -1;
 
     OpFuture(Thread executorThread) {
+        this(executorThread, 0);
+    }
+
+    /**
+     * @param executorThread the communicator's thread (waiting on it for a pending operation is refused)
+     * @param spinNs         how long a waiter polls for completion before it blocks ({@code JCCL_IDLE_SPIN_US}):
+     *                       a small operation then completes without the executor having to wake the waiter
+     */
+    OpFuture(Thread executorThread, long spinNs) {
         this.executorThread = executorThread;
+        this.spinNs = spinNs;
     }
 
     /** Records the operation's position in its communicator's issue order. */
@@ -74,9 +86,26 @@ final class OpFuture implements CollectiveFuture {
         }
     }
 
+    /** Polls for completion for at most {@code maxNs} (and {@code spinNs}); then the caller blocks. */
+    private void spinUntilDone(long maxNs) {
+        long budget = Math.min(spinNs, maxNs);
+        if (budget <= 0 || completion.isDone()) {
+            return;
+        }
+        long start = System.nanoTime();
+        int i = 0;
+        while (!completion.isDone()) {
+            Thread.onSpinWait();
+            if ((++i & 63) == 0 && System.nanoTime() - start > budget) {
+                return;
+            }
+        }
+    }
+
     @Override
     public void await() {
         checkNotExecutor();
+        spinUntilDone(Long.MAX_VALUE);
         try {
             completion.get();
         } catch (InterruptedException e) {
@@ -90,8 +119,10 @@ final class OpFuture implements CollectiveFuture {
     @Override
     public boolean await(Duration timeout) {
         checkNotExecutor();
+        long timeoutNs = timeout.toNanos();
+        spinUntilDone(timeoutNs);
         try {
-            completion.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            completion.get(timeoutNs, TimeUnit.NANOSECONDS);
             return true;
         } catch (TimeoutException e) {
             return false;
@@ -149,12 +180,14 @@ final class OpFuture implements CollectiveFuture {
     @Override
     public Void get() throws InterruptedException, ExecutionException {
         checkNotExecutor();
+        spinUntilDone(Long.MAX_VALUE);
         return completion.get();
     }
 
     @Override
     public Void get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         checkNotExecutor();
+        spinUntilDone(unit.toNanos(timeout));
         return completion.get(timeout, unit);
     }
 }

@@ -1,0 +1,26 @@
+package io.jccl.core;
+
+import io.jccl.CommConfig;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The automatic spin times follow cores per rank on the host; set values win. */
+class SpinTest {
+    private static final CommConfig.Resolved AUTO = CommConfig.DEFAULT.resolve(Map.of());
+
+    @Test
+    void automaticSpinNeedsACorePerPollingThread() {
+        assertThat(Spin.choose(AUTO, 2, 2)).isEqualTo(new Spin(100_000, 0));
+        assertThat(Spin.choose(AUTO, 2, 4)).isEqualTo(new Spin(100_000, 50_000));
+        assertThat(Spin.choose(AUTO, 4, 2)).isEqualTo(new Spin(0, 0));
+    }
+
+    @Test
+    void setValuesWin() {
+        CommConfig.Resolved set = CommConfig.DEFAULT.resolve(Map.of("JCCL_SPIN_US", "7", "JCCL_IDLE_SPIN_US", "3"));
+        assertThat(Spin.choose(set, 8, 2)).isEqualTo(new Spin(7_000, 3_000));
+    }
+}
