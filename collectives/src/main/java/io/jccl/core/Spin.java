@@ -7,18 +7,18 @@ import io.jccl.CommConfig;
  *
  * <p>Polling saves a park and its wake-up (on Linux at least the 50 µs timer slack, and the scheduler's delay in
  * giving the woken thread a core), but only while the polling thread has a core of its own: on a host with
- * fewer cores than polling threads it takes the core from the thread that would make progress — a peer rank's
- * executor, or this rank's own caller waiting to be woken. So when not set, the spin times follow the ranks of
- * the communicator on this host: the executor polls within an operation when there is a core per rank, and
- * between operations (and the caller in {@code await()}) when there are two, one for each of a rank's two
- * threads.
+ * fewer cores than busy threads it takes the core from the thread that would make progress — a peer rank's
+ * executor, or this rank's own caller waiting to be woken. Every rank has at least two busy threads (its executor
+ * and its caller, besides any transport threads), so when not set, polling needs two cores per rank of the
+ * communicator on this host. With one core per rank (2 ranks on 2 vCPUs), 100 µs of polling within operations
+ * measured 2-3x slower at 8 bytes than none (docs/performance.md).
  *
  * @param inOpNs how long the executor polls for peers within an operation
  * @param idleNs how long the executor polls for the next operation, and a caller of {@code await()} for
  *               completion
  */
 record Spin(long inOpNs, long idleNs) {
-    /** {@code JCCL_SPIN_US} when not set and there is a core per rank on the host. */
+    /** {@code JCCL_SPIN_US} when not set and there are two cores per rank on the host. */
     static final long DEFAULT_IN_OP_US = 100;
     /** {@code JCCL_IDLE_SPIN_US} when not set and there are two cores per rank on the host. */
     static final long DEFAULT_IDLE_US = 50;
@@ -31,7 +31,7 @@ record Spin(long inOpNs, long idleNs) {
      */
     static Spin choose(CommConfig.Resolved config, int ranksOnHost, int cores) {
         long inOpUs = config.spinMicros() != CommConfig.SPIN_AUTO ? config.spinMicros()
-                : cores >= ranksOnHost ? DEFAULT_IN_OP_US : 0;
+                : cores >= 2L * ranksOnHost ? DEFAULT_IN_OP_US : 0;
         long idleUs = config.idleSpinMicros() != CommConfig.SPIN_AUTO ? config.idleSpinMicros()
                 : cores >= 2L * ranksOnHost ? DEFAULT_IDLE_US : 0;
         return new Spin(inOpUs * 1000, idleUs * 1000);

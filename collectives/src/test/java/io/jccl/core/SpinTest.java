@@ -13,7 +13,8 @@ class SpinTest {
 
     @Test
     void automaticSpinNeedsACorePerPollingThread() {
-        assertThat(Spin.choose(AUTO, 2, 2)).isEqualTo(new Spin(100_000, 0));
+        assertThat(Spin.choose(AUTO, 2, 2)).isEqualTo(new Spin(0, 0));
+        assertThat(Spin.choose(AUTO, 2, 3)).isEqualTo(new Spin(0, 0));
         assertThat(Spin.choose(AUTO, 2, 4)).isEqualTo(new Spin(100_000, 50_000));
         assertThat(Spin.choose(AUTO, 4, 2)).isEqualTo(new Spin(0, 0));
     }
