@@ -1,6 +1,7 @@
 package io.jccl.cli;
 
 import io.jccl.cli.bench.BenchCommand;
+import io.jccl.cli.perf.PerfCommand;
 import io.jccl.cli.run.RunCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -8,7 +9,7 @@ import picocli.CommandLine.Command;
 /** Entry point of {@code ./jccl}. */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
-        subcommands = {VersionCommand.class, SelftestCommand.class, RunCommand.class, BenchCommand.class,
+        subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
             FabricCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Creates the top-level command (picocli instantiates it). */

@@ -3,58 +3,62 @@ package io.jccl.cli.bench;
 import java.util.Locale;
 
 /** A minimal JSON writer for the benchmark's report: objects, arrays, strings and numbers, nothing else. */
-final class Json {
+public final class Json {
+    /** An empty document. */
+    public Json() {
+    }
+
     private final StringBuilder out = new StringBuilder();
     private boolean needComma;
 
-    Json beginObject() {
+    public Json beginObject() {
         comma();
         out.append('{');
         needComma = false;
         return this;
     }
 
-    Json endObject() {
+    public Json endObject() {
         out.append('}');
         needComma = true;
         return this;
     }
 
-    Json beginArray(String name) {
+    public Json beginArray(String name) {
         key(name);
         out.append('[');
         needComma = false;
         return this;
     }
 
-    Json endArray() {
+    public Json endArray() {
         out.append(']');
         needComma = true;
         return this;
     }
 
-    Json beginObject(String name) {
+    public Json beginObject(String name) {
         key(name);
         out.append('{');
         needComma = false;
         return this;
     }
 
-    Json field(String name, String value) {
+    public Json field(String name, String value) {
         key(name);
         string(value);
         needComma = true;
         return this;
     }
 
-    Json field(String name, long value) {
+    public Json field(String name, long value) {
         key(name);
         out.append(value);
         needComma = true;
         return this;
     }
 
-    Json field(String name, double value) {
+    public Json field(String name, double value) {
         key(name);
         if (Double.isNaN(value) || Double.isInfinite(value)) {
             out.append("null");
@@ -64,6 +68,18 @@ final class Json {
             out.append(String.format(Locale.ROOT, "%.6g", value).replaceFirst("(\\.\\d*?)0+(e|$)", "$1$2")
                     .replace(".e", "e").replaceFirst("\\.$", ""));
         }
+        needComma = true;
+        return this;
+    }
+
+    /**
+     * @param name  the field's name
+     * @param value true or false
+     * @return this
+     */
+    public Json field(String name, boolean value) {
+        key(name);
+        out.append(value);
         needComma = true;
         return this;
     }

@@ -23,28 +23,28 @@ import java.util.function.IntFunction;
  * and rank 0's lines passed on in order. {@link #close()} kills whatever still runs; a shutdown hook does the same
  * if this JVM exits first (and the ranks watch this JVM themselves, see {@link CollectiveBenchRank}).
  */
-final class RankProcesses implements AutoCloseable {
+public final class RankProcesses implements AutoCloseable {
     /** Captured lines kept per rank. */
-    static final int KEPT_LINES = 200;
+    public static final int KEPT_LINES = 200;
 
     /** What {@link #next} saw. */
-    sealed interface Event {
+    public sealed interface Event {
     }
 
     /** A line rank 0 printed. */
-    record Line(String text) implements Event {
+    public record Line(String text) implements Event {
     }
 
     /** Every rank exited with status 0 (and all its output was read). */
-    record AllDone() implements Event {
+    public record AllDone() implements Event {
     }
 
     /** A rank exited with a non-zero status; the others are still running. */
-    record Failed(int rank, int status) implements Event {
+    public record Failed(int rank, int status) implements Event {
     }
 
     /** The deadline passed with ranks still running. */
-    record TimedOut() implements Event {
+    public record TimedOut() implements Event {
     }
 
     private final List<Process> processes = new ArrayList<>();
@@ -66,7 +66,23 @@ final class RankProcesses implements AutoCloseable {
      * @return the running ranks
      * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
      */
-    static RankProcesses start(Class<?> mainClass, int n, IntFunction<List<String>> args, Map<String, String> env) {
+    public static RankProcesses start(Class<?> mainClass, int n, IntFunction<List<String>> args,
+                                      Map<String, String> env) {
+        return startEach(mainClass, n, args, r -> env);
+    }
+
+    /**
+     * Starts {@code n} JVMs running {@code mainClass}, each with environment variables of its own.
+     *
+     * @param mainClass a class with a main method on this JVM's class path
+     * @param n         how many
+     * @param args      the program arguments of rank r
+     * @param env       environment variables of rank r, added to this JVM's
+     * @return the running ranks
+     * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
+     */
+    public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
+                                          IntFunction<Map<String, String>> env) {
         RankProcesses ranks = new RankProcesses();
         Runtime.getRuntime().addShutdownHook(ranks.killer);
         try {
@@ -79,7 +95,7 @@ final class RankProcesses implements AutoCloseable {
                 cmd.add(mainClass.getName());
                 cmd.addAll(args.apply(r));
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-                pb.environment().putAll(env);
+                pb.environment().putAll(env.apply(r));
                 Process p = pb.start();
                 p.getOutputStream().close();
                 ranks.add(r, p);
@@ -128,12 +144,12 @@ final class RankProcesses implements AutoCloseable {
     }
 
     /** @return the number of ranks */
-    int size() {
+    public int size() {
         return processes.size();
     }
 
     /** @return the process of rank {@code rank} */
-    Process process(int rank) {
+    public Process process(int rank) {
         return processes.get(rank);
     }
 
@@ -143,7 +159,7 @@ final class RankProcesses implements AutoCloseable {
      * @param deadlineNs a {@link System#nanoTime()} value
      * @return what happened
      */
-    Event next(long deadlineNs) throws InterruptedException {
+    public Event next(long deadlineNs) throws InterruptedException {
         while (true) {
             String line = rank0.poll();
             if (line != null) {
@@ -181,7 +197,7 @@ final class RankProcesses implements AutoCloseable {
      *
      * @return for each rank, a heading (exit status, or killed) and its last captured lines
      */
-    String killAndReport() {
+    public String killAndReport() {
         List<Boolean> wasAlive = new ArrayList<>();
         for (Process p : processes) {
             wasAlive.add(p.isAlive());

@@ -1,0 +1,2 @@
+/** Charts drawn with java.awt and written with javax.imageio, headless. */
+package io.jccl.cli.plot;
