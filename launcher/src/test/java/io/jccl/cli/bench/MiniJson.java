@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /** A strict little JSON parser for tests: objects, arrays, strings, numbers, true, false, null; rejects the rest. */
-final class MiniJson {
+public final class MiniJson {
     private final String s;
     private int i;
 
@@ -15,7 +15,7 @@ final class MiniJson {
     }
 
     /** @return the value; throws when the text is not exactly one JSON value */
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         p.ws();
         Object v = p.value();
