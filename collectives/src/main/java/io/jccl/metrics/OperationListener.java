@@ -19,7 +19,7 @@ public interface OperationListener {
      * @param communicator the communicator that ran it
      * @param kind         the collective ({@link OpKind#P2P} for a send or receive)
      * @param type         the element type, or null for operations without one (barrier)
-     * @param algorithm    the plan's algorithm name ({@code ring}, {@code tree}, {@code rd}, {@code chain},
+     * @param algorithm    the plan's algorithm name ({@code ring}, {@code tree}, {@code recursive_doubling}, {@code chain},
      *                     {@code pairwise}, {@code direct}, {@code dissemination}, {@code p2p}, ...)
      * @param transport    the communicator's transports to its peers, distinct names joined by {@code +} in sorted
      *                     order ({@code local}, {@code shm}, {@code tcp}, {@code metaroce}, {@code metaroce+shm}),
