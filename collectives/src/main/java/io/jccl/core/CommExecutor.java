@@ -21,6 +21,8 @@ import io.jccl.tune.Tuner;
 import org.slf4j.Logger;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
+import io.jccl.metrics.OperationListener;
+import io.jccl.metrics.OperationListeners;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -84,6 +86,11 @@ final class CommExecutor implements Runnable {
     private final Reducer[] oneReducer = new Reducer[1];
     private final OpRequest[] oneOp = new OpRequest[1];
 
+    /** This communicator's own operation listeners (the JVM-wide ones are in {@link OperationListeners}). */
+    private volatile OperationListener[] listeners = new OperationListener[0];
+    /** The transport tag reported to listeners: computed on first use, on the executor thread. */
+    private String transportTag;
+
     CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
                  ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, long spinNs,
                  long idleSpinNs, String name, String[] peerNames) {
@@ -108,6 +115,17 @@ final class CommExecutor implements Runnable {
 
     Thread thread() {
         return thread;
+    }
+
+    synchronized void addListener(OperationListener listener) {
+        OperationListener[] now = listeners;
+        OperationListener[] next = Arrays.copyOf(now, now.length + 1);
+        next[now.length] = listener;
+        listeners = next;
+    }
+
+    synchronized void removeListener(OperationListener listener) {
+        listeners = OperationListeners.without(listeners, listener);
     }
 
     void start() {
@@ -459,8 +477,11 @@ final class CommExecutor implements Runnable {
         oneElementBytes[0] = elementBytes(op);
         oneReducer[0] = reducer(op);
         oneOp[0] = op;
+        long startNs = System.nanoTime();
         try {
-            runPlan(planFor(op), deadlineNs, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+            Plan plan = planFor(op);
+            runPlan(plan, deadlineNs, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+            report(op, plan.algorithm(), System.nanoTime() - startNs);
         } finally {
             oneSend[0] = null;
             oneRecv[0] = null;
@@ -505,8 +526,62 @@ final class CommExecutor implements Runnable {
                 }
             }
         }
+        long startNs = System.nanoTime();
         runPlan(b.build("p2p"), deadlineNs, sends, recvs, tags, elementBytes, new Reducer[n],
                 p2p.toArray(new OpRequest[0]));
+        long durationNs = System.nanoTime() - startNs;
+        for (OpRequest m : p2p) {
+            report(m, "p2p", durationNs);
+        }
+    }
+
+    /** Tells the operation listeners (global, then this communicator's) that {@code op} finished its data movement. */
+    private void report(OpRequest op, String algorithm, long durationNs) {
+        OperationListener[] all = OperationListeners.global();
+        OperationListener[] mine = listeners;
+        if (all.length == 0 && mine.length == 0) {
+            return;
+        }
+        String transport = transportTag;
+        if (transport == null) {
+            transport = transportTag = transportTag(links.transportNames);
+        }
+        long bytes = opBytes(op);
+        for (OperationListener l : all) {
+            notify(l, op, algorithm, transport, bytes, durationNs);
+        }
+        for (OperationListener l : mine) {
+            notify(l, op, algorithm, transport, bytes, durationNs);
+        }
+    }
+
+    private void notify(OperationListener l, OpRequest op, String algorithm, String transport, long bytes,
+                        long durationNs) {
+        try {
+            l.operationCompleted(comm, op.kind, op.dataType, algorithm, transport, bytes, durationNs);
+        } catch (RuntimeException e) {
+            LOG.warn("rank {}: operation listener {} failed", rank, l, e);
+        }
+    }
+
+    /** The distinct transport names to peers, sorted and joined by {@code +}; {@code self} when there are none. */
+    static String transportTag(String[] transportNames) {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        for (String n : transportNames) {
+            if (n != null) {
+                names.add(n);
+            }
+        }
+        return names.isEmpty() ? "self" : String.join("+", names);
+    }
+
+    /** An operation's size as listeners see it: count × element size, × ranks for the gathering collectives. */
+    private long opBytes(OpRequest op) {
+        long bytes = op.count * elementBytes(op);
+        if (op.kind == OpKind.ALL_GATHER || op.kind == OpKind.REDUCE_SCATTER || op.kind == OpKind.ALL_TO_ALL) {
+            bytes *= size;
+        }
+        return bytes;
     }
 
     /** Sends to this rank within a group: the i-th such send goes to the i-th receive from this rank. */

@@ -93,6 +93,16 @@ public final class CommImpl implements Communicator {
         executor.silenceForTests();
     }
 
+    /** See {@link io.jccl.metrics.OperationListeners#register(Communicator, io.jccl.metrics.OperationListener)}. */
+    public void addOperationListener(io.jccl.metrics.OperationListener listener) {
+        executor.addListener(listener);
+    }
+
+    /** See {@link io.jccl.metrics.OperationListeners#unregister(Communicator, io.jccl.metrics.OperationListener)}. */
+    public void removeOperationListener(io.jccl.metrics.OperationListener listener) {
+        executor.removeListener(listener);
+    }
+
     /** The executor thread, for tests that look at it (e.g. its allocation counter). */
     Thread executorThreadForTests() {
         return executor.thread();

@@ -12,7 +12,8 @@ import java.lang.management.ManagementFactory;
 
 /**
  * Runs warm all-reduces in a fresh JVM, as an application would, and prints what the executor threads
- * allocated per operation: {@code BYTES_PER_OP <n>}. Usage: {@code SteadyStateAllocationMain <transport>}.
+ * allocated per operation: {@code BYTES_PER_OP <n>}. Usage: {@code SteadyStateAllocationMain <transport> [metrics]}; with {@code metrics}, a
+ * {@link io.jccl.metrics.JcclMetrics} bound to a {@code SimpleMeterRegistry} records every operation.
  */
 public final class SteadyStateAllocationMain {
     private static final int WARMUP = 20_000;
@@ -26,6 +27,11 @@ public final class SteadyStateAllocationMain {
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int n = 3;
         long count = 4096;
+        io.jccl.metrics.JcclMetrics metrics = null;
+        if (args.length > 1 && args[1].equals("metrics")) {
+            metrics = new io.jccl.metrics.JcclMetrics();
+            metrics.bindTo(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        }
         java.util.List<Communicator> comms = Communicator.local(n, CommConfig.builder().transport(args[0]).build());
         try (Arena arena = Arena.ofShared()) {
             MemorySegment[] bufs = new MemorySegment[n];
@@ -38,6 +44,9 @@ public final class SteadyStateAllocationMain {
             System.out.println("BYTES_PER_OP " + (allocated(threads, comms) - before) / MEASURED);
         } finally {
             comms.forEach(Communicator::close);
+            if (metrics != null) {
+                metrics.close();
+            }
         }
     }
 

@@ -23,8 +23,17 @@ class SteadyStateAllocationTest {
     @ParameterizedTest
     @ValueSource(strings = {"local", "tcp"})
     void executorThreadsAllocateNothingPerAllReduce(String transport) throws Exception {
-        Jvm jvm = JvmProcesses.start(SteadyStateAllocationMain.class, List.of(transport), Map.of(),
-                "allocation-" + transport);
+        measure(transport, List.of(transport), "allocation-" + transport);
+    }
+
+    /** With JcclMetrics bound, the timer and counter updates on the executor thread allocate nothing either. */
+    @org.junit.jupiter.api.Test
+    void executorThreadsAllocateNothingPerAllReduceWithMetricsBound() throws Exception {
+        measure("local", List.of("local", "metrics"), "allocation-local-metrics");
+    }
+
+    private static void measure(String transport, List<String> args, String name) throws Exception {
+        Jvm jvm = JvmProcesses.start(SteadyStateAllocationMain.class, args, Map.of(), name);
         assertThat(jvm.await(240)).as("exit code; output:%n%s", jvm.outputText()).isZero();
         Matcher m = Pattern.compile("BYTES_PER_OP (\\d+)").matcher(jvm.outputText());
         if (!m.find()) {

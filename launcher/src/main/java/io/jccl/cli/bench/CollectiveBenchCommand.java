@@ -86,6 +86,10 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print exactly one JSON object instead of the table")
     boolean json;
 
+    @Option(names = "--metrics-port", defaultValue = "-1", description = "serve Prometheus metrics (docs/metrics.md) "
+            + "at http://127.0.0.1:P+rank/metrics while the run lasts (default: off)")
+    int metricsPort;
+
     /**
      * One size's numbers.
      *
@@ -135,7 +139,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
         try {
             procs = RankProcesses.start(CollectiveBenchRank.class, ranks, r -> List.of(Integer.toString(r),
                     Integer.toString(ranks), typeName, opName, Integer.toString(warmup), Integer.toString(iterations),
-                    netName, Long.toString(timeoutSeconds), sizeList.toString(), Long.toString(warmupMs)),
+                    netName, Long.toString(timeoutSeconds), sizeList.toString(), Long.toString(warmupMs),
+                    Integer.toString(metricsPort)),
                     Map.of(CollectiveBenchRank.UNIQUE_ID_ENV, id.encode()));
         } catch (UncheckedIOException e) {
             System.err.println("jccl bench collective: " + e.getMessage());
@@ -186,6 +191,9 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
         }
         if (warmup < 0) {
             throw usage("--warmup must be 0 or more, got " + warmup);
+        }
+        if (metricsPort < -1 || metricsPort > 65535 - ranks) {
+            throw usage("--metrics-port must be 0-" + (65535 - ranks) + ", got " + metricsPort);
         }
         if (warmupMs < 0 || warmupMs > 3_600_000) {
             throw usage("--warmup-ms must be 0-3600000, got " + warmupMs);

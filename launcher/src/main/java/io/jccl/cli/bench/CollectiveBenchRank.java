@@ -65,9 +65,9 @@ public final class CollectiveBenchRank {
     }
 
     private static int run(String[] args) {
-        if (args.length != 10) {
+        if (args.length != 10 && args.length != 11) {
             throw new IllegalArgumentException("usage: CollectiveBenchRank rank ranks type op warmup iterations net "
-                    + "timeoutSeconds bytes,bytes,... warmupMs");
+                    + "timeoutSeconds bytes,bytes,... warmupMs [metricsPort]");
         }
         int rank = Integer.parseInt(args[0]);
         int ranks = Integer.parseInt(args[1]);
@@ -90,7 +90,10 @@ public final class CollectiveBenchRank {
         if (!net.equals("-")) {
             config.transport(net);
         }
-        try (Communicator comm = Communicator.init(UniqueId.parse(encoded), rank, ranks, config.build());
+        int metricsPort = args.length == 11 ? Integer.parseInt(args[10]) : -1;
+        try (io.jccl.cli.metrics.MetricsEndpoint metrics = metricsPort < 0 ? null
+                     : io.jccl.cli.metrics.MetricsEndpoint.start(metricsPort + rank);
+             Communicator comm = Communicator.init(UniqueId.parse(encoded), rank, ranks, config.build());
              Arena statsArena = Arena.ofShared()) {
             MemorySegment stats = statsArena.allocate(ValueLayout.JAVA_LONG, 2);
             MemorySegment combined = statsArena.allocate(ValueLayout.JAVA_LONG, 2);

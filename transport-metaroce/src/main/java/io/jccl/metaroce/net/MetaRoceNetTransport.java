@@ -5,6 +5,8 @@ import io.jccl.log.Subsystem;
 import io.jccl.metaroce.fabric.RelayClient;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.DropReason;
+import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.udp.SocketWaiter;
@@ -83,6 +85,10 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     /** Every open transport of the JVM, for {@link #liveCounters()}. */
     private static final Set<MetaRoceNetTransport> LIVE = ConcurrentHashMap.newKeySet();
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
+    /** This transport's number in the JVM, for metrics tags. */
+    private final int instance = INSTANCES.incrementAndGet();
 
     private final TransportContext context;
     private final MetaRoceOptions options;
@@ -189,6 +195,71 @@ public final class MetaRoceNetTransport implements NetTransport {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    // ---- Read-only snapshots for monitoring (io.jccl.metaroce.metrics.MetaRoceMetrics) ----
+
+    /** One logical path of one connection, as monitoring sees it (its sender half, read racily). */
+    public record PathView(String endpoint, int connection, int path, long peer, SenderPath sender) {
+    }
+
+    /** @return the open transports of this JVM (a copy) */
+    public static List<MetaRoceNetTransport> openTransports() {
+        return List.copyOf(LIVE);
+    }
+
+    /** @return whether this transport is still open */
+    public boolean isOpen() {
+        return LIVE.contains(this);
+    }
+
+    /** @return this transport's number in the JVM (1, 2, ...), for tags */
+    public int instance() {
+        return instance;
+    }
+
+    /** @return the rank this transport serves */
+    public int rank() {
+        return context.self().rank();
+    }
+
+    /** @return the counter summed over both endpoints (accepting and initiating); racy, for monitoring */
+    public long counter(Counter c) {
+        return accepting.endpoint.counters().get(c) + initiating.endpoint.counters().get(c);
+    }
+
+    /** @return datagrams dropped for that reason, both endpoints; racy, for monitoring */
+    public long drops(DropReason reason) {
+        return accepting.endpoint.counters().drops(reason) + initiating.endpoint.counters().drops(reason);
+    }
+
+    /**
+     * The paths of every connection so far, read from another thread while the driver runs: a connection made
+     * during the call may be missed (the next call sees it). Allocates; for the monitoring thread only.
+     */
+    public List<PathView> paths() {
+        List<PathView> out = new ArrayList<>();
+        addPaths(out, "accepting", accepting.endpoint);
+        addPaths(out, "initiating", initiating.endpoint);
+        return out;
+    }
+
+    private static void addPaths(List<PathView> out, String name, io.jccl.metaroce.protocol.Endpoint endpoint) {
+        try {
+            int n = endpoint.connectionCount();
+            for (int i = 0; i < n; i++) {
+                int id = endpoint.connectionIdAt(i);
+                var c = endpoint.connection(id);
+                if (c == null) {
+                    continue;
+                }
+                for (int p = 0; p < c.paths(); p++) {
+                    out.add(new PathView(name, id, p, c.peer, c.senderPath(p)));
+                }
+            }
+        } catch (RuntimeException e) {
+            // the driver changed the connection table under the read: the next snapshot catches up
+        }
     }
 
     /**

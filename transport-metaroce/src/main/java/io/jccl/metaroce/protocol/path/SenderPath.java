@@ -52,6 +52,9 @@ public final class SenderPath {
     private double alpha = 1;
     private int lastEcnCount;
     private int ackedInWindow;
+    /** Packets acknowledged and ECN marks reported over the path's life: monitoring reads their ratio. */
+    private long ackedTotal;
+    private long markedTotal;
     private int markedInWindow;
     private long windowEndNs;
     private long lastCutNs = Long.MIN_VALUE / 2;
@@ -67,6 +70,20 @@ public final class SenderPath {
     public SenderPath(int index, int initialWindowPackets) {
         this.index = index;
         this.cwnd = initialWindowPackets;
+    }
+
+    /**
+     * For monitoring: the fraction of the path's acknowledged packets that carried an ECN mark, over its life (0
+     * before any acknowledgement). Read racily from other threads.
+     */
+    public double ecnFraction() {
+        long acked = ackedTotal;
+        return acked == 0 ? 0 : Math.min(1.0, (double) markedTotal / acked);
+    }
+
+    /** For monitoring: the DCTCP estimate of the marked fraction that scales window cuts (starts at 1). */
+    public double ecnAlpha() {
+        return alpha;
     }
 
     public int generation() {
@@ -230,6 +247,7 @@ public final class SenderPath {
                 cwnd = Math.max(cwnd, 2);
             }
             ackedInWindow += acked;
+            ackedTotal += acked;
             for (int i = 0; i < acked; i++) {
                 cwnd = Math.min(WINDOW, cwnd + 1.0 / Math.max(1, cwnd));   // +1 packet per round trip
             }
@@ -282,6 +300,7 @@ public final class SenderPath {
         }
         lastEcnCount = ecnCount;
         markedInWindow += marked;
+        markedTotal += marked;
         long rtt = Math.max(1, srttNs());
         if (nowNs - windowEndNs >= 0) {
             double fraction = ackedInWindow == 0 ? 0 : Math.min(1.0, (double) markedInWindow / ackedInWindow);

@@ -1,0 +1,43 @@
+package io.jccl.cli.metrics;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** GET /metrics answers 200 with the collective meters in Prometheus text format. */
+class MetricsEndpointTest {
+    @Test
+    void servesThePrometheusScrape() throws Exception {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start(0)) {
+            List<Communicator> comms = Communicator.local(2);
+            try {
+                for (int i = 0; i < 3; i++) {
+                    comms.stream().map(c -> c.allReduce(new float[256], new float[256], 256, DataType.FLOAT32,
+                            ReduceOp.SUM)).toList().forEach(CollectiveFuture::await);
+                }
+            } finally {
+                comms.forEach(Communicator::close);
+            }
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    v -> assertThat(v).startsWith("text/plain"));
+            assertThat(response.body()).contains("# TYPE jccl_collective_seconds summary")
+                    .containsPattern("jccl_collective_seconds_count\\{algorithm=\"[a-z]+\",collective=\"allReduce\","
+                            + "transport=\"local\",type=\"float32\"} 6")
+                    .contains("jccl_collective_bytes_total{");
+        }
+    }
+}
