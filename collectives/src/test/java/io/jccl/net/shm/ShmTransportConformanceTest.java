@@ -62,6 +62,33 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
                 options)));
     }
 
+    /**
+     * Many messages of half a term each way, posted as collectives post them (the receive first, then the send):
+     * the logs wrap around their terms many times. A receive posted at a term's end once stalled every later one.
+     */
+    @Test
+    void messagesFlowBothWaysAcrossManyTermBoundaries() {
+        NetTransport a = shm(0, 2, Map.of(ShmOptions.TERM_BYTES, String.valueOf(1 << 20)));
+        NetTransport b = shm(1, 2, Map.of(ShmOptions.TERM_BYTES, String.valueOf(1 << 20)));
+        Link ab = connect(a, b);
+        Link ba = connect(b, a);
+        int bytes = 512 << 10;
+        for (int i = 0; i < 40; i++) {
+            MemorySegment srcA = patterned(arena.allocate(bytes), 0, bytes, i);
+            MemorySegment srcB = patterned(arena.allocate(bytes), 0, bytes, i + 1000);
+            MemorySegment dstA = arena.allocate(bytes);
+            MemorySegment dstB = arena.allocate(bytes);
+            NetRequest recvAtB = ab.recv().irecv(dstB, 0, bytes, i, null);
+            NetRequest recvAtA = ba.recv().irecv(dstA, 0, bytes, i, null);
+            NetRequest sendA = ab.send().isend(srcA, 0, bytes, i, null);
+            NetRequest sendB = ba.send().isend(srcB, 0, bytes, i, null);
+            assertThat(awaitAll(sendA, sendB, recvAtA, recvAtB)).as("round %d", i)
+                    .containsExactly(bytes, bytes, bytes, bytes);
+            assertPattern(dstB, 0, bytes, i);
+            assertPattern(dstA, 0, bytes, i + 1000);
+        }
+    }
+
     @Test
     void providerIsFoundByServiceLoaderAndConnectsOnlyOtherJvmsOfTheSameHost() {
         NetTransportProvider shm = ServiceLoader.load(NetTransportProvider.class).stream()
