@@ -1,8 +1,8 @@
 package io.jccl.net.shm;
 
 import io.jccl.net.NetException;
+import io.jccl.net.PostArgs;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 
 /**
  * What both ends of an shm connection share: the request pool and FIFO, the peer's liveness, and
@@ -60,16 +60,7 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
      * @return the request, already started, or null when the in-flight limit is reached
      */
     final ShmRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.checkFromIndexSize(offset, sizeBytes, buffer.byteSize());
-        if (!buffer.isAccessibleBy(Thread.currentThread())) {
-            throw new IllegalArgumentException("buffer is confined to another thread; a transport needs memory from a"
-                    + " shared, global or automatic arena, or the heap");
-        }
-        if (sizeBytes > Wire.MAX_MESSAGE_BYTES) {
-            throw new IllegalArgumentException("message of " + sizeBytes + " bytes exceeds the shm transport's maximum"
-                    + " of " + Wire.MAX_MESSAGE_BYTES);
-        }
+        PostArgs.check(buffer, offset, sizeBytes, Wire.MAX_MESSAGE_BYTES, "shm");
         if (closed) {
             throw new NetException(NetException.Reason.CLOSED, description + " is closed");
         }

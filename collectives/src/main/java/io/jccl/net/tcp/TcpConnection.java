@@ -1,11 +1,11 @@
 package io.jccl.net.tcp;
 
 import io.jccl.net.NetException;
+import io.jccl.net.PostArgs;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.Objects;
 
 /**
  * What both ends of a TCP connection share: the non-blocking channel, the request pool and FIFO, the staging
@@ -64,16 +64,7 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
      * @return the request, already started, or null when the in-flight limit is reached
      */
     final TcpRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        Objects.requireNonNull(buffer, "buffer");
-        Objects.checkFromIndexSize(offset, sizeBytes, buffer.byteSize());
-        if (!buffer.isAccessibleBy(Thread.currentThread())) {
-            throw new IllegalArgumentException("buffer is confined to another thread; a transport needs memory from a"
-                    + " shared, global or automatic arena, or the heap");
-        }
-        if (sizeBytes > Wire.MAX_MESSAGE_BYTES) {
-            throw new IllegalArgumentException("message of " + sizeBytes + " bytes exceeds the tcp transport's maximum of "
-                    + Wire.MAX_MESSAGE_BYTES);
-        }
+        PostArgs.check(buffer, offset, sizeBytes, Wire.MAX_MESSAGE_BYTES, "tcp");
         if (closed) {
             throw new NetException(NetException.Reason.CLOSED, description + " is closed");
         }
