@@ -155,13 +155,16 @@ final class CommInit {
             }
         }
         byte[][] allHandles = bootstrap.allGather(handles);
+        // A rank that failed before listening sends no handles; it says why in the status round, and connecting
+        // to it (or reading its shrink address) would only fail less clearly.
+        boolean peerFailedToListen = false;
+        for (byte[] h : allHandles) {
+            peerFailedToListen |= h.length == 0;
+        }
         InetSocketAddress[] shrinkAddresses = new InetSocketAddress[size];
-        if (problem == null) {
+        if (problem == null && !peerFailedToListen) {
             try {
                 for (int p = 0; p < size; p++) {
-                    if (allHandles[p].length == 0) {
-                        continue;   // that rank failed before listening; the status round says why
-                    }
                     shrinkAddresses[p] = ShrinkRendezvous.decode(decodeHandle(allHandles[p], SHRINK_ENTRY, p), p);
                 }
             } catch (JcclException e) {
@@ -171,10 +174,6 @@ final class CommInit {
 
         // Connect, then round 3: status.
         PeerLinks links = new PeerLinks(size, new ArrayList<>(transports.values()));
-        boolean peerFailedToListen = false;
-        for (byte[] h : allHandles) {
-            peerFailedToListen |= h.length == 0;   // it says why in the status round; connecting would only hang
-        }
         if (problem == null && !peerFailedToListen) {
             try {
                 connect(rank, size, config, chosen, transports, listeners, allHandles, links, signal);
