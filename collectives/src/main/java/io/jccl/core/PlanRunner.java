@@ -300,6 +300,16 @@ final class PlanRunner {
     }
 
     private boolean await(int lane, Step step, int member, long bytes) {
+        // An exchange's send is tested before and independently of its receive: a transport may move a send's
+        // data only when the send is tested (shm stops at a full window or a term rotation), and the partner
+        // waits for that data before it tests its own send, so testing the receive first deadlocks both.
+        if (step.kind() == Step.Kind.EXCHANGE_REDUCE && !exchangeDone[lane]) {
+            try {
+                exchangeDone[lane] = exchange[lane].test() != NetRequest.NOT_DONE;
+            } catch (NetException e) {
+                throw failure(e, step.sendPeer0(), member, true);
+            }
+        }
         if (!recv0Done[lane]) {
             if (!testRecv(recv0[lane], step.recvPeer0(), bytes, member)) {
                 return false;
@@ -313,14 +323,7 @@ final class PlanRunner {
             recv1Done[lane] = true;
         }
         if (step.kind() == Step.Kind.EXCHANGE_REDUCE && !exchangeDone[lane]) {
-            try {
-                if (exchange[lane].test() == NetRequest.NOT_DONE) {
-                    return false;
-                }
-            } catch (NetException e) {
-                throw failure(e, step.sendPeer0(), member, true);
-            }
-            exchangeDone[lane] = true;
+            return false;
         }
         switch (step.kind()) {
             case RECV_COPY_SEND -> setSource(lane, buffer(step.dst(), member), step.dstOffset(), -1);

@@ -1,6 +1,12 @@
 package io.jccl.net;
 
-/** A posted send or receive. */
+/**
+ * A posted send or receive.
+ *
+ * <p>A transport may move a request's data only while the request is tested (as NCCL's {@code test} drives a
+ * net plugin's progress): a caller keeps testing every pending request, sends included, until it completes. A
+ * caller that waits for a receive without testing its own pending send can deadlock with a peer doing the same.
+ */
 public interface NetRequest {
     /** Returned by {@link #test()} while the request is still pending. */
     long NOT_DONE = -1;

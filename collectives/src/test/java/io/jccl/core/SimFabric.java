@@ -16,7 +16,10 @@ import java.util.SplittableRandom;
  * A deterministic, single-threaded fabric for the transport SPI: posted sends and receives wait on their
  * connection until the test driver {@linkplain #deliverOne delivers} one, chosen by a seeded random generator,
  * so message timing and interleaving are varied yet reproducible. Each connection holds only a small, random
- * number of messages in flight, to exercise the "no room, try later" paths.
+ * number of messages in flight, to exercise the "no room, try later" paths. Like the shm transport, whose sender
+ * writes into the log only when posting to an idle connection or when its request is tested, a send is
+ * deliverable either at once (chosen at random when posted) or only after its request was tested once: a runner
+ * that stops testing a send while it waits for something else deadlocks here as it would on shm.
  */
 final class SimFabric {
     private final int size;
@@ -30,7 +33,7 @@ final class SimFabric {
         for (int from = 0; from < size; from++) {
             for (int to = 0; to < size; to++) {
                 if (from != to) {
-                    links[from][to] = new Link(1 + random.nextInt(4));   // 1-4 messages in flight
+                    links[from][to] = new Link(1 + random.nextInt(4), random);   // 1-4 messages in flight
                 }
             }
         }
@@ -49,7 +52,7 @@ final class SimFabric {
         List<Link> ready = new ArrayList<>();
         for (Link[] row : links) {
             for (Link l : row) {
-                if (l != null && !l.sends.isEmpty() && !l.recvs.isEmpty()) {
+                if (l != null && !l.sends.isEmpty() && l.sends.peek().pushed && !l.recvs.isEmpty()) {
                     ready.add(l);
                 }
             }
@@ -84,6 +87,8 @@ final class SimFabric {
         long tag;
         long seq;
         boolean sendSide;
+        /** Send: whether its data left the sender (posted eagerly, or its request was tested since). */
+        boolean pushed;
         long result = NOT_DONE;
         NetException failure;
         final Link link;
@@ -94,6 +99,7 @@ final class SimFabric {
 
         @Override
         public long test() {
+            pushed = true;
             if (failure != null) {
                 link.retire(this);
                 throw failure;
@@ -112,6 +118,7 @@ final class SimFabric {
      */
     private static final class Link {
         final int capacity;
+        final SplittableRandom random;
         long sendSeq;
         long recvSeq;
         long retiredBelow;
@@ -141,8 +148,9 @@ final class SimFabric {
             }
         };
 
-        Link(int capacity) {
+        Link(int capacity, SplittableRandom random) {
             this.capacity = capacity;
+            this.random = random;
         }
 
         private NetRequest post(boolean sendSide, MemorySegment buffer, long offset, long bytes, long tag) {
@@ -157,6 +165,7 @@ final class SimFabric {
             r.tag = tag;
             r.seq = seq;
             r.sendSide = sendSide;
+            r.pushed = !sendSide || random.nextBoolean();
             if (sendSide) {
                 sendSeq++;
                 sends.add(r);

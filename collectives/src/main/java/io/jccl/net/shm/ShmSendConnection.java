@@ -54,12 +54,17 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
             return;
         }
         boolean progressed = false;
+        boolean rotated = false;
         while (queue.size() > 0) {
             ShmRequest request = queue.first();
             int header = request.started ? Wire.MORE_HEADER_BYTES : Wire.FIRST_HEADER_BYTES;
             long remaining = request.sizeBytes - request.movedBytes;
             int payload = (int) Math.min(remaining, maxFrameBytes - header);
             long result = publication.tryClaim(header + payload, claim);
+            if (result == Publication.ADMIN_ACTION && !rotated) {
+                rotated = true;   // this claim moved the log to its next term; the retry claims there
+                continue;
+            }
             if (result < 0) {
                 if (!progressed) {
                     stalled(result);
