@@ -2,184 +2,40 @@ package io.jccl.net.shm;
 
 import io.aeron.Image;
 import io.aeron.Subscription;
-import io.aeron.logbuffer.ControlledFragmentHandler;
-import io.aeron.logbuffer.Header;
-import io.jccl.net.MemoryRegistration;
-import io.jccl.net.NetException;
-import io.jccl.net.NetRequest;
-import io.jccl.net.RecvConnection;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-import org.agrona.DirectBuffer;
+import io.jccl.net.aeron.AeronRecvConnection;
 
 /**
- * The receiving end of an shm connection: a subscription of its own on the connection's stream, and the one
- * image (the sender's log) on it.
- *
- * <p>Progress polls the image with a {@link ControlledFragmentHandler} that copies each frame's payload straight
- * from the log into the oldest pending receive. A message's first frame with no receive posted is left in the log
- * ({@code ABORT}): the receiver's position stays, so the sender's window fills and it stops, and nothing is ever
- * buffered on the side. A message whose tag differs from the receive's, or that is longer than its capacity, fails
- * that receive ({@link NetException.Reason#TAG_MISMATCH} or {@link NetException.Reason#TRUNCATED}) at its first
- * frame; its payload is skipped, never written, and the next receive matches the next message. A frame that breaks
- * the format breaks the connection with {@link NetException.Reason#PROTOCOL_ERROR}. A close frame, or the image
- * ending without one, fails pending and later receives with {@link NetException.Reason#PEER_CLOSED} once every
- * earlier message was taken.
+ * The receiving end of an shm connection: a subscription of its own on the sender's stream (the data path is
+ * {@link AeronRecvConnection}'s); the peer's death is noticed through its process ({@link ShmPeer}).
  */
-final class ShmRecvConnection extends ShmConnection implements RecvConnection, ControlledFragmentHandler {
-    /** Most frames one poll consumes (64 KiB each), so that one test() call stays short. */
-    private static final int FRAGMENT_LIMIT = 64;
+final class ShmRecvConnection extends AeronRecvConnection {
+    private final ShmTransport transport;
+    private final ShmPeer peer;
 
-    private final Subscription subscription;
-    private final Image image;
-    /** Payload bytes of a rejected message still to skip. */
-    private long discardBytes;
-    /** Set by the handler when a frame breaks the format; the poll's caller breaks the connection. */
-    private String protocolError;
-    /** Set by the handler when the sender's close frame was read. */
-    private boolean peerClosed;
-
-    ShmRecvConnection(ShmTransport transport, Subscription subscription, Image image, int peerRank,
-                      long peerPid, String description) {
-        super(transport, description, peerRank, peerPid);
-        this.subscription = subscription;
-        this.image = image;
+    ShmRecvConnection(ShmTransport transport, Subscription subscription, Image image, int peerRank, long peerPid,
+                      String description) {
+        super(ShmTransportProvider.NAME, subscription, image, peerRank, description);
+        this.transport = transport;
+        this.peer = new ShmPeer(transport, peerRank, peerPid);
     }
 
     @Override
-    public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
-                            MemoryRegistration mr) {
-        if (buffer != null && buffer.isReadOnly()) {
-            throw new IllegalArgumentException("receive buffer is read-only");
-        }
-        return post(buffer, offset, capacityBytes, expectedTag);
+    protected void checkLiveness(boolean sender) {
+        peer.check(sender, description, this::breakConnection);
     }
 
     @Override
-    void progress() {
-        if (!usable()) {
-            return;
-        }
-        int fragments = image.controlledPoll(this, FRAGMENT_LIMIT);
-        if (protocolError != null) {
-            breakConnection(NetException.Reason.PROTOCOL_ERROR, description + ": rank " + peerRank + " sent "
-                    + protocolError);
-            return;
-        }
-        if (peerClosed) {
-            breakConnection(NetException.Reason.PEER_CLOSED, "rank " + peerRank + " closed " + description
-                    + (queue.size() > 0 && queue.first().started ? " in the middle of a message" : ""));
-            return;
-        }
-        if (fragments == 0 && queue.size() > 0) {
-            if (image.isClosed() || image.isEndOfStream()) {
-                breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: rank " + peerRank
-                        + "'s log ended without a close (its process or the shm media driver went away)");
-            } else {
-                checkLiveness(false);
-            }
-        }
+    protected String peerName() {
+        return peer.name();
     }
 
     @Override
-    public Action onFragment(DirectBuffer buffer, int offset, int length, Header header) {
-        if (length < Wire.CLOSE_BYTES) {
-            protocolError = "a frame of " + length + " bytes";
-            return Action.ABORT;
-        }
-        int kind = buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN);
-        if (buffer.getInt(offset + 4, ByteOrder.LITTLE_ENDIAN) != 0) {
-            protocolError = "a frame with nonzero reserved bits";
-            return Action.ABORT;
-        }
-        if (kind == Wire.KIND_CLOSE) {
-            peerClosed = true;
-            return Action.BREAK;
-        }
-        boolean inMessage = discardBytes > 0 || (queue.size() > 0 && queue.first().started);
-        if (inMessage) {
-            if (kind != Wire.KIND_MORE) {
-                protocolError = "a new message before the previous one ended";
-                return Action.ABORT;
-            }
-            int payload = length - Wire.MORE_HEADER_BYTES;
-            if (discardBytes > 0) {
-                if (payload > discardBytes) {
-                    protocolError = "more payload than its message header announced";
-                    return Action.ABORT;
-                }
-                discardBytes -= payload;
-                return Action.CONTINUE;
-            }
-            return deliver(queue.first(), buffer, offset + Wire.MORE_HEADER_BYTES, payload);
-        }
-        if (kind != Wire.KIND_FIRST) {
-            protocolError = "a frame of unknown kind 0x" + Integer.toHexString(kind);
-            return Action.ABORT;
-        }
-        if (length < Wire.FIRST_HEADER_BYTES) {
-            protocolError = "a first frame of " + length + " bytes";
-            return Action.ABORT;
-        }
-        if (queue.size() == 0) {
-            // No receive posted: leave the message in the log; the sender's window is the only buffer.
-            return Action.ABORT;
-        }
-        long tag = buffer.getLong(offset + 8, ByteOrder.LITTLE_ENDIAN);
-        long messageBytes = buffer.getLong(offset + 16, ByteOrder.LITTLE_ENDIAN);
-        int payload = length - Wire.FIRST_HEADER_BYTES;
-        if (messageBytes < 0 || messageBytes > Wire.MAX_MESSAGE_BYTES || payload > messageBytes) {
-            protocolError = "a message header with impossible length " + messageBytes + " (frame payload " + payload
-                    + ")";
-            return Action.ABORT;
-        }
-        ShmRequest request = queue.first();
-        if (tag != request.tag) {
-            reject(request, NetException.tagMismatch(request.tag, tag), messageBytes - payload);
-            return Action.CONTINUE;
-        }
-        if (messageBytes > request.sizeBytes) {
-            reject(request, new NetException(NetException.Reason.TRUNCATED, "message of " + messageBytes
-                    + " bytes does not fit the receive's capacity of " + request.sizeBytes + " bytes on "
-                    + description), messageBytes - payload);
-            return Action.CONTINUE;
-        }
-        request.started = true;
-        request.messageBytes = messageBytes;
-        return deliver(request, buffer, offset + Wire.FIRST_HEADER_BYTES, payload);
-    }
-
-    private Action deliver(ShmRequest request, DirectBuffer buffer, int at, int payload) {
-        if (payload > request.messageBytes - request.movedBytes) {
-            protocolError = "more payload than its message header announced";
-            return Action.ABORT;
-        }
-        if (payload > 0) {
-            MemorySegment.copy(LogMemory.EVERYTHING, LogMemory.address(buffer, at), request.segment,
-                    request.offset + request.movedBytes, payload);
-            request.movedBytes += payload;
-        }
-        if (request.movedBytes == request.messageBytes) {
-            queue.pop();
-            request.complete(request.messageBytes);
-        }
-        return Action.CONTINUE;
-    }
-
-    private void reject(ShmRequest request, NetException failure, long rest) {
-        queue.pop();
-        request.fail(failure);
-        discardBytes = rest;
+    protected String endOfStreamCause() {
+        return "its process or the shm media driver went away";
     }
 
     @Override
-    void pendingFailed() {
-        discardBytes = 0;
-    }
-
-    @Override
-    void closeResources() {
-        // The stream id belongs to the sending process, which releases it.
-        subscription.close();
+    protected void onClosed() {
+        transport.forget(this);
     }
 }

@@ -1,135 +1,48 @@
 package io.jccl.net.shm;
 
 import io.aeron.Publication;
-import io.aeron.logbuffer.BufferClaim;
-import io.jccl.net.MemoryRegistration;
-import io.jccl.net.NetException;
-import io.jccl.net.NetRequest;
-import io.jccl.net.SendConnection;
-import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-import org.agrona.MutableDirectBuffer;
+import io.jccl.net.aeron.AeronSendConnection;
 
 /**
- * The sending end of an shm connection: one IPC publication that only this connection uses.
- *
- * <p>Pending sends form a FIFO; progress writes the oldest one's frames into the log with
- * {@link Publication#tryClaim}, copying the payload once, straight from the caller's segment into the claimed
- * frame, until the log's window (one term ahead of the receiver) is full. A send completes when its last frame is
- * committed: it then reaches the receiver even if this end closes afterwards.
- *
- * <p>Closing writes a close frame when the log has room (the receiver then fails later receives with
- * {@link NetException.Reason#PEER_CLOSED} once it read everything before it) and closes the publication. A
- * publication is thread-safe, so the close frame may come from another thread than the one driving sends; it may
- * then cut a message in half, which the receiver reports as {@code PEER_CLOSED} too.
+ * The sending end of an shm connection: one IPC publication on a stream of this process that only this connection
+ * uses (the data path is {@link AeronSendConnection}'s); the peer's death is noticed through its process
+ * ({@link ShmPeer}).
  */
-final class ShmSendConnection extends ShmConnection implements SendConnection {
-    private final Publication publication;
+final class ShmSendConnection extends AeronSendConnection {
+    private final ShmTransport transport;
     private final int streamId;
-    private final int maxFrameBytes;
-    private final BufferClaim claim = new BufferClaim();
-    private final BufferClaim closeClaim = new BufferClaim();
+    private final ShmPeer peer;
 
     ShmSendConnection(ShmTransport transport, Publication publication, int streamId, int peerRank, long peerPid,
                       String description) {
-        super(transport, description, peerRank, peerPid);
-        this.publication = publication;
+        super(ShmTransportProvider.NAME, publication, peerRank, description);
+        this.transport = transport;
         this.streamId = streamId;
-        this.maxFrameBytes = publication.maxPayloadLength();
+        this.peer = new ShmPeer(transport, peerRank, peerPid);
     }
 
     @Override
-    public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
-        boolean wasIdle = queue.size() == 0;
-        ShmRequest request = post(buffer, offset, sizeBytes, tag);
-        if (request != null && wasIdle) {
-            progress();
-        }
-        return request;
+    protected void checkLiveness(boolean sender) {
+        peer.check(sender, description, this::breakConnection);
     }
 
     @Override
-    void progress() {
-        if (!usable()) {
-            return;
-        }
-        boolean progressed = false;
-        boolean rotated = false;
-        while (queue.size() > 0) {
-            ShmRequest request = queue.first();
-            int header = request.started ? Wire.MORE_HEADER_BYTES : Wire.FIRST_HEADER_BYTES;
-            long remaining = request.sizeBytes - request.movedBytes;
-            int payload = (int) Math.min(remaining, maxFrameBytes - header);
-            long result = publication.tryClaim(header + payload, claim);
-            if (result == Publication.ADMIN_ACTION && !rotated) {
-                rotated = true;   // this claim moved the log to its next term; the retry claims there
-                continue;
-            }
-            if (result < 0) {
-                if (!progressed) {
-                    stalled(result);
-                }
-                return;
-            }
-            progressed = true;
-            MutableDirectBuffer buffer = claim.buffer();
-            int at = claim.offset();
-            if (request.started) {
-                buffer.putInt(at, Wire.KIND_MORE, ByteOrder.LITTLE_ENDIAN);
-                buffer.putInt(at + 4, 0, ByteOrder.LITTLE_ENDIAN);
-            } else {
-                buffer.putInt(at, Wire.KIND_FIRST, ByteOrder.LITTLE_ENDIAN);
-                buffer.putInt(at + 4, 0, ByteOrder.LITTLE_ENDIAN);
-                buffer.putLong(at + 8, request.tag, ByteOrder.LITTLE_ENDIAN);
-                buffer.putLong(at + 16, request.sizeBytes, ByteOrder.LITTLE_ENDIAN);
-                request.started = true;
-            }
-            if (payload > 0) {
-                MemorySegment.copy(request.segment, request.offset + request.movedBytes, LogMemory.EVERYTHING,
-                        LogMemory.address(buffer, at + header), payload);
-                request.movedBytes += payload;
-            }
-            claim.commit();
-            if (request.movedBytes == request.sizeBytes) {
-                queue.pop();
-                request.complete(request.sizeBytes);
-            }
-        }
-    }
-
-    /** Handles a failed claim: try later, or break the connection. */
-    private void stalled(long result) {
-        if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION) {
-            checkLiveness(true);
-        } else if (result == Publication.NOT_CONNECTED) {
-            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName()
-                    + " closed its receiving end");
-        } else if (result == Publication.CLOSED) {
-            breakConnection(NetException.Reason.IO_ERROR, description + " failed: its publication was closed (the"
-                    + " shm media driver " + transport.driver().directory() + " went away?)");
-        } else {
-            breakConnection(NetException.Reason.IO_ERROR, description + " failed: the log is exhausted"
-                    + " (Aeron result " + result + ")");
-        }
+    protected String peerName() {
+        return peer.name();
     }
 
     @Override
-    void pendingFailed() {
+    protected String publicationClosedCause() {
+        return "the shm media driver " + transport.driver().directory() + " went away?";
     }
 
     @Override
-    void closeResources() {
-        try {
-            if (brokenReason == null && publication.tryClaim(Wire.CLOSE_BYTES, closeClaim) > 0) {
-                closeClaim.buffer().putInt(closeClaim.offset(), Wire.KIND_CLOSE, ByteOrder.LITTLE_ENDIAN);
-                closeClaim.buffer().putInt(closeClaim.offset() + 4, 0, ByteOrder.LITTLE_ENDIAN);
-                closeClaim.commit();
-            }
-        } catch (RuntimeException e) {
-            // The publication is already unusable; the receiver notices its end of stream.
-        } finally {
-            publication.close();
-            StreamIds.release(streamId);
-        }
+    protected void afterPublicationClosed() {
+        StreamIds.release(streamId);
+    }
+
+    @Override
+    protected void onClosed() {
+        transport.forget(this);
     }
 }

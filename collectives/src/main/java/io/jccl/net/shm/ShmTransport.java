@@ -11,6 +11,8 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
+import io.jccl.net.aeron.AeronConnection;
+import io.jccl.net.aeron.Frames;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
@@ -39,7 +41,7 @@ final class ShmTransport implements NetTransport {
     static final String HELLO_CHANNEL = "aeron:ipc?term-length=" + HELLO_TERM_BYTES + "|sparse=true";
 
     private static final NetProperties PROPERTIES = new NetProperties("shm", SPEED_MBPS, LATENCY_US,
-            ShmConnection.MAX_INFLIGHT_REQUESTS, Wire.MAX_MESSAGE_BYTES, false);
+            AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
     /** How long {@link #listen} waits for the driver to add the hello subscription. */
@@ -205,7 +207,7 @@ final class ShmTransport implements NetTransport {
             switch (resource) {
                 case Listener listener -> listener.close();
                 case PendingConnect pending -> pending.cancel();
-                case ShmConnection connection -> connection.close();
+                case AeronConnection connection -> connection.close();
                 default -> throw new IllegalStateException("unknown resource " + resource);
             }
         } catch (RuntimeException ignored) {

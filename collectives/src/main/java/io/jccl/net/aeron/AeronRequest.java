@@ -1,21 +1,21 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeron;
 
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A send or receive on one {@link ShmConnection}. The connection owns a fixed pool of these and reuses them: an
+ * A send or receive on one {@link AeronConnection}. The connection owns a fixed pool of these and reuses them: an
  * object is taken when the request is posted and given back once {@link #test()} has reported its outcome.
  * Fields are driven by the owning connection on the thread that drives it.
  */
-final class ShmRequest implements NetRequest {
+final class AeronRequest implements NetRequest {
     static final int FREE = 0;
     static final int PENDING = 1;
     static final int DONE = 2;
     static final int FAILED = 3;
 
-    private final ShmConnection owner;
+    private final AeronConnection owner;
 
     int state = FREE;
     MemorySegment segment;
@@ -32,7 +32,7 @@ final class ShmRequest implements NetRequest {
     long resultBytes;
     NetException failure;
 
-    ShmRequest(ShmConnection owner) {
+    AeronRequest(AeronConnection owner) {
         this.owner = owner;
     }
 

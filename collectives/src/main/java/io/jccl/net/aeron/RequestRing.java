@@ -1,39 +1,39 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeron;
 
 /**
  * A connection's request objects: a fixed pool of free ones and the FIFO of pending ones, both preallocated so
  * that posting and completing requests allocates nothing.
  */
 final class RequestRing {
-    private final ShmRequest[] free;
+    private final AeronRequest[] free;
     private int freeCount;
-    private final ShmRequest[] pending;
+    private final AeronRequest[] pending;
     private int head;
     private int pendingCount;
 
-    RequestRing(ShmConnection owner, int capacity) {
-        free = new ShmRequest[capacity];
-        pending = new ShmRequest[capacity];
+    RequestRing(AeronConnection owner, int capacity) {
+        free = new AeronRequest[capacity];
+        pending = new AeronRequest[capacity];
         for (int i = 0; i < capacity; i++) {
-            free[i] = new ShmRequest(owner);
+            free[i] = new AeronRequest(owner);
         }
         freeCount = capacity;
     }
 
     /** @return a free request, or null when all are outstanding */
-    ShmRequest acquire() {
+    AeronRequest acquire() {
         return freeCount == 0 ? null : free[--freeCount];
     }
 
     /** Returns a request whose outcome has been reported. */
-    void release(ShmRequest request) {
-        request.state = ShmRequest.FREE;
+    void release(AeronRequest request) {
+        request.state = AeronRequest.FREE;
         request.segment = null;
         request.failure = null;
         free[freeCount++] = request;
     }
 
-    void enqueue(ShmRequest request) {
+    void enqueue(AeronRequest request) {
         pending[(head + pendingCount) % pending.length] = request;
         pendingCount++;
     }
@@ -43,7 +43,7 @@ final class RequestRing {
     }
 
     /** @return the oldest pending request */
-    ShmRequest first() {
+    AeronRequest first() {
         return pending[head];
     }
 

@@ -1,46 +1,45 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeron;
 
 import io.jccl.net.NetException;
 import io.jccl.net.PostArgs;
 import java.lang.foreign.MemorySegment;
 
 /**
- * What both ends of an shm connection share: the request pool and FIFO, the peer's liveness, and
- * the rules for breaking and closing.
+ * What both ends of a connection over an Aeron publication share: the request pool and FIFO, and the rules for
+ * breaking and closing.
  *
- * <p>Progress is caller-driven: the log is read or written only inside {@link ShmRequest#test()} (and an eager
+ * <p>Progress is caller-driven: the log is read or written only inside {@link AeronRequest#test()} (and an eager
  * attempt when a send is posted to an idle connection), on the thread that drives the connection.
  * {@link #close()} may come from another thread; the driving thread fails pending requests with
  * {@link NetException.Reason#CLOSED} the next time it tests one.
  *
- * <p>Peer death: when a test makes no progress, the peer process (and, for a sender, the driver's host process)
- * is looked up at most every {@link ShmDriver#LIVENESS_CHECK_INTERVAL_NS}; a dead one breaks the connection with
- * {@link NetException.Reason#PEER_CLOSED} naming the peer. {@link ProcessHandle#isAlive()} also compares the
- * process start time, so a recycled pid does not pass for the peer.
+ * <p>Peer death is the subclass's: {@link #checkLiveness(boolean)} runs when a test made no progress.
  */
-abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConnection, ShmRecvConnection {
+public abstract class AeronConnection implements AutoCloseable {
     /** Requests one connection accepts before posting returns null. */
-    static final int MAX_INFLIGHT_REQUESTS = 64;
+    public static final int MAX_INFLIGHT_REQUESTS = 64;
 
     final RequestRing queue;
-    final String description;
-    final ShmTransport transport;
-    final int peerRank;
-    private final long peerPid;
-    private final ProcessHandle peer;
-    private long lastLivenessCheckNs = System.nanoTime();
+    /** For messages: names the transport, both ends and the stream. */
+    protected final String description;
+    /** The peer's rank, or -1 where the sending side does not know it. */
+    protected final int peerRank;
+    private final String transportName;
 
     volatile boolean closed;
     /** Why the connection broke, or null while it works; only the driving thread writes it. */
     NetException.Reason brokenReason;
     String brokenMessage;
 
-    ShmConnection(ShmTransport transport, String description, int peerRank, long peerPid) {
-        this.transport = transport;
+    /**
+     * @param transportName the transport's name, for messages
+     * @param description   names both ends and the stream, for messages
+     * @param peerRank      the peer's rank, or -1 where unknown
+     */
+    protected AeronConnection(String transportName, String description, int peerRank) {
+        this.transportName = transportName;
         this.description = description;
         this.peerRank = peerRank;
-        this.peerPid = peerPid;
-        this.peer = ProcessHandle.of(peerPid).orElse(null);
         this.queue = new RequestRing(this, MAX_INFLIGHT_REQUESTS);
     }
 
@@ -50,7 +49,21 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
     /** Releases the Aeron resources; called once, by {@link #close()}. */
     abstract void closeResources();
 
-    final void release(ShmRequest request) {
+    /** Called once after {@link #close()} released the resources: the transport stops tracking the connection. */
+    protected abstract void onClosed();
+
+    /**
+     * Called when a test made no progress: breaks the connection (with {@link #breakConnection}) if the peer, or
+     * what the connection depends on, is gone. Implementations rate-limit their own checks.
+     *
+     * @param sender whether this is the sending end, stalled on the log's window
+     */
+    protected abstract void checkLiveness(boolean sender);
+
+    /** @return the peer, for messages: its rank where known and whatever else identifies it */
+    protected abstract String peerName();
+
+    final void release(AeronRequest request) {
         queue.release(request);
     }
 
@@ -59,15 +72,15 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
      *
      * @return the request, already started, or null when the in-flight limit is reached
      */
-    final ShmRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        PostArgs.check(buffer, offset, sizeBytes, Wire.MAX_MESSAGE_BYTES, "shm");
+    final AeronRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
+        PostArgs.check(buffer, offset, sizeBytes, Frames.MAX_MESSAGE_BYTES, transportName);
         if (closed) {
             throw new NetException(NetException.Reason.CLOSED, description + " is closed");
         }
         if (brokenReason != null) {
             throw new NetException(brokenReason, brokenMessage);
         }
-        ShmRequest request = queue.acquire();
+        AeronRequest request = queue.acquire();
         if (request == null) {
             return null;
         }
@@ -92,32 +105,8 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
         return brokenReason == null;
     }
 
-    /**
-     * Called when a test made no progress: breaks the connection if the peer process is gone.
-     *
-     * @param watchDriver whether the driver's host must be alive for progress (senders need it for their window)
-     */
-    final void checkLiveness(boolean watchDriver) {
-        long now = System.nanoTime();
-        if (now - lastLivenessCheckNs < ShmDriver.LIVENESS_CHECK_INTERVAL_NS) {
-            return;
-        }
-        lastLivenessCheckNs = now;
-        if (peer == null || !peer.isAlive()) {
-            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName() + " is gone");
-        } else if (watchDriver && !transport.driver().ownerAlive(now)) {
-            breakConnection(NetException.Reason.IO_ERROR, description + " failed: the shm media driver's process"
-                    + " (pid " + transport.driver().ownerPid() + ", " + transport.driver().directory() + ") is gone");
-        }
-    }
-
-    /** @return the peer for messages: its rank where known, and its pid */
-    final String peerName() {
-        return (peerRank >= 0 ? "rank " + peerRank : "the listening process") + " (pid " + peerPid + " on this host)";
-    }
-
     /** Marks the connection broken and fails every pending request. */
-    final void breakConnection(NetException.Reason reason, String message) {
+    protected final void breakConnection(NetException.Reason reason, String message) {
         if (brokenReason == null) {
             brokenReason = reason;
             brokenMessage = message;
@@ -127,7 +116,7 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
 
     private void failPending(NetException.Reason reason, String message) {
         while (queue.size() > 0) {
-            ShmRequest request = queue.first();
+            AeronRequest request = queue.first();
             queue.pop();
             request.fail(new NetException(reason, message));
         }
@@ -148,7 +137,7 @@ abstract sealed class ShmConnection implements AutoCloseable permits ShmSendConn
         try {
             closeResources();
         } finally {
-            transport.forget(this);
+            onClosed();
         }
     }
 

@@ -1,4 +1,4 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeron;
 
 import java.lang.foreign.MemorySegment;
 import org.agrona.DirectBuffer;
@@ -13,10 +13,10 @@ import org.agrona.DirectBuffer;
  * publication or image is open, and Aeron keeps a closed log mapped for its resource linger time, which covers a
  * copy in flight when another thread closes the connection.
  */
-final class LogMemory {
+public final class LogMemory {
     /** All of the address space. */
     @SuppressWarnings("restricted")
-    static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    public static final MemorySegment EVERYTHING = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private LogMemory() {
     }
@@ -26,7 +26,7 @@ final class LogMemory {
      * @param index  an index in that buffer
      * @return the absolute address of that byte, an offset into {@link #EVERYTHING}
      */
-    static long address(DirectBuffer buffer, int index) {
+    public static long address(DirectBuffer buffer, int index) {
         if (buffer.byteArray() != null) {
             throw new IllegalStateException("an Aeron log buffer on the heap: the log is not mapped memory");
         }
