@@ -13,12 +13,10 @@ import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
 import io.jccl.net.aeron.AeronConnection;
 import io.jccl.net.aeron.Frames;
+import io.jccl.net.aeron.Resources;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -52,8 +50,7 @@ final class ShmTransport implements NetTransport {
     private final ShmDriver driver;
     private final String dataChannel;
     private final long connectTimeoutNs;
-    private final Set<Object> resources = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    private final Resources resources;
 
     /**
      * @param context the rank's context
@@ -62,6 +59,7 @@ final class ShmTransport implements NetTransport {
      */
     ShmTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
+        this.resources = new Resources("shm transport of rank " + context.self().rank());
         Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
         if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
             throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
@@ -167,52 +165,24 @@ final class ShmTransport implements NetTransport {
     }
 
     private void register(Object resource) {
-        resources.add(resource);
-        if (closed) {
-            closeResource(resource);
-            throw new NetException(NetException.Reason.CLOSED, this + " is closed");
-        }
+        resources.register(resource);
     }
 
     /** Stops tracking a resource that closed itself. */
     void forget(Object resource) {
-        resources.remove(resource);
+        resources.forget(resource);
     }
 
     private void checkOpen() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, this + " is closed");
-        }
+        resources.checkOpen();
     }
 
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!resources.closeAll()) {
+            return;
         }
-        try {
-            for (Object resource : List.copyOf(resources)) {
-                closeResource(resource);
-            }
-        } finally {
-            driver.release();
-        }
-    }
-
-    private static void closeResource(Object resource) {
-        try {
-            switch (resource) {
-                case Listener listener -> listener.close();
-                case PendingConnect pending -> pending.cancel();
-                case AeronConnection connection -> connection.close();
-                default -> throw new IllegalStateException("unknown resource " + resource);
-            }
-        } catch (RuntimeException ignored) {
-            // closing is best effort: the client may be gone with its driver
-        }
+        driver.release();
     }
 
     @Override

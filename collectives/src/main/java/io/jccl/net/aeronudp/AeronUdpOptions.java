@@ -1,0 +1,97 @@
+package io.jccl.net.aeronudp;
+
+import java.util.Map;
+
+/**
+ * The aeron-udp transport's configuration, read from {@link io.jccl.net.TransportContext#options()}.
+ *
+ * @param mtuBytes          the MTU of each connection's publication: the largest UDP datagram Aeron sends
+ * @param termBytes         the term length of each connection's log (three terms, on both hosts, sparse files)
+ * @param socketBufferBytes the UDP socket send and receive buffers, and the receiver's flow-control window
+ * @param peerTimeoutMs     how long a silent peer is tolerated: Aeron's image liveness timeout (receiver) and
+ *                          publication connection timeout (sender)
+ */
+record AeronUdpOptions(int mtuBytes, int termBytes, int socketBufferBytes, long peerTimeoutMs) {
+    /** Option naming the MTU in bytes. */
+    static final String MTU = "JCCL_AERON_UDP_MTU";
+    /** Option naming the term length of a connection's log in bytes. */
+    static final String TERM_BYTES = "JCCL_AERON_UDP_TERM_BYTES";
+    /** Option naming the socket buffer (and receive window) size in bytes. */
+    static final String SOCKET_BUFFER_BYTES = "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES";
+    /** Option naming the peer timeout in milliseconds. */
+    static final String PEER_TIMEOUT_MS = "JCCL_AERON_UDP_PEER_TIMEOUT_MS";
+
+    /** Aeron's default MTU: fits a 1500-byte Ethernet frame with IP and UDP headers. */
+    static final int DEFAULT_MTU = 1408;
+    static final int MIN_MTU = 512;
+    /** Aeron's largest MTU (a UDP payload of 64 KiB less headers). */
+    static final int MAX_MTU = 65_504;
+    static final int DEFAULT_TERM_BYTES = 8 << 20;
+    static final int MIN_TERM_BYTES = 64 << 10;
+    static final int MAX_TERM_BYTES = 1 << 30;
+    static final int DEFAULT_SOCKET_BUFFER_BYTES = 2 << 20;
+    static final int MIN_SOCKET_BUFFER_BYTES = 64 << 10;
+    static final int MAX_SOCKET_BUFFER_BYTES = 1 << 30;
+    static final long DEFAULT_PEER_TIMEOUT_MS = 3_000;
+    static final long MIN_PEER_TIMEOUT_MS = 500;
+    static final long MAX_PEER_TIMEOUT_MS = 600_000;
+
+    AeronUdpOptions {
+        if (mtuBytes < MIN_MTU || mtuBytes > MAX_MTU || mtuBytes % 32 != 0) {
+            throw new IllegalArgumentException("mtuBytes must be a multiple of 32 from " + MIN_MTU + " to " + MAX_MTU);
+        }
+        if (Integer.bitCount(termBytes) != 1 || termBytes < MIN_TERM_BYTES || termBytes > MAX_TERM_BYTES) {
+            throw new IllegalArgumentException("termBytes must be a power of two from " + MIN_TERM_BYTES + " to "
+                    + MAX_TERM_BYTES);
+        }
+    }
+
+    /**
+     * @param options the configuration values; absent keys take their defaults
+     * @return the parsed options
+     * @throws IllegalArgumentException naming the key and the value when a value is invalid
+     */
+    static AeronUdpOptions parse(Map<String, String> options) {
+        Map<String, String> o = options == null ? Map.of() : options;
+        long mtu = number(o, MTU, DEFAULT_MTU, MIN_MTU, MAX_MTU, "a multiple of 32");
+        if (mtu % 32 != 0) {
+            throw invalid(MTU, o.get(MTU), MIN_MTU, MAX_MTU, "a multiple of 32");
+        }
+        long term = number(o, TERM_BYTES, DEFAULT_TERM_BYTES, MIN_TERM_BYTES, MAX_TERM_BYTES, "a power of two");
+        if (Long.bitCount(term) != 1) {
+            throw invalid(TERM_BYTES, o.get(TERM_BYTES), MIN_TERM_BYTES, MAX_TERM_BYTES, "a power of two");
+        }
+        long buffer = number(o, SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES, MIN_SOCKET_BUFFER_BYTES,
+                MAX_SOCKET_BUFFER_BYTES, "a number of bytes");
+        long timeout = number(o, PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS, MIN_PEER_TIMEOUT_MS, MAX_PEER_TIMEOUT_MS,
+                "a number of milliseconds");
+        return new AeronUdpOptions((int) mtu, (int) term, (int) buffer, timeout);
+    }
+
+    /** @return the receiver's window: the socket buffer, at most half a term (Aeron's own cap) */
+    int windowBytes() {
+        return Math.min(socketBufferBytes, termBytes / 2);
+    }
+
+    private static long number(Map<String, String> o, String key, long fallback, long min, long max, String what) {
+        String raw = o.get(key);
+        if (raw == null) {
+            return fallback;
+        }
+        long value;
+        try {
+            value = Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            throw invalid(key, raw, min, max, what);
+        }
+        if (value < min || value > max) {
+            throw invalid(key, raw, min, max, what);
+        }
+        return value;
+    }
+
+    private static IllegalArgumentException invalid(String key, String raw, long min, long max, String what) {
+        return new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be " + what + " from " + min
+                + " to " + max);
+    }
+}

@@ -1,0 +1,45 @@
+package io.jccl.net.aeronudp;
+
+import io.aeron.Publication;
+import io.jccl.net.aeron.AeronSendConnection;
+
+/**
+ * The sending end of an aeron-udp connection: one UDP publication to the peer's endpoint on a stream of its own
+ * (the data path is {@link AeronSendConnection}'s). A dead peer is noticed by Aeron: without status messages from
+ * the receiver for the peer timeout the publication is no longer connected, and the next claim fails the
+ * connection with {@code PEER_CLOSED}.
+ */
+final class AeronUdpSendConnection extends AeronSendConnection {
+    private final AeronUdpTransport transport;
+    private final String peer;
+
+    AeronUdpSendConnection(AeronUdpTransport transport, Publication publication, String peer, String description) {
+        super(AeronUdpTransportProvider.NAME, publication, -1, description);
+        this.transport = transport;
+        this.peer = peer;
+    }
+
+    @Override
+    protected void checkLiveness(boolean sender) {
+        // Aeron's publication connection timeout reports a silent peer as NOT_CONNECTED.
+    }
+
+    @Override
+    protected String peerName() {
+        return "the listener at " + peer;
+    }
+
+    @Override
+    protected String publicationClosedCause() {
+        return "the aeron-udp media driver " + transport.driver().directory() + " went away?";
+    }
+
+    @Override
+    protected void afterPublicationClosed() {
+    }
+
+    @Override
+    protected void onClosed() {
+        transport.forget(this);
+    }
+}

@@ -1,0 +1,148 @@
+package io.jccl.net.aeronudp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jccl.net.NetException;
+import io.jccl.net.NetProperties;
+import io.jccl.net.NetRequest;
+import io.jccl.net.NetTransport;
+import io.jccl.net.NetTransportConformanceTest;
+import io.jccl.net.NetTransportProvider;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.TransportContext;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Runs the transport conformance suite against the aeron-udp transport over loopback, both ends in this JVM (one
+ * embedded media driver serves both; the suite builds transports directly, so the provider's other-JVM rule does
+ * not apply); and adds what only aeron-udp has: options, the provider's rule, handles, messages larger than the
+ * term, a closed receiver noticed through Aeron's timeout.
+ */
+class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+
+    @Override
+    protected NetTransport createTransport(int rank, int size) {
+        return udp(rank, size, Map.of());
+    }
+
+    private NetTransport udp(int rank, int size, Map<String, String> extra) {
+        Map<String, String> options = new HashMap<>(extra);
+        options.putIfAbsent(AeronUdpOptions.TERM_BYTES, String.valueOf(4 << 20));
+        options.putIfAbsent(AeronUdpOptions.MTU, "8192");
+        options.putIfAbsent(AeronUdpOptions.PEER_TIMEOUT_MS, "1000");
+        return track(new AeronUdpTransportProvider().create(new TransportContext(
+                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT,
+                options)));
+    }
+
+    @Test
+    void providerIsFoundByServiceLoaderAndConnectsAnyTwoJvms() {
+        NetTransportProvider udp = ServiceLoader.load(NetTransportProvider.class).stream()
+                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("aeron-udp")).findFirst().orElseThrow();
+        assertThat(udp.priority()).isEqualTo(5);
+        PeerIdentity a = new PeerIdentity(0, "h1", "j1");
+        assertThat(udp.canConnect(a, new PeerIdentity(1, "h1", "j2"))).isTrue();
+        assertThat(udp.canConnect(a, new PeerIdentity(1, "h2", "j2"))).isTrue();
+        assertThat(udp.canConnect(new PeerIdentity(1, "h2", "j2"), a)).isTrue();
+        assertThat(udp.canConnect(a, new PeerIdentity(1, "h1", "j1"))).as("same JVM").isFalse();
+    }
+
+    @Test
+    void propertiesDescribeACallerDrivenTransport() {
+        NetProperties p = properties();
+        assertThat(p.name()).isEqualTo("aeron-udp");
+        assertThat(p.signalsCompletion()).isFalse();
+        assertThat(p.maxInflightRequests()).isEqualTo(64);
+        assertThat(p.latencyUs()).isGreaterThan(3.0);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "JCCL_AERON_UDP_MTU;abc", "JCCL_AERON_UDP_MTU;1400", "JCCL_AERON_UDP_MTU;256", "JCCL_AERON_UDP_MTU;65536",
+            "JCCL_AERON_UDP_TERM_BYTES;-1", "JCCL_AERON_UDP_TERM_BYTES;3145728", "JCCL_AERON_UDP_TERM_BYTES;32768",
+            "JCCL_AERON_UDP_TERM_BYTES;2147483648", "JCCL_AERON_UDP_TERM_BYTES;16 MiB",
+            "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES;0", "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES;x",
+            "JCCL_AERON_UDP_PEER_TIMEOUT_MS;10", "JCCL_AERON_UDP_PEER_TIMEOUT_MS;1e3"})
+    void invalidOptionsAreRejectedNamingKeyAndValue(String key, String value) {
+        assertThatThrownBy(() -> udp(0, 1, Map.of(key, value)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(key).hasMessageContaining("'" + value + "'");
+    }
+
+    @Test
+    void defaultsAreValid() {
+        AeronUdpOptions o = AeronUdpOptions.parse(Map.of());
+        assertThat(o.mtuBytes()).isEqualTo(1408);
+        assertThat(o.termBytes()).isEqualTo(8 << 20);
+        assertThat(o.windowBytes()).isEqualTo(2 << 20);
+        assertThat(o.peerTimeoutMs()).isEqualTo(3000);
+    }
+
+    @Test
+    void handlesAreValidated() {
+        NetTransport[] t = transports(2);
+        byte[] valid = listener(t[1]).handle();
+        AeronUdpHandle decoded = AeronUdpHandle.decode(valid);
+        assertThat(decoded.address()).isEqualTo(InetAddress.getLoopbackAddress());
+        assertThat(decoded.port()).isPositive();
+        assertThat(AeronUdpHandle.decode(decoded.encode())).isEqualTo(decoded);
+        byte[] badVersion = valid.clone();
+        badVersion[4] = 9;
+        assertThatThrownBy(() -> AeronUdpHandle.decode(badVersion)).isInstanceOf(NetException.class)
+                .hasMessageContaining("version");
+        byte[] longer = java.util.Arrays.copyOf(valid, valid.length + 1);
+        assertThatThrownBy(() -> AeronUdpHandle.decode(longer)).isInstanceOf(NetException.class)
+                .hasMessageContaining("bytes");
+        byte[] zeroPort = valid.clone();
+        zeroPort[6] = 0;
+        zeroPort[7] = 0;
+        assertThatThrownBy(() -> AeronUdpHandle.decode(zeroPort)).isInstanceOf(NetException.class)
+                .hasMessageContaining("port");
+    }
+
+    @Test
+    void messagesLargerThanTheTermLengthStreamThroughTheWindow() {
+        Link link = link();
+        long bytes = 20L << 20;   // five times the 4 MiB term length of this test class
+        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 8);
+        MemorySegment dst = arena.allocate(bytes);
+        NetRequest send = link.send().isend(src, 0, bytes, 1, null);
+        NetRequest recv = link.recv().irecv(dst, 0, bytes, 1, null);
+        assertThat(awaitAll(send, recv)).containsExactly(bytes, bytes);
+        assertThat(src.mismatch(dst)).isEqualTo(-1L);
+    }
+
+    @Test
+    void receiverClosingMakesSendsFailWithPeerClosedAfterThePeerTimeout() {
+        Link link = link();
+        link.recv().close();
+        MemorySegment src = arena.allocate(1 << 20);
+        NetException[] failure = new NetException[1];
+        NetRequest[] send = new NetRequest[1];
+        long start = System.nanoTime();
+        pollUntil(() -> {
+            try {
+                if (send[0] == null) {
+                    send[0] = link.send().isend(src, 0, src.byteSize(), 1, null);
+                } else if (send[0].test() != NetRequest.NOT_DONE) {
+                    send[0] = null;
+                }
+            } catch (NetException e) {
+                failure[0] = e;
+            }
+            return failure[0] != null;
+        }, "sends to a closed receiver to fail");
+        assertThat(failure[0].reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+}
