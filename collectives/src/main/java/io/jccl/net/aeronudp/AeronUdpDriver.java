@@ -36,6 +36,11 @@ final class AeronUdpDriver {
     private static final Map<String, AeronUdpDriver> DRIVERS = new HashMap<>();
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static final long PUBLICATION_LINGER_NS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * How long a sender ignores repeated NAKs for a range it retransmitted: Aeron's 60 ms default turns a lost
+     * retransmission into a 60 ms stall; 2 ms is still several loopback round trips.
+     */
+    private static final long RETRANSMIT_LINGER_NS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final ThreadFactory DAEMONS = r -> {
         Thread t = new Thread(r, "jccl-aeron-udp-driver");
         t.setDaemon(true);
@@ -94,6 +99,7 @@ final class AeronUdpDriver {
                     .imageLivenessTimeoutNs(peerTimeoutNs)
                     .publicationConnectionTimeoutNs(peerTimeoutNs)
                     .publicationLingerTimeoutNs(PUBLICATION_LINGER_NS)
+                    .retransmitUnicastLingerNs(RETRANSMIT_LINGER_NS)
                     .errorHandler(e -> LOG.warn("aeron-udp media driver error", e));
             driver = MediaDriver.launch(ctx);
             Aeron aeron = Aeron.connect(new Aeron.Context()
