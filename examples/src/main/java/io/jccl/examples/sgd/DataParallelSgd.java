@@ -301,7 +301,8 @@ public final class DataParallelSgd {
             return;
         }
         try (Communicator comm = Communicator.fromEnvironment();
-             ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(), comm.rank(), "sgd")) {
+             ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(), comm.rank())) {
+            ExampleMetrics.Progress progress = metrics.progress("sgd");
             boolean leader = comm.rank() == 0;
             if (metrics.enabled()) {
                 System.out.println("metrics: http://127.0.0.1:" + metrics.port() + "/metrics");
@@ -314,7 +315,7 @@ public final class DataParallelSgd {
             }
             long start = System.nanoTime();
             Result result = train(options, comm, stats -> {
-                metrics.epochDone(stats.loss(), stats.accuracy());
+                progress.epochDone(stats.loss(), stats.accuracy());
                 if (leader) {
                     System.out.println(stats.format(options.epochs()));
                 }

@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An example's {@code --metrics-port}: the launcher's Prometheus {@link MetricsEndpoint} (every communicator's
@@ -17,29 +19,18 @@ import java.time.Duration;
  * </ul>
  *
  * When metrics are off every method does nothing, so the training code calls them unconditionally.
+ * {@link #progress(String)} gives one example's meters; one endpoint may carry several (the Spark example reports
+ * {@code spark-jccl} and {@code spark-mllib}).
  */
 public final class ExampleMetrics implements AutoCloseable {
     /** The value of {@code --metrics-port} that turns metrics off. */
     public static final int OFF = -1;
 
     private final MetricsEndpoint endpoint;
-    private final Counter epochs;
-    // Written by the training thread, read by the HTTP thread on a scrape.
-    private volatile double loss = Double.NaN;
-    private volatile double accuracy = Double.NaN;
+    private final Map<String, Progress> progress = new ConcurrentHashMap<>();
 
-    private ExampleMetrics(MetricsEndpoint endpoint, String example) {
+    private ExampleMetrics(MetricsEndpoint endpoint) {
         this.endpoint = endpoint;
-        if (endpoint == null) {
-            epochs = null;
-            return;
-        }
-        Gauge.builder("jccl.example.loss", this, m -> m.loss).tag("example", example)
-                .description("latest full-data training loss").register(endpoint.registry());
-        Gauge.builder("jccl.example.accuracy", this, m -> m.accuracy).tag("example", example)
-                .description("latest training accuracy, 0 to 1").register(endpoint.registry());
-        epochs = Counter.builder("jccl.example.epochs").tag("example", example)
-                .description("epochs or iterations completed").register(endpoint.registry());
     }
 
     /**
@@ -48,19 +39,18 @@ public final class ExampleMetrics implements AutoCloseable {
      *
      * @param basePort {@link #OFF}, 0, or the port of rank 0
      * @param rank     this process's rank (0 for a single process)
-     * @param example  the {@code example} tag of the progress meters
      * @return the metrics, off when {@code basePort} is {@link #OFF}
      * @throws IllegalArgumentException when {@code basePort + rank} is not a port
      * @throws java.io.UncheckedIOException when the port cannot be bound
      */
-    public static ExampleMetrics start(int basePort, int rank, String example) {
+    public static ExampleMetrics start(int basePort, int rank) {
         if (basePort == OFF) {
-            return new ExampleMetrics(null, example);
+            return new ExampleMetrics(null);
         }
         if (basePort < 0 || rank < 0 || (basePort > 0 && basePort + (long) rank > 65535)) {
             throw new IllegalArgumentException("--metrics-port " + basePort + " + rank " + rank + " is not a port");
         }
-        return new ExampleMetrics(MetricsEndpoint.start(basePort == 0 ? 0 : basePort + rank), example);
+        return new ExampleMetrics(MetricsEndpoint.start(basePort == 0 ? 0 : basePort + rank));
     }
 
     /** @return whether metrics are served */
@@ -79,17 +69,11 @@ public final class ExampleMetrics implements AutoCloseable {
     }
 
     /**
-     * Records one completed epoch or iteration.
-     *
-     * @param lossNow     the training loss after it
-     * @param accuracyNow the training accuracy after it, 0 to 1 (NaN when not computed)
+     * @param example the {@code example} tag, e.g. {@code sgd}
+     * @return the progress meters of that example (the same object for the same tag)
      */
-    public void epochDone(double lossNow, double accuracyNow) {
-        if (endpoint != null) {
-            loss = lossNow;
-            accuracy = accuracyNow;
-            epochs.increment();
-        }
+    public Progress progress(String example) {
+        return progress.computeIfAbsent(example, e -> new Progress(endpoint, e));
     }
 
     /**
@@ -109,6 +93,53 @@ public final class ExampleMetrics implements AutoCloseable {
     public void close() {
         if (endpoint != null) {
             endpoint.close();
+        }
+    }
+
+    /** One example's progress meters; does nothing when metrics are off. */
+    public static final class Progress {
+        private final Counter epochs;
+        // Written by the training thread, read by the HTTP thread on a scrape.
+        private volatile double loss = Double.NaN;
+        private volatile double accuracy = Double.NaN;
+
+        private Progress(MetricsEndpoint endpoint, String example) {
+            if (endpoint == null) {
+                epochs = null;
+                return;
+            }
+            Gauge.builder("jccl.example.loss", this, p -> p.loss).tag("example", example)
+                    .description("latest full-data training loss").register(endpoint.registry());
+            Gauge.builder("jccl.example.accuracy", this, p -> p.accuracy).tag("example", example)
+                    .description("latest accuracy, 0 to 1").register(endpoint.registry());
+            epochs = Counter.builder("jccl.example.epochs").tag("example", example)
+                    .description("passes over the data completed (SGD epochs, L-BFGS iterations)")
+                    .register(endpoint.registry());
+        }
+
+        /**
+         * Records one completed epoch.
+         *
+         * @param lossNow     the training loss after it
+         * @param accuracyNow the accuracy after it, 0 to 1 (NaN when not computed)
+         */
+        public void epochDone(double lossNow, double accuracyNow) {
+            epochsDone(1, lossNow, accuracyNow);
+        }
+
+        /**
+         * Records {@code count} completed epochs (or iterations) at once, e.g. a whole training run.
+         *
+         * @param count       how many, 0 or more
+         * @param lossNow     the training loss after them
+         * @param accuracyNow the accuracy after them, 0 to 1 (NaN when not computed)
+         */
+        public void epochsDone(long count, double lossNow, double accuracyNow) {
+            if (epochs != null) {
+                loss = lossNow;
+                accuracy = accuracyNow;
+                epochs.increment(count);
+            }
         }
     }
 }

@@ -23,13 +23,14 @@ class ExampleMetricsTest {
         DataParallelSgd.Options options = DataParallelSgd.Options.parse("--examples", "2048", "--features", "4",
                 "--batch", "256", "--epochs", "3");
         List<Communicator> comms = Communicator.local(2);
-        try (ExampleMetrics metrics = ExampleMetrics.start(0, 0, "sgd")) {
+        try (ExampleMetrics metrics = ExampleMetrics.start(0, 0)) {
+            ExampleMetrics.Progress progress = metrics.progress("sgd");
             List<CompletableFuture<?>> ranks = new ArrayList<>();
             for (Communicator c : comms) {
                 // Rank 0 reports progress, as the example's main does; both ranks' all-reduces are counted.
                 ranks.add(CompletableFuture.runAsync(() -> DataParallelSgd.train(options, c, s -> {
                     if (c.rank() == 0) {
-                        metrics.epochDone(s.loss(), s.accuracy());
+                        progress.epochDone(s.loss(), s.accuracy());
                     }
                 }), Executors.newVirtualThreadPerTaskExecutor()));
             }
@@ -55,13 +56,13 @@ class ExampleMetricsTest {
 
     @Test
     void offDoesNothingAndBadPortsAreRefused() throws Exception {
-        try (ExampleMetrics off = ExampleMetrics.start(ExampleMetrics.OFF, 3, "sgd")) {
-            off.epochDone(0.5, 0.5);
+        try (ExampleMetrics off = ExampleMetrics.start(ExampleMetrics.OFF, 3)) {
+            off.progress("sgd").epochDone(0.5, 0.5);
             off.linger(java.time.Duration.ofHours(1));
             assertThat(off.enabled()).isFalse();
             assertThat(off.port()).isEqualTo(ExampleMetrics.OFF);
             assertThat(off.scrape()).isEmpty();
         }
-        assertThatThrownBy(() -> ExampleMetrics.start(65535, 1, "sgd")).hasMessageContaining("is not a port");
+        assertThatThrownBy(() -> ExampleMetrics.start(65535, 1)).hasMessageContaining("is not a port");
     }
 }
