@@ -300,36 +300,47 @@ public final class DataParallelSgd {
             System.exit(2);
             return;
         }
-        try (Communicator comm = Communicator.fromEnvironment();
-             ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(), comm.rank())) {
-            ExampleMetrics.Progress progress = metrics.progress("sgd");
-            boolean leader = comm.rank() == 0;
-            if (metrics.enabled()) {
-                System.out.println("metrics: http://127.0.0.1:" + metrics.port() + "/metrics");
-            }
-            if (leader) {
-                System.out.printf(Locale.ROOT, "%s: %d ranks, %d examples x %d features (about %d per rank), "
-                                + "global batch %d, lr %s, l2 %s, %d epochs%n", NAME, comm.size(),
-                        options.examples(), options.features(), options.examples() / comm.size(), options.batch(),
-                        options.learningRate(), options.l2(), options.epochs());
-            }
-            long start = System.nanoTime();
-            Result result = train(options, comm, stats -> {
-                progress.epochDone(stats.loss(), stats.accuracy());
-                if (leader) {
-                    System.out.println(stats.format(options.epochs()));
+        try {
+            Communicator comm = Communicator.fromEnvironment();
+            try (ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(), comm.rank())) {
+                try (comm) {
+                    run(options, comm, metrics);
                 }
-            });
-            if (leader) {
-                System.out.printf(Locale.ROOT, "trained in %.2f s%n", (System.nanoTime() - start) / 1e9);
-                if (options.weightsOut() != null) {
-                    writeModel(result.model(), options.weightsOut());
-                }
+                // The communicator is closed by now: lingering only serves the final values.
+                metrics.linger(options.metricsLinger());
             }
-            metrics.linger(options.metricsLinger());
-        } catch (JcclException e) {
+        } catch (JcclException | UncheckedIOException e) {
+            // A rank that cannot join, a failed all-reduce, a metrics port in use: say so and fail this rank.
             System.err.println(NAME + ": " + e.getMessage());
             System.exit(1);
+        }
+    }
+
+    /** Trains on the job's communicator; rank 0 prints the progress and writes the model. */
+    private static void run(Options options, Communicator comm, ExampleMetrics metrics) {
+        ExampleMetrics.Progress progress = metrics.progress("sgd");
+        boolean leader = comm.rank() == 0;
+        if (metrics.enabled()) {
+            System.out.println("metrics: http://127.0.0.1:" + metrics.port() + "/metrics");
+        }
+        if (leader) {
+            System.out.printf(Locale.ROOT, "%s: %d ranks, %d examples x %d features (about %d per rank), "
+                            + "global batch %d, lr %s, l2 %s, %d epochs%n", NAME, comm.size(), options.examples(),
+                    options.features(), options.examples() / comm.size(), options.batch(), options.learningRate(),
+                    options.l2(), options.epochs());
+        }
+        long start = System.nanoTime();
+        Result result = train(options, comm, stats -> {
+            progress.epochDone(stats.loss(), stats.accuracy());
+            if (leader) {
+                System.out.println(stats.format(options.epochs()));
+            }
+        });
+        if (leader) {
+            System.out.printf(Locale.ROOT, "trained in %.2f s%n", (System.nanoTime() - start) / 1e9);
+            if (options.weightsOut() != null) {
+                writeModel(result.model(), options.weightsOut());
+            }
         }
     }
 }
