@@ -38,8 +38,8 @@ public final class Lbfgs {
      * @param value       the objective there
      * @param iterations  accepted steps taken
      * @param evaluations objective evaluations (line search trials included)
-     * @param converged   whether it stopped because the relative improvement fell below the tolerance (or the
-     *                    gradient vanished) rather than at the iteration limit or a failed line search
+     * @param converged   whether it stopped because the relative improvement fell to the tolerance, no step lowered
+     *                    the value any more, or the gradient vanished, rather than at the iteration limit
      */
     public record Result(double[] x, double value, int iterations, int evaluations, boolean converged) {
     }
@@ -50,7 +50,8 @@ public final class Lbfgs {
      * @param f             the objective
      * @param start         the starting point (not modified)
      * @param maxIterations at most this many accepted steps, 0 or more
-     * @param tolerance     stop once a step improves the value by less than this fraction of it, 0 or more
+     * @param tolerance     stop once a step improves the value by at most this fraction of it, 0 or more (0: only when
+     *                      a step no longer improves it at all)
      * @param memory        correction pairs kept, at least 1 (MLlib uses 10)
      * @return the result
      * @throws IllegalArgumentException for a negative limit or tolerance, or a memory below 1
@@ -123,6 +124,8 @@ public final class Lbfgs {
                 }
             }
             if (!accepted) {
+                // No step along this direction lowers the value in float64: the minimum is as close as it gets.
+                converged = true;
                 break;
             }
             int slot = (newest + 1) % memory;
@@ -143,7 +146,9 @@ public final class Lbfgs {
             System.arraycopy(gNew, 0, g, 0, n);
             fx = fNew;
             iterations++;
-            converged = improvement < tolerance || norm(g) == 0;
+            // "<=": with tolerance 0 it stops once a step no longer lowers the value at all, where the Armijo test
+            // still accepts steps (its decrease is below rounding) and every further iteration would be wasted.
+            converged = improvement <= tolerance || norm(g) == 0;
         }
         return new Result(x, fx, iterations, evaluations, converged);
     }

@@ -46,6 +46,12 @@ class LbfgsTest {
         Lbfgs.Result done = Lbfgs.minimize(bowl, new double[5], 1000, 1e-9, 10);
         assertThat(done.converged()).isTrue();
         assertThat(done.iterations()).isLessThan(100);
+        // Tolerance 0 still stops, once no step lowers the value, and without spending the whole limit on it.
+        Lbfgs.Result exact = Lbfgs.minimize(bowl, new double[5], 1000, 0, 10);
+        assertThat(exact.converged()).isTrue();
+        assertThat(exact.iterations()).isLessThan(200);
+        assertThat(exact.evaluations()).isLessThan(400);
+        assertThat(exact.value()).isLessThan(1e-20);
         assertThatThrownBy(() -> Lbfgs.minimize(bowl, new double[5], -1, 0, 10))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Lbfgs.minimize(bowl, new double[5], 1, 0, 0))
