@@ -450,6 +450,12 @@ public final class SparkLogisticRegression {
         // In local mode the tasks' communicators live in this JVM, so one endpoint sees all their all-reduces.
         try (ExampleMetrics metrics = ExampleMetrics.start(o.metricsPort(), 0);
              SparkSession spark = session(o.master(), o.partitions())) {
+            int slots = spark.sparkContext().defaultParallelism();
+            if (o.partitions() > slots) {
+                System.err.println(NAME + ": --partitions " + o.partitions() + " needs as many task slots for the "
+                        + "barrier stage; " + o.master() + " has " + slots);
+                System.exit(2);
+            }
             if (metrics.enabled()) {
                 System.out.println("metrics: http://127.0.0.1:" + metrics.port() + "/metrics");
             }
