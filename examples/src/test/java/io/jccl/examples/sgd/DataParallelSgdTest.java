@@ -1,12 +1,14 @@
 package io.jccl.examples.sgd;
 
 import io.jccl.Communicator;
+import io.jccl.UniqueId;
 import io.jccl.cli.Main;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +101,29 @@ class DataParallelSgdTest {
         } finally {
             comms.forEach(Communicator::close);
         }
+    }
+
+    @Test
+    void aRankThatCannotJoinSaysWhyAndExitsWithOne() throws Exception {
+        // The rendezvous runs in this JVM; the rank's environment is what jccl run would give rank 0 of 2.
+        UniqueId id = UniqueId.create(InetAddress.getLoopbackAddress());
+        Map<String, String> env = Map.of("JCCL_RANK", "0", "JCCL_SIZE", "2", "JCCL_INIT_TIMEOUT_MS", "2000");
+        UniqueId wrongSecret = UniqueId.of(id.address(), new byte[UniqueId.SECRET_BYTES]);
+        Jvm refused = JvmProcesses.start(DataParallelSgd.class, ARGS, merged(env, "JCCL_COMM_ID", wrongSecret.encode()),
+                "sgd-wrong-id");
+        Jvm alone = JvmProcesses.start(DataParallelSgd.class, ARGS, merged(env, "JCCL_COMM_ID", id.encode()),
+                "sgd-alone");
+        assertThat(refused.await(60)).as(refused.outputText()).isEqualTo(1);
+        assertThat(refused.outputText()).contains("DataParallelSgd: REMOTE_ERROR", "authentication failed");
+        // Rank 1 never comes: rank 0 gives up after the init timeout and names the missing rank.
+        assertThat(alone.await(60)).as(alone.outputText()).isEqualTo(1);
+        assertThat(alone.outputText()).contains("DataParallelSgd: TIMEOUT", "for rank [1]");
+    }
+
+    private static Map<String, String> merged(Map<String, String> env, String key, String value) {
+        Map<String, String> out = new java.util.HashMap<>(env);
+        out.put(key, value);
+        return out;
     }
 
     @Test
