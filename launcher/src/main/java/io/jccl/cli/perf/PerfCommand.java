@@ -48,7 +48,7 @@ public final class PerfCommand implements Callable<Integer> {
     /** Most ranks it starts itself. */
     static final int MAX_RANKS = 64;
     /** --transport values. */
-    static final List<String> TRANSPORTS = List.of("auto", "metaroce", "shm", "tcp");
+    static final List<String> TRANSPORTS = io.jccl.cli.run.RunCommand.TRANSPORTS;
     /** -d all. */
     static final List<DataType> ALL_TYPES = List.of(DataType.INT8, DataType.UINT8, DataType.INT32, DataType.UINT32,
             DataType.INT64, DataType.UINT64, DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16,
