@@ -183,6 +183,7 @@ public final class RdmaDiscovery {
         return new Result(library, LibraryState.LOADED, "loaded", devices, notes);
     }
 
+    @SuppressWarnings("restricted") // sizing what libibverbs returned to the C types' sizes, which native access allows
     private static List<RdmaDevice> listThroughVerbs(Ibverbs verbs, List<SysfsRdma.Device> sysfs, List<String> notes) {
         List<RdmaDevice> out = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
@@ -209,6 +210,7 @@ public final class RdmaDiscovery {
         return out;
     }
 
+    @SuppressWarnings("restricted") // as above
     private static RdmaDevice describe(Ibverbs verbs, Arena arena, MemorySegment device,
                                        List<SysfsRdma.Device> sysfs) {
         String name = cString(verbs.getDeviceName(device).reinterpret(IbvLayouts.SYSFS_NAME_MAX), 0,
