@@ -11,9 +11,10 @@ import org.agrona.collections.Long2ObjectHashMap;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One MetaRoCE endpoint of a transport and its data path (the UDP driver, or an offload provider's), with the book of who posted each piece of work. A
- * transport has two: one that only accepts (its listener's) and one that only initiates, so two ranks connecting
- * to each other at the same moment never make crossing handshakes. Driving thread only.
+ * One MetaRoCE endpoint of a transport and its data path (the UDP driver, or an offload provider's), with the book
+ * of who posted each piece of work. A transport has two: one that only accepts (its listener's) and one that only
+ * initiates, so two ranks connecting to each other at the same moment never make crossing handshakes. Driving
+ * thread only.
  */
 final class Side {
     final MetaRoceDataPath driver;
