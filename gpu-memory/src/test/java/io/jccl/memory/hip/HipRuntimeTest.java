@@ -41,7 +41,9 @@ class HipRuntimeTest {
         HipStub.clearFailures();
         HipStub.setDeviceCount(HipStub.DEVICES);
         HipStub.setAsyncImmediate(false);
-        arena.close();
+        if (arena != null) {
+            arena.close();
+        }
     }
 
     private static DeviceException hipError(Runnable call, String callText, String name, int code) {

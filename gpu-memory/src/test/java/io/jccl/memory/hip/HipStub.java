@@ -102,8 +102,11 @@ public final class HipStub {
         }
     }
 
-    /** Removes every failure rule. */
+    /** Removes every failure rule (nothing to do when the stub was not built: tear-downs call it regardless). */
     public static void clearFailures() {
+        if (!built()) {
+            return;
+        }
         bind();
         try {
             fail.invokeExact(MemorySegment.NULL, 0, 0L, 0L);
@@ -112,7 +115,11 @@ public final class HipStub {
         }
     }
 
+    /** Sets how many devices the stub reports (nothing to do when it was not built). */
     public static void setDeviceCount(int n) {
+        if (!built()) {
+            return;
+        }
         bind();
         try {
             setDeviceCount.invokeExact(n);
@@ -121,7 +128,11 @@ public final class HipStub {
         }
     }
 
+    /** Makes the stub run asynchronous copies at once, or queue them (nothing to do when it was not built). */
     public static void setAsyncImmediate(boolean immediate) {
+        if (!built()) {
+            return;
+        }
         bind();
         try {
             setAsyncImmediate.invokeExact(immediate ? 1 : 0);
