@@ -250,6 +250,7 @@ final class CommExecutor implements Runnable {
             }
             if (device) {
                 stageOut(op);
+                releaseStaging(op);   // before completing: a waiter may look at the staging right after
             }
             complete(op);
             if (tracedSinceNs != 0) {
@@ -315,7 +316,7 @@ final class CommExecutor implements Runnable {
         }
     }
 
-    /** Returns every staging lease, whatever happened; the operation's outcome is already decided. */
+    /** Returns every staging lease (again: a no-op), whatever happened; the operation's outcome is decided. */
     private void releaseStaging(OpRequest op) {
         for (OpRequest m : op.type == OpRequest.Type.GROUP ? op.members : List.of(op)) {
             if (m.device != null) {
