@@ -63,6 +63,8 @@ public final class CommConfig {
     public static final String IDLE_SPIN_US = "JCCL_IDLE_SPIN_US";
     /** Memory domain for device buffers ({@code JCCL_MEMORY}): host, hip, cuda or auto. */
     public static final String MEMORY = "JCCL_MEMORY";
+    /** The HIP runtime library ({@code io.jccl.memory.hip}); JVM-wide, so the builder refuses it. */
+    private static final String HIP_LIBRARY_VARIABLE = "JCCL_HIP_LIBRARY";
     /** The {@link #MEMORY} values, {@code auto} (the best available domain) first. */
     public static final java.util.List<String> MEMORY_DOMAINS = java.util.List.of("auto", "host", "hip", "cuda");
 
@@ -475,6 +477,10 @@ public final class CommConfig {
             if (key.equals(LogSettings.DEBUG_VARIABLE) || key.equals(LogSettings.SUBSYS_VARIABLE)) {
                 throw JcclException.invalidArgument(key + " applies to the whole JVM, not one communicator: set the "
                         + "environment variable (or call io.jccl.log.JcclLog.configure)");
+            }
+            if (key.equals(HIP_LIBRARY_VARIABLE)) {
+                throw JcclException.invalidArgument(key + " applies to the whole JVM (the HIP runtime is loaded once): "
+                        + "set the environment variable or -Djccl.hip.library");
             }
             if (value == null) {
                 options.remove(key);

@@ -121,6 +121,8 @@ class CommConfigTest {
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of("JCCL_MEMORY", "rocm")))
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_MEMORY='rocm'")
                 .hasMessageContaining("from the environment");
+        assertThatThrownBy(() -> CommConfig.builder().option("JCCL_HIP_LIBRARY", "/x/libamdhip64.so"))
+                .isInstanceOf(JcclException.class).hasMessageContaining("applies to the whole JVM");
     }
 
     @Test
