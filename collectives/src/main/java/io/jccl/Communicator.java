@@ -52,7 +52,7 @@ import java.util.function.Consumer;
  *
  * <h2>Device buffers</h2>
  * Every data operation also takes {@link DeviceBuffer}s: memory of a memory domain such as a GPU's (module
- * {@code jccl-gpu-memory}: host, ROCm HIP, CUDA). Counts, roots and rules are the same as for segments; for in
+ * {@code jccl-gpu-memory}: host and ROCm HIP). Counts, roots and rules are the same as for segments; for in
  * place, pass the same buffer twice, or a {@link DeviceBuffer#slice slice} at the in-place position (all-gather:
  * {@code send = recv.slice(rank * sendBytes, sendBytes)}). Memory that host code can address is used directly.
  * Other buffers are staged: when the operation starts, on the communicator's thread, its input is copied into

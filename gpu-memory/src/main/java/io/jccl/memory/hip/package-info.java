@@ -13,7 +13,8 @@
  * <caption>C types and their FFM layouts</caption>
  * <tr><th>C</th><th>FFM</th></tr>
  * <tr><td>{@code hipError_t} (enum; 0 = hipSuccess)</td><td>{@code JAVA_INT}</td></tr>
- * <tr><td>{@code hipMemcpyKind} (enum: HostToDevice 1, DeviceToHost 2, DeviceToDevice 3)</td><td>{@code JAVA_INT}</td></tr>
+ * <tr><td>{@code hipMemcpyKind} (enum: HostToDevice 1, DeviceToHost 2, DeviceToDevice 3)</td>
+ *     <td>{@code JAVA_INT}</td></tr>
  * <tr><td>{@code hipMemRangeHandleType} (enum: DmaBufFd 1)</td><td>{@code JAVA_INT}</td></tr>
  * <tr><td>{@code hipDevice_t}, {@code int}, {@code unsigned int} flags</td><td>{@code JAVA_INT}</td></tr>
  * <tr><td>{@code size_t}, {@code unsigned long long}</td><td>{@code JAVA_LONG}</td></tr>
