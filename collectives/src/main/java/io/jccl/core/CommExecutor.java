@@ -271,7 +271,7 @@ final class CommExecutor implements Runnable {
             fail(op, internal);
         } finally {
             if (device) {
-                releaseStaging(op);
+                releaseStaging(op);   // already done on every path; a safety net for the unforeseen
             }
         }
     }
@@ -400,7 +400,11 @@ final class CommExecutor implements Runnable {
         op.future.complete();
     }
 
-    private static void fail(OpRequest op, JcclException e) {
+    /** Fails an operation; its staging goes back first (its data connections are closed by then). */
+    private void fail(OpRequest op, JcclException e) {
+        if (hasDeviceBuffers(op)) {
+            releaseStaging(op);
+        }
         if (op.type == OpRequest.Type.GROUP) {
             for (OpRequest m : op.members) {
                 m.future.fail(e);

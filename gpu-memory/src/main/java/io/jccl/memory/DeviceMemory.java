@@ -91,12 +91,10 @@ public final class DeviceMemory implements DeviceBuffer, AutoCloseable {
         return domain.stagingPool();
     }
 
-    /** Frees the memory ({@link MemoryDomain#free}); a second close does nothing. */
+    /** Frees the memory ({@link MemoryDomain#free}); a second close, or one after the domain closed, does nothing. */
     @Override
     public void close() {
-        if (isAlive()) {
-            domain.free(this);
-        }
+        domain.freeIfAlive(this);
     }
 
     @Override

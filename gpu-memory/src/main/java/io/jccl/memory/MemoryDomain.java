@@ -189,6 +189,14 @@ public abstract class MemoryDomain implements AutoCloseable {
         release(memory);
     }
 
+    /** {@link DeviceMemory#close()}: frees unless freed already (by anyone, or by closing this domain). */
+    final void freeIfAlive(DeviceMemory memory) {
+        if (!closed && memory.markFreed()) {
+            live.remove(memory);
+            release(memory);
+        }
+    }
+
     private void release(DeviceMemory memory) {
         if (memory.byteSize() > 0) {
             doFree(memory.baseAddress());

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Every collective, and send/receive, with HIP device buffers (the stub's scrambled device memory) on 2, 3 and 4
- * in-JVM ranks whose domains sit on two devices, in place and out of place, results checked exactly against
+ * in-JVM ranks whose domains sit on two devices, sizes 0 to 64 Ki elements, in place and out of place, results checked exactly against
  * {@link CollectiveCheck} and 64 guard bytes of device memory on each side of every buffer checked unchanged
  * (the copy back writes only the output's range). Also over the TCP transport, with host-domain buffers (used
  * directly, no staging), in issue order, without staging allocations once warm, and with failing device copies.
@@ -41,7 +41,7 @@ class DeviceCollectivesTest {
     private static final byte GUARD_BYTE = (byte) 0x6B;
     private static final OpKind[] KINDS = {OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE, OpKind.ALL_GATHER,
         OpKind.REDUCE_SCATTER, OpKind.ALL_TO_ALL, OpKind.ALL_TO_ALLV, OpKind.GATHER, OpKind.SCATTER, OpKind.P2P};
-    private static final long[] SIZES = {1, 1023, (64 << 10) + 3};
+    private static final long[] SIZES = {0, 1, 1023, (64 << 10) + 3};
     private static final Map<String, List<Communicator>> COMMS = new HashMap<>();
     private static final Map<Integer, List<MemoryDomain>> DOMAINS = new HashMap<>();
 
@@ -144,7 +144,8 @@ class DeviceCollectivesTest {
                     ReduceOp.Kind op, long size, boolean inPlace, long seed) {
         int n = comms.size();
         long count = switch (kind) {
-            case ALL_GATHER, GATHER, REDUCE_SCATTER, SCATTER, ALL_TO_ALL, ALL_TO_ALLV -> Math.max(1, size / n);
+            case ALL_GATHER, GATHER, REDUCE_SCATTER, SCATTER, ALL_TO_ALL, ALL_TO_ALLV ->
+                    size == 0 ? 0 : Math.max(1, size / n);
             default -> size;
         };
         int root = (int) Math.floorMod(seed, n);
