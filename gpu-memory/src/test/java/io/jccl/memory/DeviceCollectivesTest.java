@@ -148,7 +148,7 @@ class DeviceCollectivesTest {
                     size == 0 ? 0 : Math.max(1, size / n);
             default -> size;
         };
-        int root = (int) Math.floorMod(seed, n);
+        int root = Math.floorMod(seed, n);
         CollectiveCheck check = new CollectiveCheck(kind, type, op, n, count, root, seed);
         int es = type.sizeBytes();
         DeviceBuffer[] send = new DeviceBuffer[n];
