@@ -60,8 +60,9 @@ import java.util.function.Consumer;
  * whatever transport connects the ranks (none reads device memory yet), and the output is copied back into the
  * buffer before the future completes. Because the copies happen when the operation runs, not when it is issued,
  * an operation sees what earlier operations wrote into its buffers, as with segments. A failed device copy
- * fails the operation with {@link ErrorCode#SYSTEM_ERROR} naming the operation, the domain and the failed call,
- * and breaks the communicator like any other failure (its peers learn of it).
+ * fails the operation with the copy's error ({@link ErrorCode#SYSTEM_ERROR} when the device refused; INVALID_USAGE
+ * for a buffer freed meanwhile) naming the operation, the domain and the failed call, and breaks the communicator
+ * like any other failure (its peers learn of it).
  *
  * <h2>Failure</h2>
  * After an operation fails (a timeout, a mismatch, a peer that went away) the communicator is broken: pending
