@@ -83,11 +83,29 @@ public final class RankProcesses implements AutoCloseable {
      */
     public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
                                           IntFunction<Map<String, String>> env) {
+        return startEach(mainClass, n, args, env, r -> List.of());
+    }
+
+    /**
+     * Starts {@code n} JVMs running {@code mainClass}, each with environment variables of its own and behind a
+     * command prefix of its own (e.g. {@code ip netns exec NAME}, which runs the JVM in a network namespace: the
+     * prefix must exec the JVM, so that killing the process kills the JVM).
+     *
+     * @param mainClass a class with a main method on this JVM's class path
+     * @param n         how many
+     * @param args      the program arguments of rank r
+     * @param env       environment variables of rank r, added to this JVM's
+     * @param prefix    the words before {@code java} for rank r, empty for none
+     * @return the running ranks
+     * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
+     */
+    public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
+                                          IntFunction<Map<String, String>> env, IntFunction<List<String>> prefix) {
         RankProcesses ranks = new RankProcesses();
         Runtime.getRuntime().addShutdownHook(ranks.killer);
         try {
             for (int r = 0; r < n; r++) {
-                List<String> cmd = new ArrayList<>();
+                List<String> cmd = new ArrayList<>(prefix.apply(r));
                 cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
                 cmd.addAll(inheritedJvmOptions());
                 cmd.add("-cp");
