@@ -74,6 +74,21 @@ class LossBenchCommandTest {
     }
 
     @Test
+    void aRunPastItsTimeoutIsReportedAndItsJvmsKilledNotWaitedFor() {
+        long startNs = System.nanoTime();
+        CliRun r = CliRun.of("bench", "loss", "--transports", "metaroce", "--link", "relay", "--loss", "0",
+                "--bytes", "1G", "--timeout", "1", "--json");
+        double seconds = (System.nanoTime() - startNs) / 1e9;
+        assertThat(r.code()).as("a transport that cannot finish unimpaired fails the benchmark").isEqualTo(1);
+        List<Map<String, Object>> results = list(MiniJson.parse(r.out().strip()), "results");
+        assertThat(results).hasSize(1);
+        assertThat(results.getFirst()).containsEntry("status", "timeout").containsEntry("link", "relay");
+        assertThat((String) results.getFirst().get("reason")).startsWith("timeout: ").endsWith("arrived in 1 s");
+        assertThat(r.err()).contains("metaroce did not finish without loss: timeout");
+        assertThat(seconds).as("the run's JVMs were killed at the timeout").isLessThan(20);
+    }
+
+    @Test
     void transportsNoLinkCarriesAreSkippedWithTheReason() {
         CliRun r = CliRun.of("bench", "loss", "--transports", "tcp,aeron-udp", "--link", "relay", "--loss", "0,1%",
                 "--no-progress");
