@@ -209,9 +209,17 @@ public final class LossBenchCommand implements Callable<Integer> {
                     LinkCounters.UNKNOWN, 0, "cannot set the " + c.link().label()
                     + " link up: " + e.getMessage());
         }
-        try (l) {
+        try {
             return LossTransfer.run(new LossTransfer.Spec(c.transport(), bytes, Math.min(messageBytes, bytes),
                     inflight, paths, seed, Math.min(warmupBytes, bytes), timeoutSeconds), l, delivered);
+        } finally {
+            try {
+                l.close();
+            } catch (RuntimeException e) {
+                // The run's result stands; what was left behind is the link's to clean up next time.
+                System.err.println("jccl bench loss: warning: the " + c.link().label() + " link did not close "
+                        + "cleanly: " + e.getMessage());
+            }
         }
     }
 
@@ -251,7 +259,8 @@ public final class LossBenchCommand implements Callable<Integer> {
         if (tun) {
             h.add("tun link: a TUN packet relay between two network namespaces; every IP packet crosses it");
         }
-        h.add("dropped, forwarded: packets the link dropped at random and passed on during the run, both ways");
+        h.add("dropped: packets the link dropped at random; overflow: packets lost because it could not keep up (a "
+                + "full queue, a refused write); forwarded: packets it passed on; during the run, both ways");
         return h;
     }
 

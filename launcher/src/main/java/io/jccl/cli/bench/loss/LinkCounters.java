@@ -1,14 +1,17 @@
 package io.jccl.cli.bench.loss;
 
 /**
- * What an impairing link counted, both directions together.
+ * What an impairing link counted, both directions together; -1 where a link does not count something.
  *
- * @param forwardedPackets packets (datagrams) it passed on, -1 when it does not count them
- * @param droppedPackets   packets it dropped on purpose (the random loss), -1 when it does not count them
+ * @param forwardedPackets packets (datagrams) it passed on
+ * @param droppedPackets   packets it dropped on purpose: the random loss
+ * @param overflowPackets  packets lost because the link could not keep up (a full queue towards it, a write the
+ *                         receiving kernel refused): loss the benchmark did not ask for, which a transport meets as
+ *                         congestion
  */
-public record LinkCounters(long forwardedPackets, long droppedPackets) {
+public record LinkCounters(long forwardedPackets, long droppedPackets, long overflowPackets) {
     /** Counters of a link that counts nothing. */
-    public static final LinkCounters UNKNOWN = new LinkCounters(-1, -1);
+    public static final LinkCounters UNKNOWN = new LinkCounters(-1, -1, -1);
 
     /**
      * @param before counters read earlier from the same link
@@ -16,7 +19,7 @@ public record LinkCounters(long forwardedPackets, long droppedPackets) {
      */
     public LinkCounters since(LinkCounters before) {
         return new LinkCounters(delta(forwardedPackets, before.forwardedPackets),
-                delta(droppedPackets, before.droppedPackets));
+                delta(droppedPackets, before.droppedPackets), delta(overflowPackets, before.overflowPackets));
     }
 
     private static long delta(long now, long then) {

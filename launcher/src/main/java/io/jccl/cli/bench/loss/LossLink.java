@@ -3,6 +3,7 @@ package io.jccl.cli.bench.loss;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * An impairing link between the two sides of a loss-benchmark transfer (side 0 receives, side 1 sends): how each
@@ -39,6 +40,11 @@ public interface LossLink extends AutoCloseable {
 
     /** @return what the link has counted so far */
     LinkCounters counters();
+
+    /** @return why the link stopped carrying packets, if it did (a run through it then times out) */
+    default Optional<String> failure() {
+        return Optional.empty();
+    }
 
     /** Tears the link down; the JVMs using it must have exited. */
     @Override

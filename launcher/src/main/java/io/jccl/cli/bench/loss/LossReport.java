@@ -25,7 +25,7 @@ public final class LossReport {
     /**
      * The sweep as one JSON object: {@code {"results":[...]}} with one object per transport and loss (fields
      * {@code transport, loss, link, bytes, goodputBytesPerSec, goodputRatio, seconds, status, deliveredBytes,
-     * droppedPackets, forwardedPackets, wallSeconds}, and {@code reason} when the status is not {@code ok}; numbers
+     * droppedPackets, overflowPackets, forwardedPackets, wallSeconds}, and {@code reason} when the status is not {@code ok}; numbers
      * not measured are null, link counters not kept are -1), and with a model {@code "model":[{"protocol":"gbn",
      * "loss","goodputBytesPerSec","goodputRatio"}...]}.
      *
@@ -42,6 +42,7 @@ public final class LossReport {
                     .field("goodputRatio", r.goodputRatio()).field("seconds", o.seconds())
                     .field("status", o.status().label()).field("deliveredBytes", o.deliveredBytes())
                     .field("droppedPackets", o.counters().droppedPackets())
+                    .field("overflowPackets", o.counters().overflowPackets())
                     .field("forwardedPackets", o.counters().forwardedPackets())
                     .field("wallSeconds", o.wallSeconds());
             if (o.reason() != null) {
@@ -76,13 +77,14 @@ public final class LossReport {
             out.println("# " + h);
         }
         out.println("#");
-        out.printf(Locale.ROOT, "# %-9s %-5s %6s %14s %7s %9s %8s %9s %10s  %s%n", "transport", "link", "loss",
-                "goodput(GB/s)", "ratio", "time(s)", "wall(s)", "dropped", "forwarded", "status");
+        out.printf(Locale.ROOT, "# %-9s %-5s %6s %14s %7s %9s %8s %9s %9s %10s  %s%n", "transport", "link", "loss",
+                "goodput(GB/s)", "ratio", "time(s)", "wall(s)", "dropped", "overflow", "forwarded", "status");
         for (LossRow r : rows) {
             LossTransfer.Outcome o = r.outcome();
-            out.printf(Locale.ROOT, "  %-9s %-5s %6s %14s %7s %9s %8.1f %9s %10s  %s%n", r.transport(), r.link(),
-                    percent(r.loss()), number(o.goodputBytesPerSec() / 1e9, "%.4f"), number(r.goodputRatio(), "%.3f"),
-                    number(o.seconds(), "%.2f"), o.wallSeconds(), count(o.counters().droppedPackets()),
+            out.printf(Locale.ROOT, "  %-9s %-5s %6s %14s %7s %9s %8.1f %9s %9s %10s  %s%n", r.transport(),
+                    r.link(), percent(r.loss()), number(o.goodputBytesPerSec() / 1e9, "%.4f"),
+                    number(r.goodputRatio(), "%.3f"), number(o.seconds(), "%.2f"), o.wallSeconds(),
+                    count(o.counters().droppedPackets()), count(o.counters().overflowPackets()),
                     count(o.counters().forwardedPackets()), o.status().label());
         }
         List<String> notes = new ArrayList<>();

@@ -141,7 +141,8 @@ public final class LossTransfer {
                             return measured(spec, result, link, before, startNs);
                         }
                         return new Outcome(Status.ERROR, Double.NaN, Double.NaN, deliveredBytes,
-                                link.counters().since(before), seconds(startNs), failure(report, side, status));
+                                link.counters().since(before), seconds(startNs),
+                                failure(report, side, status) + linkFailure(link));
                     }
                     case RankProcesses.TimedOut t -> {
                         sides.close();
@@ -149,7 +150,7 @@ public final class LossTransfer {
                                 : Double.NaN, deliveredBytes > 0 ? progressSeconds : Double.NaN, deliveredBytes,
                                 link.counters().since(before), seconds(startNs), String.format(Locale.ROOT,
                                 "timeout: %.1f of %.1f MiB arrived in %d s", deliveredBytes / 1048576.0,
-                                spec.bytes() / 1048576.0, spec.timeoutSeconds()));
+                                spec.bytes() / 1048576.0, spec.timeoutSeconds()) + linkFailure(link));
                     }
                     case RankProcesses.AllDone d -> {
                         if (result == null) {
@@ -173,6 +174,11 @@ public final class LossTransfer {
         return new Outcome(wrong == 0 ? Status.OK : Status.CORRUPT, spec.bytes() * 1e9 / elapsedNs, elapsedNs / 1e9, spec.bytes(),
                 link.counters().since(before), seconds(startNs), wrong == 0 ? null : wrong
                 + " wrong bytes, the first at offset " + result.get("firstWrong"));
+    }
+
+    /** @return the link's own failure, if it had one, to add to a run's reason */
+    private static String linkFailure(LossLink link) {
+        return link.failure().map(f -> "; " + f).orElse("");
     }
 
     private static List<String> args(Spec spec, LossLink link, int side, Path dir) {

@@ -77,7 +77,10 @@ public final class RelayLossLink implements LossLink {
 
     @Override
     public LinkCounters counters() {
-        return new LinkCounters(proxy.counter(RelayCounters.FORWARDED), proxy.counter(RelayCounters.DROPPED_LOSS));
+        // Datagrams the kernel refused to send, and none queued (the relay has no rate limit here); what overflows
+        // an endpoint's socket buffer is not visible to the relay.
+        return new LinkCounters(proxy.counter(RelayCounters.FORWARDED), proxy.counter(RelayCounters.DROPPED_LOSS),
+                proxy.counter(RelayCounters.SEND_REFUSED) + proxy.counter(RelayCounters.DROPPED_QUEUE_FULL));
     }
 
     @Override

@@ -64,9 +64,17 @@ public final class TunLink implements LossLink {
         return link.address(side);
     }
 
+    /** Overflow: drops at a device's full queue towards the relay, and packets the receiving kernel refused. */
     @Override
     public LinkCounters counters() {
-        return new LinkCounters(link.forwardedPackets(), link.droppedPackets());
+        long refused = link.counters(0).packetsRefused() + link.counters(1).packetsRefused();
+        return new LinkCounters(link.forwardedPackets(), link.droppedPackets(),
+                link.queueDrops(0) + link.queueDrops(1) + refused);
+    }
+
+    @Override
+    public Optional<String> failure() {
+        return link.relayFailure().map(t -> "the TUN relay failed: " + t);
     }
 
     @Override

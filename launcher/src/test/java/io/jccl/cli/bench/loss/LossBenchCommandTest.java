@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code jccl bench loss}: a tiny real sweep (two JVMs per run, MetaRoCE through the relay) with its JSON and plot,
@@ -21,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LossBenchCommandTest {
     /** Every result object has exactly these fields, in this order ({@code reason} only when not ok). */
     private static final List<String> FIELDS = List.of("transport", "loss", "link", "bytes", "goodputBytesPerSec",
-            "goodputRatio", "seconds", "status", "deliveredBytes", "droppedPackets", "forwardedPackets",
-            "wallSeconds");
+            "goodputRatio", "seconds", "status", "deliveredBytes", "droppedPackets", "overflowPackets",
+            "forwardedPackets", "wallSeconds");
 
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> list(Object json, String key) {
@@ -74,6 +75,25 @@ class LossBenchCommandTest {
     }
 
     @Test
+    void tcpCrossesTheTunLinkBetweenNamespacesWhereItCanBeSetUp() {
+        assumeTrue(TunLink.unavailableReason().isEmpty(), () -> "no TUN link here: "
+                + TunLink.unavailableReason().orElseThrow());
+        CliRun r = CliRun.of("bench", "loss", "--transports", "tcp", "--link", "tun", "--loss", "0,5%", "--bytes",
+                "2M", "--message-bytes", "512K", "--warmup-bytes", "512K", "--timeout", "60", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<Map<String, Object>> results = list(MiniJson.parse(r.out().strip()), "results");
+        assertThat(results).hasSize(2).allSatisfy(res -> {
+            assertThat(List.copyOf(res.keySet())).isEqualTo(FIELDS);
+            assertThat(res).containsEntry("transport", "tcp").containsEntry("link", "tun")
+                    .containsEntry("status", "ok").containsEntry("deliveredBytes", 2097152.0);
+            assertThat((Double) res.get("overflowPackets")).isGreaterThanOrEqualTo(0.0);
+            assertThat((Double) res.get("forwardedPackets")).isGreaterThan(200.0);   // 2.5 MiB in 9000-byte packets
+        });
+        assertThat(results.get(0).get("droppedPackets")).isEqualTo(0.0);
+        assertThat((Double) results.get(1).get("droppedPackets")).isPositive();
+    }
+
+    @Test
     void aRunPastItsTimeoutIsReportedAndItsJvmsKilledNotWaitedFor() {
         long startNs = System.nanoTime();
         CliRun r = CliRun.of("bench", "loss", "--transports", "metaroce", "--link", "relay", "--loss", "0",
@@ -104,7 +124,8 @@ class LossBenchCommandTest {
         assertThat(results).hasSize(2);   // loss 0 added: the reference
         assertThat(results.get(0)).containsEntry("loss", 0.0).containsEntry("status", "skipped")
                 .containsEntry("link", "none").containsEntry("goodputBytesPerSec", null)
-                .containsEntry("goodputRatio", null).containsEntry("droppedPackets", -1.0);
+                .containsEntry("goodputRatio", null).containsEntry("droppedPackets", -1.0)
+                .containsEntry("overflowPackets", -1.0);
         assertThat((String) results.get(0).get("reason")).startsWith("tcp: the relay link carries metaroce only");
         assertThat(results.get(1)).containsEntry("loss", 0.01);
     }

@@ -17,7 +17,7 @@ class LossReportTest {
 
     @Test
     void linkCountersSubtractAndUnknownStaysUnknown() {
-        assertThat(new LinkCounters(10, 3).since(new LinkCounters(4, 1))).isEqualTo(new LinkCounters(6, 2));
-        assertThat(new LinkCounters(10, 3).since(LinkCounters.UNKNOWN)).isEqualTo(LinkCounters.UNKNOWN);
+        assertThat(new LinkCounters(10, 3, 1).since(new LinkCounters(4, 1, 0))).isEqualTo(new LinkCounters(6, 2, 1));
+        assertThat(new LinkCounters(10, 3, 1).since(LinkCounters.UNKNOWN)).isEqualTo(LinkCounters.UNKNOWN);
     }
 }
