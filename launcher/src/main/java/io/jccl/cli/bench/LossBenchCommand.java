@@ -104,6 +104,11 @@ public final class LossBenchCommand implements Callable<Integer> {
             + "included (default ${DEFAULT-VALUE})")
     long timeoutSeconds;
 
+    @Option(names = "--repeat", defaultValue = "1", description = "runs of each transport and loss, in whole passes "
+            + "over the sweep; each row shows the run with the median goodput, or the first that failed "
+            + "(default ${DEFAULT-VALUE})")
+    int repeat;
+
     @Option(names = "--link", defaultValue = "auto", description = "auto (tun where available, else relay for the "
             + "transports it carries), tun or relay (default ${DEFAULT-VALUE})")
     String link;
@@ -141,30 +146,46 @@ public final class LossBenchCommand implements Callable<Integer> {
         for (String t : names) {
             choices.add(LinkChoice.choose(t, wanted, tunUnavailable));
         }
-        int total = (int) choices.stream().filter(LinkChoice::runs).count() * order.size();
+        int total = (int) choices.stream().filter(LinkChoice::runs).count() * order.size() * repeat;
         PrintStream err = System.err;
         ProgressBar bar = new ProgressBar(err, System.console() != null && !json && !noProgress, total);
         List<LossRow> rows = new ArrayList<>();
         int done = 0;
+        // Whole passes over every transport and loss, rather than repeats back to back: a slow spell of a shared
+        // machine then spreads over the loss rates instead of landing on one.
+        Map<String, List<LossTransfer.Outcome>> outcomes = new HashMap<>();
+        for (int pass = 1; pass <= repeat; pass++) {
+            for (LinkChoice c : choices) {
+                if (!c.runs()) {
+                    continue;
+                }
+                for (double loss : order) {
+                    String label = c.transport() + " loss " + LossReport.percent(loss)
+                            + (repeat > 1 ? " (pass " + pass + ")" : "");
+                    int runsDone = done;
+                    bar.update(runsDone, label, 0);
+                    outcomes.computeIfAbsent(c.transport() + "@" + loss, k -> new ArrayList<>()).add(runOne(c, loss,
+                            got -> bar.update(runsDone, label, (double) got / bytes)));
+                    done++;
+                    bar.update(done, label, 0);
+                }
+            }
+        }
         for (LinkChoice c : choices) {
             double reference = Double.NaN;
             for (double loss : order) {
                 if (!c.runs()) {
                     rows.add(new LossRow(c.transport(), loss, "none", bytes, LossTransfer.Outcome.skipped(
-                            c.skipReason()), Double.NaN));
+                            c.skipReason()), Double.NaN, 0));
                     continue;
                 }
-                String label = c.transport() + " loss " + LossReport.percent(loss);
-                int runsDone = done;
-                bar.update(runsDone, label, 0);
-                LossTransfer.Outcome o = runOne(c, loss, got -> bar.update(runsDone, label, (double) got / bytes));
+                List<LossTransfer.Outcome> runs = outcomes.get(c.transport() + "@" + loss);
+                LossTransfer.Outcome o = LossTransfer.representative(runs);
                 if (loss == 0 && o.status() == LossTransfer.Status.OK) {
                     reference = o.goodputBytesPerSec();
                 }
                 rows.add(new LossRow(c.transport(), loss, c.link().label(), bytes, o,
-                        o.goodputBytesPerSec() / reference));
-                done++;
-                bar.update(done, label, 0);
+                        o.goodputBytesPerSec() / reference, runs.size()));
             }
         }
         List<ModelPoint> modelPoints = List.of();
@@ -247,9 +268,10 @@ public final class LossBenchCommand implements Callable<Integer> {
     private List<String> header(List<LinkChoice> choices) {
         List<String> h = new ArrayList<>();
         h.add(String.format(Locale.ROOT, "JCCL %s bench loss: %d bytes (%s) from one JVM to another in %d-byte "
-                + "messages, %d in flight, after %s of warm-up; every byte checked; seed %d; at most %d s per run",
+                + "messages, %d in flight, after %s of warm-up; every byte checked; seed %d; at most %d s per run%s",
                 VersionCommand.version(), bytes, sizeText(bytes), Math.min(messageBytes, bytes), inflight,
-                sizeText(Math.min(warmupBytes, bytes)), seed, timeoutSeconds));
+                sizeText(Math.min(warmupBytes, bytes)), seed, timeoutSeconds, repeat == 1 ? ""
+                        : "; each row the median of " + repeat + " runs (in " + repeat + " passes over the sweep)"));
         boolean relay = choices.stream().anyMatch(c -> c.link() == LinkKind.RELAY);
         boolean tun = choices.stream().anyMatch(c -> c.link() == LinkKind.TUN);
         if (relay) {
@@ -333,6 +355,9 @@ public final class LossBenchCommand implements Callable<Integer> {
         }
         if (inflight < 1 || inflight > 16) {
             throw usage("--inflight must be 1-16, got " + inflight);
+        }
+        if (repeat < 1 || repeat > 100) {
+            throw usage("--repeat must be 1-100, got " + repeat);
         }
         if (timeoutSeconds < 1 || timeoutSeconds > 86_400) {
             throw usage("--timeout must be 1-86400 seconds, got " + timeoutSeconds);

@@ -25,7 +25,7 @@ public final class LossReport {
     /**
      * The sweep as one JSON object: {@code {"results":[...]}} with one object per transport and loss (fields
      * {@code transport, loss, link, bytes, goodputBytesPerSec, goodputRatio, seconds, status, deliveredBytes,
-     * droppedPackets, overflowPackets, forwardedPackets, wallSeconds}, and {@code reason} when the status is not {@code ok}; numbers
+     * droppedPackets, overflowPackets, forwardedPackets, wallSeconds, runs}, and {@code reason} when the status is not {@code ok}; numbers
      * not measured are null, link counters not kept are -1), and with a model {@code "model":[{"protocol":"gbn",
      * "loss","goodputBytesPerSec","goodputRatio"}...]}.
      *
@@ -44,7 +44,7 @@ public final class LossReport {
                     .field("droppedPackets", o.counters().droppedPackets())
                     .field("overflowPackets", o.counters().overflowPackets())
                     .field("forwardedPackets", o.counters().forwardedPackets())
-                    .field("wallSeconds", o.wallSeconds());
+                    .field("wallSeconds", o.wallSeconds()).field("runs", (long) r.runs());
             if (o.reason() != null) {
                 j.field("reason", o.reason());
             }

@@ -9,7 +9,8 @@ package io.jccl.cli.bench.loss;
  * @param bytes        bytes the transfer was to carry
  * @param outcome      how it went
  * @param goodputRatio goodput over the same transport's at loss 0 (NaN when either was not measured)
+ * @param runs         runs behind the row (the outcome is their median, or the first that failed); 0 when skipped
  */
 public record LossRow(String transport, double loss, String link, long bytes, LossTransfer.Outcome outcome,
-                      double goodputRatio) {
+                      double goodputRatio, int runs) {
 }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -165,6 +166,25 @@ public final class LossTransfer {
         } finally {
             deleteQuietly(dir);
         }
+    }
+
+    /**
+     * The run that stands for several of the same transport and loss: the one with the median goodput (the lower of
+     * the two middle ones for an even count) when all were ok, else the first that was not (a failure is never
+     * averaged away).
+     *
+     * @param runs outcomes of the same transport and loss, at least one
+     * @return the one that stands for them
+     */
+    public static Outcome representative(List<Outcome> runs) {
+        for (Outcome o : runs) {
+            if (o.status() != Status.OK) {
+                return o;
+            }
+        }
+        List<Outcome> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(Outcome::goodputBytesPerSec));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     private static Outcome measured(Spec spec, Map<String, String> result, LossLink link, LinkCounters before,

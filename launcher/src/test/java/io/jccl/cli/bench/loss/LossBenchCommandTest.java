@@ -23,7 +23,7 @@ class LossBenchCommandTest {
     /** Every result object has exactly these fields, in this order ({@code reason} only when not ok). */
     private static final List<String> FIELDS = List.of("transport", "loss", "link", "bytes", "goodputBytesPerSec",
             "goodputRatio", "seconds", "status", "deliveredBytes", "droppedPackets", "overflowPackets",
-            "forwardedPackets", "wallSeconds");
+            "forwardedPackets", "wallSeconds", "runs");
 
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> list(Object json, String key) {
@@ -49,6 +49,7 @@ class LossBenchCommandTest {
             assertThat(res.get("status")).isEqualTo("ok");
             assertThat(res.get("bytes")).isEqualTo(2097152.0);
             assertThat(res.get("deliveredBytes")).isEqualTo(2097152.0);
+            assertThat(res.get("runs")).isEqualTo(1.0);
             assertThat((Double) res.get("goodputBytesPerSec")).isPositive();
             assertThat((Double) res.get("seconds")).isPositive();
             assertThat((Double) res.get("forwardedPackets")).isGreaterThan(256.0);   // 2 MiB in 8 KiB datagrams
@@ -125,7 +126,7 @@ class LossBenchCommandTest {
         assertThat(results.get(0)).containsEntry("loss", 0.0).containsEntry("status", "skipped")
                 .containsEntry("link", "none").containsEntry("goodputBytesPerSec", null)
                 .containsEntry("goodputRatio", null).containsEntry("droppedPackets", -1.0)
-                .containsEntry("overflowPackets", -1.0);
+                .containsEntry("overflowPackets", -1.0).containsEntry("runs", 0.0);
         assertThat((String) results.get(0).get("reason")).startsWith("tcp: the relay link carries metaroce only");
         assertThat(results.get(1)).containsEntry("loss", 0.01);
     }
@@ -146,6 +147,7 @@ class LossBenchCommandTest {
             {"--paths", "0"},
             {"--inflight", "17"},
             {"--timeout", "0"},
+            {"--repeat", "0"},
             {"--warmup-bytes", "2G"},
             {"--link", "wire"},
             {"--plot", "loss.jpg"},
@@ -164,6 +166,7 @@ class LossBenchCommandTest {
             "--paths must be 1-64, got 0",
             "--inflight must be 1-16, got 17",
             "--timeout must be 1-86400 seconds, got 0",
+            "--repeat must be 1-100, got 0",
             "--warmup-bytes must be between 0 and 1G, got 2147483648",
             "--link must be auto, tun or relay, not 'wire'",
             "--plot writes a PNG: give a file name ending in .png, not loss.jpg",
