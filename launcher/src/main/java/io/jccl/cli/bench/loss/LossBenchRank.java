@@ -31,6 +31,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One side of a {@code jccl bench loss} transfer, in its own JVM (started by {@link LossTransfer}, possibly in a
@@ -45,9 +46,10 @@ import java.util.concurrent.TimeUnit;
  * ({@link BytePattern}) and prints one JSON line {@code {"event":"result","bytes","elapsedNs","wrongBytes",
  * "firstWrong"}}, having printed {@code {"event":"progress","deliveredBytes","elapsedNs"}} lines every
  * {@value #PROGRESS_MS} ms before, and creates {@value #DONE_FILE}. The sender fills its buffer, waits for the
- * handle, connects and sends (testing every pending send until it completes), then waits for {@value #DONE_FILE}
- * before closing: a send may complete before the transport delivered it, and a sender that closed at once could
- * take the last of the data with it.
+ * handle, connects and sends the warm-up (testing every pending send until it completes); it sends the transfer only
+ * once the receiver's clock runs (the receiver creates {@value #GO_FILE} after posting its first receives), then
+ * waits for {@value #DONE_FILE} before closing: a send may complete before the transport delivered it, and a sender
+ * that closed at once could take the last of the data with it.
  *
  * <p>Arguments: {@code receive|send transport bindAddress bytes messageBytes inflight seed warmupBytes
  * runDirectory timeoutSeconds}. Exit status 0 on success (for the receiver: every byte right), 1 on a failure, reported on
@@ -57,6 +59,8 @@ import java.util.concurrent.TimeUnit;
 public final class LossBenchRank {
     /** The file in the run directory holding the receiver's listener handle. */
     public static final String HANDLE_FILE = "handle.hex";
+    /** The file the receiver creates once it has posted the transfer's first receives (its clock runs). */
+    public static final String GO_FILE = "go";
     /** The file the receiver creates once it has every byte. */
     public static final String DONE_FILE = "done";
     /** Starts the line on standard error that says why a side failed. */
@@ -148,11 +152,12 @@ public final class LossBenchRank {
         MemoryRegistration mr = transport.register(buffer);
         try (RecvConnection recv = accept(args, transport)) {
             Post post = (off, len, tag) -> recv.irecv(buffer, off, len, tag, mr);
-            stream(args, args.warmupBytes(), 0, post, (delivered, ns) -> { }, "receiving the warm-up");
+            stream(args, args.warmupBytes(), 0, post, (delivered, ns) -> { }, () -> { }, "receiving the warm-up");
             long startNs = System.nanoTime();
+            Path go = args.dir().resolve(GO_FILE);
             stream(args, args.bytes(), args.warmupMessages(), post, (delivered, ns) -> System.out.println(new Json()
                     .beginObject().field("event", "progress").field("deliveredBytes", delivered)
-                    .field("elapsedNs", ns).endObject()), "receiving");
+                    .field("elapsedNs", ns).endObject()), () -> Files.writeString(go, ""), "receiving");
             long elapsedNs = System.nanoTime() - startNs;
             long[] check = BytePattern.check(buffer, args.seed());
             System.out.println(new Json().beginObject().field("event", "result").field("bytes", args.bytes())
@@ -165,7 +170,8 @@ public final class LossBenchRank {
         }
     }
 
-    private static int send(Args args, NetTransport transport, MemorySegment buffer) throws InterruptedException {
+    private static int send(Args args, NetTransport transport, MemorySegment buffer)
+            throws IOException, InterruptedException {
         BytePattern.fill(buffer, args.seed());
         MemoryRegistration mr = transport.register(buffer);
         Path handleFile = args.dir().resolve(HANDLE_FILE);
@@ -181,8 +187,16 @@ public final class LossBenchRank {
         }
         try (SendConnection send = connect(args, transport, handle)) {
             Post post = (off, len, tag) -> send.isend(buffer, off, len, tag, mr);
-            stream(args, args.warmupBytes(), 0, post, (sent, ns) -> { }, "sending the warm-up");
-            stream(args, args.bytes(), args.warmupMessages(), post, (sent, ns) -> { }, "sending");
+            stream(args, args.warmupBytes(), 0, post, (sent, ns) -> { }, () -> { }, "sending the warm-up");
+            // Not a byte of the transfer before the receiver's clock runs: a transport that buffers sends (TCP's
+            // socket buffers, Aeron's log) would otherwise carry megabytes of it untimed.
+            Path go = args.dir().resolve(GO_FILE);
+            while (!Files.exists(go)) {
+                checkDeadline(args, "waiting for the receiver to finish the warm-up");
+                Thread.onSpinWait();
+                LockSupport.parkNanos(20_000);
+            }
+            stream(args, args.bytes(), args.warmupMessages(), post, (sent, ns) -> { }, () -> { }, "sending");
             Path doneFile = args.dir().resolve(DONE_FILE);
             while (!Files.exists(doneFile)) {
                 checkDeadline(args, "waiting for the receiver to get the last bytes");
@@ -198,6 +212,11 @@ public final class LossBenchRank {
         NetRequest post(long off, long len, long tag);
     }
 
+    /** Runs once the stream's first requests are posted. */
+    private interface Posted {
+        void run() throws IOException;
+    }
+
     /** Told the bytes completed so far and the nanoseconds since the stream began. */
     private interface Progress {
         void report(long bytes, long elapsedNs);
@@ -208,27 +227,33 @@ public final class LossBenchRank {
      * keeping up to {@code inflight} posted and testing every pending one until all completed; each completion must
      * carry its message's length. Every {@value #PROGRESS_MS} ms it reports progress and checks the deadline.
      */
-    private static void stream(Args args, long bytes, int firstTag, Post post, Progress progress, String doing) {
+    private static void stream(Args args, long bytes, int firstTag, Post post, Progress progress, Posted posted,
+                               String doing) throws IOException {
         int n = (int) ((bytes + args.messageBytes() - 1) / args.messageBytes());
         NetRequest[] pending = new NetRequest[n];
-        int posted = 0;
+        int count = 0;
         int done = 0;
         long completed = 0;
+        boolean told = false;
         long startNs = System.nanoTime();
         long nextReportNs = startNs + TimeUnit.MILLISECONDS.toNanos(PROGRESS_MS);
         IdleStrategy idle = idleStrategy();
         while (done < n) {
             int work = 0;
-            while (posted < n && posted - done < args.inflight()) {
-                long off = (long) posted * args.messageBytes();
-                NetRequest r = post.post(off, Math.min(args.messageBytes(), bytes - off), firstTag + posted);
+            while (count < n && count - done < args.inflight()) {
+                long off = (long) count * args.messageBytes();
+                NetRequest r = post.post(off, Math.min(args.messageBytes(), bytes - off), firstTag + count);
                 if (r == null) {
                     break;   // the transport's own limit of requests in flight
                 }
-                pending[posted++] = r;
+                pending[count++] = r;
                 work++;
             }
-            for (int k = done; k < posted; k++) {
+            if (!told && count > 0) {
+                posted.run();
+                told = true;
+            }
+            for (int k = done; k < count; k++) {
                 if (pending[k] != null) {
                     long got = pending[k].test();
                     if (got != NetRequest.NOT_DONE) {
@@ -243,7 +268,7 @@ public final class LossBenchRank {
                     }
                 }
             }
-            while (done < posted && pending[done] == null) {
+            while (done < count && pending[done] == null) {
                 done++;
             }
             idle.idle(work);
