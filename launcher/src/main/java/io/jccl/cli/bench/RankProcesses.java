@@ -1,5 +1,7 @@
 package io.jccl.cli.bench;
 
+import io.jccl.cli.LogBackend;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -54,6 +56,55 @@ public final class RankProcesses implements AutoCloseable {
     private final Thread killer = new Thread(this::killAll, "jccl-bench-rank-killer");
 
     private RankProcesses() {
+    }
+
+    /** The work of a JVM started by {@link #start}: its arguments in, its exit status out. */
+    @FunctionalInterface
+    public interface Program {
+        /**
+         * @param args the program arguments
+         * @return the exit status
+         * @throws Exception when it fails (status 1)
+         */
+        int run(String[] args) throws Exception;
+    }
+
+    /**
+     * The {@code main} of a JVM started by {@link #start}: configures logging from the environment, halts with
+     * status 3 if the parent process exits first (so that no child outlives its benchmark), runs {@code program},
+     * and exits with its status; a failure is reported on standard error as one line, {@code failurePrefix} and the
+     * message with its causes' (for the parent to show), then the stack trace, and exits with status 1.
+     *
+     * @param args          the program arguments
+     * @param program       the work
+     * @param failurePrefix starts the line that says why it failed
+     */
+    public static void runChild(String[] args, Program program, String failurePrefix) {
+        LogBackend.configure(System.getenv());
+        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
+        int status;
+        try {
+            status = program.run(args);
+        } catch (Exception | Error e) {
+            System.out.flush();
+            System.err.println(failurePrefix + describe(e));
+            e.printStackTrace();
+            status = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        System.exit(status);
+    }
+
+    /** @return the exception's message with its causes' on one line */
+    static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null && !b.toString().contains(c.getMessage())) {
+                b.append(": ").append(c.getMessage());
+            }
+        }
+        return b.toString().replace('\n', ' ');
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.jccl.cli.bench.loss;
 
-import io.jccl.cli.LogBackend;
 import io.jccl.cli.bench.Json;
+import io.jccl.cli.bench.RankProcesses;
 import io.jccl.net.Listener;
 import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetRequest;
@@ -77,34 +77,7 @@ public final class LossBenchRank {
      * @param args see the class comment
      */
     public static void main(String[] args) {
-        LogBackend.configure(System.getenv());
-        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
-        int status;
-        try {
-            status = run(args);
-        } catch (RuntimeException | Error | IOException e) {
-            System.out.flush();
-            System.err.println(FAILED_PREFIX + describe(e));
-            e.printStackTrace();
-            status = 1;
-        } catch (InterruptedException e) {
-            System.err.println(FAILED_PREFIX + "interrupted");
-            status = 1;
-        }
-        System.out.flush();
-        System.err.flush();
-        System.exit(status);
-    }
-
-    /** @return the exception's message with its causes', for the one line the parent shows */
-    private static String describe(Throwable e) {
-        StringBuilder b = new StringBuilder(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-            if (c.getMessage() != null && !b.toString().contains(c.getMessage())) {
-                b.append(": ").append(c.getMessage());
-            }
-        }
-        return b.toString().replace('\n', ' ');
+        RankProcesses.runChild(args, LossBenchRank::run, FAILED_PREFIX);
     }
 
     private record Args(boolean receiver, String transport, InetAddress bind, long bytes, long messageBytes,
