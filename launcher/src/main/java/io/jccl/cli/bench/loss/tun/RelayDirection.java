@@ -57,6 +57,9 @@ final class RelayDirection implements Runnable {
             }
         } catch (Throwable t) {
             failure = t;
+            // Said at once: the link's user sees only a stalled transfer, and may never ask relayFailure().
+            System.err.println("jccl: packet-loss link relay " + Thread.currentThread().getName()
+                    + " stopped: " + t);
         }
     }
 

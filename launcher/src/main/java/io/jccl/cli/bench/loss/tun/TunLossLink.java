@@ -107,17 +107,29 @@ public final class TunLossLink implements AutoCloseable {
             }
         }
 
-        /** @return the given loss and seed, {@link #DEFAULT_MTU_BYTES} and {@link #DEFAULT_SUBNET_PREFIX} */
+        /**
+         * Settings with the defaults for MTU and subnet.
+         *
+         * @param lossRate probability that a packet is dropped, in [0, 1]
+         * @param seed     seed of the drop decisions
+         * @return the given loss and seed, {@link #DEFAULT_MTU_BYTES} and {@link #DEFAULT_SUBNET_PREFIX}
+         */
         public static Settings of(double lossRate, long seed) {
             return new Settings(lossRate, seed, DEFAULT_MTU_BYTES, DEFAULT_SUBNET_PREFIX);
         }
 
-        /** @return these settings with another MTU */
+        /**
+         * @param mtu the MTU of both devices, in [576, 65535]
+         * @return these settings with that MTU
+         */
         public Settings withMtuBytes(int mtu) {
             return new Settings(lossRate, seed, mtu, subnetPrefix);
         }
 
-        /** @return these settings with another subnet */
+        /**
+         * @param prefix the first three octets of the link's /24
+         * @return these settings with that subnet
+         */
         public Settings withSubnetPrefix(String prefix) {
             return new Settings(lossRate, seed, mtuBytes, prefix);
         }
@@ -153,7 +165,10 @@ public final class TunLossLink implements AutoCloseable {
             return packetsForwarded + packetsDropped + packetsRefused;
         }
 
-        /** @return these counters plus {@code other}'s */
+        /**
+         * @param other counters to add, e.g. the other direction's
+         * @return these counters plus {@code other}'s
+         */
         public Counters plus(Counters other) {
             return new Counters(packetsForwarded + other.packetsForwarded, bytesForwarded + other.bytesForwarded,
                     packetsDropped + other.packetsDropped, bytesDropped + other.bytesDropped,
@@ -182,6 +197,7 @@ public final class TunLossLink implements AutoCloseable {
     /**
      * Sets the link up: namespaces, devices, addresses, routes, relay threads.
      *
+     * @param settings what the link does
      * @return the running link; close it
      * @throws IllegalStateException when {@link #unavailableReason()} has a reason
      * @throws UncheckedIOException  when a step fails, naming it (everything done before is undone)

@@ -30,6 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  *       the expected bytes and prints {@code RESULT bytes=<n> firstMismatch=<offset or -1> nanos=<first byte to
  *       end>}</li>
  *   <li>{@code tcp-send <address> <port> <bytes>}: writes the stream and closes</li>
+ *   <li>{@code tcp-echo <bindAddress>}: prints {@code READY <port>}, echoes every byte of one connection</li>
+ *   <li>{@code tcp-ping <address> <port> <count>}: one-byte round trips (as many again to warm up), prints
+ *       {@code RESULT medianNanos=<n> p99Nanos=<n> minNanos=<n>}</li>
  * </ul>
  */
 public final class LinkPeer {
@@ -46,6 +49,9 @@ public final class LinkPeer {
             case "tcp-recv" -> tcpReceive(InetAddress.getByName(args[1]));
             case "tcp-send" -> tcpSend(InetAddress.getByName(args[1]), Integer.parseInt(args[2]),
                     Long.parseLong(args[3]));
+            case "tcp-echo" -> tcpEcho(InetAddress.getByName(args[1]));
+            case "tcp-ping" -> tcpPing(InetAddress.getByName(args[1]), Integer.parseInt(args[2]),
+                    Integer.parseInt(args[3]));
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
     }
@@ -197,6 +203,45 @@ public final class LinkPeer {
                 System.out.println("RESULT bytes=" + total + " firstMismatch=" + firstMismatch + " nanos=" + nanos);
             }
         }
+    }
+
+    private static void tcpEcho(InetAddress bind) throws IOException {
+        try (ServerSocket server = new ServerSocket()) {
+            server.bind(new InetSocketAddress(bind, 0));
+            System.out.println("READY " + server.getLocalPort());
+            System.out.flush();
+            try (Socket socket = server.accept()) {
+                socket.setTcpNoDelay(true);
+                InputStream in = socket.getInputStream();
+                OutputStream out = socket.getOutputStream();
+                int b;
+                while ((b = in.read()) >= 0) {
+                    out.write(b);
+                }
+            }
+        }
+    }
+
+    private static void tcpPing(InetAddress to, int port, int count) throws IOException {
+        long[] nanos = new long[count];
+        try (Socket socket = new Socket(to, port)) {
+            socket.setTcpNoDelay(true);
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            for (int i = -count; i < count; i++) { // the first half warms up
+                long startNs = System.nanoTime();
+                out.write(i & 0x7f);
+                if (in.read() < 0) {
+                    throw new IOException("echo closed");
+                }
+                if (i >= 0) {
+                    nanos[i] = System.nanoTime() - startNs;
+                }
+            }
+        }
+        java.util.Arrays.sort(nanos);
+        System.out.println("RESULT medianNanos=" + nanos[count / 2] + " p99Nanos=" + nanos[count * 99 / 100]
+                + " minNanos=" + nanos[0]);
     }
 
     private static void tcpSend(InetAddress to, int port, long bytes) throws IOException {

@@ -145,6 +145,26 @@ class TunLossLinkTest {
         link.close();
     }
 
+    /** A JVM stopped by SIGTERM (a benchmark interrupted) without closing its link: the shutdown hook cleans up. */
+    @Test
+    void aJvmStoppedBySigtermRemovesItsNamespacesOnTheWayOut() throws Exception {
+        List<String> command = List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), OpenLinkAndWaitMain.class.getName());
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (java.io.BufferedReader out = child.inputReader()) {
+            String line = out.readLine();
+            assertThat(line).as("the child's first line").startsWith("OPEN ");
+            List<String> namespaces = List.of(line.split(" ")).subList(1, 3);
+            assertThat(TunLossLink.namespaceNames()).containsAll(namespaces);
+            child.destroy(); // SIGTERM
+            assertThat(child.waitFor(STEP_TIMEOUT_MS, java.util.concurrent.TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(TunLossLink.namespaceNames()).doesNotContainAnyElementsOf(namespaces);
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
     @Test
     void namespacesLeftByADeadJvmAreRemovedAtOpen() throws Exception {
         Process gone = new ProcessBuilder("true").start();
