@@ -40,14 +40,16 @@ import java.util.function.LongConsumer;
  * loss rate; goodput, its ratio to the same transport's at loss 0, and optionally a plot and the go-back-N model.
  */
 @Command(name = "loss", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Send --bytes from one JVM to another over each transport, through a link that drops",
-                "each packet at random with each --loss probability (each direction), checking every",
-                "byte; print goodput, its ratio to the same transport at loss 0, what the link dropped",
-                "and forwarded, and the time. Links: tun (a TUN packet relay between two network",
-                "namespaces: any transport; needs root, /dev/net/tun and ip netns) or relay (the",
-                "user-space UDP relay, MetaRoCE only). A run past --timeout is reported as a timeout",
-                "with what arrived, not waited for. Exit status 1 when a run delivered wrong bytes, or",
-                "a transport failed at loss 0, or nothing could run.",
+        description = {"Send --bytes from one JVM to another over each transport, through a link that drops each "
+                + "packet at random with each --loss probability (each direction), checking every byte; print "
+                + "goodput, its ratio to the same transport at loss 0, what the link dropped and forwarded, and the "
+                + "time.",
+                "",
+                "Links: tun (a TUN packet relay between two network namespaces: any transport; needs root, "
+                + "/dev/net/tun and ip netns) or relay (the user-space UDP relay: MetaRoCE only). A run past "
+                + "--timeout is reported as a timeout with what arrived, not waited for.",
+                "",
+                "Exit status 1 when a run delivered wrong bytes, a transport failed at loss 0, or nothing could run.",
                 ""})
 public final class LossBenchCommand implements Callable<Integer> {
     /** Transports whose traffic crosses a network, so that a link can impair it. */
