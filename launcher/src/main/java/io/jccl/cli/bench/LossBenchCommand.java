@@ -169,7 +169,6 @@ public final class LossBenchCommand implements Callable<Integer> {
                     outcomes.computeIfAbsent(c.transport() + "@" + loss, k -> new ArrayList<>()).add(runOne(c, loss,
                             got -> bar.update(runsDone, label, (double) got / bytes)));
                     done++;
-                    bar.update(done, label, 0);
                 }
             }
         }
