@@ -2,6 +2,7 @@ package io.jccl.examples.sgd;
 
 import io.jccl.Communicator;
 import io.jccl.JcclException;
+import io.jccl.env.LaunchEnvironment;
 import io.jccl.examples.logistic.LogisticLoss;
 import io.jccl.examples.logistic.Shard;
 import io.jccl.examples.logistic.SyntheticDataset;
@@ -54,7 +55,8 @@ public final class DataParallelSgd {
      * @param learningRate   SGD step size
      * @param l2             L2 regularisation strength on the weights (not the intercept)
      * @param seed           decides the dataset and the shuffles
-     * @param metricsPort    {@link ExampleMetrics#OFF}, 0 (a free port), or rank 0's Prometheus port
+     * @param metricsPort    {@link ExampleMetrics#OFF}, 0 (a free port), or the Prometheus port of each host's local
+     *                       rank 0 (local rank r serves on this + r)
      * @param metricsLinger  how long to keep serving metrics after training
      * @param weightsOut     where rank 0 writes the final model, one value per line (null: nowhere)
      */
@@ -72,7 +74,7 @@ public final class DataParallelSgd {
             check(l2 >= 0 && Double.isFinite(l2), "--l2 must not be negative, got " + l2);
             check(metricsPort >= ExampleMetrics.OFF && metricsPort <= 65535, "--metrics-port must be a port, got "
                     + metricsPort);
-            check(metricsLinger != null && !metricsLinger.isNegative(), "--metrics-linger-s must not be negative");
+            check(metricsLinger != null && !metricsLinger.isNegative(), "--metrics-linger must not be negative");
         }
 
         /**
@@ -100,7 +102,7 @@ public final class DataParallelSgd {
                     args.doubleValue("--l2", d.l2, 0, 1e6),
                     args.longValue("--seed", d.seed, Long.MIN_VALUE, Long.MAX_VALUE),
                     args.intValue("--metrics-port", d.metricsPort, ExampleMetrics.OFF, 65535),
-                    Duration.ofSeconds(args.longValue("--metrics-linger-s", 0, 0, 86_400)),
+                    Duration.ofSeconds(args.longValue("--metrics-linger", 0, 0, 86_400)),
                     args.pathValue("--weights-out"));
             args.finish();
             return o;
@@ -117,8 +119,8 @@ public final class DataParallelSgd {
                       --lr X                SGD step size (0.1)
                       --l2 X                L2 regularisation of the weights (1e-4)
                       --seed N              dataset and shuffles (42)
-                      --metrics-port P      serve Prometheus metrics on 127.0.0.1:P+rank (0: any free port)
-                      --metrics-linger-s S  keep serving them S seconds after training (0)
+                      --metrics-port P      serve Prometheus metrics on 127.0.0.1:P+local rank (0: any free port)
+                      --metrics-linger S    keep serving them S seconds after training (0)
                       --weights-out FILE    rank 0 writes the final model there, one value per line
                     """;
         }
@@ -302,7 +304,10 @@ public final class DataParallelSgd {
         }
         try {
             Communicator comm = Communicator.fromEnvironment();
-            try (ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(), comm.rank())) {
+            // Ports per host, as jccl perf does: P + local rank (the rank itself where the launcher gives none).
+            int localRank = LaunchEnvironment.detect().localRank();
+            try (ExampleMetrics metrics = ExampleMetrics.start(options.metricsPort(),
+                    localRank >= 0 ? localRank : comm.rank())) {
                 try (comm) {
                     run(options, comm, metrics);
                 }

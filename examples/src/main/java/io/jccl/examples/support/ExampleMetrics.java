@@ -34,23 +34,24 @@ public final class ExampleMetrics implements AutoCloseable {
     }
 
     /**
-     * Serves {@code http://127.0.0.1:(basePort + rank)/metrics}, as {@code jccl bench collective --metrics-port}
-     * does, so that the ranks of one host do not collide; {@code basePort} 0 picks a free port per rank.
+     * Serves {@code http://127.0.0.1:(basePort + localRank)/metrics}, as {@code jccl perf --metrics-port} does, so
+     * that the ranks of one host do not collide; {@code basePort} 0 picks a free port per process.
      *
-     * @param basePort {@link #OFF}, 0, or the port of rank 0
-     * @param rank     this process's rank (0 for a single process)
+     * @param basePort  {@link #OFF}, 0, or the port of the host's first rank
+     * @param localRank this process's index among the ranks of its host (0 for a single process)
      * @return the metrics, off when {@code basePort} is {@link #OFF}
-     * @throws IllegalArgumentException when {@code basePort + rank} is not a port
+     * @throws IllegalArgumentException when {@code basePort + localRank} is not a port
      * @throws java.io.UncheckedIOException when the port cannot be bound
      */
-    public static ExampleMetrics start(int basePort, int rank) {
+    public static ExampleMetrics start(int basePort, int localRank) {
         if (basePort == OFF) {
             return new ExampleMetrics(null);
         }
-        if (basePort < 0 || rank < 0 || (basePort > 0 && basePort + (long) rank > 65535)) {
-            throw new IllegalArgumentException("--metrics-port " + basePort + " + rank " + rank + " is not a port");
+        if (basePort < 0 || localRank < 0 || (basePort > 0 && basePort + (long) localRank > 65535)) {
+            throw new IllegalArgumentException("--metrics-port " + basePort + " + local rank " + localRank
+                    + " is not a port");
         }
-        return new ExampleMetrics(MetricsEndpoint.start(basePort == 0 ? 0 : basePort + rank));
+        return new ExampleMetrics(MetricsEndpoint.start(basePort == 0 ? 0 : basePort + localRank));
     }
 
     /** @return whether metrics are served */

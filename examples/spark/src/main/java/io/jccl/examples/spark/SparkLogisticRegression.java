@@ -103,8 +103,8 @@ public final class SparkLogisticRegression {
             check(l2 >= 0 && Double.isFinite(l2), "--l2 must not be negative, got " + l2);
             check(tolerance >= 0 && Double.isFinite(tolerance), "--tol must not be negative, got " + tolerance);
             check(metricsPort >= ExampleMetrics.OFF && metricsPort <= 65535, "--metrics-port must be a port");
-            check(metricsLinger != null && !metricsLinger.isNegative(), "--metrics-linger-s must not be negative");
-            check(initTimeout != null && initTimeout.isPositive(), "--init-timeout-s must be positive");
+            check(metricsLinger != null && !metricsLinger.isNegative(), "--metrics-linger must not be negative");
+            check(initTimeout != null && initTimeout.isPositive(), "--init-timeout must be positive");
             check(rendezvous != null, "--rendezvous must be task0 or driver");
         }
 
@@ -134,8 +134,8 @@ public final class SparkLogisticRegression {
                     args.longValue("--seed", d.seed, Long.MIN_VALUE, Long.MAX_VALUE),
                     args.intValue("--runs", d.runs, 1, 1000),
                     args.intValue("--metrics-port", d.metricsPort, ExampleMetrics.OFF, 65535),
-                    Duration.ofSeconds(args.longValue("--metrics-linger-s", 0, 0, 86_400)),
-                    Duration.ofSeconds(args.longValue("--init-timeout-s", d.initTimeout.toSeconds(), 1, 86_400)),
+                    Duration.ofSeconds(args.longValue("--metrics-linger", 0, 0, 86_400)),
+                    Duration.ofSeconds(args.longValue("--init-timeout", d.initTimeout.toSeconds(), 1, 86_400)),
                     Rendezvous.parse(args.stringValue("--rendezvous", "task0")));
             args.finish();
             return o;
@@ -155,13 +155,13 @@ public final class SparkLogisticRegression {
                       --tol X               relative improvement to stop at, MLlib's tol (1e-6)
                       --seed N              the dataset (42)
                       --runs N              train each way N times, alternating which goes first (1)
-                      --init-timeout-s S    how long barrier tasks may take to join JCCL (60)
+                      --init-timeout S      how long barrier tasks may take to join JCCL (60)
                       --rendezvous task0|driver
                                             who creates the JCCL id: barrier task 0, shared with allGather
                                             (Spark polls it once a second), or the driver, sent with the task
                                             (task0)
                       --metrics-port P      serve Prometheus metrics on 127.0.0.1:P (0: any free port)
-                      --metrics-linger-s S  keep serving them S seconds after the runs (0)
+                      --metrics-linger S    keep serving them S seconds after the runs (0)
                     """;
         }
 
