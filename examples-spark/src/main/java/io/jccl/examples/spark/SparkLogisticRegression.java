@@ -55,7 +55,7 @@ import java.util.stream.IntStream;
  * on held-out examples of the same distribution.
  *
  * <pre>
- * examples/spark/run --master local[4] --rows 200000 --features 32 --iterations 50
+ * examples-spark/run --master local[4] --rows 200000 --features 32 --iterations 50
  * </pre>
  */
 public final class SparkLogisticRegression {
@@ -144,7 +144,7 @@ public final class SparkLogisticRegression {
         /** @return the options, one per line */
         public static String usage() {
             return """
-                    usage: examples/spark/run [options]
+                    usage: examples-spark/run [options]
                       --master M            Spark master (local[4])
                       --rows N              training examples (200000)
                       --test-rows N         held-out examples for the accuracy (20000)
