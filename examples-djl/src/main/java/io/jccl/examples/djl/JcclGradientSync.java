@@ -16,11 +16,14 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -53,8 +56,9 @@ import java.util.concurrent.TimeUnit;
  * <p>The gradients are reduced where they are. For a parameter on the CPU, DJL's PyTorch engine returns from
  * {@code getGradient().toByteBuffer(true)} a direct buffer over the gradient tensor's own storage (the tests check
  * that writing through it changes the gradient), so {@link Strategy#IN_PLACE} all-reduces those buffers with no
- * copy at all. Where the engine hands out a copy instead (a heap buffer, or an array on a GPU), the averaged copy
- * is written back with {@link NDArray#set(java.nio.Buffer)}.
+ * copy at all. Where the engine hands out a copy instead (a heap buffer; a host copy of an array on a GPU; a
+ * contiguous copy of a strided array, found out once per parameter because a second call returns another
+ * address), the averaged copy is written back with {@link NDArray#set(java.nio.Buffer)}.
  *
  * <p>A listener is used by one training loop: its methods must not run concurrently. Every rank must train the
  * same model (the same parameters in the same order, with the same shapes and types), or the all-reduce fails
@@ -77,6 +81,8 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
 
     private final Communicator comm;
     private final Strategy strategy;
+    /** Whether each parameter's gradient buffer is its storage, found out on the first averaging. */
+    private final Map<Parameter, Boolean> gradientAliased = new IdentityHashMap<>();
     private ByteBuffer flat;
     private boolean parametersBroadcast;
     private long syncCount;
@@ -138,16 +144,16 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
             }
             arrays.add(entry.getValue().getArray());
         }
-        List<ByteBuffer> buffers = new ArrayList<>(arrays.size());
+        List<HostView> views = new ArrayList<>(arrays.size());
         List<CollectiveFuture> pending = new ArrayList<>(arrays.size());
         for (NDArray array : arrays) {
-            ByteBuffer buffer = hostBuffer(array);
-            buffers.add(buffer);
-            pending.add(comm.broadcast(buffer, array.size(), jcclType(array), ROOT_RANK));
+            HostView view = HostView.of(array, null);
+            views.add(view);
+            pending.add(comm.broadcast(view.buffer(), array.size(), jcclType(array), ROOT_RANK));
         }
         for (int i = 0; i < arrays.size(); i++) {
             pending.get(i).await();
-            writeBackUnlessAliased(arrays.get(i), buffers.get(i));
+            views.get(i).writeBackUnlessAliased();
         }
         parametersBroadcast = true;
     }
@@ -162,11 +168,19 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
     public void allReduceGradients(ParameterList parameters) {
         long startNs = System.nanoTime();
         List<NDArray> gradients = new ArrayList<>();
+        List<HostView> views = new ArrayList<>();
         try {
             for (Pair<String, Parameter> entry : parameters) {
                 Parameter parameter = entry.getValue();
                 if (parameter.requiresGradient() && parameter.isInitialized() && parameter.getArray().hasGradient()) {
-                    gradients.add(parameter.getArray().getGradient());
+                    NDArray gradient = parameter.getArray().getGradient();
+                    gradients.add(gradient);
+                    Boolean aliased = gradientAliased.get(parameter);
+                    HostView view = HostView.of(gradient, aliased);
+                    if (aliased == null) {
+                        gradientAliased.put(parameter, view.aliased());
+                    }
+                    views.add(view);
                 }
             }
             if (comm.size() == 1) {
@@ -174,8 +188,8 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
                 lastGradientBytes = 0;
             } else {
                 lastGradientBytes = switch (strategy) {
-                    case IN_PLACE -> allReduceInPlace(gradients);
-                    case FLAT -> allReduceFlat(gradients);
+                    case IN_PLACE -> allReduceInPlace(views);
+                    case FLAT -> allReduceFlat(views);
                 };
             }
         } finally {
@@ -191,30 +205,25 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
         }
     }
 
-    private long allReduceInPlace(List<NDArray> gradients) {
-        List<ByteBuffer> buffers = new ArrayList<>(gradients.size());
-        List<CollectiveFuture> pending = new ArrayList<>(gradients.size());
+    private long allReduceInPlace(List<HostView> views) {
+        List<CollectiveFuture> pending = new ArrayList<>(views.size());
         long bytes = 0;
-        for (NDArray gradient : gradients) {
-            ByteBuffer buffer = hostBuffer(gradient);
-            buffers.add(buffer);
-            bytes += buffer.remaining();
-            pending.add(comm.allReduce(buffer, buffer, gradient.size(), jcclType(gradient), ReduceOp.AVG));
+        for (HostView view : views) {
+            bytes += view.buffer().remaining();
+            pending.add(comm.allReduce(view.buffer(), view.buffer(), view.array().size(), jcclType(view.array()),
+                    ReduceOp.AVG));
         }
-        for (int i = 0; i < gradients.size(); i++) {
+        for (int i = 0; i < views.size(); i++) {
             pending.get(i).await();
-            writeBackUnlessAliased(gradients.get(i), buffers.get(i));
+            views.get(i).writeBackUnlessAliased();
         }
         return bytes;
     }
 
-    private long allReduceFlat(List<NDArray> gradients) {
-        List<ByteBuffer> buffers = new ArrayList<>(gradients.size());
+    private long allReduceFlat(List<HostView> views) {
         long total = 0;
-        for (NDArray gradient : gradients) {
-            ByteBuffer buffer = hostBuffer(gradient);
-            buffers.add(buffer);
-            total += buffer.remaining();
+        for (HostView view : views) {
+            total += view.buffer().remaining();
         }
         if (total > Integer.MAX_VALUE) {
             throw new IllegalStateException("the gradients hold " + total + " bytes, more than one flat buffer can ("
@@ -226,12 +235,12 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
         // One all-reduce per run of gradients of the same element type: usually all of them, in one call.
         int runStart = 0;
         int runStartBytes = 0;
-        while (runStart < gradients.size()) {
-            DataType type = jcclType(gradients.get(runStart));
+        while (runStart < views.size()) {
+            DataType type = jcclType(views.get(runStart).array());
             int runEnd = runStart;
             int runBytes = 0;
-            while (runEnd < gradients.size() && jcclType(gradients.get(runEnd)) == type) {
-                ByteBuffer source = buffers.get(runEnd);
+            while (runEnd < views.size() && jcclType(views.get(runEnd).array()) == type) {
+                ByteBuffer source = views.get(runEnd).buffer();
                 flat.put(runStartBytes + runBytes, source, source.position(), source.remaining());
                 runBytes += source.remaining();
                 runEnd++;
@@ -240,10 +249,10 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
             comm.allReduce(run, run, runBytes / type.sizeBytes(), type, ReduceOp.AVG).await();
             int offset = runStartBytes;
             for (int i = runStart; i < runEnd; i++) {
-                ByteBuffer target = buffers.get(i);
+                ByteBuffer target = views.get(i).buffer();
                 target.put(target.position(), flat, offset, target.remaining());
                 offset += target.remaining();
-                writeBackUnlessAliased(gradients.get(i), target);
+                views.get(i).writeBackUnlessAliased();
             }
             runStart = runEnd;
             runStartBytes += runBytes;
@@ -324,20 +333,41 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
     }
 
     /**
-     * The array's bytes as a buffer of the native byte order: on the CPU, a view of the array's own storage.
+     * An array's bytes on the host, as {@code toByteBuffer(true)} hands them out, in the native byte order, and
+     * whether they are the array's own storage.
+     *
+     * @param array   the array
+     * @param buffer  its bytes
+     * @param aliased whether writing {@code buffer} writes the array
      */
-    private static ByteBuffer hostBuffer(NDArray array) {
-        return array.toByteBuffer(true).order(ByteOrder.nativeOrder());
-    }
+    private record HostView(NDArray array, ByteBuffer buffer, boolean aliased) {
+        /**
+         * @param array         the array
+         * @param knownAliasing whether this array's buffers were found to alias it before (for a parameter's
+         *                      gradient, which keeps its layout), or null to find out
+         */
+        static HostView of(NDArray array, Boolean knownAliasing) {
+            ByteBuffer buffer = array.toByteBuffer(true).order(ByteOrder.nativeOrder());
+            if (!buffer.isDirect() || !Device.Type.CPU.equals(array.getDevice().getDeviceType())) {
+                // A heap copy, or a host copy of a GPU array.
+                return new HostView(array, buffer, false);
+            }
+            if (knownAliasing != null) {
+                return new HostView(array, buffer, knownAliasing);
+            }
+            // A direct buffer is a view of the storage when the array is dense and contiguous; otherwise the
+            // engine made a contiguous copy, kept alive by the array's manager. A second call then makes another
+            // copy at another address, while a view is at the same address again.
+            ByteBuffer again = array.toByteBuffer(true);
+            boolean sameMemory = MemorySegment.ofBuffer(buffer).address() == MemorySegment.ofBuffer(again).address();
+            return new HostView(array, buffer, sameMemory);
+        }
 
-    /**
-     * Writes {@code buffer} into {@code array} unless the buffer is a view of the array's storage: a direct
-     * buffer of an array on the CPU. The PyTorch engine copies a GPU array to the host, and hands out a heap copy
-     * where it cannot give a direct view; then the result goes back this way.
-     */
-    private static void writeBackUnlessAliased(NDArray array, ByteBuffer buffer) {
-        if (!buffer.isDirect() || !Device.Type.CPU.equals(array.getDevice().getDeviceType())) {
-            array.set(buffer.rewind());
+        /** Writes the buffer into the array unless it is the array's storage already. */
+        void writeBackUnlessAliased() {
+            if (!aliased) {
+                array.set(buffer.rewind());
+            }
         }
     }
 

@@ -14,6 +14,7 @@ import ai.djl.util.Pair;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -57,6 +58,31 @@ class GradientAliasingTest {
                     assertThat(after[i]).as(entry.getKey() + "[" + i + "]").isEqualTo(before[i] * 2 + 1);
                 }
             }
+        }
+    }
+
+    @Test
+    void aStridedGradientComesAsAFreshCopyEachTime() {
+        try (NDManager manager = NDManager.newBaseManager()) {
+            NDArray strided = manager.arange(12f).reshape(3, 4).transpose();
+            strided.setRequiresGradient(true);
+            try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
+                collector.backward(strided.mul(strided).sum());
+            }
+            NDArray gradient = strided.getGradient();
+            ByteBuffer first = gradient.toByteBuffer(true);
+            ByteBuffer second = gradient.toByteBuffer(true);
+            // Still direct, but two calls give two addresses: copies, which JcclGradientSync writes back.
+            assertThat(first.isDirect()).isTrue();
+            assertThat(MemorySegment.ofBuffer(second).address()).isNotEqualTo(MemorySegment.ofBuffer(first).address());
+            // A contiguous gradient gives its storage, at the same address every time.
+            NDArray dense = manager.arange(12f).reshape(3, 4);
+            dense.setRequiresGradient(true);
+            try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
+                collector.backward(dense.mul(dense).sum());
+            }
+            assertThat(MemorySegment.ofBuffer(dense.getGradient().toByteBuffer(true)).address())
+                    .isEqualTo(MemorySegment.ofBuffer(dense.getGradient().toByteBuffer(true)).address());
         }
     }
 

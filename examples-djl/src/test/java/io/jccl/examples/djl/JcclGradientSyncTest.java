@@ -20,6 +20,7 @@ import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -32,49 +33,52 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link JcclGradientSync} with ranks as threads of this JVM ({@link Communicator#local(int)}): gradients become
- * the ranks' mean, parameters rank 0's. The ranks' gradients are set directly rather than by a backward pass,
- * because DJL's PyTorch engine lets only one gradient collector run in a JVM at a time and zeroes every gradient
- * of the JVM when one starts; real backward passes are in {@link GradientAliasingTest} and, one per process,
- * {@link DataParallelTrainingTest}.
+ * the ranks' mean, parameters rank 0's. Every rank's gradients come from one backward pass over all ranks'
+ * parameters together, because DJL's PyTorch engine lets only one gradient collector run in a JVM at a time and
+ * zeroes every gradient of the JVM when one starts; training with a backward pass per rank is in
+ * {@link DataParallelTrainingTest}, one rank per process.
  */
 @EnabledIf("io.jccl.examples.djl.DjlTestSupport#pytorchNativesPresent")
 class JcclGradientSyncTest {
     private static final int RANKS = 2;
+    private static final String[] TRAINABLE = {"w1", "b1", "scale", "w2", "wt"};
 
     /**
-     * The ranks' parameters: float32 and float64 ones (two runs of one type for {@link Strategy#FLAT}) and a frozen
-     * parameter without a gradient, which must be left alone; each rank's values and gradients drawn from its seed.
+     * The ranks' parameters: float32 and float64 ones (two runs of one type for {@link Strategy#FLAT}), a strided
+     * one, and a frozen one without a gradient, which must be left alone; values and gradients drawn from each
+     * rank's seed.
      */
     private static ParameterList[] parameters(NDManager manager, long... seeds) {
         ParameterList[] ranks = new ParameterList[seeds.length];
-        List<NDArray> trainable = new ArrayList<>();
         for (int r = 0; r < seeds.length; r++) {
             SplittableRandom random = new SplittableRandom(seeds[r]);
             ranks[r] = new ParameterList();
-            ranks[r].add("w1", trainable(manager, random, "w1", new Shape(33, 7), DataType.FLOAT32, trainable));
-            ranks[r].add("b1", trainable(manager, random, "b1", new Shape(7), DataType.FLOAT32, trainable));
-            ranks[r].add("scale", trainable(manager, random, "scale", new Shape(5), DataType.FLOAT64, trainable));
-            ranks[r].add("w2", trainable(manager, random, "w2", new Shape(7, 3), DataType.FLOAT32, trainable));
+            ranks[r].add("w1", trainable(manager, random, "w1", new Shape(33, 7), DataType.FLOAT32));
+            ranks[r].add("b1", trainable(manager, random, "b1", new Shape(7), DataType.FLOAT32));
+            ranks[r].add("scale", trainable(manager, random, "scale", new Shape(5), DataType.FLOAT64));
+            ranks[r].add("w2", trainable(manager, random, "w2", new Shape(7, 3), DataType.FLOAT32));
+            // A transposed view: strided, so the engine hands out contiguous copies, written back after averaging.
+            NDArray strided = manager.create(gaussian(random, 12), new Shape(3, 4)).transpose();
+            strided.setRequiresGradient(true);
+            ranks[r].add("wt", Parameter.builder().setName("wt").setType(Parameter.Type.WEIGHT).optArray(strided)
+                    .build());
             ranks[r].add("frozen", Parameter.builder().setName("frozen").setType(Parameter.Type.RUNNING_MEAN)
                     .optArray(manager.create(new float[] {1, 2, 3})).optRequiresGrad(false).build());
         }
-        // A backward pass gives every array a gradient of its own type (asking for a gradient before one exists
-        // makes a float32 one). It must come before any values are set: starting it zeroes every gradient.
+        // Every gradient is set by a backward pass of sum(array x coefficients), whose gradient is the coefficients
+        // exactly. One collector for all ranks, one backward per array (keeping each in its own type: DJL's toType
+        // leaves the autograd graph).
         try (GradientCollector collector = Engine.getInstance().newGradientCollector()) {
-            NDArray sum = manager.create(0.0);
-            for (NDArray array : trainable) {
-                sum = sum.add(array.sum().toType(DataType.FLOAT64, false));
-            }
-            collector.backward(sum);
-        }
-        for (int r = 0; r < seeds.length; r++) {
-            SplittableRandom random = new SplittableRandom(~seeds[r]);
-            for (String name : new String[] {"w1", "b1", "scale", "w2"}) {
-                NDArray array = ranks[r].get(name).getArray();
-                try (NDArray gradient = array.getGradient()) {
-                    assertThat(gradient.getDataType()).isEqualTo(array.getDataType());
-                    gradient.set(manager.create(gaussian(random, (int) array.size()), array.getShape())
-                            .toType(array.getDataType(), false).toByteBuffer());
+            for (int r = 0; r < seeds.length; r++) {
+                SplittableRandom random = new SplittableRandom(~seeds[r]);
+                for (String name : TRAINABLE) {
+                    NDArray array = ranks[r].get(name).getArray();
+                    float[] values = gaussian(random, (int) array.size());
+                    // The gradient is laid out like the product, so the strided array's coefficients are strided.
+                    NDArray coefficients = name.equals("wt")
+                            ? manager.create(values, new Shape(3, 4)).transpose()
+                            : manager.create(values, array.getShape()).toType(array.getDataType(), false);
+                    collector.backward(array.mul(coefficients).sum());
                 }
             }
         }
@@ -82,10 +86,9 @@ class JcclGradientSyncTest {
     }
 
     private static Parameter trainable(NDManager manager, SplittableRandom random, String name, Shape shape,
-                                       DataType type, List<NDArray> all) {
+                                       DataType type) {
         NDArray array = manager.create(gaussian(random, (int) shape.size()), shape).toType(type, false);
         array.setRequiresGradient(true);
-        all.add(array);
         return Parameter.builder().setName(name).setType(Parameter.Type.WEIGHT).optArray(array).build();
     }
 
@@ -118,10 +121,21 @@ class JcclGradientSyncTest {
         List<Communicator> comms = Communicator.local(RANKS);
         try (NDManager manager = NDManager.newBaseManager()) {
             ParameterList[] ranks = parameters(manager, 100, 200);
-            String[] trainable = {"w1", "b1", "scale", "w2"};
+            String[] trainable = TRAINABLE;
             List<double[][]> before = new ArrayList<>();
             for (String name : trainable) {
                 before.add(new double[][] {gradient(ranks[0], name), gradient(ranks[1], name)});
+            }
+            for (double[][] both : before) {
+                // Every gradient came from the backward pass: no zeros, and the ranks' differ everywhere.
+                for (int i = 0; i < both[0].length; i++) {
+                    assertThat(both[0][i]).isNotZero().isNotEqualTo(both[1][i]);
+                }
+            }
+            try (NDArray strided = ranks[0].get("wt").getArray().getGradient()) {
+                // The write-back path runs: this gradient's buffers are copies (another address each time).
+                assertThat(MemorySegment.ofBuffer(strided.toByteBuffer(true)).address())
+                        .isNotEqualTo(MemorySegment.ofBuffer(strided.toByteBuffer(true)).address());
             }
             JcclGradientSync[] syncs = {new JcclGradientSync(comms.get(0), strategy),
                     new JcclGradientSync(comms.get(1), strategy)};
@@ -143,7 +157,8 @@ class JcclGradientSyncTest {
                     }
                 }
             }
-            assertThat(syncs[0].lastGradientBytes()).isEqualTo((33 * 7 + 7 + 7 * 3) * Float.BYTES + 5 * Double.BYTES);
+            assertThat(syncs[0].lastGradientBytes())
+                    .isEqualTo((33 * 7 + 7 + 7 * 3 + 4 * 3) * Float.BYTES + 5 * Double.BYTES);
             for (int r = 0; r < RANKS; r++) {
                 assertThat(ranks[r].get("frozen").getArray().toFloatArray()).containsExactly(1, 2, 3);
                 assertThat(syncs[r].syncCount()).isEqualTo(1);
@@ -160,6 +175,7 @@ class JcclGradientSyncTest {
             ParameterList[] ranks = parameters(manager, 1, 2);
             double[] rankZeroW1 = values(ranks[0], "w1");
             double[] rankZeroScale = values(ranks[0], "scale");
+            double[] rankZeroStrided = values(ranks[0], "wt");
             assertThat(values(ranks[1], "w1")).isNotEqualTo(rankZeroW1);
             JcclGradientSync[] syncs = {new JcclGradientSync(comms.get(0)), new JcclGradientSync(comms.get(1))};
 
@@ -168,6 +184,7 @@ class JcclGradientSyncTest {
             for (int r = 0; r < RANKS; r++) {
                 assertThat(values(ranks[r], "w1")).as("rank %d", r).isEqualTo(rankZeroW1);
                 assertThat(values(ranks[r], "scale")).as("rank %d", r).isEqualTo(rankZeroScale);
+                assertThat(values(ranks[r], "wt")).as("rank %d", r).isEqualTo(rankZeroStrided);
                 assertThat(syncs[r].parametersBroadcast()).isTrue();
             }
         } finally {
