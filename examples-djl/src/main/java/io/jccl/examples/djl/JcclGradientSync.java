@@ -167,34 +167,35 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
      */
     public void allReduceGradients(ParameterList parameters) {
         long startNs = System.nanoTime();
-        List<NDArray> gradients = new ArrayList<>();
-        List<HostView> views = new ArrayList<>();
-        try {
-            for (Pair<String, Parameter> entry : parameters) {
-                Parameter parameter = entry.getValue();
-                if (parameter.requiresGradient() && parameter.isInitialized() && parameter.getArray().hasGradient()) {
-                    NDArray gradient = parameter.getArray().getGradient();
-                    gradients.add(gradient);
-                    Boolean aliased = gradientAliased.get(parameter);
-                    HostView view = HostView.of(gradient, aliased);
-                    if (aliased == null) {
-                        gradientAliased.put(parameter, view.aliased());
+        if (comm.size() == 1) {
+            // The average over one rank is its own gradient: single-process training pays nothing here.
+            lastGradientBytes = 0;
+        } else {
+            List<NDArray> gradients = new ArrayList<>();
+            try {
+                List<HostView> views = new ArrayList<>();
+                for (Pair<String, Parameter> entry : parameters) {
+                    Parameter parameter = entry.getValue();
+                    if (parameter.requiresGradient() && parameter.isInitialized()
+                            && parameter.getArray().hasGradient()) {
+                        NDArray gradient = parameter.getArray().getGradient();
+                        gradients.add(gradient);
+                        Boolean aliased = gradientAliased.get(parameter);
+                        HostView view = HostView.of(gradient, aliased);
+                        if (aliased == null) {
+                            gradientAliased.put(parameter, view.aliased());
+                        }
+                        views.add(view);
                     }
-                    views.add(view);
                 }
-            }
-            if (comm.size() == 1) {
-                // The average over one rank is its own gradient: single-process training pays nothing here.
-                lastGradientBytes = 0;
-            } else {
                 lastGradientBytes = switch (strategy) {
                     case IN_PLACE -> allReduceInPlace(views);
                     case FLAT -> allReduceFlat(views);
                 };
+            } finally {
+                // getGradient() hands out a new handle on the gradient each time; closing it leaves the gradient.
+                gradients.forEach(NDArray::close);
             }
-        } finally {
-            // getGradient() hands out a new handle on the gradient each time; closing it leaves the gradient.
-            gradients.forEach(NDArray::close);
         }
         lastSyncNanos = System.nanoTime() - startNs;
         totalSyncNanos += lastSyncNanos;
