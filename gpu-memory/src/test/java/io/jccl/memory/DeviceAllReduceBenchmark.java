@@ -271,10 +271,10 @@ public final class DeviceAllReduceBenchmark {
 
     /** @return the table's two header lines */
     public static String header() {
-        return String.format(Locale.ROOT, "#%11s %10s %9s %10s %9s %10s %8s %9s %9s %8s %6s%n#%11s %10s %9s %10s %9s "
-                        + "%10s %8s %9s %9s %8s %6s%n", "size", "host", "host", "device", "device", "staging",
-                "staging", "D2H", "H2D", "pinned", "", "(B)", "(us)", "busbw", "(us)", "busbw", "(us)", "(%)",
-                "(GB/s)", "(GB/s)", "per op", "check");
+        String columns = "#%11s %10s %9s %10s %9s %10s %8s %9s %9s %8s %6s";
+        return String.format(Locale.ROOT, columns, "size", "host", "host", "device", "device", "staging", "staging",
+                "D2H", "H2D", "pinned", "").stripTrailing() + "\n" + String.format(Locale.ROOT, columns, "(B)", "(us)",
+                "busbw", "(us)", "busbw", "(us)", "(%)", "(GB/s)", "(GB/s)", "per op", "check") + "\n";
     }
 
     /** @return one size's line */
