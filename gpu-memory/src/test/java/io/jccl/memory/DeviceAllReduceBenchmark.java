@@ -106,16 +106,16 @@ public final class DeviceAllReduceBenchmark {
                 .opTimeout(OP_TIMEOUT).build());
         List<MemoryDomain> domains = new ArrayList<>();
         List<Row> rows = new ArrayList<>();
-        try (Arena arena = Arena.ofShared()) {
+        try {
             domains.add(provider.open(0));
             int devices = domains.get(0).deviceCount();
             for (int r = 1; r < RANKS; r++) {
                 domains.add(provider.open(r % devices));
             }
             // Once, unreported: the JIT compiles the host and staging paths before the first reported size.
-            measure(comms, domains, arena, sizes[0]);
+            measure(comms, domains, sizes[0]);
             for (long bytes : sizes) {
-                Row row = measure(comms, domains, arena, bytes);
+                Row row = measure(comms, domains, bytes);
                 rows.add(row);
                 if (progress != null) {
                     progress.println(formatRow(row));
@@ -129,12 +129,13 @@ public final class DeviceAllReduceBenchmark {
         return rows;
     }
 
-    private static Row measure(List<Communicator> comms, List<MemoryDomain> domains, Arena arena, long bytes) {
+    /** Measures one size; its host memory (shared: the communicators' threads use it) is freed when done. */
+    private static Row measure(List<Communicator> comms, List<MemoryDomain> domains, long bytes) {
         long count = bytes / 4;
         int iterations = (int) Math.max(MIN_ITERATIONS, Math.min(MAX_ITERATIONS, BYTES_PER_ROUND / bytes));
         MemorySegment[] host = new MemorySegment[RANKS];
         DeviceMemory[] device = new DeviceMemory[RANKS];
-        try {
+        try (Arena arena = Arena.ofShared()) {
             for (int r = 0; r < RANKS; r++) {
                 host[r] = arena.allocate(bytes, 4096);   // zeros: the timed sums stay 0, never overflow
                 device[r] = domains.get(r).allocate(bytes);
@@ -150,10 +151,11 @@ public final class DeviceAllReduceBenchmark {
             double allocationsPerOp = (stagingAllocations(domains) - allocationsBefore)
                     / (double) (RANKS * (iterations * ROUNDS + warmups(iterations)));
             double[] copies = copyMicros(domains.get(0), device[0], bytes, iterations);
-            boolean exact = exactOnce(comms, arena, host, count, r -> comms.get(r).allReduce(host[r], host[r], count,
-                    DataType.FLOAT32, ReduceOp.SUM), null)
-                    && exactOnce(comms, arena, host, count, onDevice, device);
-            return new Row(bytes, hostMicros, deviceMicros, copies[0], copies[1], allocationsPerOp, exact);
+            boolean hostExact = exactOnce(comms, arena, host, count, r -> comms.get(r).allReduce(host[r], host[r],
+                    count, DataType.FLOAT32, ReduceOp.SUM), null);
+            boolean deviceExact = exactOnce(comms, arena, host, count, onDevice, device);
+            return new Row(bytes, hostMicros, deviceMicros, copies[0], copies[1], allocationsPerOp,
+                    hostExact && deviceExact);
         } finally {
             for (DeviceMemory d : device) {
                 if (d != null) {
