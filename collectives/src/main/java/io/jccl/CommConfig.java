@@ -31,6 +31,8 @@ import java.util.TreeMap;
  * completion, before parking; 0 to 1000000</td></tr>
  * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
  * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
+ * <tr><td>{@code JCCL_MEMORY}</td><td>auto</td><td>memory domain for device buffers: host, hip, cuda or auto (the
+ * best available); read by {@code io.jccl.memory.MemoryDomains} (module jccl-gpu-memory)</td></tr>
  * </table>
  *
  * <p>{@code JCCL_DEBUG} and {@code JCCL_DEBUG_SUBSYS} (logging, {@link io.jccl.log.JcclLog}) apply to the whole JVM:
@@ -59,6 +61,12 @@ public final class CommConfig {
     public static final String SPIN_US = "JCCL_SPIN_US";
     /** Busy-poll time between operations and in {@code await()} ({@code JCCL_IDLE_SPIN_US}). */
     public static final String IDLE_SPIN_US = "JCCL_IDLE_SPIN_US";
+    /** Memory domain for device buffers ({@code JCCL_MEMORY}): host, hip, cuda or auto. */
+    public static final String MEMORY = "JCCL_MEMORY";
+    /** The HIP runtime library ({@code io.jccl.memory.hip}); JVM-wide, so the builder refuses it. */
+    private static final String HIP_LIBRARY_VARIABLE = "JCCL_HIP_LIBRARY";
+    /** The {@link #MEMORY} values, {@code auto} (the best available domain) first. */
+    public static final java.util.List<String> MEMORY_DOMAINS = java.util.List.of("auto", "host", "hip", "cuda");
 
     /** The defaults: nothing set, so environment variables and built-in defaults apply. */
     public static final CommConfig DEFAULT = new CommConfig(Map.of());
@@ -134,6 +142,7 @@ public final class CommConfig {
                 merged.containsKey(IDLE_SPIN_US)
                         ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
                         : SPIN_AUTO,
+                merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
                 Collections.unmodifiableMap(merged));
     }
 
@@ -165,10 +174,12 @@ public final class CommConfig {
      *                       parks, or {@link #SPIN_AUTO}
      * @param idleSpinMicros how long the communicator's thread polls for the next operation, and a caller of
      *                       {@code await()} for completion, before parking, or {@link #SPIN_AUTO}
+     * @param memory         the memory domain for device buffers: one of {@link #MEMORY_DOMAINS}, {@code auto}
+     *                       when not set
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
-                           String transport, int maxPendingOps, long spinMicros, long idleSpinMicros,
+                           String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, String memory,
                            Map<String, String> options) {
     }
 
@@ -227,6 +238,15 @@ public final class CommConfig {
             throw new IllegalArgumentException(MAX_PENDING_OPS + "=" + n + " is outside 1..1048576");
         }
         return n;
+    }
+
+    static String parseMemory(String v) {
+        String name = v.trim().toLowerCase(Locale.ROOT);
+        if (!MEMORY_DOMAINS.contains(name)) {
+            throw new IllegalArgumentException(MEMORY + "='" + v + "' is not one of " + String.join(", ",
+                    MEMORY_DOMAINS));
+        }
+        return name;
     }
 
     private static long parseSpin(String key, String v) {
@@ -381,6 +401,24 @@ public final class CommConfig {
         }
 
         /**
+         * @param memory the memory domain for device buffers ({@code host}, {@code hip}, {@code cuda}, or
+         *               {@code auto} for the best available), or null for the environment's choice
+         * @return this builder
+         */
+        public Builder memory(String memory) {
+            if (memory == null) {
+                options.remove(MEMORY);
+                return this;
+            }
+            try {
+                options.put(MEMORY, parseMemory(memory));
+            } catch (IllegalArgumentException e) {
+                throw JcclException.invalidArgument("memory: " + e.getMessage());
+            }
+            return this;
+        }
+
+        /**
          * @param maxPendingOps how many operations may wait in a communicator's queue before callers block
          * @return this builder
          */
@@ -439,6 +477,10 @@ public final class CommConfig {
             if (key.equals(LogSettings.DEBUG_VARIABLE) || key.equals(LogSettings.SUBSYS_VARIABLE)) {
                 throw JcclException.invalidArgument(key + " applies to the whole JVM, not one communicator: set the "
                         + "environment variable (or call io.jccl.log.JcclLog.configure)");
+            }
+            if (key.equals(HIP_LIBRARY_VARIABLE)) {
+                throw JcclException.invalidArgument(key + " applies to the whole JVM (the HIP runtime is loaded once): "
+                        + "set the environment variable or -Djccl.hip.library");
             }
             if (value == null) {
                 options.remove(key);

@@ -50,6 +50,20 @@ import java.util.function.Consumer;
  * all-gather and gather (root); {@code recv == send + rank * recvCount} elements for reduce-scatter and scatter
  * (root). Any other overlap of send and receive buffers is rejected. All-to-all cannot run in place.
  *
+ * <h2>Device buffers</h2>
+ * Every data operation also takes {@link DeviceBuffer}s: memory of a memory domain such as a GPU's (module
+ * {@code jccl-gpu-memory}: host and ROCm HIP). Counts, roots and rules are the same as for segments; for in
+ * place, pass the same buffer twice, or a {@link DeviceBuffer#slice slice} at the in-place position (all-gather:
+ * {@code send = recv.slice(rank * sendBytes, sendBytes)}). Memory that host code can address is used directly.
+ * Other buffers are staged: when the operation starts, on the communicator's thread, its input is copied into
+ * pinned host memory from the buffer's {@link DeviceBuffer#hostStaging() staging}, the operation runs there on
+ * whatever transport connects the ranks (none reads device memory yet), and the output is copied back into the
+ * buffer before the future completes. Because the copies happen when the operation runs, not when it is issued,
+ * an operation sees what earlier operations wrote into its buffers, as with segments. A failed device copy
+ * fails the operation with the copy's error ({@link ErrorCode#SYSTEM_ERROR} when the device refused; INVALID_USAGE
+ * for a buffer freed meanwhile) naming the operation, the domain and the failed call, and breaks the communicator
+ * like any other failure (its peers learn of it).
+ *
  * <h2>Failure</h2>
  * After an operation fails (a timeout, a mismatch, a peer that went away) the communicator is broken: pending
  * and later operations fail with the same error, which {@link #asyncError()} also reports. Call
@@ -419,6 +433,154 @@ public interface Communicator extends AutoCloseable {
      */
     @Override
     void close();
+
+    // ---- Device-buffer forms: same parameters and rules as the MemorySegment forms; see "Device buffers". ----
+
+    /**
+     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on device buffers.
+     *
+     * @param send  this rank's input ({@code count} elements)
+     * @param recv  where the result goes; {@code send} for in place
+     * @param count elements per rank
+     * @param type  element type
+     * @param op    the reduction
+     * @return the pending operation
+     */
+    CollectiveFuture allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op);
+
+    /**
+     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
+     *
+     * @param send  the data, read on the root only (may be null elsewhere)
+     * @param recv  where the data goes on every rank; the root may pass {@code send} for in place
+     * @param count elements
+     * @param type  element type
+     * @param root  the rank that has the data
+     * @return the pending operation
+     */
+    CollectiveFuture broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root);
+
+    /**
+     * {@link #broadcast(MemorySegment, long, DataType, int)} (in place) on a device buffer.
+     *
+     * @param buffer the data on the root, the destination elsewhere
+     * @param count  elements
+     * @param type   element type
+     * @param root   the rank that has the data
+     * @return the pending operation
+     */
+    default CollectiveFuture broadcast(DeviceBuffer buffer, long count, DataType type, int root) {
+        return broadcast(buffer, buffer, count, type, root);
+    }
+
+    /**
+     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on device buffers.
+     *
+     * @param send  this rank's input
+     * @param recv  the result, written on the root only (may be null elsewhere)
+     * @param count elements
+     * @param type  element type
+     * @param op    the reduction
+     * @param root  the rank that receives the result
+     * @return the pending operation
+     */
+    CollectiveFuture reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root);
+
+    /**
+     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on device buffers.
+     *
+     * @param send      this rank's part; {@code recv.slice(rank * sendBytes, sendBytes)} for in place
+     * @param recv      {@code size * sendCount} elements
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @return the pending operation
+     */
+    CollectiveFuture allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type);
+
+    /**
+     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on device buffers.
+     *
+     * @param send      {@code size * recvCount} elements
+     * @param recv      this rank's block; {@code send.slice(rank * recvBytes, recvBytes)} for in place
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param op        the reduction
+     * @return the pending operation
+     */
+    CollectiveFuture reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op);
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on device buffers.
+     *
+     * @param send  {@code size * count} elements
+     * @param recv  {@code size * count} elements; must not overlap {@code send}
+     * @param count elements per block
+     * @param type  element type
+     * @return the pending operation
+     */
+    CollectiveFuture allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type);
+
+    /**
+     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on device buffers.
+     * Only the received blocks are copied back into {@code recv}; bytes between them keep their contents.
+     *
+     * @param send       the data to send
+     * @param sendCounts elements for each rank
+     * @param sendDispls where each rank's elements start in {@code send}
+     * @param recv       where received data goes; must not overlap {@code send}
+     * @param recvCounts elements from each rank
+     * @param recvDispls where each rank's elements go in {@code recv}
+     * @param type       element type
+     * @return the pending operation
+     */
+    CollectiveFuture allToAllv(DeviceBuffer send, long[] sendCounts, long[] sendDispls, DeviceBuffer recv,
+                               long[] recvCounts, long[] recvDispls, DataType type);
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
+     *
+     * @param send      this rank's part
+     * @param recv      {@code size * sendCount} elements on the root (may be null elsewhere)
+     * @param sendCount elements per rank
+     * @param type      element type
+     * @param root      the rank that receives
+     * @return the pending operation
+     */
+    CollectiveFuture gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root);
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
+     *
+     * @param send      {@code size * recvCount} elements on the root (may be null elsewhere)
+     * @param recv      this rank's block
+     * @param recvCount elements per rank
+     * @param type      element type
+     * @param root      the rank that has the data
+     * @return the pending operation
+     */
+    CollectiveFuture scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root);
+
+    /**
+     * {@link #send(MemorySegment, long, DataType, int)} from a device buffer.
+     *
+     * @param buffer the data
+     * @param count  elements
+     * @param type   element type
+     * @param peer   the receiving rank
+     * @return the pending operation
+     */
+    CollectiveFuture send(DeviceBuffer buffer, long count, DataType type, int peer);
+
+    /**
+     * {@link #recv(MemorySegment, long, DataType, int)} into a device buffer.
+     *
+     * @param buffer where the data goes
+     * @param count  elements; must equal the sender's count
+     * @param type   element type; must equal the sender's
+     * @param peer   the sending rank
+     * @return the pending operation
+     */
+    CollectiveFuture recv(DeviceBuffer buffer, long count, DataType type, int peer);
 
     // ---- Heap-array and ByteBuffer forms: same parameters and rules as the MemorySegment forms. ----
 

@@ -110,6 +110,22 @@ class CommConfigTest {
     }
 
     @Test
+    void memoryDomainIsAutoUnlessChosen() {
+        assertThat(CommConfig.DEFAULT.resolve(Map.of()).memory()).isEqualTo("auto");
+        assertThat(CommConfig.DEFAULT.resolve(Map.of("JCCL_MEMORY", " HIP ")).memory()).isEqualTo("hip");
+        CommConfig host = CommConfig.builder().memory("Host").build();
+        assertThat(host.resolve(Map.of("JCCL_MEMORY", "cuda")).memory()).as("the builder wins").isEqualTo("host");
+        assertThat(CommConfig.builder().memory("cuda").memory(null).build().options()).doesNotContainKey("JCCL_MEMORY");
+        assertThatThrownBy(() -> CommConfig.builder().memory("gpu")).isInstanceOf(JcclException.class)
+                .hasMessageContaining("memory: JCCL_MEMORY='gpu' is not one of auto, host, hip, cuda");
+        assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of("JCCL_MEMORY", "rocm")))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_MEMORY='rocm'")
+                .hasMessageContaining("from the environment");
+        assertThatThrownBy(() -> CommConfig.builder().option("JCCL_HIP_LIBRARY", "/x/libamdhip64.so"))
+                .isInstanceOf(JcclException.class).hasMessageContaining("applies to the whole JVM");
+    }
+
+    @Test
     void sizesParseWithBinarySuffixes() {
         assertThat(CommConfig.parseBytes("4096")).isEqualTo(4096);
         assertThat(CommConfig.parseBytes("512k")).isEqualTo(512L << 10);

@@ -237,12 +237,20 @@ final class CommExecutor implements Runnable {
         long deadlineNs = opTimeoutNs > 0 ? System.nanoTime() + opTimeoutNs : Long.MAX_VALUE;
         Logger trace = op.type == OpRequest.Type.P2P ? P2P_LOG : LOG;
         long tracedSinceNs = trace.isTraceEnabled() ? traceStart(trace, op) : 0;
+        boolean device = hasDeviceBuffers(op);
         try {
+            if (device) {
+                stageIn(op);
+            }
             switch (op.type) {
                 case COLLECTIVE, P2P -> runSingle(op, deadlineNs);
                 case GROUP -> runGroup(op, deadlineNs);
                 case SPLIT -> runSplit(op, deadlineNs);
                 default -> throw new IllegalStateException("unknown operation type " + op.type);
+            }
+            if (device) {
+                stageOut(op);
+                releaseStaging(op);   // before completing: a waiter may look at the staging right after
             }
             complete(op);
             if (tracedSinceNs != 0) {
@@ -261,6 +269,63 @@ final class CommExecutor implements Runnable {
                     "unexpected failure in " + op.describe() + ": " + e, e);
             breakCommunicator(internal, true);
             fail(op, internal);
+        } finally {
+            if (device) {
+                releaseStaging(op);   // already done on every path; a safety net for the unforeseen
+            }
+        }
+    }
+
+    // ---- Device buffers (see DeviceArgs): staged here, when the operation runs ----
+
+    private static boolean hasDeviceBuffers(OpRequest op) {
+        if (op.type == OpRequest.Type.GROUP) {
+            for (OpRequest m : op.members) {
+                if (m.device != null) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return op.device != null;
+    }
+
+    /** Copies device inputs into host staging before the plan runs (a failure breaks the communicator). */
+    private void stageIn(OpRequest op) {
+        if (op.type == OpRequest.Type.GROUP) {
+            for (OpRequest m : op.members) {
+                if (m.device != null) {
+                    m.device.stageIn(rank);
+                }
+            }
+        } else {
+            op.device.stageIn(rank);
+        }
+    }
+
+    /** Copies outputs back into device memory, before the futures complete. */
+    private void stageOut(OpRequest op) {
+        if (op.type == OpRequest.Type.GROUP) {
+            for (OpRequest m : op.members) {
+                if (m.device != null) {
+                    m.device.stageOut(rank);
+                }
+            }
+        } else {
+            op.device.stageOut(rank);
+        }
+    }
+
+    /** Returns every staging lease (again: a no-op), whatever happened; the operation's outcome is decided. */
+    private void releaseStaging(OpRequest op) {
+        for (OpRequest m : op.type == OpRequest.Type.GROUP ? op.members : List.of(op)) {
+            if (m.device != null) {
+                try {
+                    m.device.release();
+                } catch (RuntimeException e) {
+                    LOG.warn("rank {}: returning host staging of {} failed", rank, m.describe(), e);
+                }
+            }
         }
     }
 
@@ -335,7 +400,11 @@ final class CommExecutor implements Runnable {
         op.future.complete();
     }
 
-    private static void fail(OpRequest op, JcclException e) {
+    /** Fails an operation; its staging goes back first (its data connections are closed by then). */
+    private void fail(OpRequest op, JcclException e) {
+        if (hasDeviceBuffers(op)) {
+            releaseStaging(op);
+        }
         if (op.type == OpRequest.Type.GROUP) {
             for (OpRequest m : op.members) {
                 m.future.fail(e);

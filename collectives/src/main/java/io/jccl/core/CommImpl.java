@@ -4,6 +4,7 @@ import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.DeviceBuffer;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
@@ -148,6 +149,14 @@ public final class CommImpl implements Communicator {
         return op.future;
     }
 
+    /** Binds the device buffers (if any) to the checked request, then queues it. */
+    private CollectiveFuture submit(OpRequest op, DeviceArgs device) {
+        if (device != null) {
+            device.attach(op, size);
+        }
+        return submit(op);
+    }
+
     private void enqueue(OpRequest op) {
         long parkNs = 1_000;
         long position;
@@ -176,6 +185,11 @@ public final class CommImpl implements Communicator {
 
     @Override
     public CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
+        return allReduce(send, recv, count, type, op, null);
+    }
+
+    private CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
+                                       DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
@@ -184,11 +198,17 @@ public final class CommImpl implements Communicator {
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         boolean inPlace = ArgChecks.inPlace("allReduce", "send", send, b, "recv", recv, b, 0);
-        return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()));
+        return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()),
+                device);
     }
 
     @Override
     public CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
+        return broadcast(send, recv, count, type, root, null);
+    }
+
+    private CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root,
+                                       DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
@@ -203,12 +223,17 @@ public final class CommImpl implements Communicator {
             inPlace = ArgChecks.inPlace("broadcast", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
-                recv, inPlace, newFuture()));
+                recv, inPlace, newFuture()), device);
     }
 
     @Override
     public CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
                                    int root) {
+        return reduce(send, recv, count, type, op, root, null);
+    }
+
+    private CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
+                                   int root, DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
@@ -222,11 +247,16 @@ public final class CommImpl implements Communicator {
             inPlace = ArgChecks.inPlace("reduce", "send", send, b, "recv", recv, b, 0);
         }
         return submit(OpRequest.collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
-                inPlace, newFuture()));
+                inPlace, newFuture()), device);
     }
 
     @Override
     public CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
+        return allGather(send, recv, sendCount, type, null);
+    }
+
+    private CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type,
+                                       DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("sendCount", sendCount);
@@ -236,12 +266,17 @@ public final class CommImpl implements Communicator {
         buffer("recv", recv, rb, true, executorThread());
         boolean inPlace = ArgChecks.inPlace("allGather", "send", send, sb, "recv", recv, rb, rank * sb);
         return submit(OpRequest.collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace,
-                newFuture()));
+                newFuture()), device);
     }
 
     @Override
     public CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
                                           ReduceOp op) {
+        return reduceScatter(send, recv, recvCount, type, op, null);
+    }
+
+    private CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
+                                          ReduceOp op, DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("recvCount", recvCount);
@@ -253,11 +288,16 @@ public final class CommImpl implements Communicator {
         // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
         boolean inPlace = ArgChecks.inPlace("reduceScatter", "recv", recv, rb, "send", send, sb, rank * rb);
         return submit(OpRequest.collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace,
-                newFuture()));
+                newFuture()), device);
     }
 
     @Override
     public CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type) {
+        return allToAll(send, recv, count, type, null);
+    }
+
+    private CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type,
+                                      DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
@@ -265,12 +305,18 @@ public final class CommImpl implements Communicator {
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         ArgChecks.noOverlap("allToAll", send, b, recv, b);
-        return submit(OpRequest.collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, newFuture()));
+        return submit(OpRequest.collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, newFuture()),
+                device);
     }
 
     @Override
     public CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
                                       long[] recvCounts, long[] recvDispls, DataType type) {
+        return allToAllv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, null);
+    }
+
+    private CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
+                                      long[] recvCounts, long[] recvDispls, DataType type, DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         long[] sc = countsArray("sendCounts", sendCounts);
@@ -282,7 +328,7 @@ public final class CommImpl implements Communicator {
         buffer("send", send, sendEnd, false, executorThread());
         buffer("recv", recv, recvEnd, true, executorThread());
         ArgChecks.noOverlap("allToAllv", send, sendEnd, recv, recvEnd);
-        return submit(OpRequest.allToAllv(send, sc, sd, recv, rc, rd, type, newFuture()));
+        return submit(OpRequest.allToAllv(send, sc, sd, recv, rc, rd, type, newFuture()), device);
     }
 
     private long[] countsArray(String name, long[] values) {
@@ -330,6 +376,11 @@ public final class CommImpl implements Communicator {
 
     @Override
     public CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
+        return gather(send, recv, sendCount, type, root, null);
+    }
+
+    private CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root,
+                                    DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("sendCount", sendCount);
@@ -343,11 +394,16 @@ public final class CommImpl implements Communicator {
             inPlace = ArgChecks.inPlace("gather", "send", send, sb, "recv", recv, rb, root * sb);
         }
         return submit(OpRequest.collective(OpKind.GATHER, sendCount, type, null, root, send,
-                rank == root ? recv : null, inPlace, newFuture()));
+                rank == root ? recv : null, inPlace, newFuture()), device);
     }
 
     @Override
     public CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
+        return scatter(send, recv, recvCount, type, root, null);
+    }
+
+    private CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root,
+                                     DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("recvCount", recvCount);
@@ -361,27 +417,123 @@ public final class CommImpl implements Communicator {
             inPlace = ArgChecks.inPlace("scatter", "recv", recv, rb, "send", send, sb, root * rb);
         }
         return submit(OpRequest.collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
-                recv, inPlace, newFuture()));
+                recv, inPlace, newFuture()), device);
     }
 
     @Override
     public CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer) {
+        return send(buffer, count, type, peer, null);
+    }
+
+    private CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer, DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
         buffer("buffer", buffer, bytes("count", count, 1, type), false, executorThread());
-        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()));
+        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()), device);
     }
 
     @Override
     public CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer) {
+        return recv(buffer, count, type, peer, null);
+    }
+
+    private CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer, DeviceArgs device) {
         checkOpen();
         ArgChecks.type(type);
         count("count", count);
         ArgChecks.rank("peer", peer, size);
         buffer("buffer", buffer, bytes("count", count, 1, type), true, executorThread());
-        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()));
+        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()), device);
+    }
+
+    // ---- Device buffers: checked through the segments standing in for them, staged by the executor ----
+
+    /** The arguments for a device call; null when every buffer has a host view (a plain segment call then). */
+    private static DeviceArgs staged(DeviceArgs device) {
+        return device.staged() ? device : null;
+    }
+
+    @Override
+    public CollectiveFuture allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return allReduce(d.sendSegment(), d.recvSegment(), count, type, op, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return broadcast(d.sendSegment(), d.recvSegment(), count, type, root, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+                                   int root) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return reduce(d.sendSegment(), d.recvSegment(), count, type, op, root, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return allGather(d.sendSegment(), d.recvSegment(), sendCount, type, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type,
+                                          ReduceOp op) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return reduceScatter(d.sendSegment(), d.recvSegment(), recvCount, type, op, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return allToAll(d.sendSegment(), d.recvSegment(), count, type, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture allToAllv(DeviceBuffer send, long[] sendCounts, long[] sendDispls, DeviceBuffer recv,
+                                      long[] recvCounts, long[] recvDispls, DataType type) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return allToAllv(d.sendSegment(), sendCounts, sendDispls, d.recvSegment(), recvCounts, recvDispls, type,
+                staged(d));
+    }
+
+    @Override
+    public CollectiveFuture gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return gather(d.sendSegment(), d.recvSegment(), sendCount, type, root, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.of(send, recv);
+        return scatter(d.sendSegment(), d.recvSegment(), recvCount, type, root, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture send(DeviceBuffer buffer, long count, DataType type, int peer) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.ofBuffer(buffer, true);
+        return send(d.bufferSegment(), count, type, peer, staged(d));
+    }
+
+    @Override
+    public CollectiveFuture recv(DeviceBuffer buffer, long count, DataType type, int peer) {
+        checkOpen();
+        DeviceArgs d = DeviceArgs.ofBuffer(buffer, false);
+        return recv(d.bufferSegment(), count, type, peer, staged(d));
     }
 
     @Override

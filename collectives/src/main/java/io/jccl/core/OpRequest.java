@@ -22,8 +22,14 @@ final class OpRequest {
     final int root;
     final int peer;
     final boolean p2pSend;
-    final MemorySegment send;
-    final MemorySegment recv;
+    /**
+     * The buffers. Not final for device buffers ({@link #device}): the executor points them at host staging when
+     * the operation starts and clears them afterwards, on its own thread.
+     */
+    MemorySegment send;
+    MemorySegment recv;
+    /** The device buffers to stage, or null for an operation on segments only. */
+    DeviceArgs device;
     final boolean inPlace;
     final long[] sendCounts;
     final long[] sendDispls;

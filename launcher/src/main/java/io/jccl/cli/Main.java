@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
         subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
-            FabricCommand.class, CommandLine.HelpCommand.class})
+            FabricCommand.class, DevicesCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /** Creates the top-level command (picocli instantiates it). */
     public Main() {

@@ -2,10 +2,10 @@ package io.jccl.net.aeronudp;
 
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import io.jccl.net.NetException;
+import io.jccl.net.aeron.EmbeddedDrivers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,11 +41,7 @@ final class AeronUdpDriver {
      * retransmission into a 60 ms stall; 2 ms is still several loopback round trips.
      */
     private static final long RETRANSMIT_LINGER_NS = TimeUnit.MILLISECONDS.toNanos(2);
-    private static final ThreadFactory DAEMONS = r -> {
-        Thread t = new Thread(r, "jccl-aeron-udp-driver");
-        t.setDaemon(true);
-        return t;
-    };
+    private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-aeron-udp-driver");
 
     private final Path directory;
     private final MediaDriver driver;
@@ -78,21 +74,8 @@ final class AeronUdpDriver {
         long peerTimeoutNs = TimeUnit.MILLISECONDS.toNanos(options.peerTimeoutMs());
         MediaDriver driver = null;
         try {
-            MediaDriver.Context ctx = new MediaDriver.Context()
-                    .aeronDirectoryName(dir.toString())
-                    .dirDeleteOnStart(true)
-                    .dirDeleteOnShutdown(true)
-                    .warnIfDirectoryExists(false)
-                    .threadingMode(ThreadingMode.SHARED)
-                    .sharedIdleStrategy(new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(1),
-                            TimeUnit.MILLISECONDS.toNanos(1)))
-                    .sharedThreadFactory(DAEMONS)
-                    .conductorThreadFactory(DAEMONS)
-                    .senderThreadFactory(DAEMONS)
-                    .receiverThreadFactory(DAEMONS)
-                    .sharedNetworkThreadFactory(DAEMONS)
-                    .asyncExecutorThreadFactory(DAEMONS)
-                    .termBufferSparseFile(true)
+            MediaDriver.Context ctx = EmbeddedDrivers.sharedContext(dir.toString(), new BackoffIdleStrategy(64, 16,
+                            TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)), DAEMONS)
                     .socketSndbufLength(options.socketBufferBytes())
                     .socketRcvbufLength(options.socketBufferBytes())
                     .initialWindowLength(options.socketBufferBytes())

@@ -52,8 +52,18 @@ record AeronUdpOptions(int mtuBytes, int termBytes, int socketBufferBytes, long 
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static AeronUdpOptions parse(Map<String, String> options) {
+        return parse(options, DEFAULT_MTU);
+    }
+
+    /**
+     * @param options       the configuration values; absent keys take their defaults
+     * @param defaultMtuBytes the MTU when {@link #MTU} is not set (see {@link #mtuForLink})
+     * @return the parsed options
+     * @throws IllegalArgumentException naming the key and the value when a value is invalid
+     */
+    static AeronUdpOptions parse(Map<String, String> options, int defaultMtuBytes) {
         Map<String, String> o = options == null ? Map.of() : options;
-        long mtu = number(o, MTU, DEFAULT_MTU, MIN_MTU, MAX_MTU, "a multiple of 32");
+        long mtu = number(o, MTU, defaultMtuBytes, MIN_MTU, MAX_MTU, "a multiple of 32");
         if (mtu % 32 != 0) {
             throw invalid(MTU, o.get(MTU), MIN_MTU, MAX_MTU, "a multiple of 32");
         }
@@ -66,6 +76,24 @@ record AeronUdpOptions(int mtuBytes, int termBytes, int socketBufferBytes, long 
         long timeout = number(o, PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS, MIN_PEER_TIMEOUT_MS, MAX_PEER_TIMEOUT_MS,
                 "a number of milliseconds");
         return new AeronUdpOptions((int) mtu, (int) term, (int) buffer, timeout);
+    }
+
+    /**
+     * The largest Aeron MTU whose datagrams fit the link unfragmented: the link MTU less the IP and UDP headers,
+     * rounded down to Aeron's 32-byte frame alignment. A datagram that IP-fragments is lost whole when any fragment
+     * is, and Aeron's 1408 default fragments on links under 1436 bytes (this VM's eth0 has 1400); on loopback
+     * (65536) it allows 64 KiB datagrams, a fraction of the per-datagram costs.
+     *
+     * @param linkMtuBytes the interface's MTU, or 0 or less when unknown
+     * @param ipv6         whether the datagrams go over IPv6 (40-byte header instead of 20)
+     * @return the MTU to use: {@link #DEFAULT_MTU} when the link's is unknown
+     */
+    static int mtuForLink(int linkMtuBytes, boolean ipv6) {
+        if (linkMtuBytes <= 0) {
+            return DEFAULT_MTU;
+        }
+        int fits = (linkMtuBytes - (ipv6 ? 40 : 20) - 8) & ~31;
+        return Math.max(MIN_MTU, Math.min(MAX_MTU, fits));
     }
 
     /** @return the receiver's window: the socket buffer, at most half a term (Aeron's own cap) */

@@ -74,10 +74,21 @@ final class AeronUdpTransport implements NetTransport {
         }
         this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
                 : context.connectTimeout().toNanos();
-        this.options = AeronUdpOptions.parse(context.options());
+        this.options = AeronUdpOptions.parse(context.options(), AeronUdpOptions.mtuForLink(
+                linkMtu(context.bindAddress()), context.bindAddress() instanceof java.net.Inet6Address));
         this.dataParams = "|mtu=" + options.mtuBytes() + "|term-length=" + options.termBytes() + "|sparse=true";
         this.resources = new Resources("aeron-udp transport of rank " + context.self().rank());
         this.driver = AeronUdpDriver.acquire(options);
+    }
+
+    /** @return the MTU of the interface that holds {@code address}, or -1 when it cannot be told */
+    private static int linkMtu(InetAddress address) {
+        try {
+            java.net.NetworkInterface nif = java.net.NetworkInterface.getByInetAddress(address);
+            return nif == null ? -1 : nif.getMTU();
+        } catch (java.io.IOException e) {
+            return -1;
+        }
     }
 
     @Override

@@ -10,7 +10,7 @@ import io.jccl.net.TransportContext;
  * one host or many. A baseline and fallback: priority {@value #PRIORITY}, below every other transport, so it is
  * only used when {@code JCCL_NET=aeron-udp} (or {@code --transport aeron-udp}) names it.
  *
- * <p>Options read from {@link TransportContext#options()}: {@code JCCL_AERON_UDP_MTU} (default 1408),
+ * <p>Options read from {@link TransportContext#options()}: {@code JCCL_AERON_UDP_MTU} (default: the bind interface's MTU less IP and UDP headers, 1408 when unknown),
  * {@code JCCL_AERON_UDP_TERM_BYTES} (default 8 MiB), {@code JCCL_AERON_UDP_SOCKET_BUFFER_BYTES} (default 2 MiB)
  * and {@code JCCL_AERON_UDP_PEER_TIMEOUT_MS} (default 3000); see {@code docs/transports.md}.
  */

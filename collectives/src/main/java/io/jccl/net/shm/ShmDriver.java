@@ -3,8 +3,8 @@ package io.jccl.net.shm;
 import io.aeron.Aeron;
 import io.aeron.CommonContext;
 import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import io.jccl.net.NetException;
+import io.jccl.net.aeron.EmbeddedDrivers;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -58,11 +58,7 @@ final class ShmDriver {
     static final long LIVENESS_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private static final Map<Path, ShmDriver> DRIVERS = new HashMap<>();
-    private static final ThreadFactory DAEMONS = r -> {
-        Thread t = new Thread(r);
-        t.setDaemon(true);
-        return t;
-    };
+    private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-shm-driver");
 
     private final Path directory;
     private final Aeron aeron;
@@ -264,20 +260,7 @@ final class ShmDriver {
             channel.force(false);
             IdleStrategy idle = options.driverIdle() == ShmOptions.DriverIdle.SPIN ? new BusySpinIdleStrategy()
                     : new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
-            MediaDriver.Context ctx = new MediaDriver.Context()
-                    .aeronDirectoryName(dir.toString())
-                    .dirDeleteOnStart(true)
-                    .dirDeleteOnShutdown(true)
-                    .warnIfDirectoryExists(false)
-                    .threadingMode(ThreadingMode.SHARED)
-                    .sharedIdleStrategy(idle)
-                    .sharedThreadFactory(DAEMONS)
-                    .conductorThreadFactory(DAEMONS)
-                    .senderThreadFactory(DAEMONS)
-                    .receiverThreadFactory(DAEMONS)
-                    .sharedNetworkThreadFactory(DAEMONS)
-                    .asyncExecutorThreadFactory(DAEMONS)
-                    .termBufferSparseFile(true)
+            MediaDriver.Context ctx = EmbeddedDrivers.sharedContext(dir.toString(), idle, DAEMONS)
                     .clientLivenessTimeoutNs(CLIENT_LIVENESS_TIMEOUT_NS)
                     .publicationLingerTimeoutNs(PUBLICATION_LINGER_NS)
                     .errorHandler(e -> LOG.warn("shm media driver error", e));

@@ -1,26 +1,14 @@
 package io.jccl.net.shm;
 
+import io.jccl.net.aeron.HelloFrame;
+
 /**
- * The shm transport's hello frame; the message frames are {@link io.jccl.net.aeron.Frames}. One Aeron
- * fragment; all integers little-endian.
- *
- * <pre>
- * hello, {@value #HELLO_BYTES} bytes, once per connection on the listener's hello stream:
- *   0  int32   magic 0x4A53484C ("JSHL")
- *   4  uint16  version {@value #VERSION}
- *   6  uint16  flags 0
- *   8  int32   rank of the connecting side (for logs)
- *  12  int32   the data stream id the connecting side publishes the connection's messages on
- *  16  int64   pid of the connecting process (for peer-death detection)
- *  24  byte[16] the listener's token, from its handle
- *
- * </pre>
+ * The shm transport's hello: an {@link HelloFrame} with magic 0x4A53484C ("JSHL") whose detail is the connecting process's pid. The
+ * message frames are {@link io.jccl.net.aeron.Frames}.
  */
 final class Wire {
     static final int HELLO_MAGIC = 0x4A53484C;
-    static final int VERSION = 1;
-    static final int HELLO_BYTES = 40;
-    static final int TOKEN_BYTES = 16;
+    static final int TOKEN_BYTES = HelloFrame.TOKEN_BYTES;
 
     private Wire() {
     }

@@ -82,6 +82,15 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
     @Test
     void defaultsAreValid() {
         AeronUdpOptions o = AeronUdpOptions.parse(Map.of());
+        assertThat(AeronUdpOptions.mtuForLink(1500, false)).isEqualTo(1472);   // Ethernet: 1500 less 20 (IPv4) and 8 (UDP)
+        assertThat(AeronUdpOptions.mtuForLink(1400, false)).isEqualTo(1344);   // this VM's eth0: 1372 rounded down
+        assertThat(AeronUdpOptions.mtuForLink(1500, true)).isEqualTo(1440);
+        assertThat(AeronUdpOptions.mtuForLink(65536, false)).isEqualTo(65504);  // loopback: capped at Aeron's largest
+        assertThat(AeronUdpOptions.mtuForLink(576, false)).isEqualTo(544);
+        assertThat(AeronUdpOptions.mtuForLink(300, false)).isEqualTo(512);      // floor: Aeron's smallest
+        assertThat(AeronUdpOptions.mtuForLink(-1, false)).isEqualTo(1408);      // unknown link
+        assertThat(AeronUdpOptions.parse(Map.of(), 1344).mtuBytes()).isEqualTo(1344);
+        assertThat(AeronUdpOptions.parse(Map.of("JCCL_AERON_UDP_MTU", "4096"), 1344).mtuBytes()).isEqualTo(4096);
         assertThat(o.mtuBytes()).isEqualTo(1408);
         assertThat(o.termBytes()).isEqualTo(8 << 20);
         assertThat(o.windowBytes()).isEqualTo(2 << 20);

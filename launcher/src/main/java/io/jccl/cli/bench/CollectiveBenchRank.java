@@ -7,7 +7,6 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
-import io.jccl.cli.LogBackend;
 import io.jccl.plan.OpKind;
 
 import java.lang.foreign.Arena;
@@ -48,20 +47,7 @@ public final class CollectiveBenchRank {
      * @param args see the class comment
      */
     public static void main(String[] args) {
-        LogBackend.configure(System.getenv());
-        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
-        int status;
-        try {
-            status = run(args);
-        } catch (RuntimeException | Error e) {
-            System.out.flush();
-            System.err.println("rank failed: " + e);
-            e.printStackTrace();
-            status = 1;
-        }
-        System.out.flush();
-        System.err.flush();
-        System.exit(status);
+        RankProcesses.runChild(args, CollectiveBenchRank::run, "rank failed: ");
     }
 
     private static int run(String[] args) {

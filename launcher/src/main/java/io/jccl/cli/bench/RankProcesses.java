@@ -1,5 +1,7 @@
 package io.jccl.cli.bench;
 
+import io.jccl.cli.LogBackend;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -56,6 +58,55 @@ public final class RankProcesses implements AutoCloseable {
     private RankProcesses() {
     }
 
+    /** The work of a JVM started by {@link #start}: its arguments in, its exit status out. */
+    @FunctionalInterface
+    public interface Program {
+        /**
+         * @param args the program arguments
+         * @return the exit status
+         * @throws Exception when it fails (status 1)
+         */
+        int run(String[] args) throws Exception;
+    }
+
+    /**
+     * The {@code main} of a JVM started by {@link #start}: configures logging from the environment, halts with
+     * status 3 if the parent process exits first (so that no child outlives its benchmark), runs {@code program},
+     * and exits with its status; a failure is reported on standard error as one line, {@code failurePrefix} and the
+     * message with its causes' (for the parent to show), then the stack trace, and exits with status 1.
+     *
+     * @param args          the program arguments
+     * @param program       the work
+     * @param failurePrefix starts the line that says why it failed
+     */
+    public static void runChild(String[] args, Program program, String failurePrefix) {
+        LogBackend.configure(System.getenv());
+        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
+        int status;
+        try {
+            status = program.run(args);
+        } catch (Exception | Error e) {
+            System.out.flush();
+            System.err.println(failurePrefix + describe(e));
+            e.printStackTrace();
+            status = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        System.exit(status);
+    }
+
+    /** @return the exception's message with its causes' on one line */
+    static String describe(Throwable e) {
+        StringBuilder b = new StringBuilder(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+        for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null && !b.toString().contains(c.getMessage())) {
+                b.append(": ").append(c.getMessage());
+            }
+        }
+        return b.toString().replace('\n', ' ');
+    }
+
     /**
      * Starts {@code n} JVMs running {@code mainClass}.
      *
@@ -83,11 +134,29 @@ public final class RankProcesses implements AutoCloseable {
      */
     public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
                                           IntFunction<Map<String, String>> env) {
+        return startEach(mainClass, n, args, env, r -> List.of());
+    }
+
+    /**
+     * Starts {@code n} JVMs running {@code mainClass}, each with environment variables of its own and behind a
+     * command prefix of its own (e.g. {@code ip netns exec NAME}, which runs the JVM in a network namespace: the
+     * prefix must exec the JVM, so that killing the process kills the JVM).
+     *
+     * @param mainClass a class with a main method on this JVM's class path
+     * @param n         how many
+     * @param args      the program arguments of rank r
+     * @param env       environment variables of rank r, added to this JVM's
+     * @param prefix    the words before {@code java} for rank r, empty for none
+     * @return the running ranks
+     * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
+     */
+    public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
+                                          IntFunction<Map<String, String>> env, IntFunction<List<String>> prefix) {
         RankProcesses ranks = new RankProcesses();
         Runtime.getRuntime().addShutdownHook(ranks.killer);
         try {
             for (int r = 0; r < n; r++) {
-                List<String> cmd = new ArrayList<>();
+                List<String> cmd = new ArrayList<>(prefix.apply(r));
                 cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
                 cmd.addAll(inheritedJvmOptions());
                 cmd.add("-cp");

@@ -48,7 +48,7 @@ public final class PerfCommand implements Callable<Integer> {
     /** Most ranks it starts itself. */
     static final int MAX_RANKS = 64;
     /** --transport values. */
-    static final List<String> TRANSPORTS = List.of("auto", "metaroce", "shm", "tcp");
+    static final List<String> TRANSPORTS = io.jccl.cli.run.RunCommand.TRANSPORTS;
     /** -d all. */
     static final List<DataType> ALL_TYPES = List.of(DataType.INT8, DataType.UINT8, DataType.INT32, DataType.UINT32,
             DataType.INT64, DataType.UINT64, DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16,
@@ -135,6 +135,14 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw bus bandwidth against size (PNG)")
     Path plot;
 
+    @Option(names = "--metrics-port", defaultValue = "-1", paramLabel = "P", description = "serve Prometheus metrics "
+            + "(docs/metrics.md) at http://127.0.0.1:P+localRank/metrics while the run lasts (default: off)")
+    int metricsPort;
+
+    @Option(names = "--metrics-linger", defaultValue = "0", paramLabel = "S", description = "with --metrics-port: keep "
+            + "serving the final values S seconds after the run, for a scraper (default ${DEFAULT-VALUE})")
+    long metricsLingerSeconds;
+
     @Option(names = "--test-corrupt", hidden = true, description = "test hook: rank 0 spoils one received element")
     boolean testCorrupt;
 
@@ -160,12 +168,15 @@ public final class PerfCommand implements Callable<Integer> {
      * @param timeoutSeconds -T
      * @param json       -J
      * @param plot       --plot, or null
+     * @param metricsPort --metrics-port: the first rank's port on each host, or -1 for none
+     * @param metricsLingerSeconds --metrics-linger
      * @param testCorrupt test hook
      */
     record Settings(List<PerfCollective> collectives, int np, String transport, List<Long> sizes, long minBytes,
                     long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int agg, int check,
                     List<ReduceOp.Kind> ops, List<DataType> types, int root, int average, long timeoutSeconds,
-                    boolean json, Path plot, boolean testCorrupt) {
+                    boolean json, Path plot, int metricsPort, long metricsLingerSeconds,
+                    boolean testCorrupt) {
     }
 
     @Override
@@ -254,7 +265,7 @@ public final class PerfCommand implements Callable<Integer> {
         }
         return new Settings(List.copyOf(c), np == null ? 0 : np, t, List.copyOf(sizes), minBytes, maxBytes, stepBytes, stepFactor,
                 iters, warmup, agg, check, ops(), types(), root, average, timeoutSeconds, json,
-                plot == null ? null : plot.toAbsolutePath(), testCorrupt);
+                plot == null ? null : plot.toAbsolutePath(), metricsPort, metricsLingerSeconds, testCorrupt);
     }
 
     private void checkRanks(Settings s, int n) {
@@ -263,6 +274,16 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (s.collectives().stream().anyMatch(c -> c.rooted) && s.root() >= n) {
             throw usage("-r " + s.root() + " is not a rank of " + n);
+        }
+        if (s.metricsLingerSeconds() < 0 || s.metricsLingerSeconds() > 3600) {
+            throw usage("--metrics-linger must be 0-3600 seconds, got " + s.metricsLingerSeconds());
+        }
+        if (s.metricsLingerSeconds() > 0 && s.metricsPort() == -1) {
+            throw usage("--metrics-linger needs --metrics-port");
+        }
+        if (s.metricsPort() != -1 && (s.metricsPort() < 1 || s.metricsPort() > 65536 - n)) {
+            throw usage("--metrics-port must be 1-" + (65536 - n) + " (ranks serve P to P+" + (n - 1) + "), got "
+                    + s.metricsPort());
         }
         if (s.collectives().contains(PerfCollective.HYPERCUBE) && Integer.bitCount(n) != 1) {
             throw usage("hypercube needs a power-of-two number of ranks, got " + n);
@@ -345,6 +366,12 @@ public final class PerfCommand implements Callable<Integer> {
         if (s.plot() != null) {
             a.add("--plot");
             a.add(s.plot().toString());
+        }
+        if (s.metricsPort() >= 0) {
+            a.add("--metrics-port");
+            a.add(Integer.toString(s.metricsPort()));
+            a.add("--metrics-linger");
+            a.add(Long.toString(s.metricsLingerSeconds()));
         }
         if (s.testCorrupt()) {
             a.add("--test-corrupt");

@@ -7,7 +7,9 @@ import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
+import io.jccl.cli.metrics.MetricsEndpoint;
 import io.jccl.cli.plot.LinePlot;
+import io.jccl.env.LaunchEnvironment;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -74,11 +76,37 @@ final class PerfRunner {
         if (!s.transport().equals("auto")) {
             config.transport(s.transport());
         }
-        try (Communicator comm = Communicator.fromEnvironment(config.build()); Arena arena = Arena.ofShared()) {
+        try (MetricsEndpoint metrics = startMetrics(s); Communicator comm = Communicator.fromEnvironment(config.build());
+             Arena arena = Arena.ofShared()) {
             PerfRunner runner = new PerfRunner(s, comm, relay, arena);
             int status = runner.runAll();
             comm.barrier().await();
+            if (metrics != null && s.metricsLingerSeconds() > 0) {
+                lingerForScrapes(s.metricsLingerSeconds());
+            }
             return relay ? 0 : status;
+        }
+    }
+
+    /** @return the Prometheus endpoint of this rank (port P + local rank), or null without --metrics-port */
+    private static MetricsEndpoint startMetrics(PerfCommand.Settings s) {
+        if (s.metricsPort() < 0) {
+            return null;
+        }
+        LaunchEnvironment env = LaunchEnvironment.detect();
+        int port = s.metricsPort() + Math.max(0, env.localRank());
+        MetricsEndpoint endpoint = MetricsEndpoint.start(port);
+        System.err.println("jccl perf: rank " + env.rank() + " serves metrics at http://127.0.0.1:" + endpoint.port()
+                + "/metrics");
+        return endpoint;
+    }
+
+    /** Keeps the process, and so its metrics endpoint with the final values, up for a scraper. */
+    private static void lingerForScrapes(long seconds) {
+        try {
+            Thread.sleep(Duration.ofSeconds(seconds));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -41,6 +41,7 @@ public final class LinePlot {
     private boolean logX;
     private DoubleFunction<String> xTicks = v -> format(v);
     private DoubleFunction<String> yTicks = v -> format(v);
+    private List<Double> xTickValues;
 
     /**
      * @param title  drawn above the chart
@@ -68,6 +69,18 @@ public final class LinePlot {
      */
     public LinePlot xTickFormat(DoubleFunction<String> f) {
         this.xTicks = f;
+        return this;
+    }
+
+    /**
+     * Places the x ticks at these values instead of spreading them evenly: for categories drawn at positions 0, 1,
+     * 2, ... with {@link #xTickFormat} naming each (a linear axis only).
+     *
+     * @param values where the ticks go, inside the data's x range
+     * @return this
+     */
+    public LinePlot xTicks(List<Double> values) {
+        this.xTickValues = List.copyOf(values);
         return this;
     }
 
@@ -193,9 +206,11 @@ public final class LinePlot {
             String t = yTicks.apply(y);
             g.drawString(t, left - 6 - fm.stringWidth(t), py + fm.getAscent() / 2 - 1);
         }
-        // x ticks: every integer power of two on a log axis (thinned to fit), else 5 steps
+        // x ticks: as given, else every integer power of two on a log axis (thinned to fit), else 5 steps
         List<Double> ticks = new ArrayList<>();
-        if (logX) {
+        if (xTickValues != null && !logX) {
+            ticks.addAll(xTickValues);
+        } else if (logX) {
             int span = (int) Math.ceil(x1) - (int) Math.floor(x0);
             int every = Math.max(1, span / 10 + (span % 10 == 0 ? 0 : 1));
             for (int e = (int) Math.ceil(x0); e <= x1; e += every) {

@@ -60,8 +60,8 @@ public final class RunCommand implements Callable<Integer> {
     static final String DEFAULT_AGENT = "ssh -o BatchMode=yes";
     /** The environment variable naming the launch agent. */
     static final String AGENT_VARIABLE = "JCCL_RUN_SSH";
-    /** Transport names --transport accepts; auto leaves JCCL_NET unset. */
-    static final List<String> TRANSPORTS = List.of("auto", "aeron-udp", "metaroce", "shm", "tcp");
+    /** Transport names --transport accepts, here and in {@code jccl perf}; auto leaves JCCL_NET unset. */
+    public static final List<String> TRANSPORTS = List.of("auto", "aeron-udp", "metaroce", "shm", "tcp");
     private static final Pattern JAVA_ID = Pattern.compile(
             "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}"
                     + "\\p{javaJavaIdentifierPart}*)+");

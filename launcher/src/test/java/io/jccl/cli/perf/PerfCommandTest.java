@@ -107,6 +107,63 @@ class PerfCommandTest {
     }
 
     @Test
+    void metricsPortServesEachRanksMetersWithTheirTags() throws Exception {
+        int port = freePortPair();
+        java.util.concurrent.atomic.AtomicReference<String>[] last = new java.util.concurrent.atomic.AtomicReference[] {
+                new java.util.concurrent.atomic.AtomicReference<>(""),
+                new java.util.concurrent.atomic.AtomicReference<>("")};
+        java.util.concurrent.CompletableFuture<CliRun> run = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+                CliRun.of("perf", "all_reduce", "-np", "2", "-b", "64", "-e", "256", "-f", "4", "-n", "5", "-w", "2",
+                        "-T", "60", "--metrics-port", Integer.toString(port), "--metrics-linger", "3"));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        while (!run.isDone()) {
+            for (int r = 0; r < 2; r++) {
+                try {
+                    java.net.http.HttpResponse<String> response = http.send(java.net.http.HttpRequest.newBuilder(
+                                    java.net.URI.create("http://127.0.0.1:" + (port + r) + "/metrics")).build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+                    if (response.statusCode() == 200) {
+                        last[r].set(response.body());
+                    }
+                } catch (java.io.IOException notUpYet) {
+                    // the rank has not started its endpoint yet, or has ended
+                }
+            }
+            Thread.sleep(50);
+        }
+        CliRun r = run.get();
+        assertThat(r.code()).as(r.err()).isZero();
+        // Only rank 0's error stream reaches the terminal; the others serve at P + local rank all the same.
+        assertThat(r.err()).contains("rank 0 serves metrics at http://127.0.0.1:" + port + "/metrics");
+        for (int rank = 0; rank < 2; rank++) {
+            String scrape = last[rank].get();
+            // 2 sizes x (2 warm-up + 5 timed) x (out-of-place + in-place), plus the checking calls.
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("jccl_collective_seconds_count\\{([^}]*"
+                    + "collective=\"allReduce\"[^}]*)} ([0-9.]+)").matcher(scrape);
+            assertThat(m.find()).as("rank %d scrape:%n%s", rank, scrape).isTrue();
+            assertThat(m.group(1)).contains("type=\"float32\"", "transport=\"shm\"");   // same host: shm
+            assertThat(Double.parseDouble(m.group(2))).isGreaterThanOrEqualTo(2 * 7 * 2);
+            assertThat(scrape).contains("jccl_collective_bytes_total{");
+        }
+    }
+
+    private static int freePortPair() throws java.io.IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (java.net.ServerSocket a = new java.net.ServerSocket(0)) {
+                int p = a.getLocalPort();
+                if (p < 65535) {
+                    try (java.net.ServerSocket b = new java.net.ServerSocket(p + 1)) {
+                        return p;
+                    } catch (java.io.IOException taken) {
+                        // try another
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("no two adjacent free ports");
+    }
+
+    @Test
     void badFlagsAreRefusedClearly() {
         assertThat(CliRun.of("perf", "all_reduc").err()).contains("unknown collective 'all_reduc'",
                 "all_reduce, all_gather, broadcast, reduce, reduce_scatter, alltoall, gather, scatter, sendrecv, "
@@ -124,6 +181,10 @@ class PerfCommandTest {
         assertThat(CliRun.of("perf", "broadcast", "-np", "2", "-r", "2").err()).contains("-r 2 is not a rank of 2");
         assertThat(CliRun.of("perf", "hypercube", "-np", "3").err()).contains("power-of-two");
         assertThat(CliRun.of("perf", "all_reduce", "--plot", "x.jpg").err()).contains("ending in .png");
+        assertThat(CliRun.of("perf", "all_reduce", "-np", "2", "--metrics-port", "65535").err())
+                .contains("--metrics-port must be 1-65534");
+        assertThat(CliRun.of("perf", "all_reduce", "--metrics-linger", "5").err())
+                .contains("--metrics-linger needs --metrics-port");
         assertThat(CliRun.of("perf", "all_reduce", "-b", "1M", "-e", "1K").code()).isEqualTo(2);
     }
 }

@@ -3,6 +3,11 @@ package io.jccl.metaroce.net;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import io.jccl.metaroce.fabric.RelayClient;
+import io.jccl.metaroce.offload.DataPathSpec;
+import io.jccl.metaroce.offload.MetaRoceDataPath;
+import io.jccl.metaroce.offload.OffloadDecision;
+import io.jccl.metaroce.offload.OffloadSelector;
+import io.jccl.metaroce.offload.OffloadSetting;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
@@ -111,6 +116,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private volatile Thread driverThread;
     /** Lets the dedicated driver thread sleep on the sockets; null when it cannot (channel I/O, other modes). */
     private final SocketWaiter waiter;
+    /** What carries the connections: software UDP or an offload provider. */
+    private final OffloadDecision offloadDecision;
 
     // Driving thread only.
     private final Int2ObjectHashMap<MetaRoceListener> listeners = new Int2ObjectHashMap<>();
@@ -123,29 +130,66 @@ public final class MetaRoceNetTransport implements NetTransport {
     /**
      * @param context the rank's context
      * @throws NetException IO_ERROR when the sockets cannot be opened, or the relay does not register them
-     * @throws IllegalArgumentException when a {@code JCCL_METAROCE_*} option is invalid
+     * @throws IllegalArgumentException when a {@code JCCL_METAROCE_*} option is invalid, or
+     *                                  {@code JCCL_METAROCE_OFFLOAD} names a provider that is missing or declines
      */
     MetaRoceNetTransport(TransportContext context) {
+        this(context, OffloadSelector.installed());
+    }
+
+    /**
+     * @param context the rank's context
+     * @param offload decides what carries the connections ({@code JCCL_METAROCE_OFFLOAD}) and logs the decision
+     * @throws NetException IO_ERROR when the data paths cannot be opened (an explicitly named provider's included),
+     *                      or the relay does not register them
+     * @throws IllegalArgumentException when a {@code JCCL_METAROCE_*} option is invalid, or
+     *                                  {@code JCCL_METAROCE_OFFLOAD} names a provider that is missing or declines
+     */
+    MetaRoceNetTransport(TransportContext context, OffloadSelector offload) {
         this.context = context;
         this.options = MetaRoceOptions.parse(context.options());
+        OffloadDecision decision = offload.decide(context.options());
         SecureRandom random = new SecureRandom();
         random.nextBytes(acceptKey);
         byte[] initiateKey = new byte[MetaRoceHandle.KEY_BYTES];
         random.nextBytes(initiateKey);   // never accepts: its own key only turns strangers' handshakes away
-        UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64)
-                .withPorts(options.ports()[0], options.ports()[1]);
-        UdpDriver acceptDriver;
-        UdpDriver initiateDriver;
-        try {
-            acceptDriver = new UdpDriver(endpointConfig(acceptKey), udp, random, new SystemNanoClock());
-        } catch (UncheckedIOException e) {
-            throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+        EndpointConfig acceptConfig = endpointConfig(acceptKey);
+        EndpointConfig initiateConfig = endpointConfig(initiateKey);
+        MetaRoceDataPath acceptDriver = null;
+        MetaRoceDataPath initiateDriver = null;
+        if (decision.offloaded()) {
+            try {
+                acceptDriver = openOffloaded(decision, acceptConfig, random);
+                initiateDriver = openOffloaded(decision, initiateConfig, random);
+            } catch (RuntimeException e) {
+                if (acceptDriver != null) {
+                    acceptDriver.close();
+                    acceptDriver = null;
+                }
+                String why = "offload provider " + decision.provider().name() + " could not open its data path on "
+                        + decision.device().name() + ": " + e.getMessage();
+                if (decision.setting().mode() == OffloadSetting.Mode.NAMED) {
+                    throw new NetException(NetException.Reason.IO_ERROR, "metaroce rank " + context.self().rank()
+                            + ": " + why + " (" + decision.setting() + ")", e);
+                }
+                LOG.warn("metaroce rank {}: {}; software UDP instead", context.self().rank(), why);
+                decision = decision.fallBack(why);
+            }
         }
-        try {
-            initiateDriver = new UdpDriver(endpointConfig(initiateKey), udp, random, new SystemNanoClock());
-        } catch (UncheckedIOException e) {
-            acceptDriver.close();
-            throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+        if (!decision.offloaded()) {
+            UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64)
+                    .withPorts(options.ports()[0], options.ports()[1]);
+            try {
+                acceptDriver = new UdpDriver(acceptConfig, udp, random, new SystemNanoClock());
+            } catch (UncheckedIOException e) {
+                throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+            }
+            try {
+                initiateDriver = new UdpDriver(initiateConfig, udp, random, new SystemNanoClock());
+            } catch (UncheckedIOException e) {
+                acceptDriver.close();
+                throw new NetException(NetException.Reason.IO_ERROR, e.getMessage(), e);
+            }
         }
         try {
             listenerPaths = options.relay() == null ? acceptDriver.localAddresses()
@@ -155,6 +199,8 @@ public final class MetaRoceNetTransport implements NetTransport {
             initiateDriver.close();
             throw e;
         }
+        offload.log(decision);
+        this.offloadDecision = decision;
         accepting = new Side(acceptDriver);
         initiating = new Side(initiateDriver);
         // Callers' polls drive the protocol at once, so they are told to keep polling (signalsCompletion false):
@@ -164,8 +210,10 @@ public final class MetaRoceNetTransport implements NetTransport {
         // message costs end to end (CTS, WRITE, acknowledgement, FIN: ~200 µs); with 30 µs it chose chunks so small
         // that a 1 MiB all-reduce took 3-4x longer.
         properties = new NetProperties("metaroce", 12_000, 200, options.maxInflight(), MAX_MESSAGE_BYTES, false);
+        // Sleeping on the sockets needs the UDP driver's sockets; an offloaded data path backs off instead.
         waiter = options.threading() == MetaRoceOptions.Threading.DEDICATED && options.idle() == MetaRoceOptions.Idle.WAIT
-                ? SocketWaiter.open(List.of(acceptDriver, initiateDriver)) : null;
+                && acceptDriver instanceof UdpDriver a && initiateDriver instanceof UdpDriver i
+                ? SocketWaiter.open(List.of(a, i)) : null;
         dedicated = switch (options.threading()) {
             case DEDICATED -> DriverThreads.startDedicated(agent, waiter == null ? DriverThreads.idleStrategy(
                     options.idle() == MetaRoceOptions.Idle.WAIT ? MetaRoceOptions.Idle.BACKOFF : options.idle())
@@ -178,6 +226,21 @@ public final class MetaRoceNetTransport implements NetTransport {
             case INVOKER -> null;
         };
         LIVE.add(this);
+    }
+
+    /** Opens one data path through the provider the decision chose; a null answer is a failure. */
+    private MetaRoceDataPath openOffloaded(OffloadDecision decision, EndpointConfig config, SecureRandom random) {
+        MetaRoceDataPath path = decision.provider().open(new DataPathSpec(decision.device(), config,
+                context.bindAddress(), random, new SystemNanoClock()));
+        if (path == null) {
+            throw new IllegalStateException("open returned no data path");
+        }
+        return path;
+    }
+
+    /** @return what carries this transport's MetaRoCE connections, and the line that said so */
+    public OffloadDecision offloadDecision() {
+        return offloadDecision;
     }
 
     /**

@@ -40,6 +40,12 @@ import java.util.Map;
  * registration waits as long as the connect timeout, 30 s at most. Beware: the accepting endpoint knows its peers only
  * by the proxy's flow sockets, and the proxy forgets a flow idle for its flow idle timeout (10 s by default, and with
  * {@code jccl fabric --proxy}), so two ranks that exchange nothing for longer lose their connection</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_OFFLOAD}</td><td>auto</td><td>what carries the connections: {@code auto} (an
+ * {@link io.jccl.metaroce.offload.OffloadProvider} whose probe accepts one of the host's RDMA devices, else software
+ * UDP), {@code off} (software UDP), or a provider's name (that one, or an error); read by
+ * {@link io.jccl.metaroce.offload.OffloadSelector}, which logs the decision at INFO</td></tr>
+ * <tr><td>{@code JCCL_IBVERBS_LIBRARY}</td><td>libibverbs.so.1</td><td>the libibverbs that RDMA device discovery
+ * loads: a soname or a path ({@link io.jccl.metaroce.verbs.RdmaDiscovery})</td></tr>
  * </table>
  *
  * @param paths             logical paths per connection

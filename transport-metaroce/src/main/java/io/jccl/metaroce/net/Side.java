@@ -1,27 +1,28 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.metaroce.offload.MetaRoceDataPath;
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
-import io.jccl.metaroce.udp.UdpDriver;
 import org.agrona.collections.Long2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
 
 /**
- * One MetaRoCE endpoint of a transport and its UDP driver, with the book of who posted each piece of work. A
- * transport has two: one that only accepts (its listener's) and one that only initiates, so two ranks connecting
- * to each other at the same moment never make crossing handshakes. Driving thread only.
+ * One MetaRoCE endpoint of a transport and its data path (the UDP driver, or an offload provider's), with the book
+ * of who posted each piece of work. A transport has two: one that only accepts (its listener's) and one that only
+ * initiates, so two ranks connecting to each other at the same moment never make crossing handshakes. Driving
+ * thread only.
  */
 final class Side {
-    final UdpDriver driver;
+    final MetaRoceDataPath driver;
     final Endpoint endpoint;
     private final Long2ObjectHashMap<WorkOwner> owners = new Long2ObjectHashMap<>();
     private final CompletionHandler dispatch = this::onCompletion;
 
-    Side(UdpDriver driver) {
+    Side(MetaRoceDataPath driver) {
         this.driver = driver;
         this.endpoint = driver.endpoint();
     }

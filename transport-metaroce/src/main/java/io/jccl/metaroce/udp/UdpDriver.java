@@ -2,6 +2,7 @@ package io.jccl.metaroce.udp;
 
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
+import io.jccl.metaroce.offload.MetaRoceDataPath;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.TransmitSink;
@@ -58,7 +59,7 @@ import java.util.random.RandomGenerator;
  * <p><b>Threading.</b> This first cut is the invoker mode: one thread calls {@link #doWork()} in a loop (or an
  * Agrona {@code AgentRunner} does) and posts work to {@link #endpoint()} from that same thread.
  */
-public final class UdpDriver implements Agent, AutoCloseable {
+public final class UdpDriver implements Agent, MetaRoceDataPath {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, UdpDriver.class);
     private static final long NO_PEER = -1;
 
@@ -154,6 +155,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return the endpoint this driver runs; post work to it from the thread that calls {@link #doWork()} */
+    @Override
     public Endpoint endpoint() {
         return endpoint;
     }
@@ -174,6 +176,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return the address of each path socket, in path order: what a peer passes to {@link #addPeer} */
+    @Override
     public List<InetSocketAddress> localAddresses() {
         List<InetSocketAddress> out = new ArrayList<>(sockets.length);
         for (DatagramIo s : sockets) {
@@ -190,6 +193,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
      * @throws IllegalArgumentException when the count does not match this side's paths, or an address is
      *                                  unresolved
      */
+    @Override
     public long addPeer(List<InetSocketAddress> pathAddresses) {
         Objects.requireNonNull(pathAddresses, "pathAddresses");
         if (pathAddresses.size() != sockets.length) {
@@ -240,6 +244,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return when the endpoint next needs a duty cycle with nothing arriving (a timer), on the driver's clock */
+    @Override
     public long nextTimeoutNs() {
         return endpoint.nextTimeoutNs();
     }
@@ -399,11 +404,13 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return datagrams handed to the kernel (each segment of a GSO message counts) */
+    @Override
     public long datagramsSent() {
         return io.datagramsSent;
     }
 
     /** @return datagrams read from the sockets (each segment of a GRO read counts) */
+    @Override
     public long datagramsReceived() {
         return datagramsReceived;
     }
@@ -424,6 +431,7 @@ public final class UdpDriver implements Agent, AutoCloseable {
     }
 
     /** @return path sockets replaced by a re-route */
+    @Override
     public long socketsRebound() {
         return socketsRebound;
     }

@@ -1,0 +1,347 @@
+package io.jccl.api;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.DeviceBuffer;
+import io.jccl.ErrorCode;
+import io.jccl.HostStaging;
+import io.jccl.ReduceOp;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static io.jccl.api.CommAssertions.abortAll;
+import static io.jccl.api.CommAssertions.assertThrowsJccl;
+import static io.jccl.api.CommAssertions.awaitAll;
+import static io.jccl.api.CommAssertions.awaitFailure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The collectives' device path against {@link FakeDevice} (scrambled native memory): results are exact, in place
+ * works through the same buffer or a slice, the copies happen when the operation runs (issue order), all-to-allv
+ * leaves the bytes between its blocks alone, every staging lease comes back, a failed copy fails the operation on
+ * this rank with the domain and call named and its peers with REMOTE_ERROR, and bad buffers are refused at once.
+ * Every collective on a real domain (the HIP stub): gpu-memory's {@code DeviceCollectivesTest}.
+ */
+class DeviceBufferTest {
+    private static final int N = 3;
+    private FakeDevice device;
+    private List<Communicator> comms;
+
+    @BeforeEach
+    void setUp() {
+        device = new FakeDevice();
+        comms = Communicator.local(N);
+    }
+
+    @AfterEach
+    void tearDown() {
+        abortAll(comms);
+        device.close();
+    }
+
+    private static int[] ramp(int rank, int count) {
+        int[] v = new int[count];
+        for (int i = 0; i < count; i++) {
+            v[i] = (rank + 1) * 1000 + i;
+        }
+        return v;
+    }
+
+    @Test
+    void allReduceOutOfPlaceAndInPlace() {
+        int count = 1000;
+        List<FakeDevice.Buffer> send = new ArrayList<>();
+        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<CollectiveFuture> fs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            send.add(device.allocate(4L * count));
+            recv.add(device.allocate(4L * count));
+            send.get(r).putInts(ramp(r, count));
+            fs.add(comms.get(r).allReduce(send.get(r), recv.get(r), count, DataType.INT32, ReduceOp.SUM));
+        }
+        awaitAll(fs);
+        fs.clear();
+        for (int r = 0; r < N; r++) {
+            int[] got = recv.get(r).ints();
+            for (int i = 0; i < count; i++) {
+                assertThat(got[i]).as("rank %d element %d", r, i).isEqualTo(6000 + 3 * i);
+            }
+            assertThat(send.get(r).ints()).as("send untouched").isEqualTo(ramp(r, count));
+            fs.add(comms.get(r).allReduce(send.get(r), send.get(r), count, DataType.INT32, ReduceOp.MAX));
+        }
+        awaitAll(fs);
+        for (int r = 0; r < N; r++) {
+            assertThat(send.get(r).ints()).as("in place, rank %d", r).isEqualTo(ramp(N - 1, count));
+        }
+        assertThat(device.released.get()).as("every staging lease returned").isEqualTo(device.acquired.get());
+        // out of place: send and recv, 2 leases; in place: 1 lease per rank
+        assertThat(device.acquired.get()).isEqualTo(N * 2 + N);
+    }
+
+    @Test
+    void inPlaceThroughSlices() {
+        int count = 5;
+        List<CollectiveFuture> fs = new ArrayList<>();
+        List<FakeDevice.Buffer> gathered = new ArrayList<>();
+        List<FakeDevice.Buffer> scattered = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            FakeDevice.Buffer g = device.allocate(4L * count * N);
+            int[] mine = new int[count * N];
+            System.arraycopy(ramp(r, count), 0, mine, r * count, count);
+            g.putInts(mine);
+            gathered.add(g);
+            DeviceBuffer sendSlice = g.slice(4L * count * r, 4L * count);
+            fs.add(comms.get(r).allGather(sendSlice, g, count, DataType.INT32));
+            FakeDevice.Buffer s = device.allocate(4L * count * N);
+            s.putInts(ramp(r, count * N));
+            scattered.add(s);
+            fs.add(comms.get(r).reduceScatter(s, s.slice(4L * count * r, 4L * count), count, DataType.INT32,
+                    ReduceOp.SUM));
+        }
+        awaitAll(fs);
+        for (int r = 0; r < N; r++) {
+            int[] g = gathered.get(r).ints();
+            int[] s = scattered.get(r).ints();
+            for (int q = 0; q < N; q++) {
+                for (int i = 0; i < count; i++) {
+                    assertThat(g[q * count + i]).isEqualTo((q + 1) * 1000 + i);
+                }
+            }
+            for (int i = 0; i < count; i++) {
+                assertThat(s[r * count + i]).as("rank %d's block", r).isEqualTo(6000 + 3 * (r * count + i));
+            }
+        }
+        assertThat(device.acquired.get()).as("one lease per in-place call").isEqualTo(2 * N);
+    }
+
+    @Test
+    void copiesRunWhenTheOperationRunsNotWhenIssued() {
+        int count = 64;
+        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        List<CollectiveFuture> fs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            bufs.add(device.allocate(4L * count));
+            int[] ones = new int[count];
+            java.util.Arrays.fill(ones, 1);
+            bufs.get(r).putInts(ones);
+        }
+        for (int round = 0; round < 4; round++) {   // queued back to back: each must see the previous sum
+            for (int r = 0; r < N; r++) {
+                fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+            }
+        }
+        awaitAll(fs);
+        for (int r = 0; r < N; r++) {
+            assertThat(bufs.get(r).ints()).containsOnly(81);   // 3^4
+        }
+    }
+
+    @Test
+    void allToAllvCopiesBackOnlyTheReceivedBlocks() {
+        long[] counts = new long[N];
+        long[] displs = new long[N];
+        for (int j = 0; j < N; j++) {
+            counts[j] = 2;
+            displs[j] = 3L * j;   // a gap of one element after each block
+        }
+        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<CollectiveFuture> fs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            FakeDevice.Buffer s = device.allocate(4L * 3 * N);
+            s.putInts(ramp(r, 3 * N));
+            FakeDevice.Buffer d = device.allocate(4L * 3 * N);
+            int[] marks = new int[3 * N];
+            java.util.Arrays.fill(marks, -7);
+            d.putInts(marks);
+            recv.add(d);
+            fs.add(comms.get(r).allToAllv(s, counts, displs, d, counts, displs, DataType.INT32));
+        }
+        awaitAll(fs);
+        for (int r = 0; r < N; r++) {
+            int[] got = recv.get(r).ints();
+            for (int j = 0; j < N; j++) {
+                assertThat(got[3 * j]).isEqualTo((j + 1) * 1000 + 3 * r);
+                assertThat(got[3 * j + 1]).isEqualTo((j + 1) * 1000 + 3 * r + 1);
+                assertThat(got[3 * j + 2]).as("gap after block %d", j).isEqualTo(-7);
+            }
+        }
+    }
+
+    @Test
+    void sendAndReceiveInAGroupIncludingSelf() {
+        int count = 17;
+        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<FakeDevice.Buffer> self = new ArrayList<>();
+        List<CollectiveFuture> fs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            FakeDevice.Buffer s = device.allocate(4L * count);
+            s.putInts(ramp(r, count));
+            FakeDevice.Buffer d = device.allocate(4L * count);
+            FakeDevice.Buffer me = device.allocate(4L * count);
+            recv.add(d);
+            self.add(me);
+            int rank = r;
+            fs.add(comms.get(r).group(c -> {
+                c.send(s, count, DataType.INT32, (rank + 1) % N);
+                c.recv(d, count, DataType.INT32, (rank + N - 1) % N);
+                c.send(s, count, DataType.INT32, rank);
+                c.recv(me, count, DataType.INT32, rank);
+            }));
+        }
+        awaitAll(fs);
+        for (int r = 0; r < N; r++) {
+            assertThat(recv.get(r).ints()).isEqualTo(ramp((r + N - 1) % N, count));
+            assertThat(self.get(r).ints()).isEqualTo(ramp(r, count));
+        }
+        assertThat(device.released.get()).isEqualTo(device.acquired.get());
+    }
+
+    @Test
+    void aFailedCopyToHostFailsTheOperationAndTellsThePeers() {
+        int count = 32;
+        List<CollectiveFuture> fs = new ArrayList<>();
+        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        for (int r = 0; r < N; r++) {
+            bufs.add(device.allocate(4L * count));
+        }
+        device.toHostFailsAfter.set(0);   // the first staging copy of whichever rank starts first
+        for (int r = 0; r < N; r++) {
+            fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+        }
+        int local = 0;
+        for (CollectiveFuture f : fs) {
+            io.jccl.JcclException e = awaitFailure(f);
+            if (e.code() == ErrorCode.SYSTEM_ERROR) {
+                local++;
+                assertThat(e.detail()).contains("allReduce(count=32", "copying send (128 bytes) from fake memory",
+                        "fakeMemcpy(DeviceToHost) failed: injected");
+            } else {
+                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
+                assertThat(e.detail()).contains("fakeMemcpy(DeviceToHost)");
+            }
+        }
+        assertThat(local).isEqualTo(1);
+        assertThat(device.released.get()).isEqualTo(device.acquired.get());
+    }
+
+    @Test
+    void aFailedCopyBackFailsTheOperation() {
+        int count = 8;
+        List<CollectiveFuture> fs = new ArrayList<>();
+        device.fromHostFailsAfter.set(0);
+        for (int r = 0; r < N; r++) {
+            FakeDevice.Buffer b = device.allocate(4L * count);
+            fs.add(comms.get(r).allReduce(b, b, count, DataType.INT32, ReduceOp.SUM));
+        }
+        boolean sawLocal = false;
+        for (CollectiveFuture f : fs) {
+            try {
+                f.await(CommAssertions.HANG);
+            } catch (io.jccl.JcclException e) {
+                if (e.code() == ErrorCode.SYSTEM_ERROR) {
+                    sawLocal = true;
+                    assertThat(e.detail()).contains("copying recv (32 bytes) from host staging into fake memory",
+                            "fakeMemcpy(HostToDevice)");
+                }
+            }
+        }
+        assertThat(sawLocal).isTrue();
+        assertThat(device.released.get()).isEqualTo(device.acquired.get());
+    }
+
+    @Test
+    void badDeviceBuffersAreRefusedAtOnce() {
+        Communicator c = comms.get(0);
+        FakeDevice.Buffer small = device.allocate(16);
+        FakeDevice.Buffer big = device.allocate(64);
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
+                () -> c.allReduce(small, big, 8, DataType.INT32, ReduceOp.SUM), "send holds 16 bytes",
+                "needs 32");
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
+                () -> c.allReduce(big.slice(4, 32), big.slice(0, 32), 8, DataType.INT32, ReduceOp.SUM),
+                "overlap but send is not at the in-place position");
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c.allToAll(big, big.slice(8, 48), 4, DataType.INT8),
+                "cannot run in place");
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> big.slice(60, 8), "outside a buffer of 64 bytes");
+        small.freed = true;
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
+                () -> c.allReduce(small, big, 1, DataType.INT32, ReduceOp.SUM), "send is a fake buffer that was "
+                        + "already freed");
+        assertThat(device.acquired.get()).as("nothing staged").isZero();
+        CommAssertions.assertAllReduceWorks(comms, 10);
+    }
+
+    @Test
+    void hostAddressableBuffersAreUsedDirectly() {
+        try (Arena arena = Arena.ofShared()) {
+            List<CollectiveFuture> fs = new ArrayList<>();
+            List<MemorySegment> mem = new ArrayList<>();
+            for (int r = 0; r < N; r++) {
+                MemorySegment m = arena.allocate(40);
+                m.copyFrom(MemorySegment.ofArray(ramp(r, 10)));
+                mem.add(m);
+                fs.add(comms.get(r).allReduce(hostBuffer(m), hostBuffer(m), 10, DataType.INT32, ReduceOp.SUM));
+            }
+            awaitAll(fs);
+            for (int r = 0; r < N; r++) {
+                assertThat(mem.get(r).toArray(java.lang.foreign.ValueLayout.JAVA_INT)).containsExactly(
+                        6000, 6003, 6006, 6009, 6012, 6015, 6018, 6021, 6024, 6027);
+            }
+        }
+        assertThat(device.acquired.get()).as("no staging for host memory").isZero();
+    }
+
+    /** A device buffer over host memory, as the host domain makes them. */
+    private DeviceBuffer hostBuffer(MemorySegment m) {
+        return new DeviceBuffer() {
+            @Override
+            public long byteSize() {
+                return m.byteSize();
+            }
+
+            @Override
+            public String domainName() {
+                return "host";
+            }
+
+            @Override
+            public long address() {
+                return m.address();
+            }
+
+            @Override
+            public boolean isAlive() {
+                return m.scope().isAlive();
+            }
+
+            @Override
+            public Optional<MemorySegment> hostSegment() {
+                return Optional.of(m);
+            }
+
+            @Override
+            public void copyToHost(long offsetBytes, MemorySegment destination, long destinationOffsetBytes,
+                                   long sizeBytes) {
+                MemorySegment.copy(m, offsetBytes, destination, destinationOffsetBytes, sizeBytes);
+            }
+
+            @Override
+            public void copyFromHost(MemorySegment source, long sourceOffsetBytes, long offsetBytes, long sizeBytes) {
+                MemorySegment.copy(source, sourceOffsetBytes, m, offsetBytes, sizeBytes);
+            }
+
+            @Override
+            public HostStaging hostStaging() {
+                return device;
+            }
+        };
+    }
+}

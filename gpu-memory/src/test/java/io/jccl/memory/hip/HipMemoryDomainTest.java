@@ -1,0 +1,252 @@
+package io.jccl.memory.hip;
+
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.memory.DeviceEvent;
+import io.jccl.memory.DeviceException;
+import io.jccl.memory.DeviceMemory;
+import io.jccl.memory.DeviceStream;
+import io.jccl.memory.DmaBufHandle;
+import io.jccl.memory.HostRegistration;
+import io.jccl.memory.MemoryDomain;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The HIP domain over the stub: allocation (alignment, zero bytes, double free, foreign memory), copies in every
+ * direction with native and heap host memory, stream-ordered copies and events, pinning for a transport, IPC and
+ * dma-buf export, device properties, native failures as {@link DeviceException}s, and close releasing everything
+ * in the native library.
+ */
+class HipMemoryDomainTest {
+    private MemoryDomain hip;
+    private Arena arena;
+    private int liveBefore;
+    private int pinnedBefore;
+
+    @BeforeEach
+    void setUp() {
+        HipStub.assumeBuilt();
+        liveBefore = HipStub.live(HipStub.DEVICE_ALLOCATIONS);
+        pinnedBefore = HipStub.live(HipStub.PINNED_RANGES);
+        hip = new HipMemoryDomainProvider().open(1);
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void tearDown() {
+        HipStub.clearFailures();
+        if (hip != null) {
+            hip.close();
+            assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).as("close frees every allocation")
+                    .isEqualTo(liveBefore);
+            assertThat(HipStub.live(HipStub.PINNED_RANGES)).as("close unpins everything").isEqualTo(pinnedBefore);
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+
+    private MemorySegment pattern(int n, int seed) {
+        MemorySegment s = arena.allocate(n);
+        for (int i = 0; i < n; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i));
+        }
+        return s;
+    }
+
+    @Test
+    void propertiesAndDevices() {
+        assertThat(hip.name()).isEqualTo("hip");
+        assertThat(hip.device()).isEqualTo(1);
+        assertThat(hip.deviceCount()).isEqualTo(HipStub.DEVICES);
+        assertThat(hip.properties().name()).isEqualTo("HIP stub device 1");
+        assertThat(hip.properties(0).totalMemoryBytes()).isEqualTo(1L << 30);
+        assertThat(((HipMemoryDomain) hip).runtimeVersion()).isEqualTo(60300000);
+        assertThatThrownBy(() -> hip.properties(2)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("device 2 is out of range: the hip domain has devices 0 to 1");
+        assertThatThrownBy(() -> new HipMemoryDomainProvider().open(2)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("HIP device 2 does not exist").hasMessageContaining("reports 2 devices");
+    }
+
+    @Test
+    void allocateAlignAndFree() {
+        DeviceMemory a = hip.allocate(1000);
+        assertThat(a.address() % MemoryDomain.DEFAULT_ALIGNMENT_BYTES).isZero();
+        assertThat(a.hostSegment()).as("device memory has no host view").isEmpty();
+        assertThat(a.domainName()).isEqualTo("hip");
+        DeviceMemory big = hip.allocate(100, 1 << 20);   // beyond hipMalloc's alignment: allocated with room
+        assertThat(big.address() % (1 << 20)).isZero();
+        DeviceMemory empty = hip.allocate(0);
+        assertThat(empty.address()).isZero();
+        assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).isEqualTo(liveBefore + 2);
+        assertThat(hip.liveAllocations()).isEqualTo(3);
+        hip.free(a);
+        assertThat(a.isAlive()).isFalse();
+        assertThatThrownBy(() -> hip.free(a)).isInstanceOfSatisfying(JcclException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("freed already");
+        big.close();
+        big.close();   // idempotent
+        empty.close();
+        assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).isEqualTo(liveBefore);
+        assertThatThrownBy(() -> hip.allocate(-1)).hasMessageContaining("sizeBytes must not be negative");
+        assertThatThrownBy(() -> hip.allocate(8, 3)).hasMessageContaining("alignmentBytes must be a power of two");
+        try (MemoryDomain other = new HipMemoryDomainProvider().open(0)) {
+            DeviceMemory theirs = other.allocate(16);
+            assertThatThrownBy(() -> hip.free(theirs)).isInstanceOfSatisfying(JcclException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+                    .hasMessageContaining("belongs to another hip domain");
+            assertThatThrownBy(() -> hip.copyDeviceToDevice(theirs, 0, hip.allocate(16), 0, 16))
+                    .hasMessageContaining("belongs to another domain");
+        }
+    }
+
+    @Test
+    void copiesInEveryDirection() {
+        int n = 10_000;
+        MemorySegment in = pattern(n, 1);
+        DeviceMemory a = hip.allocate(n);
+        DeviceMemory b = hip.allocate(n);
+        hip.copyHostToDevice(in, 0, a, 0, n);
+        hip.copyDeviceToDevice(a, 100, b, 0, n - 100);
+        MemorySegment out = arena.allocate(n);
+        hip.copyDeviceToHost(b, 0, out, 100, n - 100);
+        assertThat(out.asSlice(100).mismatch(in.asSlice(100))).isEqualTo(-1);
+        byte[] heap = new byte[n];
+        a.copyToHost(0, MemorySegment.ofArray(heap), 0, n);   // through the staging pool
+        assertThat(MemorySegment.ofArray(heap).mismatch(in)).isEqualTo(-1);
+        byte[] heapIn = new byte[64];
+        java.util.Arrays.fill(heapIn, (byte) 42);
+        a.copyFromHost(MemorySegment.ofArray(heapIn), 0, 5, 64);
+        hip.copyDeviceToHost(a, 0, out, 0, 100);
+        assertThat(out.get(ValueLayout.JAVA_BYTE, 4)).isEqualTo(in.get(ValueLayout.JAVA_BYTE, 4));
+        assertThat(out.get(ValueLayout.JAVA_BYTE, 5)).isEqualTo((byte) 42);
+        assertThat(out.get(ValueLayout.JAVA_BYTE, 68)).isEqualTo((byte) 42);
+        assertThat(out.get(ValueLayout.JAVA_BYTE, 69)).isEqualTo(in.get(ValueLayout.JAVA_BYTE, 69));
+        assertThatThrownBy(() -> hip.copyDeviceToHost(a, n - 10, out, 0, 11)).isInstanceOf(JcclException.class)
+                .hasMessageContaining("source: offset 9990 + 11 bytes is outside its 10000 bytes");
+        assertThatThrownBy(() -> hip.copyHostToDevice(in, 0, a, 0, -1)).hasMessageContaining("must not be negative");
+        assertThatThrownBy(() -> hip.copyDeviceToHost(a, 0, in.asReadOnly(), 0, 1)).hasMessageContaining("read-only");
+        hip.free(b);
+        assertThatThrownBy(() -> b.copyToHost(0, out, 0, 1)).isInstanceOfSatisfying(JcclException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("was freed");
+    }
+
+    @Test
+    void streamOrderedCopiesAndEvents() {
+        int n = 4096;
+        MemorySegment in = pattern(n, 2);
+        MemorySegment out = arena.allocate(n);
+        DeviceMemory d = hip.allocate(n);
+        try (DeviceStream s = hip.createStream()) {
+            hip.copyHostToDeviceAsync(in, 0, d, 0, n, s);
+            hip.copyDeviceToHostAsync(d, 0, out, 0, n, s);
+            assertThat(hip.isComplete(s)).isFalse();
+            try (DeviceEvent e = hip.recordEvent(s)) {
+                assertThat(hip.isComplete(e)).isFalse();
+                hip.synchronize(e);
+                assertThat(hip.isComplete(e)).isTrue();
+            }
+            assertThat(out.mismatch(in)).isEqualTo(-1);
+            DeviceMemory d2 = hip.allocate(n);
+            hip.copyDeviceToDeviceAsync(d, 0, d2, 0, n, s);
+            hip.synchronize(s);
+            assertThat(hip.isComplete(s)).isTrue();
+            assertThatThrownBy(() -> hip.copyHostToDeviceAsync(MemorySegment.ofArray(new byte[8]), 0, d, 0, 8, s))
+                    .hasMessageContaining("must be native memory");
+        }
+        DeviceStream closed = hip.createStream();
+        closed.close();
+        closed.close();
+        assertThatThrownBy(() -> hip.synchronize(closed)).hasMessageContaining("is closed");
+        hip.createStream();   // left open: close() destroys it
+        assertThat(HipStub.liveHandles(0)).isPositive();
+    }
+
+    @Test
+    void registerPinsForTheTransport() {
+        MemorySegment host = arena.allocate(1 << 16, 4096);
+        HostRegistration r = hip.register(host);
+        assertThat(r.segment()).isEqualTo(host);
+        assertThat(HipStub.live(HipStub.PINNED_RANGES)).isEqualTo(pinnedBefore + 1);
+        assertThatThrownBy(() -> hip.register(host.asSlice(4096, 4096))).isInstanceOfSatisfying(
+                DeviceException.class, e -> {
+                    assertThat(e.call()).startsWith("hipHostRegister(");
+                    assertThat(e.nativeName()).isEqualTo("hipErrorHostMemoryAlreadyRegistered");
+                });
+        r.close();
+        assertThat(r.isRegistered()).isFalse();
+        assertThat(HipStub.live(HipStub.PINNED_RANGES)).isEqualTo(pinnedBefore);
+        hip.register(host.asSlice(0, 4096));   // left registered: close() unpins it
+        assertThatThrownBy(() -> hip.register(MemorySegment.ofArray(new byte[16])))
+                .hasMessageContaining("must be native memory");
+    }
+
+    @Test
+    void ipcHandleAndDmaBuf() {
+        DeviceMemory d = hip.allocate(5000);
+        assertThat(hip.ipcHandle(d)).hasSize(64);
+        try (DmaBufHandle buf = hip.exportDmaBuf(d)) {
+            assertThat(buf.fd()).isNotNegative();
+            assertThat(buf.sizeBytes()).as("whole pages").isEqualTo(8192);
+        }
+        assertThatThrownBy(() -> hip.ipcHandle(hip.allocate(0))).hasMessageContaining("nothing to share");
+    }
+
+    @Test
+    void nativeFailuresNameTheCallAndTheError() {
+        HipStub.fail("hipMalloc", 2, 0, 1);
+        assertThatThrownBy(() -> hip.allocate(4096)).isInstanceOfSatisfying(DeviceException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.SYSTEM_ERROR);
+            assertThat(e.domain()).isEqualTo("hip");
+            assertThat(e.call()).isEqualTo("hipMalloc(4096 bytes)");
+            assertThat(e.nativeCode()).isEqualTo(2);
+            assertThat(e.nativeName()).isEqualTo("hipErrorOutOfMemory");
+            assertThat(e.detail()).isEqualTo("hipMalloc(4096 bytes) failed: hipErrorOutOfMemory (2): out of memory "
+                    + "[hip memory domain]");
+        });
+        DeviceMemory d = hip.allocate(64);
+        HipStub.fail("hipMemcpy.HostToDevice", 700, 0, 1);
+        assertThatThrownBy(() -> d.copyFromHost(arena.allocate(64), 0, 0, 64))
+                .isInstanceOf(DeviceException.class).hasMessageContaining("hipMemcpyHostToDevice")
+                .hasMessageContaining("hipErrorIllegalAddress (700)");
+        HipStub.fail("hipHostRegister", 2, 0, 1);
+        assertThatThrownBy(() -> hip.stagingPool().acquire(1)).isInstanceOf(DeviceException.class)
+                .hasMessageContaining("hipHostRegister(");
+        assertThat(hip.stagingPool().stats().cachedSegments()).as("nothing kept of the failed pin").isZero();
+    }
+
+    @Test
+    void stagingIsPinnedAndReused() {
+        long registers = HipStub.calls("hipHostRegister");
+        MemorySegment s = hip.stagingPool().acquire(100_000);
+        assertThat(s.byteSize()).isEqualTo(131072);
+        assertThat(HipStub.calls("hipHostRegister")).isEqualTo(registers + 1);
+        hip.stagingPool().release(s);
+        MemorySegment again = hip.stagingPool().acquire(70_000);
+        assertThat(again.address()).isEqualTo(s.address());
+        assertThat(HipStub.calls("hipHostRegister")).as("reused, not pinned again").isEqualTo(registers + 1);
+        hip.stagingPool().release(again);
+    }
+
+    @Test
+    void aClosedDomainRefusesEverything() {
+        DeviceMemory d = hip.allocate(64);
+        hip.close();
+        assertThat(d.isAlive()).isFalse();
+        assertThatThrownBy(() -> hip.allocate(1)).isInstanceOfSatisfying(JcclException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
+                .hasMessageContaining("the hip memory domain (device 1) is closed");
+        assertThatThrownBy(() -> d.copyToHost(0, arena.allocate(1), 0, 1)).hasMessageContaining("is closed");
+        d.close();   // nothing left to do
+        hip.close();
+    }
+}
