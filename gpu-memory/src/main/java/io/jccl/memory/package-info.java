@@ -16,6 +16,7 @@
  *     {@code cuda}, {@code auto}).</li>
  * <li>{@link io.jccl.memory.HostMemoryDomain}: FFM arenas, aligned; always available.</li>
  * <li>{@code io.jccl.memory.hip}: ROCm HIP through hand-written FFM bindings.</li>
+ * <li>{@code io.jccl.memory.cuda}: NVIDIA CUDA through JCuda's runtime API.</li>
  * </ul>
  *
  * <p>Design, selection and the staging path: docs/memory.md.
