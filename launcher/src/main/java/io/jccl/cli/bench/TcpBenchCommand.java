@@ -81,6 +81,11 @@ public final class TcpBenchCommand implements Callable<Integer> {
             + "count after the bandwidth runs, median reported; 0 skips it (default ${DEFAULT-VALUE})")
     int pingPongRounds;
 
+    @Option(names = "--cpu", description = "drive both ends from one thread and report bytes per second of its CPU "
+            + "time (user + system: the cost of moving the bytes, which other load barely changes) instead of wall-clock "
+            + "bandwidth with a thread per side")
+    boolean cpu;
+
     @Option(names = "--json", description = "print exactly one JSON object instead of the table")
     boolean json;
 
@@ -94,18 +99,20 @@ public final class TcpBenchCommand implements Callable<Integer> {
         double[][] tcpRuns = new double[cells][repeat];
         long[] pingPongNs = new long[socketCounts.size()];
         if (!json) {
-            out.printf(Locale.ROOT, "# JCCL bench tcp: loopback, one JVM, one busy-polling thread per side; %s bytes per"
-                            + " run, window %d, %d repeats interleaved; socket buffers %s; GB/s = 1e9 bytes/s%n",
-                    totalBytes, window, repeat, bufferBytes == 0 ? "kernel autotuning" : bufferBytes + " bytes");
+            out.printf(Locale.ROOT, "# JCCL bench tcp: loopback, one JVM, %s; %s bytes per run, window %d, %d repeats"
+                            + " interleaved; socket buffers %s; GB/s = 1e9 bytes/s%s%n",
+                    cpu ? "one thread driving both ends" : "one busy-polling thread per side", totalBytes, window, repeat,
+                    bufferBytes == 0 ? "kernel autotuning" : bufferBytes + " bytes",
+                    cpu ? " of that thread's CPU time (user + system)" : "");
             out.flush();
         }
         try {
             // Warm the JIT on both paths before anything is timed.
             for (int nsocks : socketCounts) {
                 long warm = Math.min(totalBytes, 64L << 20);
-                TcpLoopbackBench.transport(with(base, nsocks), 1 << 20, Math.max(16, warm >> 20), window);
+                TcpLoopbackBench.transport(with(base, nsocks), 1 << 20, Math.max(16, warm >> 20), window, cpu);
                 if (!noRaw) {
-                    TcpLoopbackBench.raw(nsocks, 1 << 20, Math.max(16, warm >> 20), (int) bufferBytes);
+                    TcpLoopbackBench.raw(nsocks, 1 << 20, Math.max(16, warm >> 20), (int) bufferBytes, cpu);
                 }
             }
             for (int r = 0; r < repeat; r++) {
@@ -114,9 +121,9 @@ public final class TcpBenchCommand implements Callable<Integer> {
                     long messages = Math.max(16, totalBytes / size);
                     for (int nsocks : socketCounts) {
                         if (!noRaw) {
-                            rawRuns[cell][r] = TcpLoopbackBench.raw(nsocks, size, messages, (int) bufferBytes);
+                            rawRuns[cell][r] = TcpLoopbackBench.raw(nsocks, size, messages, (int) bufferBytes, cpu);
                         }
-                        tcpRuns[cell][r] = TcpLoopbackBench.transport(with(base, nsocks), size, messages, window);
+                        tcpRuns[cell][r] = TcpLoopbackBench.transport(with(base, nsocks), size, messages, window, cpu);
                         cell++;
                     }
                 }
@@ -140,8 +147,9 @@ public final class TcpBenchCommand implements Callable<Integer> {
     }
 
     private void table(PrintStream out, double[][] rawRuns, double[][] tcpRuns, long[] pingPongNs) {
+        String unit = cpu ? "GB/cpu-s" : "GB/s";
         out.printf(Locale.ROOT, "# %10s %6s %8s %26s %26s %8s%n", "size(B)", "nsocks", "messages",
-                "raw GB/s median [range]", "tcp GB/s median [range]", "tcp/raw");
+                "raw " + unit + " median [range]", "tcp " + unit + " median [range]", "tcp/raw");
         int cell = 0;
         for (long size : sizes) {
             for (int nsocks : socketCounts) {
@@ -163,16 +171,17 @@ public final class TcpBenchCommand implements Callable<Integer> {
     }
 
     private String json(double[][] rawRuns, double[][] tcpRuns, long[] pingPongNs) {
-        Json j = new Json().beginObject().field("totalBytes", totalBytes).field("window", (long) window)
+        Json j = new Json().beginObject().field("measure", cpu ? "cpu" : "wall").field("totalBytes", totalBytes)
+                .field("window", (long) window)
                 .field("repeat", (long) repeat).field("socketBufferBytes", bufferBytes).beginArray("results");
         int cell = 0;
         for (long size : sizes) {
             for (int nsocks : socketCounts) {
                 j.beginObject().field("bytes", size).field("nsocks", (long) nsocks)
                         .field("messages", Math.max(16, totalBytes / size))
-                        .field("tcpMedianBytesPerSec", median(tcpRuns[cell]) * 1e9);
+                        .field("tcpMedianBytesPerSec", median(tcpRuns[cell]));
                 if (!noRaw) {
-                    j.field("rawMedianBytesPerSec", median(rawRuns[cell]) * 1e9);
+                    j.field("rawMedianBytesPerSec", median(rawRuns[cell]));
                 }
                 j.endObject();
                 cell++;

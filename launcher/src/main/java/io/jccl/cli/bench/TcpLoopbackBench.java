@@ -16,6 +16,8 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -37,10 +39,16 @@ import java.util.concurrent.TimeoutException;
  * a raw blast of the same bytes through plain non-blocking {@link SocketChannel}s with the same socket options
  * and the same number of sockets (each message split into one contiguous stripe per socket, no framing, no
  * matching). Every run checks the bytes of its last message.
+ *
+ * <p>With {@code oneThread}, the calling thread drives both ends in turn and the result is per second of its CPU
+ * time (user and system, so the kernel's loopback work on both sides counts): the cost of moving the bytes,
+ * which other load on the machine barely changes, where wall-clock bandwidth with two threads swings with how
+ * the scheduler treats them.
  */
 final class TcpLoopbackBench {
     /** Longest a single run may take before it fails instead of hanging. */
     private static final long LIMIT_SECONDS = 300;
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private TcpLoopbackBench() {
     }
@@ -49,28 +57,43 @@ final class TcpLoopbackBench {
      * Streams {@code messages} messages of {@code messageBytes} through one {@code tcp} connection, keeping up to
      * {@code window} sends and as many receives posted.
      *
-     * @param options the transport options (JCCL_SOCKET_NSOCKS and friends)
-     * @return payload bytes per second, from the first post to the last receive's completion
+     * @param options   the transport options (JCCL_SOCKET_NSOCKS and friends)
+     * @param oneThread drive both ends from the calling thread and measure its CPU time instead of wall time
+     * @return payload bytes per second, from the first post to the last receive's completion; or, with
+     *         {@code oneThread}, per second of the driving thread's CPU time
      */
-    static double transport(Map<String, String> options, long messageBytes, long messages, int window) {
+    static double transport(Map<String, String> options, long messageBytes, long messages, int window,
+                            boolean oneThread) {
         try (Arena arena = Arena.ofShared(); NetTransport a = create(0, options); NetTransport b = create(1, options)) {
             MemorySegment src = patterned(arena.allocate(Math.max(1, messageBytes), 4096), messageBytes);
             MemorySegment dst = arena.allocate(Math.max(1, messageBytes), 4096);
             Link link = connect(a, b);
-            CyclicBarrier start = new CyclicBarrier(2);
-            CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
+            double seconds;
+            if (oneThread) {
+                long cpu0 = THREADS.getCurrentThreadCpuTime();
+                Stream sends = new Stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null));
+                Stream recvs = new Stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
+                for (long spins = 0; !(sends.step() & recvs.step()); spins++) {
+                    checkDeadline(spins, deadline, "the transfer");
+                }
+                seconds = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
+            } else {
+                CyclicBarrier start = new CyclicBarrier(2);
+                CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
+                    await(start);
+                    stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null));
+                    return System.nanoTime();
+                }, TcpLoopbackBench::platformThread);
                 await(start);
-                stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null));
-                return System.nanoTime();
-            }, TcpLoopbackBench::platformThread);
-            await(start);
-            long t0 = System.nanoTime();
-            stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null));
-            long t1 = join(receiver);
+                long t0 = System.nanoTime();
+                stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null));
+                seconds = (join(receiver) - t0) / 1e9;
+            }
             check(src, dst, messageBytes);
             link.send().close();
             link.recv().close();
-            return messageBytes * (double) messages / ((t1 - t0) / 1e9);
+            return messageBytes * (double) messages / seconds;
         }
     }
 
@@ -116,9 +139,11 @@ final class TcpLoopbackBench {
      * thread per side, without headers or matching.
      *
      * @param socketBufferBytes SO_SNDBUF/SO_RCVBUF, or 0 for the kernel's defaults
-     * @return payload bytes per second, from the first write to the last read
+     * @param oneThread         write and read from the calling thread and measure its CPU time instead of wall time
+     * @return payload bytes per second, from the first write to the last read; or, with {@code oneThread}, per
+     *         second of the thread's CPU time
      */
-    static double raw(int sockets, long messageBytes, long messages, int socketBufferBytes) {
+    static double raw(int sockets, long messageBytes, long messages, int socketBufferBytes, boolean oneThread) {
         try (Arena arena = Arena.ofShared(); ServerSocketChannel server = ServerSocketChannel.open()) {
             if (socketBufferBytes > 0) {
                 server.setOption(StandardSocketOptions.SO_RCVBUF, socketBufferBytes);
@@ -136,30 +161,36 @@ final class TcpLoopbackBench {
                     out[s].configureBlocking(false);
                     in[s].configureBlocking(false);
                 }
-                long stripe = Math.max(1, (messageBytes + sockets - 1) / sockets);
                 MemorySegment src = patterned(arena.allocate(Math.max(1, messageBytes), 4096), messageBytes);
                 MemorySegment dst = arena.allocate(Math.max(1, messageBytes), 4096);
-                ByteBuffer[] srcViews = new ByteBuffer[sockets];
-                ByteBuffer[] dstViews = new ByteBuffer[sockets];
-                long[] stripeBytes = new long[sockets];
-                for (int s = 0; s < sockets; s++) {
-                    long from = Math.min(messageBytes, s * stripe);
-                    stripeBytes[s] = Math.min(messageBytes, from + stripe) - from;
-                    srcViews[s] = src.asSlice(from, stripeBytes[s]).asByteBuffer();
-                    dstViews[s] = dst.asSlice(from, stripeBytes[s]).asByteBuffer();
-                }
-                CyclicBarrier start = new CyclicBarrier(2);
-                CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
+                Blast writer = new Blast(out, src, messageBytes, messages, true);
+                Blast reader = new Blast(in, dst, messageBytes, messages, false);
+                double seconds;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
+                if (oneThread) {
+                    long cpu0 = THREADS.getCurrentThreadCpuTime();
+                    for (long spins = 0; !(writer.step() & reader.step()); spins++) {
+                        checkDeadline(spins, deadline, "the raw blast");
+                    }
+                    seconds = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
+                } else {
+                    CyclicBarrier start = new CyclicBarrier(2);
+                    CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
+                        await(start);
+                        for (long spins = 0; !reader.step(); spins++) {
+                            checkDeadline(spins, deadline, "the raw blast");
+                        }
+                        return System.nanoTime();
+                    }, TcpLoopbackBench::platformThread);
                     await(start);
-                    blast(in, dstViews, stripeBytes, messages, false);
-                    return System.nanoTime();
-                }, TcpLoopbackBench::platformThread);
-                await(start);
-                long t0 = System.nanoTime();
-                blast(out, srcViews, stripeBytes, messages, true);
-                long t1 = join(receiver);
+                    long t0 = System.nanoTime();
+                    for (long spins = 0; !writer.step(); spins++) {
+                        checkDeadline(spins, deadline, "the raw blast");
+                    }
+                    seconds = (join(receiver) - t0) / 1e9;
+                }
                 check(src, dst, messageBytes);
-                return messageBytes * (double) messages / ((t1 - t0) / 1e9);
+                return messageBytes * (double) messages / seconds;
             } finally {
                 for (int s = 0; s < sockets; s++) {
                     closeQuietly(out[s]);
@@ -171,44 +202,53 @@ final class TcpLoopbackBench {
         }
     }
 
-    /** Moves {@code messages} rounds of each socket's stripe, visiting the sockets in turn. */
-    private static void blast(SocketChannel[] channels, ByteBuffer[] views, long[] stripeBytes, long messages,
-                              boolean write) {
-        int n = channels.length;
-        long[] left = new long[n];
-        long[] round = new long[n];
-        int busy = 0;
-        for (int s = 0; s < n; s++) {
-            left[s] = stripeBytes[s];
-            views[s].clear();
-            busy += stripeBytes[s] > 0 ? 1 : 0;
+    /** One side of the raw blast: {@code messages} rounds of each socket's stripe, the sockets visited in turn. */
+    private static final class Blast {
+        private final SocketChannel[] channels;
+        private final ByteBuffer[] views;
+        private final long[] round;
+        private final long messages;
+        private final boolean write;
+        private int busy;
+
+        Blast(SocketChannel[] channels, MemorySegment buffer, long messageBytes, long messages, boolean write) {
+            int n = channels.length;
+            this.channels = channels;
+            this.views = new ByteBuffer[n];
+            this.round = new long[n];
+            this.messages = messages;
+            this.write = write;
+            long stripe = Math.max(1, (messageBytes + n - 1) / n);
+            for (int s = 0; s < n; s++) {
+                long from = Math.min(messageBytes, s * stripe);
+                long bytes = Math.min(messageBytes, from + stripe) - from;
+                views[s] = bytes == 0 ? null : buffer.asSlice(from, bytes).asByteBuffer();
+                busy += bytes == 0 ? 0 : 1;
+            }
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-        try {
-            for (long spins = 0; busy > 0; spins++) {
-                for (int s = 0; s < n; s++) {
-                    if (round[s] == messages || stripeBytes[s] == 0) {
+
+        /** @return true once every socket has moved all its rounds */
+        boolean step() {
+            try {
+                for (int s = 0; s < channels.length; s++) {
+                    if (views[s] == null || round[s] == messages) {
                         continue;
                     }
                     int moved = write ? channels[s].write(views[s]) : channels[s].read(views[s]);
                     if (moved < 0) {
                         throw new IllegalStateException("the raw blast's peer closed a socket");
                     }
-                    left[s] -= moved;
-                    if (left[s] == 0) {
+                    if (!views[s].hasRemaining()) {
                         views[s].clear();
-                        left[s] = stripeBytes[s];
                         if (++round[s] == messages) {
                             busy--;
                         }
                     }
                 }
-                if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("the raw blast took longer than " + LIMIT_SECONDS + " s");
-                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            return busy == 0;
         }
     }
 
@@ -258,12 +298,30 @@ final class TcpLoopbackBench {
 
     /** Posts {@code messages} requests keeping up to {@code window} in flight, and polls them to completion. */
     private static void stream(long messages, int window, Post post) {
-        NetRequest[] slots = new NetRequest[window];
-        long posted = 0;
-        long completed = 0;
+        Stream stream = new Stream(messages, window, post);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-        for (long spins = 0; completed < messages; spins++) {
-            for (int slot = 0; slot < window; slot++) {
+        for (long spins = 0; !stream.step(); spins++) {
+            checkDeadline(spins, deadline, "the transfer");
+        }
+    }
+
+    /** Requests posted with up to {@code window} in flight and polled to completion, a pass at a time. */
+    private static final class Stream {
+        private final NetRequest[] slots;
+        private final long messages;
+        private final Post post;
+        private long posted;
+        private long completed;
+
+        Stream(long messages, int window, Post post) {
+            this.slots = new NetRequest[window];
+            this.messages = messages;
+            this.post = post;
+        }
+
+        /** @return true once every request completed */
+        boolean step() {
+            for (int slot = 0; slot < slots.length; slot++) {
                 if (slots[slot] == null && posted < messages) {
                     slots[slot] = post.post(posted);
                     if (slots[slot] != null) {
@@ -275,9 +333,13 @@ final class TcpLoopbackBench {
                     completed++;
                 }
             }
-            if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("the transfer took longer than " + LIMIT_SECONDS + " s");
-            }
+            return completed == messages;
+        }
+    }
+
+    private static void checkDeadline(long spins, long deadline, String what) {
+        if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException(what + " took longer than " + LIMIT_SECONDS + " s");
         }
     }
 
