@@ -13,7 +13,9 @@ import java.nio.channels.SocketChannel;
  *
  * <p>It reads into its staging buffer, which may then hold the headers and payloads of several short messages,
  * and copies out; the rest of a native destination of at least {@value TcpConnection#DIRECT_MIN_BYTES} bytes is
- * read straight into it, the read bounded to the stripe.
+ * read straight into it, the read bounded to the stripe. The header in front of a native stripe that
+ * {@link #goesDirect goes straight} to its receive is read alone, so that none of its payload lands in the staging
+ * buffer to be copied.
  */
 final class RecvSocket {
     /** Stripes one socket may have queued: the in-flight receives plus as many rejected messages to drain. */
@@ -92,7 +94,7 @@ final class RecvSocket {
         while (ringCount > 0) {
             int slot = ringHead;
             if (index > 0 && !stripeHeaderRead) {
-                if (!fill(Wire.HEADER_BYTES)) {
+                if (!fill(Wire.HEADER_BYTES, goesDirect(ringReceive[slot], ringBytes[slot]))) {
                     return;
                 }
                 Wire.checkStripeHeader(staging, staging.position(), index, ringTag[slot], ringBytes[slot], connection);
@@ -117,15 +119,21 @@ final class RecvSocket {
     /**
      * Makes the staging buffer hold at least {@code bytes} unread bytes.
      *
+     * @param exactly read no further than those bytes: what follows is a payload that {@link #goesDirect goes
+     *                straight} into a receive's memory, and reading its start into the staging buffer would only
+     *                add a copy
      * @return false when they are not here yet, or never will be ({@link #dry} is then set)
      */
-    boolean fill(int bytes) {
+    boolean fill(int bytes, boolean exactly) {
         while (staging.remaining() < bytes) {
             if (ended) {
                 dry = true;
                 return false;
             }
             staging.compact();
+            if (exactly) {
+                staging.limit(bytes);
+            }
             int read = read(staging);
             staging.flip();
             if (read == 0) {
@@ -133,6 +141,18 @@ final class RecvSocket {
             }
         }
         return true;
+    }
+
+    /**
+     * @return true when a stripe of {@code stripeBytes} for {@code receive}, native, is longer than
+     *         {@link TcpConnection#COPY_MAX_BYTES} or than the staging buffer holds with its header, and will be read
+     *         straight into the receive's memory; a shorter one is cheaper read with its header in one system call
+     *         and copied out
+     */
+    boolean goesDirect(TcpRequest receive, long stripeBytes) {
+        return receive != null && stripeBytes >= TcpConnection.DIRECT_MIN_BYTES
+                && (stripeBytes > TcpConnection.COPY_MAX_BYTES || stripeBytes > staging.capacity() - Wire.HEADER_BYTES)
+                && receive.segment.isNative();
     }
 
     /** @return true when the whole stripe is in the receive's memory */

@@ -34,6 +34,14 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
      * straight between the segment and the socket.
      */
     static final int DIRECT_MIN_BYTES = 32 << 10;
+    /**
+     * A native payload (or stripe) longer than this is not copied at all: its header is written, and read, alone, and
+     * the payload moves straight between the caller's memory and the socket. A shorter one is copied through the
+     * staging buffer with its header, one system call for both. On loopback the two extra system calls cost more
+     * than copying 64 KiB on each side and less than copying 128 KiB (docs/performance.md, "TCP transport:
+     * multi-socket").
+     */
+    static final int COPY_MAX_BYTES = 64 << 10;
 
     /** The sockets, index order; a message's stripe {@code i} travels on socket {@code i}. */
     final SocketChannel[] channels;

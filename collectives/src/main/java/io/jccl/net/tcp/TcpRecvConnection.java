@@ -114,7 +114,10 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
             }
         }
         RecvSocket lead = sockets[0];
-        if (!lead.fill(Wire.HEADER_BYTES)) {
+        // A receive with room for a payload that would go straight into its memory most likely gets one (collectives
+        // post receives of the size they expect): read the header alone, so that none of the payload is staged.
+        TcpRequest next = queue.bySeq(matchSeq);
+        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes, sockets.length, 1)))) {
             return false;
         }
         int at = lead.staging.position();
