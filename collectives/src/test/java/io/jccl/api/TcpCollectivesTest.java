@@ -95,6 +95,30 @@ class TcpCollectivesTest {
         }
     }
 
+    /**
+     * With four sockets per connection and 4 KiB stripes, every chunk of the big cases is striped: all-reduce with
+     * each algorithm, broadcast, all-to-all and send/recv on 3 ranks stay exact.
+     */
+    @TestFactory
+    Stream<DynamicTest> collectivesOverFourSocketConnections() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
+            tests.add(DynamicTest.dynamicTest("n=3 allReduce " + a + " 4 sockets", () -> CollectiveRun.run(
+                    fourSockets(a), OpKind.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM, BIG, false, a.ordinal())));
+        }
+        for (OpKind kind : new OpKind[] {OpKind.BROADCAST, OpKind.ALL_TO_ALL, OpKind.P2P}) {
+            tests.add(DynamicTest.dynamicTest("n=3 " + kind.apiName() + " 4 sockets", () -> CollectiveRun.run(
+                    fourSockets(Algorithm.AUTO), kind, DataType.INT32, null, BIG, false, kind.ordinal())));
+        }
+        return tests.stream();
+    }
+
+    private static synchronized List<Communicator> fourSockets(Algorithm algorithm) {
+        return COMMS.computeIfAbsent("3/4 sockets/" + algorithm, k -> Communicator.local(3, CommConfig.builder()
+                .transport("tcp").algorithm(algorithm).opTimeout(Duration.ofSeconds(60))
+                .option("JCCL_SOCKET_NSOCKS", "4").option("JCCL_SOCKET_MIN_STRIPE_BYTES", "4096").build()));
+    }
+
     @Test
     void zeroCountsWithNullBuffersAndEmptyBlocks() {
         List<Communicator> comms = tcp(3, Algorithm.AUTO);

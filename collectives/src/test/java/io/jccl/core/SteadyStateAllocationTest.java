@@ -23,17 +23,28 @@ class SteadyStateAllocationTest {
     @ParameterizedTest
     @ValueSource(strings = {"local", "tcp"})
     void executorThreadsAllocateNothingPerAllReduce(String transport) throws Exception {
-        measure(transport, List.of(transport), "allocation-" + transport);
+        measure(transport, List.of(transport), Map.of(), "allocation-" + transport);
+    }
+
+    /**
+     * Over TCP connections of four sockets, nothing is allocated either: recursive doubling exchanges the whole
+     * 16 KiB buffer, which 4 KiB stripes split across all four.
+     */
+    @org.junit.jupiter.api.Test
+    void executorThreadsAllocateNothingPerAllReduceOverFourSocketTcp() throws Exception {
+        measure("tcp with 4 sockets", List.of("tcp"), Map.of("JCCL_SOCKET_NSOCKS", "4",
+                "JCCL_SOCKET_MIN_STRIPE_BYTES", "4096", "JCCL_ALGO", "rd"), "allocation-tcp-4-sockets");
     }
 
     /** With JcclMetrics bound, the timer and counter updates on the executor thread allocate nothing either. */
     @org.junit.jupiter.api.Test
     void executorThreadsAllocateNothingPerAllReduceWithMetricsBound() throws Exception {
-        measure("local", List.of("local", "metrics"), "allocation-local-metrics");
+        measure("local", List.of("local", "metrics"), Map.of(), "allocation-local-metrics");
     }
 
-    private static void measure(String transport, List<String> args, String name) throws Exception {
-        Jvm jvm = JvmProcesses.start(SteadyStateAllocationMain.class, args, Map.of(), name);
+    private static void measure(String transport, List<String> args, Map<String, String> env, String name)
+            throws Exception {
+        Jvm jvm = JvmProcesses.start(SteadyStateAllocationMain.class, args, env, name);
         assertThat(jvm.await(240)).as("exit code; output:%n%s", jvm.outputText()).isZero();
         Matcher m = Pattern.compile("BYTES_PER_OP (\\d+)").matcher(jvm.outputText());
         if (!m.find()) {

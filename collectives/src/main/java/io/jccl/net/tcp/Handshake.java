@@ -6,7 +6,8 @@ import java.nio.channels.SocketChannel;
 
 /**
  * An accepted socket whose hello frame has not been read in full yet. Reads exactly {@value Wire#HELLO_BYTES}
- * bytes, so that message bytes the peer sends right after its hello stay in the socket for the connection.
+ * bytes, so that message bytes the peer sends right after its hello stay in the socket for the connection. The
+ * hello is checked alone (magic, version, token); {@link TcpListener} then joins the sockets of one connection.
  */
 final class Handshake {
     /** Outcome of {@link #poll}. */
@@ -68,6 +69,21 @@ final class Handshake {
     /** @return the rank the peer named in its accepted hello */
     int peerRank() {
         return Wire.helloRank(hello);
+    }
+
+    /** @return the socket's index within its connection, from the accepted hello */
+    int socketIndex() {
+        return Wire.helloSocketIndex(hello);
+    }
+
+    /** @return the connection's socket count, from the accepted hello */
+    int socketCount() {
+        return Wire.helloSocketCount(hello);
+    }
+
+    /** @return the connection id, from the accepted hello */
+    long connectionId() {
+        return Wire.helloConnectionId(hello);
     }
 
     SocketChannel channel() {

@@ -4,35 +4,48 @@ import io.jccl.net.NetException;
 import io.jccl.net.PostArgs;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * What both ends of a TCP connection share: the non-blocking channel, the request pool and FIFO, the staging
- * buffer, and the rules for breaking and closing.
+ * What both ends of a TCP connection share: its sockets (one or more, see {@link TcpOptions}), the request pool
+ * and FIFO, and the rules for breaking and closing.
  *
  * <p>Progress is caller-driven: I/O happens only inside {@link TcpRequest#test()} (and an eager attempt when a
  * send is posted to an idle connection), on the thread that drives the connection. {@link #close()} may come
- * from another thread; it only sets a flag and closes the channel, and the driving thread fails the pending
+ * from another thread; it only sets a flag and closes the sockets, and the driving thread fails the pending
  * requests with {@link NetException.Reason#CLOSED} the next time it tests one.
  */
 abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConnection, TcpRecvConnection {
     /** Requests one connection accepts before posting returns null. */
     static final int MAX_INFLIGHT_REQUESTS = 64;
-    /** Size of the per-connection staging buffer for small messages, headers and heap segments. */
+    /**
+     * Size of socket 0's staging buffer, for headers, small messages and heap payloads: large enough that a burst
+     * of small messages leaves in one system call.
+     */
     static final int STAGING_BYTES = 256 << 10;
+    /**
+     * Size of the staging buffer of each further socket: those carry only stripes of large messages, whose native
+     * payloads bypass staging; a smaller buffer keeps a 16-socket connection's staging near 1 MiB
+     * (256 KiB + 15 × 64 KiB) per direction.
+     */
+    static final int STRIPE_STAGING_BYTES = 64 << 10;
     /**
      * When at least this much of a native payload is left beyond what the staging buffer holds, the rest goes
      * straight between the segment and the socket.
      */
     static final int DIRECT_MIN_BYTES = 32 << 10;
+    /**
+     * A native payload (or stripe) longer than this is not copied at all: its header is written, and read, alone, and
+     * the payload moves straight between the caller's memory and the socket. A shorter one is copied through the
+     * staging buffer with its header, one system call for both. On loopback the two extra system calls cost more
+     * than copying 64 KiB on each side and less than copying 128 KiB (docs/performance.md, "TCP transport:
+     * multi-socket").
+     */
+    static final int COPY_MAX_BYTES = 64 << 10;
 
-    final SocketChannel channel;
+    /** The sockets, index order; a message's stripe {@code i} travels on socket {@code i}. */
+    final SocketChannel[] channels;
     final RequestQueue queue;
-    /** Direct buffer for staging; {@link #stagingSegment} views all of it. */
-    final ByteBuffer staging;
-    final MemorySegment stagingSegment;
-    final SegmentViews views = new SegmentViews();
     final String description;
     private final TcpNetTransport transport;
 
@@ -41,13 +54,16 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
     private NetException.Reason brokenReason;
     private String brokenMessage;
 
-    TcpConnection(SocketChannel channel, String description, TcpNetTransport transport) {
-        this.channel = channel;
+    TcpConnection(SocketChannel[] channels, String description, TcpNetTransport transport) {
+        this.channels = channels.clone();
         this.description = description;
         this.transport = transport;
-        this.queue = new RequestQueue(this, MAX_INFLIGHT_REQUESTS);
-        this.staging = ByteBuffer.allocateDirect(STAGING_BYTES);
-        this.stagingSegment = MemorySegment.ofBuffer(staging);
+        this.queue = new RequestQueue(this, MAX_INFLIGHT_REQUESTS, channels.length);
+    }
+
+    /** @return the staging buffer size of socket {@code index} */
+    static int stagingBytes(int index) {
+        return index == 0 ? STAGING_BYTES : STRIPE_STAGING_BYTES;
     }
 
     /** Moves data for the pending requests as far as the socket allows, without blocking. */
@@ -97,7 +113,7 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         return brokenReason == null;
     }
 
-    /** Handles an I/O failure of the channel: a local close, or the peer closing or vanishing. */
+    /** Handles an I/O failure of a socket: a local close, or the peer closing or vanishing. */
     final void ioFailed(IOException e) {
         if (closed) {
             usable();
@@ -107,12 +123,12 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         }
     }
 
-    /** Marks the connection broken, fails every pending request and releases the socket. */
+    /** Marks the connection broken, fails every pending request and releases the sockets. */
     final void breakConnection(NetException.Reason reason, String message, Throwable cause) {
         brokenReason = reason;
         brokenMessage = message;
         failPending(reason, message, cause);
-        closeChannel();
+        closeChannels();
     }
 
     private void failPending(NetException.Reason reason, String message, Throwable cause) {
@@ -121,18 +137,24 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
             queue.pop();
             request.fail(new NetException(reason, message, cause));
         }
-        views.clear();
         pendingFailed();
     }
 
-    /** Lets the subclass drop per-message state once every pending request has failed. */
+    /** Lets the subclass drop per-message state and cached views once every pending request has failed. */
     abstract void pendingFailed();
 
-    private void closeChannel() {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // nothing useful to do: the connection is going away anyway
+    /** @return true once {@link #close()} was called, from any thread */
+    final boolean isClosed() {
+        return closed;
+    }
+
+    private void closeChannels() {
+        for (SocketChannel channel : channels) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing useful to do: the connection is going away anyway
+            }
         }
     }
 
@@ -142,7 +164,7 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
             return;
         }
         closed = true;
-        closeChannel();
+        closeChannels();
         transport.forget(this);
     }
 

@@ -42,6 +42,7 @@ final class TcpNetTransport implements NetTransport {
 
     private final TransportContext context;
     private final SocketTuning tuning;
+    private final TcpOptions options;
     private final long connectTimeoutNanos;
     private final Set<Object> resources = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -59,7 +60,8 @@ final class TcpNetTransport implements NetTransport {
         }
         this.connectTimeoutNanos = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
                 : context.connectTimeout().toNanos();
-        this.tuning = new SocketTuning(TcpOptions.parse(context.options()).socketBufferBytes());
+        this.options = TcpOptions.parse(context.options());
+        this.tuning = new SocketTuning(options.socketBufferBytes());
     }
 
     @Override
@@ -79,7 +81,9 @@ final class TcpNetTransport implements NetTransport {
             server = ServerSocketChannel.open();
             server.configureBlocking(false);
             tuning.configureListening(server);
-            server.bind(new InetSocketAddress(context.bindAddress(), 0), Math.max(128, context.size()));
+            // Room in the backlog for every peer's sockets at once, if they all use this rank's socket count.
+            server.bind(new InetSocketAddress(context.bindAddress(), 0),
+                    Math.max(128, context.size() * options.socketsPerConnection()));
             byte[] token = new byte[Wire.TOKEN_BYTES];
             RANDOM.nextBytes(token);
             TcpListener listener = new TcpListener(this, server,
@@ -97,39 +101,51 @@ final class TcpNetTransport implements NetTransport {
     public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
         checkOpen();
         TcpHandle handle = TcpHandle.decode(peerHandle);
-        ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-        Wire.putHello(hello, context.self().rank(), handle.token());
-        hello.flip();
-        SocketChannel channel = null;
+        int count = options.socketsPerConnection();
+        long connectionId = RANDOM.nextLong();
+        SocketChannel[] channels = new SocketChannel[count];
+        ByteBuffer[] hellos = new ByteBuffer[count];
+        boolean[] connected = new boolean[count];
         try {
-            channel = SocketChannel.open();
-            channel.configureBlocking(false);
-            tuning.configure(channel);
-            boolean connected = channel.connect(handle.address());
-            TcpPendingConnect pending = new TcpPendingConnect(this, channel, handle.address(), hello, connected);
+            for (int i = 0; i < count; i++) {
+                hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
+                Wire.putHello(hellos[i], context.self().rank(), i, count, connectionId, handle.token());
+                hellos[i].flip();
+                channels[i] = SocketChannel.open();
+                channels[i].configureBlocking(false);
+                tuning.configure(channels[i]);
+                connected[i] = channels[i].connect(handle.address());
+            }
+            TcpPendingConnect pending = new TcpPendingConnect(this, channels, handle.address(), hellos, connected);
             register(pending);
             return pending;
         } catch (IOException e) {
-            closeQuietly(channel);
+            for (SocketChannel channel : channels) {
+                closeQuietly(channel);
+            }
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
                     + " cannot connect to " + handle.address() + ": " + e, e);
         }
     }
 
-    /** Wraps a connected socket whose hello was sent. */
-    TcpSendConnection openSend(SocketChannel channel, InetSocketAddress peer) {
-        TcpSendConnection connection = new TcpSendConnection(channel, "tcp send connection rank "
-                + context.self().rank() + " -> " + peer, this);
+    /** Wraps connected sockets whose hellos were sent. */
+    TcpSendConnection openSend(SocketChannel[] channels, InetSocketAddress peer) {
+        TcpSendConnection connection = new TcpSendConnection(channels, "tcp send connection rank "
+                + context.self().rank() + " -> " + peer + sockets(channels), this, options);
         register(connection);
         return connection;
     }
 
-    /** Wraps an accepted socket whose hello was valid. */
-    TcpRecvConnection openRecv(SocketChannel channel, int peerRank, String remote) {
-        TcpRecvConnection connection = new TcpRecvConnection(channel, peerRank, "tcp receive connection rank "
-                + context.self().rank() + " <- rank " + peerRank + " at " + remote, this);
+    /** Wraps accepted sockets whose hellos were valid and agree. */
+    TcpRecvConnection openRecv(SocketChannel[] channels, int peerRank, String remote) {
+        TcpRecvConnection connection = new TcpRecvConnection(channels, peerRank, "tcp receive connection rank "
+                + context.self().rank() + " <- rank " + peerRank + " at " + remote + sockets(channels), this);
         register(connection);
         return connection;
+    }
+
+    private static String sockets(SocketChannel[] channels) {
+        return channels.length == 1 ? "" : " (" + channels.length + " sockets)";
     }
 
     SocketTuning tuning() {

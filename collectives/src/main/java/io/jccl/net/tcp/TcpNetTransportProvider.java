@@ -10,7 +10,10 @@ import io.jccl.net.TransportContext;
  * in-JVM transports, so it serves the pairs nothing faster can.
  *
  * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SOCKET_BUFFER_BYTES}, the socket send and
- * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning).
+ * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning);
+ * {@code JCCL_SOCKET_NSOCKS}, the sockets of each connection this rank opens, 1 to 16 (default 1), across which
+ * long messages are striped; {@code JCCL_SOCKET_MIN_STRIPE_BYTES}, the shortest stripe, 4096 to 1073741824 bytes
+ * (default 65536).
  */
 public final class TcpNetTransportProvider implements NetTransportProvider {
     /** The name users select it by. */

@@ -5,21 +5,49 @@ import java.util.Map;
 /**
  * The TCP transport's configuration, read from {@link io.jccl.net.TransportContext#options()}.
  *
- * @param socketBufferBytes the {@code SO_SNDBUF}/{@code SO_RCVBUF} size to ask for, or 0 to leave the kernel's
- *                          defaults and autotuning alone
+ * @param socketBufferBytes the {@code SO_SNDBUF}/{@code SO_RCVBUF} size to ask for on every socket, or 0 to leave
+ *                          the kernel's defaults and autotuning alone
+ * @param socketsPerConnection the sockets each connection this rank opens has, 1 to {@value Wire#MAX_SOCKETS}
+ *                          (NCCL's {@code NCCL_NSOCKS_PERTHREAD} times {@code NCCL_SOCKET_NTHREADS})
+ * @param minStripeBytes    the shortest stripe a message is split into: a message goes out in
+ *                          {@code min(socketsPerConnection, length / minStripeBytes)} stripes, one per socket, so a
+ *                          message shorter than twice this goes whole on socket 0
  */
-record TcpOptions(int socketBufferBytes) {
+record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStripeBytes) {
     /** Option naming the socket buffer size in bytes; 0 keeps the kernel's defaults. */
     static final String SOCKET_BUFFER_BYTES = "JCCL_SOCKET_BUFFER_BYTES";
+    /** Option naming the number of sockets per connection. */
+    static final String NSOCKS = "JCCL_SOCKET_NSOCKS";
+    /** Option naming the shortest stripe in bytes. */
+    static final String MIN_STRIPE_BYTES = "JCCL_SOCKET_MIN_STRIPE_BYTES";
+
     /** Default socket buffer size: 4 MiB. */
     static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 << 20;
     /** Smallest nonzero socket buffer size accepted. */
     static final int MIN_SOCKET_BUFFER_BYTES = 4096;
+    /**
+     * Default sockets per connection: 1, as NCCL outside cloud VMs. Loopback on a 2-core host gains nothing from
+     * more (docs/performance.md, "TCP transport: multi-socket"); networks whose single flows are capped (cloud
+     * VMs, ECMP fabrics) do, and set {@code JCCL_SOCKET_NSOCKS}.
+     */
+    static final int DEFAULT_SOCKETS_PER_CONNECTION = 1;
+    /** Default shortest stripe: 64 KiB, NCCL's {@code MIN_CHUNKSIZE} for its socket tasks. */
+    static final long DEFAULT_MIN_STRIPE_BYTES = 64 << 10;
+    /** Largest shortest stripe accepted: 1 GiB (larger would never split anything worth splitting). */
+    static final long MAX_MIN_STRIPE_BYTES = 1L << 30;
 
     TcpOptions {
         if (socketBufferBytes != 0 && socketBufferBytes < MIN_SOCKET_BUFFER_BYTES) {
             throw new IllegalArgumentException("socketBufferBytes must be 0 or at least " + MIN_SOCKET_BUFFER_BYTES
                     + ", not " + socketBufferBytes);
+        }
+        if (socketsPerConnection < 1 || socketsPerConnection > Wire.MAX_SOCKETS) {
+            throw new IllegalArgumentException("socketsPerConnection must be 1 to " + Wire.MAX_SOCKETS + ", not "
+                    + socketsPerConnection);
+        }
+        if (minStripeBytes < Wire.MIN_STRIPE_BYTES || minStripeBytes > MAX_MIN_STRIPE_BYTES) {
+            throw new IllegalArgumentException("minStripeBytes must be " + Wire.MIN_STRIPE_BYTES + " to "
+                    + MAX_MIN_STRIPE_BYTES + ", not " + minStripeBytes);
         }
     }
 
@@ -29,24 +57,51 @@ record TcpOptions(int socketBufferBytes) {
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static TcpOptions parse(Map<String, String> options) {
-        String raw = options == null ? null : options.get(SOCKET_BUFFER_BYTES);
-        if (raw == null) {
-            return new TcpOptions(DEFAULT_SOCKET_BUFFER_BYTES);
+        Map<String, String> o = options == null ? Map.of() : options;
+        long buffer = number(o, SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES);
+        if (buffer != 0 && (buffer < MIN_SOCKET_BUFFER_BYTES || buffer > Integer.MAX_VALUE)) {
+            throw invalid(SOCKET_BUFFER_BYTES, o.get(SOCKET_BUFFER_BYTES), "a whole number of bytes, 0 (keep the"
+                    + " kernel's defaults) or " + MIN_SOCKET_BUFFER_BYTES + " to " + Integer.MAX_VALUE);
         }
-        long value;
-        try {
-            value = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            throw invalid(raw);
+        long sockets = number(o, NSOCKS, DEFAULT_SOCKETS_PER_CONNECTION);
+        if (sockets < 1 || sockets > Wire.MAX_SOCKETS) {
+            throw invalid(NSOCKS, o.get(NSOCKS), "a whole number of sockets per connection, 1 to "
+                    + Wire.MAX_SOCKETS);
         }
-        if (value != 0 && (value < MIN_SOCKET_BUFFER_BYTES || value > Integer.MAX_VALUE)) {
-            throw invalid(raw);
+        long stripe = number(o, MIN_STRIPE_BYTES, DEFAULT_MIN_STRIPE_BYTES);
+        if (stripe < Wire.MIN_STRIPE_BYTES || stripe > MAX_MIN_STRIPE_BYTES) {
+            throw invalid(MIN_STRIPE_BYTES, o.get(MIN_STRIPE_BYTES), "a whole number of bytes, "
+                    + Wire.MIN_STRIPE_BYTES + " to " + MAX_MIN_STRIPE_BYTES);
         }
-        return new TcpOptions((int) value);
+        return new TcpOptions((int) buffer, (int) sockets, stripe);
     }
 
-    private static IllegalArgumentException invalid(String raw) {
-        return new IllegalArgumentException(SOCKET_BUFFER_BYTES + "='" + raw + "' is invalid: it must be a whole number"
-                + " of bytes, 0 (keep the kernel's defaults) or " + MIN_SOCKET_BUFFER_BYTES + " to " + Integer.MAX_VALUE);
+    /**
+     * The stripes a message of {@code length} bytes is sent in.
+     *
+     * @return 1 to {@link #socketsPerConnection()}
+     */
+    int stripesFor(long length) {
+        if (socketsPerConnection == 1) {
+            return 1;
+        }
+        return (int) Math.max(1, Math.min(socketsPerConnection, length / minStripeBytes));
+    }
+
+    /** @return the value of {@code key}, or {@code fallback} when absent; {@link Long#MIN_VALUE} when unparsable */
+    private static long number(Map<String, String> o, String key, long fallback) {
+        String raw = o.get(key);
+        if (raw == null) {
+            return fallback;
+        }
+        try {
+            return Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            return Long.MIN_VALUE;
+        }
+    }
+
+    private static IllegalArgumentException invalid(String key, String raw, String what) {
+        return new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be " + what);
     }
 }

@@ -9,29 +9,35 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * A non-blocking connection attempt: finishes the TCP connect, then writes the hello frame. The connection is
- * returned once the hello is in the kernel's socket buffer; the listener checks it when its owner polls
- * {@code accept()}, so the two sides need not poll in any particular order. Fails with
- * {@link NetException.Reason#IO_ERROR} when the peer refuses or the connect timeout passes.
+ * A non-blocking connection attempt: finishes the TCP connect of each of the connection's sockets, all started at
+ * once, then writes each one's hello frame. The connection is returned once every hello is in the kernel's
+ * socket buffer; the listener checks them when its owner polls {@code accept()}, so the two sides need not poll in
+ * any particular order. Fails with {@link NetException.Reason#IO_ERROR} when the peer refuses any socket, or when
+ * the connect timeout passes before all are connected (the message says how many were).
  */
 final class TcpPendingConnect implements PendingConnect {
     private final TcpNetTransport transport;
-    private final SocketChannel channel;
+    private final SocketChannel[] channels;
     private final InetSocketAddress peer;
-    private final ByteBuffer hello;
+    private final ByteBuffer[] hellos;
+    private final boolean[] connected;
     private final long startNanos;
     private final long deadlineNanos;
-    private boolean connected;
     private TcpSendConnection connection;
     private NetException failure;
     private volatile boolean cancelled;
 
-    TcpPendingConnect(TcpNetTransport transport, SocketChannel channel, InetSocketAddress peer, ByteBuffer hello,
-                      boolean connected) {
+    /**
+     * @param channels  the connection's sockets, connecting
+     * @param hellos    each socket's hello frame, ready to write
+     * @param connected which sockets connected at once
+     */
+    TcpPendingConnect(TcpNetTransport transport, SocketChannel[] channels, InetSocketAddress peer, ByteBuffer[] hellos,
+                      boolean[] connected) {
         this.transport = transport;
-        this.channel = channel;
+        this.channels = channels;
         this.peer = peer;
-        this.hello = hello;
+        this.hellos = hellos;
         this.connected = connected;
         this.startNanos = System.nanoTime();
         this.deadlineNanos = startNanos + transport.connectTimeoutNanos();
@@ -48,26 +54,38 @@ final class TcpPendingConnect implements PendingConnect {
         if (cancelled) {
             throw new NetException(NetException.Reason.CLOSED, "connection attempt to " + peer + " was cancelled");
         }
+        int ready = 0;
         try {
-            if (!connected) {
-                connected = channel.finishConnect();
-            }
-            if (connected) {
-                channel.write(hello);
-                if (!hello.hasRemaining()) {
-                    connection = transport.openSend(channel, peer);
-                    transport.forget(this);
-                    return connection;
+            for (int i = 0; i < channels.length; i++) {
+                if (!connected[i]) {
+                    connected[i] = channels[i].finishConnect();
+                }
+                if (connected[i]) {
+                    channels[i].write(hellos[i]);
+                    if (!hellos[i].hasRemaining()) {
+                        ready++;
+                    }
                 }
             }
         } catch (IOException e) {
-            throw fail("connecting to " + peer + " failed: " + e, e);
+            throw fail("connecting to " + peer + " failed" + socketsSoFar(ready) + ": " + e, e);
+        }
+        if (ready == channels.length) {
+            connection = transport.openSend(channels, peer);
+            transport.forget(this);
+            return connection;
         }
         long now = System.nanoTime();
         if (now - deadlineNanos > 0) {
-            throw fail("connecting to " + peer + " timed out after " + (now - startNanos) / 1_000_000 + " ms", null);
+            throw fail("connecting to " + peer + " timed out after " + (now - startNanos) / 1_000_000 + " ms"
+                    + socketsSoFar(ready), null);
         }
         return null;
+    }
+
+    /** @return for a connection of several sockets, how many had connected and said hello */
+    private String socketsSoFar(int ready) {
+        return channels.length == 1 ? "" : " (" + ready + " of its " + channels.length + " sockets were connected)";
     }
 
     private NetException fail(String message, Throwable cause) {
@@ -86,10 +104,12 @@ final class TcpPendingConnect implements PendingConnect {
     }
 
     private void release() {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // giving up anyway
+        for (SocketChannel channel : channels) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // giving up anyway
+            }
         }
         transport.forget(this);
     }

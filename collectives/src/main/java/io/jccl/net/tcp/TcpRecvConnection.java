@@ -4,42 +4,54 @@ import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvConnection;
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.SocketChannel;
 
 /**
  * The receiving end of a TCP connection.
  *
- * <p>Progress reads into the staging buffer, which may then hold the headers and payloads of several short
- * messages; the oldest pending receive takes the next header, and its payload is copied out of the staging
- * buffer, or, for the rest of a native destination of at least {@value TcpConnection#DIRECT_MIN_BYTES} bytes,
- * read straight into it with the read bounded to the message.
+ * <p>Socket 0 carries every message header, in message order: reading the next one matches the oldest
+ * unmatched receive, and queues the message's stripes on the sockets that carry them ({@link RecvSocket}). Each
+ * socket then reads its stripes in order, independently of the others; a receive completes once all its stripes
+ * are in its memory, and receives complete in posting order.
  *
  * <p>A message whose tag differs from the receive's, or that is longer than its capacity, fails that receive
  * ({@link NetException.Reason#TAG_MISMATCH} or {@link NetException.Reason#TRUNCATED}) as soon as its header is
- * read; its payload is then read and discarded, never written to the receive buffer. The connection stays
- * usable: the next receive matches the next message. A header that breaks the protocol (bad magic, flags or
- * length) breaks the connection: pending and later receives fail with
- * {@link NetException.Reason#PROTOCOL_ERROR}. End of stream or a reset fails the receives that the data already
- * read cannot satisfy with {@link NetException.Reason#PEER_CLOSED}.
+ * read (once the receives before it completed); its stripes are then read and discarded, never written to the
+ * receive buffer. The connection stays usable: the next receive matches the next message. A header that breaks
+ * the protocol (bad magic, flags, stripe count or length; a stripe header other than the one due) breaks the
+ * connection: pending and later receives fail with {@link NetException.Reason#PROTOCOL_ERROR}. End of stream or a
+ * reset on a socket fails, with {@link NetException.Reason#PEER_CLOSED}, the oldest receive that needs bytes
+ * from it that never came, and every later one; receives the data already read satisfies still complete.
  */
 final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     private final int peerRank;
-    /** Payload bytes of a failed receive's message still to skip. */
-    private long discardBytes;
-    /** Whether the peer's end of stream was read. */
-    private boolean endOfStream;
+    private final RecvSocket[] sockets;
+    /** The oldest receive whose message header has not been read yet. */
+    private long matchSeq;
 
-    TcpRecvConnection(SocketChannel channel, int peerRank, String description, TcpNetTransport transport) {
-        super(channel, description, transport);
+    TcpRecvConnection(SocketChannel[] channels, int peerRank, String description, TcpNetTransport transport) {
+        super(channels, description, transport);
         this.peerRank = peerRank;
-        staging.limit(0);
+        this.sockets = new RecvSocket[channels.length];
+        for (int i = 0; i < channels.length; i++) {
+            sockets[i] = new RecvSocket(i, channels[i]);
+        }
     }
 
-    /** @return the rank the connecting side named in its hello frame */
+    /** @return the rank the connecting side named in its hello frames */
     int peerRank() {
         return peerRank;
+    }
+
+    /** @return the number of sockets (tests) */
+    int socketCount() {
+        return sockets.length;
+    }
+
+    /** @return the bytes socket {@code index} has read since the connection opened (tests) */
+    long bytesRead(int index) {
+        return sockets[index].readBytes;
     }
 
     @Override
@@ -57,157 +69,111 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
             return;
         }
         try {
-            while (queue.size() > 0) {
-                if (discardBytes > 0 && !discard()) {
-                    return;
-                }
-                TcpRequest request = queue.get(0);
-                if (request.messageBytes < 0 && !matchHeader(request)) {
-                    return;
-                }
-                if (request.state != TcpRequest.PENDING) {
-                    continue;
-                }
-                if (!receivePayload(request)) {
-                    return;
-                }
-                queue.pop();
-                request.complete(request.messageBytes);
+            RecvSocket lead = sockets[0];
+            do {
+                lead.drain(description);
+            } while (lead.queued() == 0 && matchNext());
+            for (int i = 1; i < sockets.length; i++) {
+                sockets[i].drain(description);
             }
-        } catch (IOException e) {
-            ioFailed(e);
         } catch (NetException e) {
             breakConnection(e.reason(), e.getMessage(), null);
+            return;
         }
+        if (isClosed()) {
+            usable();
+            return;
+        }
+        while (queue.size() > 0 && queue.headSeq() < matchSeq && queue.get(0).pendingSockets == 0) {
+            TcpRequest oldest = queue.get(0);
+            queue.pop();
+            if (oldest.failure != null) {
+                oldest.fail(oldest.failure);
+            } else {
+                oldest.complete(oldest.messageBytes);
+            }
+        }
+        failIfStarved();
     }
 
     /**
-     * Reads the next header for the oldest receive. A mismatching tag or excessive length fails and dequeues
-     * the receive and sets up the discard of the payload.
+     * Reads the next message header on socket 0 for the oldest unmatched receive, and queues the message's
+     * stripes. A mismatching tag or excessive length fails the receive (reported once it is the oldest) and queues
+     * the stripes to be drained.
      *
-     * @return false when the header is not all here yet, or the stream ended (receives then failed)
+     * @return false when there is no receive to match, a socket has no room for another stripe, or the header is
+     *         not all here yet
      */
-    private boolean matchHeader(TcpRequest request) throws IOException {
-        if (!fill(Wire.HEADER_BYTES)) {
+    private boolean matchNext() {
+        if (matchSeq == queue.endSeq()) {
             return false;
         }
-        int at = staging.position();
-        long length = Wire.checkHeader(staging, at, description);
-        long tag = Wire.headerTag(staging, at);
-        staging.position(at + Wire.HEADER_BYTES);
-        if (tag != request.tag) {
-            reject(request, NetException.tagMismatch(request.tag, tag), length);
-        } else if (length > request.sizeBytes) {
-            reject(request, new NetException(NetException.Reason.TRUNCATED, "message of " + length
-                    + " bytes does not fit the receive's capacity of " + request.sizeBytes + " bytes on " + description),
-                    length);
-        } else {
-            request.messageBytes = length;
+        for (RecvSocket socket : sockets) {
+            if (socket.full()) {
+                return false;
+            }
+        }
+        RecvSocket lead = sockets[0];
+        // A receive with room for a payload that would go straight into its memory most likely gets one (collectives
+        // post receives of the size they expect): read the header alone, so that none of the payload is staged.
+        TcpRequest next = queue.bySeq(matchSeq);
+        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes, sockets.length, 1)))) {
+            return false;
+        }
+        int at = lead.staging.position();
+        long length = Wire.checkHeader(lead.staging, at, sockets.length, description);
+        int stripes = Wire.headerStripes(lead.staging, at);
+        long tag = Wire.headerTag(lead.staging, at);
+        lead.staging.position(at + Wire.HEADER_BYTES);
+        TcpRequest receive = queue.bySeq(matchSeq++);
+        receive.messageBytes = length;
+        receive.stripes = stripes;
+        if (tag != receive.tag) {
+            receive.failure = NetException.tagMismatch(receive.tag, tag);
+        } else if (length > receive.sizeBytes) {
+            receive.failure = new NetException(NetException.Reason.TRUNCATED, "message of " + length
+                    + " bytes does not fit the receive's capacity of " + receive.sizeBytes + " bytes on " + description);
+        }
+        TcpRequest target = receive.failure == null ? receive : null;
+        receive.pendingSockets = target == null ? 0 : (1 << stripes) - 1;
+        for (int i = 0; i < stripes; i++) {
+            long from = Wire.stripeStart(length, stripes, i);
+            sockets[i].push(target, receive.offset + from, Wire.stripeStart(length, stripes, i + 1) - from, tag);
         }
         return true;
-    }
-
-    private void reject(TcpRequest request, NetException failure, long length) {
-        queue.pop();
-        request.fail(failure);
-        discardBytes = length;
     }
 
     /**
-     * Makes the staging buffer hold at least {@code bytes} unread bytes.
-     *
-     * @return false when they are not here yet, or the stream ended (receives then failed)
+     * Breaks the connection when the oldest pending receive needs bytes from a socket whose stream ended: they
+     * will never come. Receives before it have completed; it and every later one fail with
+     * {@link NetException.Reason#PEER_CLOSED}.
      */
-    private boolean fill(int bytes) throws IOException {
-        while (staging.remaining() < bytes) {
-            if (endOfStream) {
-                peerClosed(staging.remaining() > 0 ? " in the middle of a message header" : "");
-                return false;
-            }
-            staging.compact();
-            int read = channel.read(staging);
-            staging.flip();
-            if (read < 0) {
-                endOfStream = true;
-            } else if (read == 0) {
-                return false;
+    private void failIfStarved() {
+        if (queue.size() == 0) {
+            return;
+        }
+        TcpRequest oldest = queue.get(0);
+        boolean matched = queue.headSeq() < matchSeq;
+        for (RecvSocket socket : sockets) {
+            boolean needed = matched ? (oldest.pendingSockets & (1 << socket.index)) != 0
+                    : socket.index == 0 || socket.full();
+            if (socket.dry && needed) {
+                String where = matched ? " in the middle of a message"
+                        : socket.staging.hasRemaining() ? " in the middle of a message header" : "";
+                String message = socket.failure != null
+                        ? description + " failed: the peer closed the connection or went away (" + socket.failure + ")"
+                        : "peer closed " + description + where;
+                breakConnection(NetException.Reason.PEER_CLOSED, message, socket.failure);
+                return;
             }
         }
-        return true;
-    }
-
-    /** @return true when the whole payload is in the destination */
-    private boolean receivePayload(TcpRequest request) throws IOException {
-        while (request.movedBytes < request.messageBytes) {
-            long remaining = request.messageBytes - request.movedBytes;
-            if (staging.hasRemaining()) {
-                int copied = (int) Math.min(remaining, staging.remaining());
-                MemorySegment.copy(stagingSegment, staging.position(), request.segment,
-                        request.offset + request.movedBytes, copied);
-                staging.position(staging.position() + copied);
-                request.movedBytes += copied;
-                continue;
-            }
-            if (endOfStream) {
-                peerClosed(" in the middle of a message");
-                return false;
-            }
-            int read;
-            if (request.segment.isNative() && remaining >= DIRECT_MIN_BYTES) {
-                read = channel.read(views.view(request.segment, request.offset + request.movedBytes, remaining));
-                if (read > 0) {
-                    request.movedBytes += read;
-                }
-            } else {
-                read = refill();
-            }
-            if (read < 0) {
-                endOfStream = true;
-            } else if (read == 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** @return true when the rejected message's payload has been skipped */
-    private boolean discard() throws IOException {
-        while (discardBytes > 0) {
-            if (staging.hasRemaining()) {
-                int skipped = (int) Math.min(discardBytes, staging.remaining());
-                staging.position(staging.position() + skipped);
-                discardBytes -= skipped;
-                continue;
-            }
-            if (endOfStream) {
-                peerClosed(" in the middle of a message");
-                return false;
-            }
-            int read = refill();
-            if (read < 0) {
-                endOfStream = true;
-            } else if (read == 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Reads into the empty staging buffer. */
-    private int refill() throws IOException {
-        staging.clear();
-        int read = channel.read(staging);
-        staging.flip();
-        return read;
-    }
-
-    private void peerClosed(String where) {
-        breakConnection(NetException.Reason.PEER_CLOSED, "peer closed " + description + where, null);
     }
 
     @Override
     void pendingFailed() {
-        discardBytes = 0;
-        staging.limit(0);
+        for (RecvSocket socket : sockets) {
+            socket.reset();
+        }
+        matchSeq = queue.endSeq();
     }
 }

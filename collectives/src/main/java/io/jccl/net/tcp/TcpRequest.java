@@ -28,19 +28,24 @@ final class TcpRequest implements NetRequest {
     /** Send: the message length. Receive: the capacity. */
     long sizeBytes;
     long tag;
-    /** Payload bytes moved so far: staged for a send, received for a receive. */
-    long movedBytes;
-    /** Send: whether the header is staged. */
-    boolean headerStaged;
-    /** Send: position in the connection's byte stream after this message's last byte, or -1 until staged. */
-    long streamEnd;
+    /** Send: the stripes the message goes out in. Receive: those of the matched message, once its header is read. */
+    int stripes;
+    /**
+     * One bit per socket whose stripe of this message is not yet all written (send) or read (receive). The
+     * request completes, in posting order, once none is left.
+     */
+    int pendingSockets;
+    /** Send: for each socket, its stream position after this message's stripe; set once the stripe is staged. */
+    final long[] stripeEnd;
     /** Receive: the matched message's length, or -1 until its header has been read. */
     long messageBytes;
     long resultBytes;
+    /** The outcome when it is a failure, also set by a receive whose message is rejected and still being drained. */
     NetException failure;
 
-    TcpRequest(TcpConnection owner) {
+    TcpRequest(TcpConnection owner, int sockets) {
         this.owner = owner;
+        this.stripeEnd = new long[sockets];
     }
 
     /** Prepares a pooled object for a newly posted request. */
@@ -50,9 +55,8 @@ final class TcpRequest implements NetRequest {
         this.offset = offset;
         this.sizeBytes = sizeBytes;
         this.tag = tag;
-        this.movedBytes = 0;
-        this.headerStaged = false;
-        this.streamEnd = -1;
+        this.stripes = 0;
+        this.pendingSockets = 0;
         this.messageBytes = -1;
         this.resultBytes = 0;
         this.failure = null;

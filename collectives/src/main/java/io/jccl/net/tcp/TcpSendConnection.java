@@ -5,43 +5,47 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.SendConnection;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
  * The sending end of a TCP connection.
  *
- * <p>Pending sends form a FIFO. Progress copies the next messages' headers and payloads into the staging
- * buffer until it is full and writes it; several short messages thus leave in one write. When a native payload
- * has at least {@value TcpConnection#DIRECT_MIN_BYTES} bytes left once the staging buffer is full, the rest is
- * written straight from its segment, without a copy. Heap payloads always go through the staging buffer.
+ * <p>Pending sends form a FIFO. Each is split into {@link TcpOptions#stripesFor stripes} when posted: one for a
+ * short message, up to one per socket for a long one. Each socket ({@link SendSocket}) writes its stripe of every
+ * send in FIFO order, independently of the others, so a slow socket does not hold the others back; socket 0
+ * carries the message headers and every short message.
  *
- * <p>The staging buffer and a payload are written by separate calls rather than one gathering write: the JDK
- * allocates per buffer when a gathering write includes a segment-backed buffer, and the data path must not.
- *
- * <p>A send completes once its last byte is in the kernel's socket buffer; bytes already there reach the peer
- * even if this end closes afterwards.
+ * <p>A send completes once all its stripes are in the kernel's socket buffers, and sends complete in posting
+ * order; bytes already there reach the peer even if this end closes afterwards.
  */
 final class TcpSendConnection extends TcpConnection implements SendConnection {
-    /** A native payload being written straight from its segment, or null. */
-    private ByteBuffer directPayload;
-    /** Index, counted from the oldest pending send, of the first send not yet fully staged. */
-    private int stageIndex;
-    /** Bytes handed to the staging buffer or to {@link #directPayload} since the connection opened. */
-    private long stagedBytes;
-    /** Bytes the kernel accepted since the connection opened. */
-    private long writtenBytes;
+    private final SendSocket[] sockets;
+    private final TcpOptions options;
 
-    TcpSendConnection(SocketChannel channel, String description, TcpNetTransport transport) {
-        super(channel, description, transport);
-        staging.limit(0);
+    TcpSendConnection(SocketChannel[] channels, String description, TcpNetTransport transport, TcpOptions options) {
+        super(channels, description, transport);
+        this.options = options;
+        this.sockets = new SendSocket[channels.length];
+        for (int i = 0; i < channels.length; i++) {
+            sockets[i] = new SendSocket(i, channels[i]);
+        }
+    }
+
+    /** @return the number of sockets (tests) */
+    int socketCount() {
+        return sockets.length;
     }
 
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
         boolean wasIdle = queue.size() == 0;
         TcpRequest request = post(buffer, offset, sizeBytes, tag);
-        if (request != null && wasIdle) {
+        if (request == null) {
+            return null;
+        }
+        request.stripes = Math.min(sockets.length, options.stripesFor(sizeBytes));
+        request.pendingSockets = (1 << request.stripes) - 1;
+        if (wasIdle) {
             progress();
         }
         return request;
@@ -53,103 +57,24 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
             return;
         }
         try {
-            while (true) {
-                if (staging.hasRemaining()) {
-                    writtenBytes += channel.write(staging);
-                    completeWritten();
-                    if (staging.hasRemaining()) {
-                        return;
-                    }
-                }
-                if (directPayload != null) {
-                    writtenBytes += channel.write(directPayload);
-                    completeWritten();
-                    if (directPayload.hasRemaining()) {
-                        return;
-                    }
-                    directPayload = null;
-                }
-                if (!stage()) {
-                    return;
-                }
+            for (SendSocket socket : sockets) {
+                socket.progress(queue);
             }
         } catch (IOException e) {
             ioFailed(e);
+            return;
         }
-    }
-
-    /** Completes the oldest sends whose bytes are all written. */
-    private void completeWritten() {
-        while (queue.size() > 0) {
+        while (queue.size() > 0 && queue.get(0).pendingSockets == 0) {
             TcpRequest oldest = queue.get(0);
-            if (oldest.streamEnd < 0 || oldest.streamEnd > writtenBytes) {
-                return;
-            }
             queue.pop();
-            stageIndex--;
             oldest.complete(oldest.sizeBytes);
         }
     }
 
-    /**
-     * Fills the empty staging buffer with the next messages' bytes, and sets {@link #directPayload} when the
-     * rest of a native payload goes out directly after it.
-     *
-     * @return false when there was nothing left to stage
-     */
-    private boolean stage() {
-        if (stageIndex == queue.size()) {
-            return false;
-        }
-        staging.clear();
-        while (stageIndex < queue.size()) {
-            TcpRequest request = queue.get(stageIndex);
-            if (!request.headerStaged) {
-                if (staging.remaining() < Wire.HEADER_BYTES) {
-                    break;
-                }
-                Wire.putHeader(staging, request.tag, request.sizeBytes);
-                stagedBytes += Wire.HEADER_BYTES;
-                request.headerStaged = true;
-            }
-            long remaining = request.sizeBytes - request.movedBytes;
-            if (remaining > 0) {
-                int copied = (int) Math.min(remaining, staging.remaining());
-                MemorySegment.copy(request.segment, request.offset + request.movedBytes, stagingSegment,
-                        staging.position(), copied);
-                staging.position(staging.position() + copied);
-                request.movedBytes += copied;
-                stagedBytes += copied;
-                remaining -= copied;
-                if (remaining > 0) {
-                    // The staging buffer is full.
-                    if (request.segment.isNative() && remaining >= DIRECT_MIN_BYTES) {
-                        directPayload = views.view(request.segment, request.offset + request.movedBytes, remaining);
-                        int direct = directPayload.remaining();
-                        request.movedBytes += direct;
-                        stagedBytes += direct;
-                        if (request.movedBytes == request.sizeBytes) {
-                            finishStaging(request);
-                        }
-                    }
-                    break;
-                }
-            }
-            finishStaging(request);
-        }
-        staging.flip();
-        return true;
-    }
-
-    private void finishStaging(TcpRequest request) {
-        request.streamEnd = stagedBytes;
-        stageIndex++;
-    }
-
     @Override
     void pendingFailed() {
-        stageIndex = 0;
-        directPayload = null;
-        staging.limit(0);
+        for (SendSocket socket : sockets) {
+            socket.reset(queue.endSeq());
+        }
     }
 }

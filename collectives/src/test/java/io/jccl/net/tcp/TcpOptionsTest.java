@@ -6,12 +6,15 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Parsing of the TCP transport's options; invalid values are covered by the conformance subclass. */
+/** Parsing of the TCP transport's options; invalid values are covered by the conformance class. */
 class TcpOptionsTest {
     @Test
-    void defaultsToFourMebibyteSocketBuffers() {
-        assertThat(TcpOptions.parse(Map.of()).socketBufferBytes()).isEqualTo(4 << 20);
-        assertThat(TcpOptions.parse(null).socketBufferBytes()).isEqualTo(4 << 20);
+    void defaultsToFourMebibyteSocketBuffersOneSocketAndSixtyFourKibibyteStripes() {
+        for (TcpOptions o : new TcpOptions[] {TcpOptions.parse(Map.of()), TcpOptions.parse(null)}) {
+            assertThat(o.socketBufferBytes()).isEqualTo(4 << 20);
+            assertThat(o.socketsPerConnection()).isEqualTo(TcpOptions.DEFAULT_SOCKETS_PER_CONNECTION);
+            assertThat(o.minStripeBytes()).isEqualTo(64 << 10);
+        }
     }
 
     @Test
@@ -23,5 +26,50 @@ class TcpOptionsTest {
         assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_BUFFER_BYTES", "0")).socketBufferBytes()).isZero();
         assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_BUFFER_BYTES", "2147483647")).socketBufferBytes())
                 .isEqualTo(Integer.MAX_VALUE);
+    }
+
+    @Test
+    void readsTheSocketCountAndShortestStripeAtTheirBounds() {
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "1")).socketsPerConnection()).isEqualTo(1);
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", " 16 ")).socketsPerConnection()).isEqualTo(16);
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_MIN_STRIPE_BYTES", "4096")).minStripeBytes()).isEqualTo(4096);
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_MIN_STRIPE_BYTES", "1073741824")).minStripeBytes())
+                .isEqualTo(1L << 30);
+    }
+
+    /** A message gets one stripe per whole shortest stripe it holds, at most one per socket, at least one. */
+    @Test
+    void stripeCountFollowsTheLengthUpToTheSocketCount() {
+        TcpOptions four = TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "4"));
+        assertThat(four.stripesFor(0)).isEqualTo(1);
+        assertThat(four.stripesFor((128 << 10) - 1)).isEqualTo(1);
+        assertThat(four.stripesFor(128 << 10)).isEqualTo(2);
+        assertThat(four.stripesFor(3 * (64 << 10))).isEqualTo(3);
+        assertThat(four.stripesFor(1 << 20)).isEqualTo(4);
+        assertThat(four.stripesFor(1L << 40)).isEqualTo(4);
+        TcpOptions one = TcpOptions.parse(Map.of("JCCL_SOCKET_MIN_STRIPE_BYTES", "4096"));
+        assertThat(one.stripesFor(1L << 30)).isEqualTo(1);
+    }
+
+    /** Stripes are contiguous, cover the message, start on 64-byte boundaries and are never empty. */
+    @Test
+    void stripeBoundariesCoverTheMessage() {
+        for (long length : new long[] {8192, 8193, 65_536, 100_003, (1 << 20) + 5, 1L << 40}) {
+            for (int stripes = 1; stripes <= Wire.MAX_SOCKETS; stripes++) {
+                if (stripes > 1 && length < stripes * Wire.MIN_STRIPE_BYTES) {
+                    continue;
+                }
+                assertThat(Wire.stripeStart(length, stripes, 0)).isZero();
+                assertThat(Wire.stripeStart(length, stripes, stripes)).isEqualTo(length);
+                for (int i = 1; i < stripes; i++) {
+                    long start = Wire.stripeStart(length, stripes, i);
+                    assertThat(start % 64).isZero();
+                    assertThat(start).as("stripe %d of %d of %d bytes", i, stripes, length)
+                            .isGreaterThan(Wire.stripeStart(length, stripes, i - 1));
+                }
+                assertThat(Wire.stripeStart(length, stripes, stripes)).isGreaterThan(
+                        Wire.stripeStart(length, stripes, stripes - 1));
+            }
+        }
     }
 }

@@ -20,6 +20,7 @@ import io.jccl.net.TransportContext;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,6 +30,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -40,26 +42,35 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs the transport conformance suite against the TCP transport on the loopback interface, and adds what only
  * TCP has: the hello handshake, the wire format, socket options and timeouts. Hostile peers are played by raw
- * sockets.
+ * sockets. This class runs everything with one socket per connection (the default); its subclasses run all of it
+ * again with several ({@link TcpTwoSocketConformanceTest}, {@link TcpFourSocketConformanceTest}).
  */
 class TcpTransportConformanceTest extends NetTransportConformanceTest {
-    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 
     @Override
     protected NetTransport createTransport(int rank, int size) {
         return tcp(rank, size, CONNECT_TIMEOUT, Map.of());
     }
 
-    private NetTransport tcp(int rank, int size, Duration connectTimeout, Map<String, String> options) {
+    /** @return the options every transport of the test gets, under those a test adds */
+    protected Map<String, String> transportOptions() {
+        return Map.of();
+    }
+
+    final NetTransport tcp(int rank, int size, Duration connectTimeout, Map<String, String> options) {
+        Map<String, String> all = new HashMap<>(transportOptions());
+        all.putAll(options);
         return track(new TcpNetTransportProvider().create(new TransportContext(
                 new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), connectTimeout,
-                options)));
+                all)));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -113,11 +124,17 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
 
     static Stream<Arguments> badHellos() {
         return Stream.of(
-                Arguments.of("wrong token", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, token -> new byte[16])),
-                Arguments.of("wrong magic", hello(0xCAFEBABE, Wire.VERSION, 0, 1, token -> token)),
-                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 2, 0, 1, token -> token)),
-                Arguments.of("nonzero flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 1, 1, token -> token)),
-                Arguments.of("negative rank", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, -5, token -> token)),
+                Arguments.of("wrong token", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 0, 1, token -> new byte[16])),
+                Arguments.of("wrong magic", hello(0xCAFEBABE, Wire.VERSION, 0, 1, 0, 1, token -> token)),
+                Arguments.of("version 1 (one socket, no socket fields)", hello(Wire.HELLO_MAGIC, 1, 0, 1, 0, 1,
+                        token -> token)),
+                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 3, 0, 1, 0, 1, token -> token)),
+                Arguments.of("nonzero flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 1, 1, 0, 1, token -> token)),
+                Arguments.of("negative rank", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, -5, 0, 1, token -> token)),
+                Arguments.of("zero sockets", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 0, 0, token -> token)),
+                Arguments.of("17 sockets", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 0, 17, token -> token)),
+                Arguments.of("socket index beyond the count", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 2, 2,
+                        token -> token)),
                 Arguments.of("garbage", (Function<byte[], byte[]>) token -> {
                     byte[] junk = new byte[4096];
                     new Random(7).nextBytes(junk);
@@ -126,12 +143,12 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
                 Arguments.of("short hello", (Function<byte[], byte[]>) token -> new byte[] {0x4A, 0x43, 0x43}));
     }
 
-    private static Function<byte[], byte[]> hello(int magic, int version, int flags, int rank,
-                                                  Function<byte[], byte[]> tokenOf) {
+    private static Function<byte[], byte[]> hello(int magic, int version, int flags, int rank, int socketIndex,
+                                                  int socketCount, Function<byte[], byte[]> tokenOf) {
         return token -> {
             ByteBuffer b = ByteBuffer.allocate(Wire.HELLO_BYTES);
-            b.putInt(magic).putShort((short) version).putShort((short) flags).putInt(rank).putInt(0)
-                    .put(tokenOf.apply(token));
+            b.putInt(magic).putShort((short) version).putShort((short) flags).putInt(rank).put((byte) socketIndex)
+                    .put((byte) socketCount).putShort((short) 0).putLong(42).put(tokenOf.apply(token));
             return b.array();
         };
     }
@@ -285,7 +302,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         TcpHandle handle = TcpHandle.decode(listener.handle());
         SocketChannel peer = SocketChannel.open(handle.address());
         ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-        Wire.putHello(hello, 3, handle.token());
+        Wire.putHello(hello, 3, 0, 1, 7, handle.token());
         peer.write(hello.flip());
         return peer;
     }
@@ -294,6 +311,246 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         RecvConnection[] recv = new RecvConnection[1];
         pollUntil(() -> (recv[0] = listener.accept()) != null, "accept");
         return track(recv[0]);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Several sockets per connection. Tests that choose their own socket count run in this class only.
+
+    private void onlyInTheOneSocketClass() {
+        assumeTrue(getClass() == TcpTransportConformanceTest.class, "chooses its own socket count; runs once");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "JCCL_SOCKET_NSOCKS;0", "JCCL_SOCKET_NSOCKS;17", "JCCL_SOCKET_NSOCKS;-1", "JCCL_SOCKET_NSOCKS;abc",
+            "JCCL_SOCKET_NSOCKS;2.5", "JCCL_SOCKET_NSOCKS;''", "JCCL_SOCKET_MIN_STRIPE_BYTES;4095",
+            "JCCL_SOCKET_MIN_STRIPE_BYTES;0", "JCCL_SOCKET_MIN_STRIPE_BYTES;1073741825",
+            "JCCL_SOCKET_MIN_STRIPE_BYTES;64K", "JCCL_SOCKET_MIN_STRIPE_BYTES;x"})
+    void invalidSocketCountOrStripeIsRejectedNamingKeyAndValue(String key, String value) {
+        onlyInTheOneSocketClass();
+        assertThatThrownBy(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of(key, value)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining("'" + value + "'");
+    }
+
+    /**
+     * A long message leaves in one contiguous stripe per socket, each behind its own header, exactly as
+     * {@link Wire#stripeStart} cuts it; a short one goes whole on socket 0; both arrive intact, from native and
+     * heap memory.
+     */
+    @Test
+    void longMessagesAreStripedAcrossEverySocketAndShortOnesStayOnTheFirst() {
+        onlyInTheOneSocketClass();
+        Map<String, String> options = Map.of(TcpOptions.NSOCKS, "3", TcpOptions.MIN_STRIPE_BYTES, "65536");
+        Link link = connect(tcp(0, 2, CONNECT_TIMEOUT, options), tcp(1, 2, CONNECT_TIMEOUT, options));
+        TcpRecvConnection recv = (TcpRecvConnection) link.recv();
+        assertThat(((TcpSendConnection) link.send()).socketCount()).isEqualTo(3);
+        assertThat(recv.socketCount()).isEqualTo(3);
+        long[] expected = new long[3];
+        int seed = 0;
+        // 100 bytes and 131071 (one stripe: less than twice 64 KiB), 131072 (two), 1 MiB + 5 (three, the cap).
+        for (long bytes : new long[] {100, 131_071, 131_072, (1 << 20) + 5}) {
+            int stripes = (int) Math.min(3, Math.max(1, bytes / 65536));
+            for (boolean heap : new boolean[] {false, true}) {
+                seed++;
+                MemorySegment src = patterned(heap ? MemorySegment.ofArray(new int[(int) bytes / 4 + 1])
+                        : arena.allocate(bytes), 0, bytes, seed);
+                MemorySegment dst = filled(heap ? MemorySegment.ofArray(new int[(int) bytes / 4 + 3])
+                        : arena.allocate(bytes + 8), (byte) 0x5A);
+                assertThat(awaitAll(link.send().isend(src, 0, bytes, seed, null),
+                        link.recv().irecv(dst, 0, bytes + 8, seed, null))).containsExactly(bytes, bytes);
+                assertPattern(dst, 0, bytes, seed);
+                assertAllBytes(dst, bytes, 8, (byte) 0x5A);
+                for (int i = 0; i < stripes; i++) {
+                    expected[i] += Wire.HEADER_BYTES + Wire.stripeStart(bytes, stripes, i + 1)
+                            - Wire.stripeStart(bytes, stripes, i);
+                }
+                for (int i = 0; i < 3; i++) {
+                    assertThat(recv.bytesRead(i)).as("bytes read on socket %d after the %d-byte %s message", i,
+                            bytes, heap ? "heap" : "native").isEqualTo(expected[i]);
+                }
+            }
+        }
+    }
+
+    /** The receiving side never surfaces a connection whose sockets did not all arrive, and drops them in time. */
+    @Test
+    void connectionMissingSomeOfItsSocketsIsDroppedAfterTheConnectTimeout() throws IOException {
+        onlyInTheOneSocketClass();
+        NetTransport transport = tcp(0, 2, Duration.ofMillis(200), Map.of());
+        Listener listener = track(transport.listen(ProgressSignal.NONE));
+        SocketChannel[] half = rawPeers(listener, 4, 5, new int[] {0, 2});
+        try {
+            pollUntil(() -> {
+                assertThat(listener.accept()).as("a connection with 2 of its 4 sockets").isNull();
+                return closedByPeer(half[0]) && closedByPeer(half[1]);
+            }, "the listener to drop a connection that sent only 2 of its 4 sockets");
+        } finally {
+            half[0].close();
+            half[1].close();
+        }
+        NetTransport peer = tcp(1, 2, CONNECT_TIMEOUT, Map.of(TcpOptions.NSOCKS, "4"));
+        assertMessageGoesThrough(complete(peer.connect(listener.handle(), ProgressSignal.NONE), listener), 300_000, 8);
+    }
+
+    static Stream<Arguments> contradictingSockets() {
+        return Stream.of(
+                Arguments.of("the same index twice", new int[] {0, 0}, new int[] {2, 2}, new int[] {5, 5}),
+                Arguments.of("different socket counts", new int[] {0, 1}, new int[] {2, 3}, new int[] {5, 5}),
+                Arguments.of("different ranks", new int[] {0, 1}, new int[] {2, 2}, new int[] {5, 6}));
+    }
+
+    /** Sockets naming the same connection but disagreeing about it are dropped together, at once. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("contradictingSockets")
+    void socketsThatContradictEachOtherAreDroppedTogether(String name, int[] indexes, int[] counts, int[] ranks)
+            throws IOException {
+        onlyInTheOneSocketClass();
+        Listener listener = listener(transports(1)[0]);
+        TcpHandle handle = TcpHandle.decode(listener.handle());
+        SocketChannel[] peers = new SocketChannel[2];
+        try {
+            for (int i = 0; i < 2; i++) {
+                peers[i] = SocketChannel.open(handle.address());
+                ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+                Wire.putHello(hello, ranks[i], indexes[i], counts[i], 99, handle.token());
+                peers[i].write(hello.flip());
+                peers[i].configureBlocking(false);
+            }
+            pollUntil(() -> {
+                assertThat(listener.accept()).as("a contradicting set").isNull();
+                return closedByPeer(peers[0]) && closedByPeer(peers[1]);
+            }, "the listener to drop both sockets");
+        } finally {
+            for (SocketChannel peer : peers) {
+                if (peer != null) {
+                    peer.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void connectingSideSaysHowManyOfItsSocketsConnectedWhenItTimesOut() throws Exception {
+        onlyInTheOneSocketClass();
+        // A listener that never accepts, with a backlog of 1: the kernel completes a socket or two, then drops SYNs.
+        try (ServerSocketChannel full = ServerSocketChannel.open()) {
+            full.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+            byte[] handle = new TcpHandle((InetSocketAddress) full.getLocalAddress(), new byte[16]).encode();
+            NetTransport transport = tcp(0, 1, Duration.ofMillis(300), Map.of(TcpOptions.NSOCKS, "8"));
+            PendingConnect pending = transport.connect(handle, ProgressSignal.NONE);
+            NetException[] failure = new NetException[1];
+            pollUntil(() -> {
+                try {
+                    SendConnection connection = pending.poll();
+                    if (connection != null) {
+                        track(connection);
+                        assumeTrue(false, "this kernel completed 8 connections to a listener with a backlog of 1");
+                    }
+                } catch (NetException e) {
+                    failure[0] = e;
+                }
+                return failure[0] != null;
+            }, "the connection attempt to fail");
+            assertThat(failure[0].reason()).isEqualTo(NetException.Reason.IO_ERROR);
+            assertThat(failure[0].getMessage()).contains("timed out")
+                    .containsPattern("\\(\\d of its 8 sockets were connected\\)");
+        }
+    }
+
+    static Stream<Arguments> badStripes() {
+        return Stream.of(
+                Arguments.of("a stripe header with another tag", 16_384, 2, stripeHeader(Wire.STRIPE_MAGIC, 1, 2, 8192)),
+                Arguments.of("a stripe header with another length", 16_384, 2,
+                        stripeHeader(Wire.STRIPE_MAGIC, 1, 1, 8000)),
+                Arguments.of("a stripe header with another index", 16_384, 2,
+                        stripeHeader(Wire.STRIPE_MAGIC, 0, 1, 8192)),
+                Arguments.of("a message header where a stripe header is due", 16_384, 2,
+                        header(Wire.HEADER_MAGIC, 0, 8192)),
+                Arguments.of("two stripes of fewer than 4096 bytes", 8000, 2, stripeHeader(Wire.STRIPE_MAGIC, 1, 1, 4000)),
+                Arguments.of("three stripes on two sockets", 30_000, 3, stripeHeader(Wire.STRIPE_MAGIC, 1, 1, 9984)));
+    }
+
+    private static byte[] stripeHeader(int magic, int index, long tag, long length) {
+        return ByteBuffer.allocate(Wire.HEADER_BYTES).putInt(magic).putInt(index).putLong(tag).putLong(length).array();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badStripes")
+    void stripeThatIsNotTheOneDueIsAProtocolError(String name, int length, int stripes, byte[] onSocket1)
+            throws IOException {
+        onlyInTheOneSocketClass();
+        Listener listener = listener(transports(1)[0]);
+        SocketChannel[] peer = rawPeers(listener, 2, 3, new int[] {0, 1});
+        try {
+            RecvConnection recv = acceptOne(listener);
+            long firstStripe = Wire.stripeStart(length, Math.min(stripes, 2), 1);
+            writeAll(peer[0], header(Wire.HEADER_MAGIC, stripes - 1, length));
+            writeAll(peer[0], new byte[(int) firstStripe]);
+            writeAll(peer[1], onSocket1);
+            NetException e = awaitFailure(recv.irecv(arena.allocate(length), 0, length, 1, null));
+            assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+            assertThat(e.getMessage()).contains("header");
+            assertPostFails(() -> recv.irecv(arena.allocate(64), 0, 64, 1, null), NetException.Reason.PROTOCOL_ERROR);
+        } finally {
+            peer[0].close();
+            peer[1].close();
+        }
+    }
+
+    /**
+     * A peer that vanishes in the middle of a stripe on socket 1 fails the receive that needed it, with
+     * PEER_CLOSED, after the earlier message, which socket 0 delivered whole, completed.
+     */
+    @Test
+    void peerVanishingInTheMiddleOfAStripeFailsOnlyWhatItCannotDeliver() throws IOException {
+        onlyInTheOneSocketClass();
+        Listener listener = listener(transports(1)[0]);
+        RecvConnection recv;
+        SocketChannel[] peer = rawPeers(listener, 2, 3, new int[] {0, 1});
+        try {
+            recv = acceptOne(listener);
+            writeAll(peer[0], header(Wire.HEADER_MAGIC, 0, 100));
+            writeAll(peer[0], patterned(arena.allocate(100), 0, 100, 4).toArray(ValueLayout.JAVA_BYTE));
+            writeAll(peer[0], header(Wire.HEADER_MAGIC, 1, 16_384));
+            writeAll(peer[0], new byte[8192]);
+            writeAll(peer[1], stripeHeader(Wire.STRIPE_MAGIC, 1, 1, 8192));
+            writeAll(peer[1], new byte[10]);
+            peer[1].setOption(StandardSocketOptions.SO_LINGER, 0);
+        } finally {
+            peer[1].close();
+            peer[0].close();
+        }
+        MemorySegment small = arena.allocate(100);
+        NetRequest first = recv.irecv(small, 0, 100, 1, null);
+        NetRequest second = recv.irecv(arena.allocate(16_384), 0, 16_384, 1, null);
+        assertThat(await(first)).isEqualTo(100);
+        assertPattern(small, 0, 100, 4);
+        assertThat(awaitFailure(second).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+    }
+
+    private static void writeAll(SocketChannel channel, byte[] bytes) throws IOException {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+            if (channel.write(buffer) == 0) {
+                Thread.yield();
+            }
+        }
+    }
+
+    /** @return raw sockets to the listener, each having said hello as socket {@code indexes[i]} of {@code count} */
+    private SocketChannel[] rawPeers(Listener listener, int count, int rank, int[] indexes) throws IOException {
+        TcpHandle handle = TcpHandle.decode(listener.handle());
+        SocketChannel[] peers = new SocketChannel[indexes.length];
+        for (int i = 0; i < indexes.length; i++) {
+            peers[i] = SocketChannel.open(handle.address());
+            ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+            Wire.putHello(hello, rank, indexes[i], count, 0x5EED, handle.token());
+            peers[i].write(hello.flip());
+            peers[i].configureBlocking(false);
+        }
+        return peers;
     }
 
     // ---------------------------------------------------------------------------------------------------------

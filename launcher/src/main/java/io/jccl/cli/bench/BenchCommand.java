@@ -9,7 +9,8 @@ import java.util.concurrent.Callable;
 
 /** {@code jccl bench}: the benchmark group; it only holds subcommands. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks (see the subcommands).",
-        subcommands = {TransportBenchCommand.class, CollectiveBenchCommand.class, LossBenchCommand.class})
+        subcommands = {TransportBenchCommand.class, CollectiveBenchCommand.class, LossBenchCommand.class,
+                TcpBenchCommand.class})
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -21,7 +22,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "Missing benchmark: try 'jccl bench transport --help', 'jccl bench collective --help' or "
-                        + "'jccl bench loss --help'");
+                "Missing benchmark: try 'jccl bench transport --help', 'jccl bench collective --help', "
+                        + "'jccl bench loss --help' or 'jccl bench tcp --help'");
     }
 }

@@ -1,0 +1,14 @@
+package io.jccl.net.tcp;
+
+import java.util.Map;
+
+/**
+ * The whole TCP conformance suite, and its TCP-specific tests, with two sockets per connection and the default
+ * shortest stripe (64 KiB): messages of 128 KiB and more go out in two stripes, shorter ones whole on socket 0.
+ */
+class TcpTwoSocketConformanceTest extends TcpTransportConformanceTest {
+    @Override
+    protected Map<String, String> transportOptions() {
+        return Map.of(TcpOptions.NSOCKS, "2");
+    }
+}
