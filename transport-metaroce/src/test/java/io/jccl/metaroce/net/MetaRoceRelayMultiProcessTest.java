@@ -41,11 +41,17 @@ class MetaRoceRelayMultiProcessTest {
             List<Jvm> ranks = MetaRoceMultiProcessTest.start("metaroce-relay-np" + processes, processes, 300_007,
                     env, List.of(), JvmProcesses.inheritedJvmOptions());
             long retransmits = 0;
+            int[] exits = new int[processes];
+            StringBuilder outputs = new StringBuilder();
             for (int r = 0; r < processes; r++) {
-                Jvm jvm = ranks.get(r);
-                assertThat(jvm.await(300)).as("rank %d exit code; proxy %s; output:%n%s", r, proxy.counters(),
-                        jvm.outputText()).isZero();
-                String out = jvm.outputText();
+                exits[r] = ranks.get(r).await(300);
+                outputs.append(String.format("%n--- rank %d (exit %d):%n%s", r, exits[r], ranks.get(r).outputText()));
+            }
+            for (int r = 0; r < processes; r++) {
+                // Every rank's output on any failure: a stall names the rank waited for, whose own output says why.
+                assertThat(exits[r]).as("rank %d exit code; proxy %s; outputs:%s", r, proxy.counters(), outputs)
+                        .isZero();
+                String out = ranks.get(r).outputText();
                 assertThat(out).contains("RESULT OK").contains("ALL_TO_ALLV FLOAT32").contains("P2P FLOAT32")
                         .contains("BARRIER ok").doesNotContain("wrong=1");
                 retransmits += sum(out, "RETRANSMITS_SACK") + sum(out, "RETRANSMITS_RTO");
