@@ -158,11 +158,14 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, 600);
         // Three messages per round: any per-message object (16 bytes or more each) would be 48+ bytes per round in
         // every window. A window may also see a rare event that allocates (a path re-routed after a scheduling
-        // stall binds a new socket), so the best of three windows is judged.
+        // stall binds a new socket), and on a loaded host C2 may not have compiled the caller's path yet (the
+        // interpreter allocates what escape analysis later removes: 119 bytes per round in every one of three windows
+        // once, at load 3-4), so up to ten windows are tried and the best is judged; a real per-message object shows
+        // in every window.
         int rounds = 500;
         long bestCaller = Long.MAX_VALUE;
         long bestDriver = Long.MAX_VALUE;
-        for (int window = 0; window < 3 && (bestCaller >= rounds * 8L || bestDriver >= rounds * 8L); window++) {
+        for (int window = 0; window < 10 && (bestCaller >= rounds * 8L || bestDriver >= rounds * 8L); window++) {
             long callerBefore = threads.getCurrentThreadAllocatedBytes();
             long driversBefore = allocated(threads, drivers);
             exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
