@@ -10,10 +10,9 @@ import java.nio.channels.SocketChannel;
  * skips the sends that have no stripe on it.
  *
  * <p>It copies the next stripes' headers and payloads into its staging buffer until the buffer is full and writes
- * it; several short messages thus leave in one write, each with its header. A native payload longer than
- * {@value TcpConnection#COPY_MAX_BYTES} bytes, or of at least {@value TcpConnection#DIRECT_MIN_BYTES} bytes and
- * longer than the staging buffer's free space, is not copied at all: the staging buffer is written up to its
- * header, and the payload straight from its segment after it. Heap payloads always go through the staging buffer.
+ * it; several short messages thus leave in one write. When a native payload has at least
+ * {@value TcpConnection#DIRECT_MIN_BYTES} bytes left once the staging buffer is full, the rest is written straight
+ * from its segment, without a copy. Heap payloads always go through the staging buffer.
  *
  * <p>The staging buffer and a payload are written by separate calls rather than one gathering write: the JDK
  * allocates per buffer when a gathering write includes a segment-backed buffer, and the data path must not.
@@ -127,20 +126,6 @@ final class SendSocket {
                 headerStaged = true;
             }
             long remaining = length - stripeMoved;
-            if ((remaining > TcpConnection.COPY_MAX_BYTES
-                    || remaining > staging.remaining() && remaining >= TcpConnection.DIRECT_MIN_BYTES)
-                    && send.segment.isNative()) {
-                // All of it goes straight from the segment, behind the staged header: long, or too long to go out
-                // with it in one write anyway.
-                directPayload = views.view(send.segment, send.offset + from + stripeMoved, remaining);
-                int direct = directPayload.remaining();
-                stripeMoved += direct;
-                stagedBytes += direct;
-                if (stripeMoved == length) {
-                    finishStripe(send);
-                }
-                break;
-            }
             if (remaining > 0) {
                 int copied = (int) Math.min(remaining, staging.remaining());
                 MemorySegment.copy(send.segment, send.offset + from + stripeMoved, stagingSegment, staging.position(),

@@ -35,11 +35,11 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
      */
     static final int DIRECT_MIN_BYTES = 32 << 10;
     /**
-     * A native payload (or stripe) longer than this is not copied at all: its header is written, and read, alone, and
-     * the payload moves straight between the caller's memory and the socket. A shorter one is copied through the
-     * staging buffer with its header, one system call for both. On loopback the two extra system calls cost more
-     * than copying 64 KiB on each side and less than copying 128 KiB (docs/performance.md, "TCP transport:
-     * multi-socket").
+     * A native payload (or stripe) longer than this is received without a copy: its header is read alone, and the
+     * payload straight into the receive's memory. A shorter one is read with its header into the staging buffer,
+     * one system call for both, and copied out. The sending side keeps copying the start of a long payload into
+     * its staging buffer behind the header: writing the header alone cost the kernel more, in a 2-rank all-reduce,
+     * than that copy saves (docs/performance.md, "TCP transport: multi-socket").
      */
     static final int COPY_MAX_BYTES = 64 << 10;
 

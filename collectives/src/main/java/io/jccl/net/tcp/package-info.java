@@ -35,9 +35,9 @@
  * <h2>Data path</h2>
  * Each connection has a pool of 64 request objects and, per socket, a direct staging buffer (256 KiB on socket 0,
  * 64 KiB on the others). Short messages, headers and heap payloads pass through the staging buffer (many short
- * messages per system call); the rest of a large native payload is written from, or read into, the caller's
- * segment directly through a cached {@link java.nio.ByteBuffer} view. In steady state nothing is allocated and
- * no lock is taken.
+ * messages per system call); the rest of a large native payload is written from the caller's segment directly
+ * through a cached {@link java.nio.ByteBuffer} view, and a native payload longer than 64 KiB is read straight into
+ * it, its header read alone. In steady state nothing is allocated and no lock is taken.
  *
  * <h2>Options</h2>
  * {@code JCCL_SOCKET_BUFFER_BYTES}: the {@code SO_SNDBUF}/{@code SO_RCVBUF} size of every socket, default 4 MiB,
