@@ -24,6 +24,8 @@ abstract class Channel {
     final int connectionId;
     final int index;
     final int stream;
+    /** The peer's rank, for messages; -1 when not known. */
+    final int peerRank;
     private final ProgressSignal signal;
     final MetaRoceRequest[] slots;
 
@@ -34,9 +36,10 @@ abstract class Channel {
     private record Closed(NetException.Reason reason, String why) {
     }
 
-    Channel(MetaRoceNetTransport transport, Side side, int connectionId, int index, ProgressSignal signal,
-            int maxInflight, Arena arena) {
+    Channel(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,
+            ProgressSignal signal, int maxInflight, Arena arena) {
         this.transport = transport;
+        this.peerRank = peerRank;
         this.side = side;
         this.connectionId = connectionId;
         this.index = index;
@@ -136,14 +139,25 @@ abstract class Channel {
         failAll(reason, why);
     }
 
-    /** What a lost MetaRoCE connection means for this end: CLOSED if this side is closing, else PEER_CLOSED. */
+    /**
+     * What a lost MetaRoCE connection means for this end: CLOSED if this side is closing, else PEER_CLOSED; either
+     * way every request still pending fails (a channel closed for posts may still have sends in flight).
+     */
     final void connectionLost() {
         if (transport.isClosing()) {
             broken(NetException.Reason.CLOSED, "the transport was closed");
-        } else if (!isClosed()) {
-            transport.onConnectionLost(side, connectionId);
-            broken(NetException.Reason.PEER_CLOSED, "the MetaRoCE connection to the peer closed or failed");
+            return;
         }
+        if (!isClosed()) {
+            transport.onConnectionLost(side, connectionId);
+        }
+        broken(NetException.Reason.PEER_CLOSED, "the MetaRoCE connection to " + peerName() + " closed ("
+                + transport.closeCause(side, connectionId) + ")");
+    }
+
+    /** @return how messages name the peer: {@code rank 3}, or {@code the peer} when its rank is not known */
+    final String peerName() {
+        return peerRank >= 0 ? "rank " + peerRank : "the peer";
     }
 
     /** Why a post to the MetaRoCE endpoint was refused: the connection's work queue is full. */
@@ -163,5 +177,21 @@ abstract class Channel {
 
     static boolean closedStatus(CompletionStatus status) {
         return status == CompletionStatus.CONNECTION_CLOSED;
+    }
+
+    /** A control receive ended because the peer closed gracefully: nothing more comes on this channel. */
+    static boolean peerDone(CompletionStatus status) {
+        return status == CompletionStatus.PEER_DONE;
+    }
+
+    /** Why requests fail once the peer closed gracefully (CLOSED instead while this side is closing itself). */
+    final NetException.Reason peerDoneReason() {
+        return transport.isClosing() ? NetException.Reason.CLOSED : NetException.Reason.PEER_CLOSED;
+    }
+
+    /** Why requests fail once the peer closed gracefully. */
+    final String peerDoneWhy() {
+        return transport.isClosing() ? "the transport was closed"
+                : peerName() + " closed its transport after delivering everything it sent: nothing more will come";
     }
 }

@@ -9,25 +9,26 @@ import java.nio.ByteOrder;
  * data itself moves as one-sided WRITEs). All fields little-endian.
  *
  * <ul>
- * <li>HELLO, connector to listener on stream 0, 16 bytes: magic, version, listener id, channel.</li>
+ * <li>HELLO, connector to listener on stream 0, 20 bytes: magic, version, listener id, channel, the connector's
+ * rank.</li>
  * <li>CTS ("clear to send"), listener to connector on the channel's stream, 32 bytes: region key, flags
  * ({@link #CTS_CLOSED} when the receiving end closed), offset in the region, capacity, expected tag. One per
  * posted receive, in order: the n-th CTS describes the n-th receive.</li>
  * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, reserved, size, tag. Sent once the
  * WRITE of the message completed (every byte placed and acknowledged), or instead of it when the receive does not
- * match; the n-th FIN completes the n-th receive. {@link #FIN_CLOSED} (which completes no receive) says the
+ * match; the n-th FIN completes the n-th receive, and the send completes once its FIN is acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the
  * sending end closed.</li>
  * </ul>
  */
 final class ControlMessages {
-    static final int HELLO_BYTES = 16;
+    static final int HELLO_BYTES = 20;
     static final int CTS_BYTES = 32;
     static final int FIN_BYTES = 24;
     /** Room for the largest control message. */
     static final int BOX_BYTES = 32;
 
     static final int HELLO_MAGIC = 0x4A4D4848;
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;
@@ -48,16 +49,17 @@ final class ControlMessages {
         return channel + 1;
     }
 
-    static void putHello(MemorySegment box, int listenerId, int channel) {
+    static void putHello(MemorySegment box, int listenerId, int channel, int rank) {
         box.set(INT, 0, HELLO_MAGIC);
         box.set(INT, 4, VERSION);
         box.set(INT, 8, listenerId);
         box.set(INT, 12, channel);
+        box.set(INT, 16, rank);
     }
 
     static boolean isHello(MemorySegment box, long bytes) {
         return bytes == HELLO_BYTES && box.get(INT, 0) == HELLO_MAGIC && box.get(INT, 4) == VERSION
-                && box.get(INT, 12) >= 0 && box.get(INT, 12) < Integer.MAX_VALUE - 1;
+                && box.get(INT, 12) >= 0 && box.get(INT, 12) < Integer.MAX_VALUE - 1 && box.get(INT, 16) >= 0;
     }
 
     static int helloListener(MemorySegment box) {
@@ -66,6 +68,10 @@ final class ControlMessages {
 
     static int helloChannel(MemorySegment box) {
         return box.get(INT, 12);
+    }
+
+    static int helloRank(MemorySegment box) {
+        return box.get(INT, 16);
     }
 
     static void putCts(MemorySegment box, int regionKey, int flags, long offset, long capacity, long tag) {

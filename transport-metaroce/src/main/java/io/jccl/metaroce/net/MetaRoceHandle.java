@@ -14,16 +14,18 @@ import java.util.List;
  * What a {@code metaroce} listener publishes through the rendezvous: the address of each of its path sockets, the
  * key its handshakes are authenticated with, and which listener of the rank it is.
  *
- * <p>Layout (big-endian): magic {@code "JMRC"}, version 1 (byte), path count (byte), listener id (int), the 32-byte
- * handshake key, then per path: address length (4 or 16, byte), the address, the port (unsigned short).
+ * <p>Layout (big-endian): magic {@code "JMRC"}, version 2 (byte), path count (byte), listener id (int), the listening
+ * rank (int), the 32-byte handshake key, then per path: address length (4 or 16, byte), the address, the port
+ * (unsigned short).
  *
  * @param listenerId   which listener of the rank
+ * @param rank         the listening rank (for messages that name the peer)
  * @param handshakeKey the key its handshakes are authenticated with (32 bytes)
  * @param paths        one address per path, in path order
  */
-record MetaRoceHandle(int listenerId, byte[] handshakeKey, List<InetSocketAddress> paths) {
+record MetaRoceHandle(int listenerId, int rank, byte[] handshakeKey, List<InetSocketAddress> paths) {
     static final int MAGIC = 0x4A4D5243;
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
     static final int KEY_BYTES = 32;
 
     MetaRoceHandle {
@@ -37,8 +39,8 @@ record MetaRoceHandle(int listenerId, byte[] handshakeKey, List<InetSocketAddres
     }
 
     byte[] encode() {
-        ByteBuffer b = ByteBuffer.allocate(10 + KEY_BYTES + paths.size() * 19);
-        b.putInt(MAGIC).put(VERSION).put((byte) paths.size()).putInt(listenerId).put(handshakeKey);
+        ByteBuffer b = ByteBuffer.allocate(14 + KEY_BYTES + paths.size() * 19);
+        b.putInt(MAGIC).put(VERSION).put((byte) paths.size()).putInt(listenerId).putInt(rank).put(handshakeKey);
         for (InetSocketAddress a : paths) {
             byte[] address = a.getAddress().getAddress();
             b.put((byte) address.length).put(address).putShort((short) a.getPort());
@@ -72,6 +74,10 @@ record MetaRoceHandle(int listenerId, byte[] handshakeKey, List<InetSocketAddres
                 throw malformed("it names " + count + " paths (1-64 allowed)");
             }
             int listenerId = b.getInt();
+            int rank = b.getInt();
+            if (rank < 0) {
+                throw malformed("it names rank " + rank);
+            }
             byte[] key = new byte[KEY_BYTES];
             b.get(key);
             List<InetSocketAddress> paths = new ArrayList<>(count);
@@ -91,7 +97,7 @@ record MetaRoceHandle(int listenerId, byte[] handshakeKey, List<InetSocketAddres
             if (b.hasRemaining()) {
                 throw malformed(b.remaining() + " bytes follow the last path");
             }
-            return new MetaRoceHandle(listenerId, key, paths);
+            return new MetaRoceHandle(listenerId, rank, key, paths);
         } catch (BufferUnderflowException e) {
             throw malformed("it is truncated (" + bytes.length + " bytes)");
         } catch (UnknownHostException e) {

@@ -29,6 +29,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 
@@ -48,12 +49,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
 
 /**
  * One rank's {@code metaroce} transport: MetaRoCE over UDP between processes.
@@ -80,8 +83,6 @@ public final class MetaRoceNetTransport implements NetTransport {
     private static final Logger LOG = JcclLog.logger(EnumSet.of(Subsystem.NET, Subsystem.PROTO),
             MetaRoceNetTransport.class);
     private static final int HELLO_BOXES = 4;
-    /** The longest {@link #close()} lets the protocol run before it closes the connections. */
-    private static final long LINGER_CAP_NS = 200_000_000;
     private static final int COMMAND_QUEUE = 1 << 16;
     /** A thread that never runs: a segment it can access is not confined to any thread. */
     private static final Thread SOME_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
@@ -97,10 +98,13 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     private final TransportContext context;
     private final MetaRoceOptions options;
+    /** The clock of the protocol and of every deadline here: the system's, or a simulation's. */
+    private final NanoClock clock;
     private final Arena arena = Arena.ofShared();
     private final byte[] acceptKey = new byte[MetaRoceHandle.KEY_BYTES];
     private final Side accepting;
     private final Side initiating;
+    private final List<Side> sides;
     /** What listeners publish: the accepting endpoint's path sockets, or the relay's fronts for them. */
     private final List<InetSocketAddress> listenerPaths;
     private final ManyToOneConcurrentArrayQueue<Object> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
@@ -110,6 +114,13 @@ public final class MetaRoceNetTransport implements NetTransport {
     private final NetProperties properties;
     private final AgentRunner dedicated;
     private volatile boolean closing;
+    /** Closing: when the graceful close gives up ({@link #clock}). */
+    private long closeDeadlineNs;
+    /** Closing: the work the last close step did. */
+    private int lastCloseWork;
+    private volatile boolean closeFinished;
+    /** Work done by every duty cycle so far (driving thread; read by the simulator on the same thread). */
+    private long cycleWork;
     /** When a caller last ran a duty cycle: the driver thread stays out of the way while callers poll. */
     private volatile long lastCallerCycleNs = Long.MIN_VALUE / 2;
     /** The thread running the duty cycle, once known (dedicated and shared modes). */
@@ -146,10 +157,47 @@ public final class MetaRoceNetTransport implements NetTransport {
      *                                  {@code JCCL_METAROCE_OFFLOAD} names a provider that is missing or declines
      */
     MetaRoceNetTransport(TransportContext context, OffloadSelector offload) {
+        this(context, offload, null, new SystemNanoClock(), new SecureRandom());
+    }
+
+    /**
+     * Opens the data paths of a simulated transport: the whole-stack simulator gives each endpoint a node of its
+     * simulated fabric instead of UDP sockets.
+     */
+    @FunctionalInterface
+    public interface SimulatedDataPaths {
+        /**
+         * @param config    the endpoint's protocol settings (paths, payload, handshake key, timers)
+         * @param accepting whether it is the transport's accepting endpoint (else its initiating one)
+         * @return the data path, whose endpoint the simulator drives
+         */
+        MetaRoceDataPath open(EndpointConfig config, boolean accepting);
+    }
+
+    /**
+     * A transport for deterministic simulation: invoker threading (whoever polls runs the duty cycle; no thread),
+     * time from {@code clock}, randomness (keys, nonces) from {@code random}, data paths from {@code dataPaths}.
+     * Close it with {@link #beginClose()} and {@link #pollClose()} from the simulating thread.
+     *
+     * @param context   the rank's context ({@code JCCL_METAROCE_*} options apply, threading excepted)
+     * @param dataPaths opens the two endpoints' data paths
+     * @param clock     the simulation's clock
+     * @param random    the simulation's seeded random source
+     * @return the transport
+     */
+    public static MetaRoceNetTransport simulated(TransportContext context, SimulatedDataPaths dataPaths,
+                                                 NanoClock clock, RandomGenerator random) {
+        return new MetaRoceNetTransport(context, null, Objects.requireNonNull(dataPaths, "dataPaths"),
+                Objects.requireNonNull(clock, "clock"), Objects.requireNonNull(random, "random"));
+    }
+
+    private MetaRoceNetTransport(TransportContext context, OffloadSelector offload, SimulatedDataPaths simulated,
+                                 NanoClock clock, RandomGenerator random) {
         this.context = context;
-        this.options = MetaRoceOptions.parse(context.options());
-        OffloadDecision decision = offload.decide(context.options());
-        SecureRandom random = new SecureRandom();
+        this.clock = clock;
+        MetaRoceOptions parsed = MetaRoceOptions.parse(context.options());
+        this.options = simulated == null ? parsed : parsed.withThreading(MetaRoceOptions.Threading.INVOKER);
+        OffloadDecision decision = simulated == null ? offload.decide(context.options()) : null;
         random.nextBytes(acceptKey);
         byte[] initiateKey = new byte[MetaRoceHandle.KEY_BYTES];
         random.nextBytes(initiateKey);   // never accepts: its own key only turns strangers' handshakes away
@@ -157,7 +205,10 @@ public final class MetaRoceNetTransport implements NetTransport {
         EndpointConfig initiateConfig = endpointConfig(initiateKey);
         MetaRoceDataPath acceptDriver = null;
         MetaRoceDataPath initiateDriver = null;
-        if (decision.offloaded()) {
+        if (simulated != null) {
+            acceptDriver = simulated.open(acceptConfig, true);
+            initiateDriver = simulated.open(initiateConfig, false);
+        } else if (decision.offloaded()) {
             try {
                 acceptDriver = openOffloaded(decision, acceptConfig, random);
                 initiateDriver = openOffloaded(decision, initiateConfig, random);
@@ -176,7 +227,7 @@ public final class MetaRoceNetTransport implements NetTransport {
                 decision = decision.fallBack(why);
             }
         }
-        if (!decision.offloaded()) {
+        if (simulated == null && !decision.offloaded()) {
             UdpDriverConfig udp = new UdpDriverConfig(context.bindAddress(), options.socketBufferBytes(), 64)
                     .withPorts(options.ports()[0], options.ports()[1]);
             try {
@@ -192,17 +243,20 @@ public final class MetaRoceNetTransport implements NetTransport {
             }
         }
         try {
-            listenerPaths = options.relay() == null ? acceptDriver.localAddresses()
+            listenerPaths = options.relay() == null || simulated != null ? acceptDriver.localAddresses()
                     : registerWithRelay(acceptDriver.localAddresses());
         } catch (NetException e) {
             acceptDriver.close();
             initiateDriver.close();
             throw e;
         }
-        offload.log(decision);
+        if (simulated == null) {
+            offload.log(decision);
+        }
         this.offloadDecision = decision;
         accepting = new Side(acceptDriver);
         initiating = new Side(initiateDriver);
+        sides = List.of(accepting, initiating);
         // Callers' polls drive the protocol at once, so they are told to keep polling (signalsCompletion false):
         // a caller parked until a driver thread completes its request waits for that thread to be scheduled, hop
         // after hop (measured: 4x slower at 1 MiB on 2 vCPUs). The driver thread covers the times nobody polls.
@@ -229,7 +283,7 @@ public final class MetaRoceNetTransport implements NetTransport {
     }
 
     /** Opens one data path through the provider the decision chose; a null answer is a failure. */
-    private MetaRoceDataPath openOffloaded(OffloadDecision decision, EndpointConfig config, SecureRandom random) {
+    private MetaRoceDataPath openOffloaded(OffloadDecision decision, EndpointConfig config, RandomGenerator random) {
         MetaRoceDataPath path = decision.provider().open(new DataPathSpec(decision.device(), config,
                 context.bindAddress(), random, new SystemNanoClock()));
         if (path == null) {
@@ -238,7 +292,15 @@ public final class MetaRoceNetTransport implements NetTransport {
         return path;
     }
 
-    /** @return what carries this transport's MetaRoCE connections, and the line that said so */
+    /**
+     * @return the work every duty cycle did so far: a simulator that sees it grow after stepping a rank knows the
+     *         rank's endpoints may have something new to transmit. Read it on the driving thread only.
+     */
+    public long cycleWork() {
+        return cycleWork;
+    }
+
+    /** @return what carries this transport's MetaRoCE connections, and the line that said so; null when simulated */
     public OffloadDecision offloadDecision() {
         return offloadDecision;
     }
@@ -322,25 +384,6 @@ public final class MetaRoceNetTransport implements NetTransport {
             }
         } catch (RuntimeException e) {
             // the driver changed the connection table under the read: the next snapshot catches up
-        }
-    }
-
-    /**
-     * Before the CLOSE goes out, runs the protocol until it has been quiet for a retransmission timeout (at most
-     * {@link #LINGER_CAP_NS}): a peer's last send may have reached this rank while its acknowledgement is still to be
-     * sent, or lost and due to be retransmitted, and the CLOSE would fail that send on the peer.
-     */
-    private void linger() {
-        long startNs = System.nanoTime();
-        long quietNs = options.rtoFloorNs() + 2_000_000;
-        long lastWorkNs = startNs;
-        for (long nowNs = startNs; nowNs - startNs < LINGER_CAP_NS && nowNs - lastWorkNs < quietNs;
-             nowNs = System.nanoTime()) {
-            if (agent.cycle() > 0) {
-                lastWorkNs = nowNs;
-            } else {
-                Thread.onSpinWait();
-            }
         }
     }
 
@@ -453,7 +496,7 @@ public final class MetaRoceNetTransport implements NetTransport {
     public Listener listen(ProgressSignal signal) {
         throwIfClosing();
         int id = nextListenerId.getAndIncrement();
-        byte[] handle = new MetaRoceHandle(id, acceptKey, listenerPaths).encode();
+        byte[] handle = new MetaRoceHandle(id, context.self().rank(), acceptKey, listenerPaths).encode();
         MetaRoceListener listener = new MetaRoceListener(this, id, handle, signal == null ? ProgressSignal.NONE : signal);
         submit((Runnable) () -> listeners.put(id, listener));
         return listener;
@@ -470,7 +513,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
         ProgressSignal s = signal == null ? ProgressSignal.NONE : signal;
         MetaRocePendingConnect pending = new MetaRocePendingConnect(this, handle,
-                System.nanoTime() + context.connectTimeout().toNanos());
+                clock.nanoTime() + context.connectTimeout().toNanos());
         submit((Runnable) () -> startConnect(pending, s));
         return pending;
     }
@@ -517,7 +560,7 @@ public final class MetaRoceNetTransport implements NetTransport {
             } finally {
                 driving.set(false);
             }
-            lastCallerCycleNs = System.nanoTime();
+            lastCallerCycleNs = clock.nanoTime();
         }
     }
 
@@ -544,19 +587,20 @@ public final class MetaRoceNetTransport implements NetTransport {
             pending.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "bad metaroce handle: " + e.getMessage()));
             return;
         }
-        int connection = initiating.endpoint.connect(System.nanoTime(), peer, pending.handle.handshakeKey(),
+        int connection = initiating.endpoint.connect(clock.nanoTime(), peer, pending.handle.handshakeKey(),
                 payloadTowards(pending.handle.paths().getFirst().getAddress()));
         int index = channelsOpened.get(connection);
         channelsOpened.put(connection, index + 1);
-        MetaRoceSendConnection channel = new MetaRoceSendConnection(this, initiating, connection, index, signal,
-                options.maxInflight(), arena);
+        initiating.peerRanks.put(connection, pending.handle.rank());
+        MetaRoceSendConnection channel = new MetaRoceSendConnection(this, initiating, connection, index,
+                pending.handle.rank(), signal, options.maxInflight(), arena);
         channels.add(channel);
         pending.channel = channel;
         connecting.add(pending);
     }
 
     private int advanceConnects() {
-        long nowNs = System.nanoTime();
+        long nowNs = clock.nanoTime();
         int work = 0;
         for (int i = connecting.size() - 1; i >= 0; i--) {
             MetaRocePendingConnect p = connecting.get(i);
@@ -619,14 +663,16 @@ public final class MetaRoceNetTransport implements NetTransport {
 
         @Override
         public void onWork(io.jccl.metaroce.protocol.WorkKind kind, CompletionStatus status, long bytes) {
-            if (status == CompletionStatus.CONNECTION_CLOSED) {
+            if (status == CompletionStatus.CONNECTION_CLOSED || status == CompletionStatus.PEER_DONE) {
                 return;
             }
             if (status == CompletionStatus.OK && ControlMessages.isHello(box, bytes)) {
                 int listenerId = ControlMessages.helloListener(box);
                 MetaRoceListener listener = listeners.get(listenerId);
+                int peerRank = ControlMessages.helloRank(box);
+                accepting.peerRanks.put(connection, peerRank);
                 MetaRoceRecvConnection channel = new MetaRoceRecvConnection(MetaRoceNetTransport.this, accepting,
-                        connection, ControlMessages.helloChannel(box),
+                        connection, ControlMessages.helloChannel(box), peerRank,
                         listener == null ? ProgressSignal.NONE : listener.signal(), options.maxInflight(), arena);
                 channels.add(channel);
                 channel.open();
@@ -669,6 +715,12 @@ public final class MetaRoceNetTransport implements NetTransport {
 
 
         int cycle() {
+            int work = cycle0();
+            cycleWork += work;
+            return work;
+        }
+
+        private int cycle0() {
             int work = commands.drain(runCommand, 1024);
             work += accepting.driver.doWork();
             work += initiating.driver.doWork();
@@ -695,11 +747,40 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
     }
 
+    /**
+     * Closes the transport gracefully (what {@link #beginClose()} and {@link #pollClose()} do, on this thread): every
+     * connection first delivers what this rank sent and lets its peers finish, for at most
+     * {@code JCCL_CLOSE_LINGER_MS}; what was still not delivered then is reported, by peer, in a WARN line.
+     */
     @Override
     public void close() {
+        if (!beginClose()) {
+            return;
+        }
+        long idleNs = 1_000;
+        while (!pollClose()) {
+            if (lastCloseWork > 0) {
+                idleNs = 1_000;
+            } else {
+                LockSupport.parkNanos(idleNs);   // waiting on the network: the peers need this core more
+                idleNs = Math.min(idleNs * 2, 200_000);
+            }
+        }
+    }
+
+    /**
+     * Starts closing: stops the driver thread (this thread drives from now on), runs what callers handed over (the
+     * channels' own closes among it), then asks every MetaRoCE connection to close gracefully (see
+     * {@link io.jccl.metaroce.protocol.conn.Connection#shutdown}): nothing new is posted, what was posted goes on
+     * until acknowledged, data from peers is still acknowledged, and each connection closes once its peer confirms.
+     * Call {@link #pollClose()} until it returns true.
+     *
+     * @return false when the transport was closing already (another caller finishes it)
+     */
+    public boolean beginClose() {
         synchronized (this) {
             if (closing) {
-                return;
+                return false;
             }
             closing = true;
         }
@@ -717,16 +798,67 @@ public final class MetaRoceNetTransport implements NetTransport {
             describe(line, "initiating", initiating);
             System.err.println(line);
         }
-        linger();
-        // This thread now drives: finish what callers handed over, then close every MetaRoCE connection, which
-        // completes their work (CLOSED here) and tells the peers (PEER_CLOSED there).
+        agent.cycle();
+        long nowNs = clock.nanoTime();
+        for (Side side : sides) {
+            for (int i = 0; i < side.endpoint.connectionCount(); i++) {
+                side.endpoint.shutdown(nowNs, side.endpoint.connectionIdAt(i));
+            }
+        }
+        closeDeadlineNs = nowNs + options.closeLingerNs();
+        return true;
+    }
+
+    /**
+     * One step of closing (after {@link #beginClose()}, on the same thread): runs a duty cycle, and once every
+     * connection closed gracefully or {@code JCCL_CLOSE_LINGER_MS} passed, closes what is left at once, fails what is
+     * pending, and releases the sockets and memory.
+     *
+     * @return whether the transport is closed
+     */
+    public boolean pollClose() {
+        if (closeFinished) {
+            return true;
+        }
+        lastCloseWork = agent.cycle();
+        long nowNs = clock.nanoTime();
+        if (!allConnectionsClosed() && nowNs - closeDeadlineNs < 0) {
+            return false;
+        }
+        finishClose(nowNs);
+        return true;
+    }
+
+    private boolean allConnectionsClosed() {
+        for (Side side : sides) {
+            for (int i = 0; i < side.endpoint.connectionCount(); i++) {
+                var c = side.endpoint.connection(side.endpoint.connectionIdAt(i));
+                if (c != null && c.state() != io.jccl.metaroce.protocol.conn.Connection.State.CLOSED) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void finishClose(long nowNs) {
+        for (Side side : sides) {
+            for (int i = 0; i < side.endpoint.connectionCount(); i++) {
+                int id = side.endpoint.connectionIdAt(i);
+                var c = side.endpoint.connection(id);
+                if (c != null && c.state() != io.jccl.metaroce.protocol.conn.Connection.State.CLOSED) {
+                    reportUnfinished(side, id, c);
+                }
+            }
+        }
+        // This thread drives: fail what callers handed over too late, then close every MetaRoCE connection still
+        // open, which completes their work (CLOSED here) and tells the peers.
         commands.drain(command -> {
             if (command instanceof MetaRoceRequest r) {
                 r.fail(new NetException(NetException.Reason.CLOSED, "the metaroce transport was closed"));
             }
         });
-        long nowNs = System.nanoTime();
-        for (Side side : List.of(accepting, initiating)) {
+        for (Side side : sides) {
             for (int i = 0; i < side.endpoint.connectionCount(); i++) {
                 side.endpoint.close(nowNs, side.endpoint.connectionIdAt(i));
             }
@@ -749,5 +881,29 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
         arena.close();
         LIVE.remove(this);
+        closeFinished = true;
+    }
+
+    /** A connection that did not close gracefully within the linger: says what was not delivered, naming the peer. */
+    private void reportUnfinished(Side side, int connectionId, io.jccl.metaroce.protocol.conn.Connection c) {
+        int peerRank = side.peerRanks.get(connectionId);
+        String peer = peerRank >= 0 ? "rank " + peerRank : "a peer";
+        int messages = c.unacknowledgedMessages();
+        String linger = MetaRoceOptions.CLOSE_LINGER_MS + "=" + options.closeLingerNs() / 1_000_000;
+        if (messages > 0) {
+            LOG.warn("metaroce rank {}: closing without delivering {} message(s) ({} bytes) to {}: not acknowledged "
+                    + "within {} ms ({}); that peer will miss them", context.self().rank(), messages,
+                    c.unacknowledgedBytes(), peer, options.closeLingerNs() / 1_000_000, linger);
+        } else {
+            LOG.info("metaroce rank {}: closing while {} has not confirmed the close within {} ms ({}); everything "
+                    + "this rank sent was delivered", context.self().rank(), peer, options.closeLingerNs() / 1_000_000,
+                    linger);
+        }
+    }
+
+    /** @return why a MetaRoCE connection closed, for messages ("open" while it is open) */
+    String closeCause(Side side, int connectionId) {
+        var c = side.endpoint.connection(connectionId);
+        return c == null ? "unknown connection" : c.closeCause();
     }
 }

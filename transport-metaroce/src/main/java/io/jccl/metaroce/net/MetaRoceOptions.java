@@ -58,10 +58,12 @@ import java.util.Map;
  * @param printCounters     print the counters when the transport closes
  * @param relay             the proxy relay's control address, resolved; null: no relay
  * @param ports             {first, last} port of the range sockets bind to; {0, 0}: ephemeral
+ * @param closeLingerNs     how long closing waits for what this rank sent to be acknowledged and its peers to finish
+ *                          ({@code JCCL_CLOSE_LINGER_MS}); 0 closes at once
  */
 record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
                        long rtoFloorNs, int maxInflight, boolean printCounters, InetSocketAddress relay,
-                       int[] ports) {
+                       int[] ports, long closeLingerNs) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
@@ -72,6 +74,10 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     static final String PRINT_COUNTERS = "JCCL_METAROCE_PRINT_COUNTERS";
     static final String PORTS = "JCCL_METAROCE_PORTS";
     static final String RELAY = "JCCL_METAROCE_RELAY";
+    /** How long closing a transport waits for what it sent to be acknowledged and for its peers to finish. */
+    static final String CLOSE_LINGER_MS = "JCCL_CLOSE_LINGER_MS";
+    /** Default of {@link #CLOSE_LINGER_MS}: far above any round trip, even on a starved host. */
+    static final long DEFAULT_CLOSE_LINGER_MS = 5_000;
 
     /** Who runs the protocol's duty cycle. */
     enum Threading {
@@ -117,7 +123,14 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
                 number(o, PRINT_COUNTERS, 0, 0, 1) == 1,
                 hostPort(o, RELAY),
-                portRange(o, PORTS));
+                portRange(o, PORTS),
+                number(o, CLOSE_LINGER_MS, DEFAULT_CLOSE_LINGER_MS, 0, 3_600_000) * 1_000_000);
+    }
+
+    /** @return these options with another threading mode (a simulated transport is always driven by its poller) */
+    MetaRoceOptions withThreading(Threading mode) {
+        return new MetaRoceOptions(paths, payloadBytes, mode, idle, socketBufferBytes, rtoFloorNs, maxInflight,
+                printCounters, relay, ports, closeLingerNs);
     }
 
     /** @return {first, last} of a {@code first-last} range of 1-65535 (at least 2 ports), or {0, 0} when not set */

@@ -34,9 +34,9 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private int pendingCount;
     private boolean closing;
 
-    MetaRoceRecvConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index,
+    MetaRoceRecvConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,
                            ProgressSignal signal, int maxInflight, Arena arena) {
-        super(transport, side, connectionId, index, signal, maxInflight, arena);
+        super(transport, side, connectionId, index, peerRank, signal, maxInflight, arena);
         closeBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
         int boxes = maxInflight + 1;
         finBoxes = new MemorySegment[boxes];
@@ -98,11 +98,13 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             r.regionKey = side.endpoint.registerRegion(r.buffer, true);
         }
         ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag);
-        if (side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.CTS_BYTES) == Verbs.QUEUE_FULL) {
+        long cts = side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.CTS_BYTES);
+        if (cts == Verbs.QUEUE_FULL) {
             release(r);
             r.fail(queueFull());
             return;
         }
+        r.ctsWorkId = cts;
         r.outstandingWork = 2;   // the CTS leaving, and the FIN arriving
         pending[(pendingHead + pendingCount++) % pending.length] = r;
     }
@@ -120,6 +122,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             connectionLost();
             return;
         }
+        r.ctsWorkId = -1;
         r.outstandingWork--;
         finishIfDone(r);
     }
@@ -137,6 +140,10 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private void onFin(int box, CompletionStatus status, long bytes) {
         if (closedStatus(status)) {
             connectionLost();
+            return;
+        }
+        if (peerDone(status)) {
+            broken(peerDoneReason(), peerDoneWhy());   // the receives pending can never complete
             return;
         }
         if (isClosed() && !closing) {
@@ -176,6 +183,13 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
                             + " written");
             default -> r.failure = new NetException(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a FIN"
                     + " with unknown status " + finStatus);
+        }
+        if (r.ctsWorkId != -1) {
+            // The FIN proves the CTS arrived: its acknowledgement may still be on its way, or lost with a peer that
+            // closed right after (its send completed with this FIN's acknowledgement); the receive is complete now.
+            side.disown(r.ctsWorkId);
+            r.ctsWorkId = -1;
+            r.outstandingWork--;
         }
         r.outstandingWork--;
         finishIfDone(r);

@@ -38,6 +38,8 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     int outstandingWork;
     /** A send's FIN status once known (its WRITE done, or a mismatch found); -1 before. */
     int finStatus = -1;
+    /** A receive's CTS while it is unacknowledged (its work id); -1 otherwise. */
+    long ctsWorkId = -1;
     boolean reported;
 
     MetaRoceRequest(Channel channel, MemorySegment control) {
@@ -80,6 +82,7 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         outstandingWork = 0;
         regionKey = -1;
         finStatus = -1;
+        ctsWorkId = -1;
     }
 
     /** Driving thread: reports success to the poster (once). */

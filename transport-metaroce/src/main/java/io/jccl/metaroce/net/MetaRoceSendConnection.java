@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The sending end. A send waits for the receiver's CTS for the same position (which names the receive's memory,
  * capacity and tag), WRITEs the message straight into that memory, and once every byte is placed and acknowledged
- * sends a FIN that completes the receive. A send that does not match its receive (another tag, too long) writes
- * nothing: its FIN says why, and both ends fail.
+ * sends a FIN that completes the receive. The send completes when the FIN is acknowledged: then the receiver has the
+ * whole message, so a rank whose sends all completed may close without losing any of them. A send that does not
+ * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -48,15 +49,16 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int started;
     private boolean closing;
     private boolean closedFinSent;
-    // Driving thread: FIN boxes, each busy until its SEND completes.
+    // Driving thread: FIN boxes, each busy until its SEND completes, and the send each FIN completes.
     private final MemorySegment[] finBoxes;
     private final WorkOwner[] finOwners;
+    private final MetaRoceRequest[] finRequests;
     private final int[] freeFins;
     private int freeFinCount;
 
-    MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index,
+    MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,
                            ProgressSignal signal, int maxInflight, Arena arena) {
-        super(transport, side, connectionId, index, signal, maxInflight, arena);
+        super(transport, side, connectionId, index, peerRank, signal, maxInflight, arena);
         helloBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
         closeBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
         int boxes = maxInflight + 1;
@@ -78,6 +80,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         int fins = 2 * maxInflight;
         finBoxes = new MemorySegment[fins];
         finOwners = new WorkOwner[fins];
+        finRequests = new MetaRoceRequest[fins];
         freeFins = new int[fins];
         for (int i = 0; i < fins; i++) {
             finBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
@@ -108,7 +111,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     /** Says hello to the listener and posts the receives for CTSs. */
     void open(int listenerId) {
-        ControlMessages.putHello(helloBox, listenerId, index);
+        ControlMessages.putHello(helloBox, listenerId, index, transport().rank());
         if (side.postSend(ignore, connectionId, 0, helloBox, 0, ControlMessages.HELLO_BYTES) == Verbs.QUEUE_FULL) {
             broken(NetException.Reason.IO_ERROR, "the MetaRoCE connection has too much work queued to open a channel");
             return;
@@ -136,6 +139,12 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private void onCts(int box, CompletionStatus status, long bytes) {
         if (closedStatus(status)) {
             connectionLost();
+            return;
+        }
+        if (peerDone(status)) {
+            // No CTS will come: sends still waiting for one fail; started sends go on until acknowledged.
+            markClosed(peerDoneReason(), peerDoneWhy());
+            failWaiting(peerDoneReason(), peerDoneWhy());
             return;
         }
         if (isClosed() && !closing) {
@@ -229,15 +238,9 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
                 return;
             }
-            // The message is in place and its FIN is on its way, in order behind the earlier ones: the send is
-            // done (its buffer is free), without waiting for the FIN's acknowledgement.
-            started--;
-            r.outstandingWork = 0;
-            if (r.failure != null) {
-                r.fail(r.failure);
-            } else {
-                r.succeed(r.sizeBytes);
-            }
+            // The message is in place and its FIN is on its way, in order behind the earlier ones; the send
+            // completes when the FIN is acknowledged (onFinSent), so that completion means the peer has it all.
+            finRequests[box] = r;
         }
         if (closing && started == 0 && !closedFinSent) {
             closedFinSent = true;
@@ -246,10 +249,21 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     }
 
     private void onFinSent(int box, CompletionStatus status) {
+        MetaRoceRequest r = finRequests[box];
+        finRequests[box] = null;
         freeFins[freeFinCount++] = box;
         if (closedStatus(status)) {
-            connectionLost();
+            connectionLost();   // fails r too: it is still outstanding
             return;
+        }
+        if (r != null) {
+            started--;
+            r.outstandingWork = 0;
+            if (r.failure != null) {
+                r.fail(r.failure);
+            } else {
+                r.succeed(r.sizeBytes);
+            }
         }
         sendFinsInOrder();
     }
@@ -303,6 +317,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 r.fail(new NetException(reason, why));
             }
         }
+        java.util.Arrays.fill(finRequests, null);
         started = 0;
     }
 }

@@ -20,6 +20,8 @@ final class Side {
     final MetaRoceDataPath driver;
     final Endpoint endpoint;
     private final Long2ObjectHashMap<WorkOwner> owners = new Long2ObjectHashMap<>();
+    /** The peer rank of each connection, once a channel named it (-1: not known). */
+    final org.agrona.collections.Int2IntHashMap peerRanks = new org.agrona.collections.Int2IntHashMap(-1);
     private final CompletionHandler dispatch = this::onCompletion;
 
     Side(MetaRoceDataPath driver) {
@@ -48,6 +50,14 @@ final class Side {
             owners.put(workId, owner);
         }
         return workId;
+    }
+
+    /**
+     * Forgets who posted a piece of work: its completion, when it comes, goes to nobody. For work whose outcome
+     * became known otherwise (a receive's CTS is proven delivered by the sender's FIN).
+     */
+    void disown(long workId) {
+        owners.remove(workId);
     }
 
     /** Hands completed work to its owners. */

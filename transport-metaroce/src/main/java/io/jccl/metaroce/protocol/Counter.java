@@ -52,6 +52,10 @@ public enum Counter {
     CONNECTIONS_OPENED("metaroce.connections.opened"),
     /** Connections closed or failed. */
     CONNECTIONS_CLOSED("metaroce.connections.closed"),
+    /** Graceful CLOSEs (reason DRAINED) sent by a closing side, repeats included (answers are not counted). */
+    DRAINED_CLOSES_SENT("metaroce.close.drained.sent"),
+    /** Connections that closed gracefully: everything either side sent was acknowledged. */
+    CONNECTIONS_CLOSED_DRAINED("metaroce.connections.closed.drained"),
     /** Work items completed. */
     COMPLETIONS("metaroce.completions");
 

@@ -65,6 +65,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final AckFlyweight rxAck = new AckFlyweight();
     private final ProbeFlyweight rxProbe = new ProbeFlyweight();
     private final RnrFlyweight rxRnr = new RnrFlyweight();
+    private final CloseFlyweight rxClose = new CloseFlyweight();
     private final HandshakeInitFlyweight rxInit = new HandshakeInitFlyweight();
     private final HandshakeAcceptFlyweight rxAccept = new HandshakeAcceptFlyweight();
     private final DataFlyweight txData = new DataFlyweight().wrap(tx, 0);
@@ -267,6 +268,23 @@ public final class Endpoint implements Verbs, Connection.Context {
         return require(connectionId).postRecv(stream, local, offset, capacity);
     }
 
+    /**
+     * Closes a connection gracefully: see {@link Connection#shutdown}. Drive the endpoint until
+     * {@link Connection#state()} is CLOSED, or {@link #close} it when the wait is over.
+     *
+     * @param nowNs        the clock
+     * @param connectionId the connection
+     */
+    public void shutdown(long nowNs, int connectionId) {
+        Connection c = byId.get(connectionId);
+        if (c != null) {
+            c.shutdown(nowNs);
+            if (c.state() == Connection.State.CLOSED) {
+                fairShare.remove(c.slot);
+            }
+        }
+    }
+
     @Override
     public void close(long nowNs, int connectionId) {
         Connection c = byId.get(connectionId);
@@ -362,8 +380,10 @@ public final class Endpoint implements Verbs, Connection.Context {
             }
             case PacketType.CLOSE -> {
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
-                c.onClose();
-                fairShare.remove(c.slot);
+                c.onClose(nowNs, rxClose.wrap(buffer, offset).reason());
+                if (c.state() == Connection.State.CLOSED) {
+                    fairShare.remove(c.slot);
+                }
             }
             case PacketType.RNR -> {
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
@@ -584,10 +604,10 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     @Override
-    public void sendClose(Connection c, TransmitSink sink) {
+    public void sendClose(Connection c, TransmitSink sink, int reason) {
         txClose.putHeader(PacketType.CLOSE, Flags.NONE, 0, c.receiverPath(0).generation(), c.remoteId(),
                         c.sessionTag(), 0)
-                .reason(CloseFlyweight.REASON_CLOSED);
+                .reason(reason);
         transmit(c, sink, 0, CloseFlyweight.FRAME_LENGTH - CloseFlyweight.CRC_LENGTH);
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }

@@ -9,6 +9,7 @@ import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
+import io.jccl.metaroce.protocol.wire.CloseFlyweight;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
@@ -52,8 +53,8 @@ public final class Connection implements SenderPath.AckVisitor {
         /** Builds and hands over the handshake packet this connection owes (INIT or ACCEPT). */
         void sendHandshake(Connection c, TransmitSink sink);
 
-        /** Builds and hands over a CLOSE. */
-        void sendClose(Connection c, TransmitSink sink);
+        /** Builds and hands over a CLOSE with that reason ({@code CloseFlyweight.REASON_*}). */
+        void sendClose(Connection c, TransmitSink sink, int reason);
 
         /** Places payload bytes from a received datagram into memory. */
         void place(DirectBuffer datagram, int payloadOffset, MemorySegment dst, long dstOffset, int length);
@@ -127,7 +128,20 @@ public final class Connection implements SenderPath.AckVisitor {
     private int inboundPoolCount;
 
     private boolean closeDue;
+    /** The reason the due CLOSE carries. */
+    private int closeReason = CloseFlyweight.REASON_CLOSED;
     private long noPathSinceNs = Long.MIN_VALUE;
+
+    // Graceful close (docs/metaroce-wire.md, "Closing"): see shutdown() and onClose().
+    /** This side asked to close once everything it sent is acknowledged. */
+    private boolean draining;
+    /** The peer said everything it sent was acknowledged and it sends nothing new. */
+    private boolean peerDrained;
+    /** Closed gracefully: a repeated CLOSE (DRAINED) from the peer is answered again (ours was lost). */
+    private boolean closedDrained;
+    /** When this draining side repeats its CLOSE (DRAINED), until the peer's answer comes. */
+    private long drainedCloseDueNs = Long.MAX_VALUE;
+    private long drainedCloseIntervalNs;
 
     /** Per-stream state, both directions. */
     private static final class Stream {
@@ -256,12 +270,17 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     private boolean full() {
-        return pendingWork >= config.maxPendingWork() || state == State.CLOSED;
+        return pendingWork >= config.maxPendingWork() || refusesWork();
+    }
+
+    /** Closed, closing gracefully, or told by the peer that it sends nothing more: new work completes as closed. */
+    private boolean refusesWork() {
+        return state == State.CLOSED || draining || peerDrained;
     }
 
     public long postWrite(int regionKey, long remoteOffset, MemorySegment local, long offset, long length) {
         if (full()) {
-            return state == State.CLOSED ? closedWork(WorkKind.WRITE) : -1;
+            return refusesWork() ? closedWork(WorkKind.WRITE) : -1;
         }
         int ref = allocateOutbound();
         if (ref < 0) {
@@ -277,7 +296,7 @@ public final class Connection implements SenderPath.AckVisitor {
 
     public long postSend(int streamId, MemorySegment local, long offset, long length) {
         if (full()) {
-            return state == State.CLOSED ? closedWork(WorkKind.SEND) : -1;
+            return refusesWork() ? closedWork(WorkKind.SEND) : -1;
         }
         int ref = allocateOutbound();
         if (ref < 0) {
@@ -298,7 +317,7 @@ public final class Connection implements SenderPath.AckVisitor {
 
     public long postRecv(int streamId, MemorySegment local, long offset, long capacity) {
         if (full()) {
-            return state == State.CLOSED ? closedWork(WorkKind.RECV) : -1;
+            return refusesWork() ? closedWork(WorkKind.RECV) : -1;
         }
         Stream s = stream(streamId);
         InboundMessage m = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
@@ -318,7 +337,8 @@ public final class Connection implements SenderPath.AckVisitor {
 
     private long closedWork(WorkKind kind) {
         long id = ctx.nextWorkId();
-        ctx.complete(this, id, kind, CompletionStatus.CONNECTION_CLOSED, 0);
+        ctx.complete(this, id, kind, kind == WorkKind.RECV && peerDrained && state != State.CLOSED
+                ? CompletionStatus.PEER_DONE : CompletionStatus.CONNECTION_CLOSED, 0);
         return id;
     }
 
@@ -668,20 +688,133 @@ public final class Connection implements SenderPath.AckVisitor {
         }
     }
 
-    /** The peer closed the connection. */
-    public void onClose() {
-        if (state != State.CLOSED) {
-            closeCause = "the peer closed it";
+    /**
+     * The peer sent a CLOSE. A graceful one ({@link CloseFlyweight#REASON_DRAINED}) says every message it sent was
+     * acknowledged, so nothing more will arrive: receives still posted can never complete and complete now as
+     * closed, while this side's own messages go on until they are acknowledged (the peer lingers to acknowledge
+     * them); then this side answers with its own graceful CLOSE and the connection is closed. Any other reason
+     * closes at once, completing everything pending as closed.
+     *
+     * @param nowNs  the clock
+     * @param reason the CLOSE's reason
+     */
+    public void onClose(long nowNs, int reason) {
+        if (reason != CloseFlyweight.REASON_DRAINED) {
+            if (state != State.CLOSED) {
+                closeCause = "the peer closed it (reason " + reason + ")";
+            }
+            fail();
+            return;
         }
-        fail();
+        if (state == State.CLOSED) {
+            if (closedDrained) {
+                closeDue = true;   // our answer was lost: the peer asks again
+                closeReason = CloseFlyweight.REASON_DRAINED;
+            }
+            return;
+        }
+        if (state != State.ESTABLISHED || peerDrained) {
+            return;
+        }
+        peerDrained = true;
+        failPostedReceives();
+        checkDrained(nowNs);
     }
 
-    /** Closes from this side: the peer is told once, pending work completes as closed. */
+    /** Closes from this side at once: the peer is told once, pending work completes as closed. */
     public void close() {
         if (state != State.CLOSED) {
-            closeCause = "closed by this side";
+            closeCause = draining ? "closed by this side before everything it sent was acknowledged"
+                    : "closed by this side";
             closeDue = true;
+            closeReason = CloseFlyweight.REASON_CLOSED;
             fail();
+        }
+    }
+
+    /**
+     * Closes from this side gracefully: nothing new may be posted; what was posted goes on until it is acknowledged,
+     * receives stay posted (the peer may still be sending into them) and data keeps being acknowledged. Once
+     * everything this side sent is acknowledged it tells the peer (a CLOSE of reason DRAINED, repeated until
+     * answered), and the connection closes when the peer answers in kind. The caller bounds how long it waits and
+     * then {@link #close() closes} at once. A connection still being opened closes at once.
+     *
+     * @param nowNs the clock
+     */
+    public void shutdown(long nowNs) {
+        if (state == State.CLOSED || draining) {
+            return;
+        }
+        if (state == State.CONNECTING) {
+            close();
+            return;
+        }
+        draining = true;
+        drainedCloseIntervalNs = Math.max(config.rtoFloorNs(), 2 * Math.min(bestActiveRttNs(), config.rtoMaxNs()));
+        checkDrained(nowNs);
+    }
+
+    /** @return messages this side posted (WRITEs and SENDs) that are not yet acknowledged or failed */
+    public int unacknowledgedMessages() {
+        return outbound.length - freeOutboundCount;
+    }
+
+    /** @return bytes of the messages this side posted that are not yet acknowledged or failed */
+    public long unacknowledgedBytes() {
+        long bytes = 0;
+        for (OutboundMessage m : outbound) {
+            if (m.local != null && !m.reported) {
+                bytes += m.length;
+            }
+        }
+        return bytes;
+    }
+
+    /** @return whether this side is closing gracefully and waits for acknowledgements or the peer's answer */
+    public boolean draining() {
+        return draining && state != State.CLOSED;
+    }
+
+    /**
+     * The graceful close's progress: once this side has nothing unacknowledged, it tells the peer (when it is the one
+     * closing, repeating until the peer answers) or answers the peer's CLOSE and closes.
+     */
+    private void checkDrained(long nowNs) {
+        if (state != State.ESTABLISHED || !(draining || peerDrained) || unacknowledgedMessages() > 0) {
+            return;
+        }
+        if (peerDrained) {
+            closeCause = draining ? "closed by both sides, everything delivered"
+                    : "the peer closed it, everything delivered both ways";
+            closedDrained = true;
+            counters.increment(Counter.CONNECTIONS_CLOSED_DRAINED);
+            closeDue = true;
+            closeReason = CloseFlyweight.REASON_DRAINED;
+            fail();
+            return;
+        }
+        if (drainedCloseDueNs == Long.MAX_VALUE || nowNs - drainedCloseDueNs >= 0) {
+            closeDue = true;
+            closeReason = CloseFlyweight.REASON_DRAINED;
+            counters.increment(Counter.DRAINED_CLOSES_SENT);
+            drainedCloseDueNs = nowNs + drainedCloseIntervalNs;
+            drainedCloseIntervalNs = Math.min(2 * drainedCloseIntervalNs, Math.max(config.rtoMaxNs(),
+                    config.rtoFloorNs()));
+        }
+    }
+
+    /** Completes every posted receive as {@link CompletionStatus#PEER_DONE}: the peer said nothing more will come. */
+    private void failPostedReceives() {
+        for (Stream s : streams.values()) {
+            for (int i = 0; i < s.recvCount; i++) {
+                InboundMessage r = s.recvs[i];
+                pendingWork--;
+                ctx.complete(this, r.workId, WorkKind.RECV, CompletionStatus.PEER_DONE, 0);
+                s.recvs[i] = null;
+                recycle(r);
+            }
+            s.recvBase += s.recvCount;
+            s.recvCount = 0;
         }
     }
 
@@ -723,6 +856,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CLOSED) {
             return;
         }
+        checkDrained(nowNs);
         boolean anyUsable = false;
         long siblingRttNs = Long.MAX_VALUE;
         for (SenderPath p : tx) {
@@ -762,6 +896,7 @@ public final class Connection implements SenderPath.AckVisitor {
             noPathSinceNs = nowNs;
         } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
             closeCause = "failed: no working path for " + config.connectionDeadNs() / 1_000_000 + " ms";
+            closeReason = CloseFlyweight.REASON_FAILED;
             closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
             fail();
         }
@@ -832,6 +967,9 @@ public final class Connection implements SenderPath.AckVisitor {
         if (noPathSinceNs != Long.MIN_VALUE) {
             next = Math.min(next, noPathSinceNs + config.connectionDeadNs() + 1);
         }
+        if (draining && unacknowledgedMessages() == 0) {
+            next = Math.min(next, drainedCloseDueNs);
+        }
         if (acceptDue || rnrCount > 0 || probeReplyCount > 0) {
             next = Long.MIN_VALUE;
         }
@@ -857,10 +995,14 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             return n;
         }
+        checkDrained(nowNs);
         if (closeDue) {
-            ctx.sendClose(this, sink);
+            ctx.sendClose(this, sink, closeReason);
             closeDue = false;
-            return n + 1;
+            if (state == State.CLOSED) {
+                return n + 1;
+            }
+            n++;
         }
         if (state == State.CLOSED) {
             return n;

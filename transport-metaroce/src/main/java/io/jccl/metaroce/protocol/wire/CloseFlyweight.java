@@ -23,6 +23,11 @@ public final class CloseFlyweight extends HeaderFlyweight {
     public static final int REASON_FAILED = 1;
     /** Reason: the endpoint is shutting down. */
     public static final int REASON_SHUTDOWN = 2;
+    /**
+     * A graceful close: every message the sender posted on the connection was acknowledged, and it posts nothing
+     * new. The receiver answers with its own CLOSE of this reason once its messages are acknowledged too.
+     */
+    public static final int REASON_DRAINED = 3;
 
     /** An unwrapped flyweight: {@link #wrap} it over a packet before use, and reuse it for every packet. */
     public CloseFlyweight() {
@@ -41,7 +46,10 @@ public final class CloseFlyweight extends HeaderFlyweight {
         return this;
     }
 
-    /** @return why the sender closed: {@link #REASON_CLOSED}, {@link #REASON_FAILED}, {@link #REASON_SHUTDOWN} or another value */
+    /**
+     * @return why the sender closed: {@link #REASON_CLOSED}, {@link #REASON_FAILED}, {@link #REASON_SHUTDOWN},
+     *         {@link #REASON_DRAINED} or another value
+     */
     public int reason() {
         return buffer.getInt(offset + REASON_FIELD_OFFSET, BYTE_ORDER);
     }
