@@ -156,7 +156,7 @@ final class ControlPlane {
      * @return whether they were due
      */
     boolean heartbeatIfDue(long nowNs) {
-        if (nowNs - nextHeartbeatNs < 0) {
+        if (nextHeartbeatNs == Long.MAX_VALUE || nowNs - nextHeartbeatNs < 0) {
             return false;
         }
         sendHeartbeats();

@@ -98,6 +98,11 @@ final class SteppedCluster implements AutoCloseable {
         crashed[rank] = true;
     }
 
+    /** Closes every connection of the rank's transport, as the kernel does for a process that was killed. */
+    void closeConnectionsOf(int rank) {
+        transports[rank].close();
+    }
+
     /**
      * Steps every live rank once, in a seeded random order, then moves the clock.
      *
