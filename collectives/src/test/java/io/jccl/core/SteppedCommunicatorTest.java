@@ -263,7 +263,7 @@ class SteppedCommunicatorTest {
                 long crashedAtNs = cluster.nowNs();
                 long[] failedAtNs = new long[n];
                 String what = "crash of rank " + victim + " of " + n + " after " + roundsBeforeCrash + " rounds"
-                        + (closeConnections ? ", its connections closed" : "");
+                        + (closeConnections ? ", its connections closed" : "") + ", seed " + seed;
                 cluster.runUntil(() -> survivorsDone(f, victim), HANG_NS,
                         () -> noteCompletions(f, failedAtNs, cluster.lastRoundNs()), what);
                 // Silent: heard last at most a heartbeat interval before the crash; then the timeout, the wait for
@@ -409,8 +409,9 @@ class SteppedCommunicatorTest {
                     Issued x = issued.get(i);
                     if (!seen[i] && x.future.isDone()) {
                         seen[i] = true;
-                        trace.add("rank " + x.rank + " " + x.what + " at " + (cluster.lastRoundNs() - SteppedCluster.START_NS)
-                                + " ns: " + x.future.error().map(JcclException::getMessage).orElse("ok"));
+                        long atNs = cluster.lastRoundNs() - SteppedCluster.START_NS;
+                        trace.add("rank " + x.rank + " " + x.what + " at " + atNs + " ns: "
+                                + x.future.error().map(JcclException::getMessage).orElse("ok"));
                     }
                 }
             };
