@@ -60,7 +60,12 @@ final class ArgChecks {
         }
     }
 
-    /** Checks a buffer the operation reads or writes ({@code bytes} may be 0, then null is fine). */
+    /**
+     * Checks a buffer the operation reads or writes ({@code bytes} may be 0, then null is fine).
+     *
+     * @param executor the thread that will work on it; null when the communicator is stepped by its caller, which
+     *                 is then the calling thread
+     */
     static void buffer(String name, MemorySegment seg, long bytes, boolean written, Thread executor) {
         if (seg == null) {
             if (bytes > 0) {
@@ -71,7 +76,7 @@ final class ArgChecks {
         if (!seg.scope().isAlive()) {
             throw invalid(name + " belongs to an arena that is already closed");
         }
-        if (!seg.isAccessibleBy(executor)) {
+        if (!seg.isAccessibleBy(executor != null ? executor : Thread.currentThread())) {
             throw invalid(name + " is confined to another thread (Arena.ofConfined); JCCL works on it from its own "
                     + "threads: use Arena.ofShared(), Arena.ofAuto(), Arena.global() or a heap segment");
         }

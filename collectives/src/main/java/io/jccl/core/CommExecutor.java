@@ -18,6 +18,7 @@ import io.jccl.prims.PlanBuilder;
 import io.jccl.reduce.Reducer;
 import io.jccl.reduce.Reducers;
 import io.jccl.tune.Tuner;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
@@ -38,9 +39,28 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The thread that runs a communicator's operations, one at a time in queue order. It assigns call numbers
- * (and so the fingerprint tags), picks or reuses a plan, runs it with the {@link PlanRunner}, enforces the
- * operation timeout, watches the control plane, and turns any failure into the communicator's broken state.
+ * Runs a communicator's operations, one at a time in queue order. It assigns call numbers (and so the fingerprint
+ * tags), picks or reuses a plan, runs it with the {@link PlanRunner}, enforces the operation timeout, watches the
+ * control plane, and turns any failure into the communicator's broken state.
+ *
+ * <p>It is a state machine that never blocks: {@link #doWork()} does one bounded slice of work and says whether it
+ * did any. Normally the communicator's own thread ({@link #run()}) calls it in a loop and idles between calls that
+ * did nothing ({@link ExecutorIdle}); a communicator stepped by its caller ({@link SteppedCommunicator}, for
+ * deterministic simulation) has no thread, and the caller steps it. Every time it reads comes from one injected
+ * clock. The states:
+ * <ul>
+ * <li>{@link #IDLE}: between operations; takes the next one from the queue, polls the control plane.</li>
+ * <li>{@link #RUNNING}: a plan of the current operation runs. A single operation has one plan; a group runs its
+ *     collective members' plans one after another, then one plan for all its point-to-point members.</li>
+ * <li>{@link #EXPLAINING}: the operation failed because a peer vanished; up to {@link #EXPLANATION_WAIT_NS} for
+ *     another rank's report that says why (every rank then fails with the same explanation).</li>
+ * <li>{@link #LINGERING}: this rank failed and started telling its peers; the reports get up to 50 ms to leave
+ *     before the data connections close and the operation fails.</li>
+ * <li>{@link #CLOSING}: close or abort; the goodbye (or abort) reports leave, then everything is closed.</li>
+ * <li>{@link #TERMINATED}.</li>
+ * </ul>
+ * Only a split blocks (in thread mode; a stepped executor refuses it): it builds a child communicator through a
+ * nested bootstrap whose exchanges run over this communicator.
  */
 final class CommExecutor implements Runnable {
     private static final Logger LOG = JcclLog.logger(Subsystem.COLL, CommExecutor.class);
@@ -49,6 +69,17 @@ final class CommExecutor implements Runnable {
     static final int SPLIT_RECORD_BYTES = 4096;
     /** Timer slack of the executor thread: its short polling parks end on time, not up to 50 µs late. */
     static final long TIMER_SLACK_NS = 1_000;
+    /** After a peer vanished, how long to wait for a report from another rank that says why. */
+    static final long EXPLANATION_WAIT_NS = 100_000_000L;
+    /** What a split fails with in a stepped executor. */
+    static final String SPLIT_NOT_STEPPED = "split is not supported by the stepped (simulation) executor";
+
+    private static final int IDLE = 0;
+    private static final int RUNNING = 1;
+    private static final int EXPLAINING = 2;
+    private static final int LINGERING = 3;
+    private static final int CLOSING = 4;
+    private static final int TERMINATED = 5;
 
     private final CommImpl comm;
     private final int rank;
@@ -63,7 +94,12 @@ final class CommExecutor implements Runnable {
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
     private final ExecutorSignal signal;
+    private final NanoClock clock;
+    /** True when the caller steps this executor ({@link SteppedCommunicator}): no thread, no idling. */
+    private final boolean stepped;
+    /** How the thread waits when a step did nothing; null when stepped. */
     private final ExecutorIdle idle;
+    /** The executor's own thread; null when stepped. */
     private final Thread thread;
     private final CountDownLatch terminated = new CountDownLatch(1);
     private final Map<DataType, Map<ReduceOp, Reducer>> reducers = new EnumMap<>(DataType.class);
@@ -78,6 +114,35 @@ final class CommExecutor implements Runnable {
     private final long[] p2pSendSeq;
     private final long[] p2pRecvSeq;
 
+    // State of the machine; only the stepping thread touches these.
+    private int state = IDLE;
+    /** The operation being run (or failed), or null. */
+    private OpRequest current;
+    private boolean currentHasDevice;
+    private long deadlineNs;
+    private Logger currentTrace;
+    private long tracedSinceNs;
+    /** A group's next member to consider for its collective plans. */
+    private int nextMember;
+    /** Whether the current operation's plans all started: a single one's, or a group's point-to-point plan. */
+    private boolean lastPlanStarted;
+    /** The running plan's operations, for the timeout message and the listeners. */
+    private OpRequest[] planMembers;
+    /** The running plan's algorithm, for the listeners. */
+    private String planAlgorithm;
+    private long planStartNs;
+    private int iterations;
+    /** The clock when the running plan last found nothing to do. */
+    private long lastIdleNs;
+    /** EXPLAINING, LINGERING: what the current operation fails with. */
+    private JcclException pendingError;
+    /** LINGERING: whether to fail the queued operations too if an abort was requested meanwhile. */
+    private boolean drainIfAborted;
+    /** EXPLAINING: until when a report from a peer may explain the failure. */
+    private long explainUntilNs;
+    /** CLOSING: what the queue was drained with. */
+    private JcclException shutdownError;
+
     // Bindings for single operations, reused.
     private final MemorySegment[] oneSend = new MemorySegment[1];
     private final MemorySegment[] oneRecv = new MemorySegment[1];
@@ -91,9 +156,13 @@ final class CommExecutor implements Runnable {
     /** The transport tag reported to listeners: computed on first use, on the executor thread. */
     private String transportTag;
 
+    /**
+     * @param clock   where every time comes from (the system's in thread mode)
+     * @param stepped true: no thread, the caller calls {@link #doWork()}; heartbeats are sent from there too
+     */
     CommExecutor(CommImpl comm, int rank, int size, CommConfig.Resolved config, PeerLinks links,
                  ExecutorSignal signal, Tuner tuner, long stagingSlotBytes, boolean transportsSignal, long spinNs,
-                 long idleSpinNs, String name, String[] peerNames) {
+                 long idleSpinNs, String name, String[] peerNames, NanoClock clock, boolean stepped) {
         this.comm = comm;
         this.rank = rank;
         this.size = size;
@@ -101,20 +170,33 @@ final class CommExecutor implements Runnable {
         this.links = links;
         this.signal = signal;
         this.tuner = tuner;
-        this.control = new ControlPlane(rank, links, arena, peerNames, config.peerTimeout().toNanos());
+        this.clock = clock;
+        this.stepped = stepped;
+        this.control = new ControlPlane(rank, links, arena, peerNames, config.peerTimeout().toNanos(), clock,
+                stepped);
         this.staging = new StagingPool(stagingSlotBytes);
         this.runner = new PlanRunner(rank, links, staging, peerNames);
         this.queue = new OpQueue<>(config.maxPendingOps());
-        this.idle = new ExecutorIdle(signal, transportsSignal, spinNs, idleSpinNs);
         this.opTimeoutNs = config.opTimeout().toNanos();
         this.p2pSendSeq = new long[size];
         this.p2pRecvSeq = new long[size];
-        this.thread = Thread.ofPlatform().daemon().name("jccl-" + name + "-r" + rank).unstarted(this);
-        signal.owner(thread);
+        if (stepped) {
+            this.idle = null;
+            this.thread = null;
+        } else {
+            this.idle = new ExecutorIdle(signal, clock, transportsSignal, spinNs, idleSpinNs);
+            this.thread = Thread.ofPlatform().daemon().name("jccl-" + name + "-r" + rank).unstarted(this);
+            signal.owner(thread);
+        }
     }
 
+    /** @return the executor's thread, or null when the caller steps it */
     Thread thread() {
         return thread;
+    }
+
+    boolean stepped() {
+        return stepped;
     }
 
     synchronized void addListener(OperationListener listener) {
@@ -128,9 +210,12 @@ final class CommExecutor implements Runnable {
         listeners = OperationListeners.without(listeners, listener);
     }
 
+    /** Posts the control plane's receives and, in thread mode, starts the thread. */
     void start() {
         control.start();
-        thread.start();
+        if (thread != null) {
+            thread.start();
+        }
     }
 
     JcclException failure() {
@@ -147,7 +232,7 @@ final class CommExecutor implements Runnable {
     }
 
     /**
-     * Fails operations that were queued after this thread drained the queue for the last time: an issuing
+     * Fails operations that were queued after this executor drained the queue for the last time: an issuing
      * thread that passed the open check just before close calls this once it sees the executor terminated.
      * Synchronized because the queue has one consumer: after termination, whoever calls this.
      */
@@ -184,95 +269,401 @@ final class CommExecutor implements Runnable {
         return terminated.getCount() == 0;
     }
 
+    // ---- Thread mode ----
+
     @Override
     public void run() {
-        try {
-            TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
-            loop();
-        } catch (Throwable t) {
-            LOG.error("rank {}: the communicator thread failed unexpectedly", rank, t);
-            failure = new JcclException(ErrorCode.INTERNAL_ERROR, "the communicator thread failed: " + t, t);
-        } finally {
-            shutdown();
-        }
-    }
-
-    private void loop() {
-        while (true) {
-            OpRequest op = queue.poll();
-            if (op == null) {
-                if (abortRequested || closeRequested) {
-                    return;
-                }
-                if (failure == null) {
-                    JcclException remote = control.poll();
-                    if (remote != null) {
-                        breakCommunicator(remote, false);
-                    } else {
-                        JcclException dead = control.liveness();
-                        if (dead != null) {
-                            breakCommunicator(dead, true);
-                        }
-                    }
-                }
+        TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
+        while (state != TERMINATED) {
+            if (doWork() > 0) {
+                idle.reset();
+            } else if (state == IDLE) {
                 idle.idleWithoutWork(Long.MAX_VALUE);
-                continue;
+            } else {
+                idle.idle(state == RUNNING ? planParkLimitNs() : Long.MAX_VALUE);
             }
-            idle.reset();
-            if (abortRequested) {
-                fail(op, aborted());
-                drainQueue(aborted());
-                return;
-            }
-            JcclException broken = failure;
-            if (broken != null) {
-                fail(op, brokenBy(broken));
-                continue;
-            }
-            execute(op);
         }
     }
 
-    private void execute(OpRequest op) {
-        long deadlineNs = opTimeoutNs > 0 ? System.nanoTime() + opTimeoutNs : Long.MAX_VALUE;
-        Logger trace = op.type == OpRequest.Type.P2P ? P2P_LOG : LOG;
-        long tracedSinceNs = trace.isTraceEnabled() ? traceStart(trace, op) : 0;
-        boolean device = hasDeviceBuffers(op);
+    /** @return how long the thread may park while the running plan waits: until the operation's deadline */
+    private long planParkLimitNs() {
+        return opTimeoutNs > 0 ? deadlineNs - lastIdleNs : Long.MAX_VALUE;
+    }
+
+    // ---- The state machine ----
+
+    /**
+     * One bounded slice of work; never blocks (but for a split in thread mode). Call from one thread at a time:
+     * the executor's own, or the caller that steps it.
+     *
+     * @return how much work was done: 0 when nothing progressed (time must pass or a message arrive)
+     */
+    int doWork() {
         try {
-            if (device) {
+            int work = 0;
+            if (stepped && control.heartbeatIfDue(clock.nanoTime())) {
+                work = 1;
+            }
+            return work + switch (state) {
+                case RUNNING -> stepRunning();
+                case IDLE -> stepIdle();
+                case EXPLAINING -> stepExplaining();
+                case LINGERING -> stepLingering();
+                case CLOSING -> stepClosing();
+                default -> 0;
+            };
+        } catch (Throwable t) {
+            failUnexpectedly(t);
+            return 1;
+        }
+    }
+
+    /**
+     * @return when something time-based is next due if nothing arrives before (an operation's deadline, a liveness
+     *         check, a heartbeat, the end of a wait for reports), on this executor's clock; {@link Long#MAX_VALUE}
+     *         if nothing is
+     */
+    long nextDeadlineNs() {
+        long next = switch (state) {
+            case IDLE -> failure == null ? control.nextLivenessCheckNs() : Long.MAX_VALUE;
+            case RUNNING -> Math.min(opTimeoutNs > 0 ? deadlineNs : Long.MAX_VALUE, control.nextLivenessCheckNs());
+            case EXPLAINING -> explainUntilNs;
+            case LINGERING, CLOSING -> control.reportsLingerUntilNs();
+            default -> Long.MAX_VALUE;
+        };
+        return state == TERMINATED ? next : Math.min(next, control.nextHeartbeatNs());
+    }
+
+    private int stepIdle() {
+        OpRequest op = queue.poll();
+        if (op == null) {
+            if (abortRequested || closeRequested) {
+                startShutdown();
+                return 1;
+            }
+            if (failure == null) {
+                JcclException remote = control.poll();
+                if (remote != null) {
+                    breakAndFail(remote, false, false);
+                    return 1;
+                }
+                JcclException dead = control.liveness(clock.nanoTime());
+                if (dead != null) {
+                    breakAndFail(dead, true, false);
+                    return 1;
+                }
+            }
+            return 0;
+        }
+        if (abortRequested) {
+            fail(op, aborted());
+            drainQueue(aborted());
+            startShutdown();
+            return 1;
+        }
+        JcclException broken = failure;
+        if (broken != null) {
+            fail(op, brokenBy(broken));
+            return 1;
+        }
+        startOperation(op);
+        return 1;
+    }
+
+    private void startOperation(OpRequest op) {
+        current = op;
+        long now = clock.nanoTime();
+        deadlineNs = opTimeoutNs > 0 ? now + opTimeoutNs : Long.MAX_VALUE;
+        currentTrace = op.type == OpRequest.Type.P2P ? P2P_LOG : LOG;
+        tracedSinceNs = currentTrace.isTraceEnabled() ? traceStart(currentTrace, op) : 0;
+        currentHasDevice = hasDeviceBuffers(op);
+        nextMember = 0;
+        lastPlanStarted = false;
+        try {
+            if (currentHasDevice) {
                 stageIn(op);
             }
             switch (op.type) {
-                case COLLECTIVE, P2P -> runSingle(op, deadlineNs);
-                case GROUP -> runGroup(op, deadlineNs);
-                case SPLIT -> runSplit(op, deadlineNs);
+                case COLLECTIVE, P2P, GROUP -> startPlans();
+                case SPLIT -> {
+                    if (stepped) {
+                        throw new JcclException(ErrorCode.INVALID_USAGE, SPLIT_NOT_STEPPED);
+                    }
+                    runSplit(op);
+                    operationDone();
+                }
                 default -> throw new IllegalStateException("unknown operation type " + op.type);
             }
-            if (device) {
-                stageOut(op);
-                releaseStaging(op);   // before completing: a waiter may look at the staging right after
-            }
-            complete(op);
-            if (tracedSinceNs != 0) {
-                trace.trace("rank {}: done {} in {} us", rank, op.describe(),
-                        (System.nanoTime() - tracedSinceNs) / 1000);
-            }
-        } catch (ReportedFailure e) {
-            breakCommunicator(e.error, false);
-            fail(op, e.error);
-        } catch (ParentFailure e) {
-            failLocally(op, e.error);
-        } catch (JcclException e) {
-            failLocally(op, e);
         } catch (RuntimeException e) {
-            JcclException internal = new JcclException(ErrorCode.INTERNAL_ERROR,
-                    "unexpected failure in " + op.describe() + ": " + e, e);
-            breakCommunicator(internal, true);
-            fail(op, internal);
-        } finally {
-            if (device) {
-                releaseStaging(op);   // already done on every path; a safety net for the unforeseen
+            operationFailed(e);
+        }
+    }
+
+    /** Starts the current operation's next plans until one has work left (RUNNING) or none is left (done). */
+    private void startPlans() {
+        while (startNextPlan()) {
+            if (!runner.done()) {
+                state = RUNNING;
+                return;
             }
+            planDone();
+        }
+        operationDone();
+    }
+
+    /** @return whether another plan of the current operation started; false when all ran */
+    private boolean startNextPlan() {
+        OpRequest op = current;
+        if (op.type != OpRequest.Type.GROUP) {
+            if (lastPlanStarted) {
+                return false;
+            }
+            lastPlanStarted = true;
+            startSingle(op);
+            return true;
+        }
+        List<OpRequest> members = op.members;
+        while (nextMember < members.size()) {
+            OpRequest m = members.get(nextMember++);
+            if (m.type == OpRequest.Type.COLLECTIVE) {
+                startSingle(m);
+                return true;
+            }
+        }
+        if (lastPlanStarted) {
+            return false;
+        }
+        lastPlanStarted = true;
+        return startGroupPointToPoint(op);
+    }
+
+    private int stepRunning() {
+        try {
+            if (!progressPlan()) {
+                return 0;
+            }
+            if (runner.done()) {
+                planDone();
+                startPlans();
+            }
+            return 1;
+        } catch (RuntimeException e) {
+            operationFailed(e);
+            return 1;
+        }
+    }
+
+    /**
+     * One pass over the running plan, then the checks: abort, reports from peers, liveness, the deadline.
+     *
+     * @return whether the plan progressed
+     * @throws ReportedFailure when a peer reported a failure
+     * @throws JcclException   when the plan failed, the communicator was aborted, a peer died, or the time is up
+     */
+    private boolean progressPlan() {
+        boolean progressed = runner.progress();
+        if (abortRequested) {
+            throw aborted();
+        }
+        if (!progressed || (++iterations & 255) == 0) {
+            JcclException remote = control.poll();
+            if (remote != null) {
+                throw new ReportedFailure(remote);
+            }
+            long now = clock.nanoTime();
+            JcclException dead = control.liveness(now);
+            if (dead != null) {
+                throw dead;
+            }
+            if (!progressed) {
+                if (opTimeoutNs > 0 && now - deadlineNs >= 0) {
+                    throw timedOut();
+                }
+                lastIdleNs = now;
+            }
+        }
+        return progressed;
+    }
+
+    private JcclException timedOut() {
+        OpRequest[] members = planMembers;
+        String what = members.length == 1 ? members[0].describe()
+                : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
+        return new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank + " did not complete within "
+                + config.opTimeout().toMillis() + " ms; still waiting for " + runner.waitingFor());
+    }
+
+    /** The current operation's data movement finished: staging back to the device, then the futures. */
+    private void operationDone() {
+        OpRequest op = current;
+        if (currentHasDevice) {
+            stageOut(op);
+            releaseStaging(op);   // before completing: a waiter may look at the staging right after
+        }
+        current = null;
+        state = IDLE;
+        complete(op);
+        if (tracedSinceNs != 0) {
+            currentTrace.trace("rank {}: done {} in {} us", rank, op.describe(),
+                    (clock.nanoTime() - tracedSinceNs) / 1000);
+        }
+    }
+
+    /** Turns what the current operation threw into the communicator's state, as a rank's failure must. */
+    private void operationFailed(RuntimeException e) {
+        clearBindings();
+        if (e instanceof ReportedFailure reported) {
+            breakAndFail(reported.error, false, false);
+        } else if (e instanceof ParentFailure parent) {
+            failLocally(parent.error);
+        } else if (e instanceof JcclException je) {
+            failLocally(je);
+        } else {
+            breakAndFail(new JcclException(ErrorCode.INTERNAL_ERROR, "unexpected failure in "
+                    + current.describe() + ": " + e, e), true, false);
+        }
+    }
+
+    /** The current operation failed on this rank; a vanished peer's failure may have a better explanation. */
+    private void failLocally(JcclException e) {
+        if (e.code() == ErrorCode.REMOTE_ERROR) {
+            pendingError = e;
+            explainUntilNs = clock.nanoTime() + EXPLANATION_WAIT_NS;
+            state = EXPLAINING;
+            stepExplaining();
+            return;
+        }
+        breakAndFail(e, e.code() != ErrorCode.ABORTED || abortRequested, true);
+    }
+
+    /** After a peer vanished, a report from another rank may say why: poll for one until the wait ends. */
+    private int stepExplaining() {
+        if (clock.nanoTime() - explainUntilNs >= 0) {
+            JcclException reason = pendingError;
+            breakAndFail(reason, reason.code() != ErrorCode.ABORTED || abortRequested, true);
+            return 1;
+        }
+        JcclException remote = control.poll();
+        if (remote != null) {
+            breakAndFail(remote, false, false);
+            return 1;
+        }
+        return 0;
+    }
+
+    /**
+     * Breaks the communicator with {@code e} (unless it is broken already) and fails the current operation, if
+     * any, with it. When peers are told, their reports first get a moment to leave (LINGERING), before the data
+     * connections close.
+     *
+     * @param drainIfAborted whether to fail the queued operations too when an abort was requested
+     */
+    private void breakAndFail(JcclException e, boolean tellPeers, boolean drainIfAborted) {
+        pendingError = e;
+        this.drainIfAborted = drainIfAborted;
+        if (failure == null) {
+            failure = e;
+            if (tellPeers) {
+                control.broadcast(e.code(), e.code() == ErrorCode.ABORTED ? "rank " + rank
+                        + " aborted its communicator" : e.detail());
+                state = LINGERING;
+                stepLingering();
+                return;
+            }
+            dropData(e);
+        }
+        failCurrent();
+    }
+
+    private int stepLingering() {
+        if (!control.reportsSettled(clock.nanoTime())) {
+            return 0;
+        }
+        dropData(failure);
+        failCurrent();
+        return 1;
+    }
+
+    /** The communicator broke: no peer may write into user memory any more. */
+    private void dropData(JcclException e) {
+        runner.abandon();
+        links.closeData();
+        if (e.code() != ErrorCode.ABORTED) {
+            LOG.warn("rank {}: communicator failed: {}", rank, e.getMessage());
+        }
+    }
+
+    private void failCurrent() {
+        OpRequest op = current;
+        JcclException e = pendingError;
+        current = null;
+        pendingError = null;
+        state = IDLE;
+        if (op != null) {
+            fail(op, e);
+            if (drainIfAborted && abortRequested) {
+                drainQueue(aborted());
+            }
+        }
+    }
+
+    private void startShutdown() {
+        JcclException end = abortRequested ? aborted()
+                : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed");
+        shutdownError = end;
+        drainQueue(end);
+        if (abortRequested && failure == null) {
+            failure = end;
+            control.broadcast(ErrorCode.ABORTED, "rank " + rank + " aborted its communicator");
+        } else if (!abortRequested && failure == null) {
+            control.sayGoodbye();   // a broken communicator's peers are broken too: no goodbye to wait for
+        }
+        state = CLOSING;
+        stepClosing();
+    }
+
+    private int stepClosing() {
+        if (!control.reportsSettled(clock.nanoTime())) {
+            return 0;
+        }
+        finishShutdown();
+        return 1;
+    }
+
+    private void finishShutdown() {
+        control.stopSending();
+        links.closeAll();   // a stepped communicator's links own no transports: only its connections close
+        staging.close();
+        arena.close();
+        endError = shutdownError;
+        state = TERMINATED;
+        terminated.countDown();
+        failStranded();   // anything that slipped in while closing; later arrivals are failed by their issuer
+    }
+
+    /** A bug or an Error escaped a step: the communicator fails and shuts down at once, without reports. */
+    private void failUnexpectedly(Throwable t) {
+        LOG.error("rank {}: the communicator thread failed unexpectedly", rank, t);
+        JcclException internal = new JcclException(ErrorCode.INTERNAL_ERROR, "the communicator thread failed: " + t,
+                t);
+        failure = internal;
+        if (state == TERMINATED) {
+            return;
+        }
+        try {
+            OpRequest op = current;
+            current = null;
+            if (op != null) {
+                fail(op, internal);
+            }
+            shutdownError = abortRequested ? aborted()
+                    : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed");
+            drainQueue(shutdownError);
+            finishShutdown();
+        } catch (Throwable again) {
+            LOG.error("rank {}: shutting the communicator down failed", rank, again);
+            state = TERMINATED;
+            terminated.countDown();
         }
     }
 
@@ -332,39 +723,7 @@ final class CommExecutor implements Runnable {
     /** TRACE (COLL, P2P): an operation starts; @return the time it started, never 0 */
     private long traceStart(Logger trace, OpRequest op) {
         trace.trace("rank {}: start {}", rank, op.describe());
-        return System.nanoTime() | 1;
-    }
-
-    private void failLocally(OpRequest op, JcclException e) {
-        {
-            JcclException reason = e;
-            if (e.code() == ErrorCode.REMOTE_ERROR) {
-                JcclException explained = explanationFromPeers();
-                if (explained != null) {
-                    breakCommunicator(explained, false);
-                    fail(op, explained);
-                    return;
-                }
-            }
-            breakCommunicator(reason, reason.code() != ErrorCode.ABORTED || abortRequested);
-            fail(op, reason);
-            if (abortRequested) {
-                drainQueue(aborted());
-            }
-        }
-    }
-
-    /** After a peer vanished, a report from another rank may say why; wait briefly for one. */
-    private JcclException explanationFromPeers() {
-        long until = System.nanoTime() + 100_000_000L;
-        while (System.nanoTime() < until) {
-            JcclException remote = control.poll();
-            if (remote != null) {
-                return remote;
-            }
-            Thread.onSpinWait();
-        }
-        return null;
+        return clock.nanoTime() | 1;
     }
 
     private JcclException aborted() {
@@ -373,22 +732,6 @@ final class CommExecutor implements Runnable {
 
     private static JcclException brokenBy(JcclException cause) {
         return new JcclException(cause.code(), "the communicator failed earlier: " + cause.detail(), cause);
-    }
-
-    private void breakCommunicator(JcclException e, boolean tellPeers) {
-        if (failure != null) {
-            return;
-        }
-        failure = e;
-        if (tellPeers) {
-            control.broadcast(e.code(), e.code() == ErrorCode.ABORTED ? "rank " + rank + " aborted its communicator"
-                    : e.detail());
-        }
-        runner.abandon();
-        links.closeData();
-        if (e.code() != ErrorCode.ABORTED) {
-            LOG.warn("rank {}: communicator failed: {}", rank, e.getMessage());
-        }
     }
 
     private static void complete(OpRequest op) {
@@ -423,64 +766,107 @@ final class CommExecutor implements Runnable {
         }
     }
 
-    private void shutdown() {
-        JcclException end = abortRequested ? aborted()
-                : new JcclException(ErrorCode.INVALID_USAGE, "the communicator is closed");
-        drainQueue(end);
-        if (abortRequested && failure == null) {
-            failure = end;
-            control.broadcast(ErrorCode.ABORTED, "rank " + rank + " aborted its communicator");
-        } else if (!abortRequested && failure == null) {
-            control.sayGoodbye();   // a broken communicator's peers are broken too: no goodbye to wait for
-        }
-        control.stopSending();
-        links.closeAll();
-        staging.close();
-        arena.close();
-        endError = end;
-        terminated.countDown();
-        failStranded();   // anything that slipped in while closing; later arrivals are failed by their issuer
+    // ---- Plans ----
+
+    private void startSingle(OpRequest op) {
+        oneSend[0] = op.send;
+        oneRecv[0] = op.recv;
+        oneTag[0] = nextTag(op);
+        oneElementBytes[0] = elementBytes(op);
+        oneReducer[0] = reducer(op);
+        oneOp[0] = op;
+        planStartNs = clock.nanoTime();
+        Plan plan = planFor(op);
+        planAlgorithm = plan.algorithm();
+        startPlan(plan, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
     }
 
-    // ---- Running plans ----
+    /**
+     * A group's point-to-point members run as one plan, one lane per (peer, direction), after its collectives.
+     *
+     * @return false when the group has none
+     */
+    private boolean startGroupPointToPoint(OpRequest group) {
+        List<OpRequest> p2p = new ArrayList<>();
+        for (OpRequest m : group.members) {
+            if (m.type != OpRequest.Type.COLLECTIVE) {
+                p2p.add(m);
+            }
+        }
+        if (p2p.isEmpty()) {
+            return false;
+        }
+        copyToSelf(p2p);
+        int n = p2p.size();
+        MemorySegment[] sends = new MemorySegment[n];
+        MemorySegment[] recvs = new MemorySegment[n];
+        long[] tags = new long[n];
+        int[] elementBytes = new int[n];
+        PlanBuilder b = new PlanBuilder(rank, size, 1, Long.MAX_VALUE / 2);
+        for (int peer = 0; peer < size; peer++) {
+            for (int direction = 0; direction < 2; direction++) {
+                boolean sending = direction == 0;
+                b.newLane();
+                for (int i = 0; i < n; i++) {
+                    OpRequest m = p2p.get(i);
+                    if (m.peer == peer && m.p2pSend == sending && peer != rank) {
+                        sends[i] = m.send;
+                        recvs[i] = m.recv;
+                        tags[i] = nextTag(m);
+                        elementBytes[i] = m.dataType.sizeBytes();
+                        b.member(i);
+                        Algorithms.build(b, new OpShape(OpKind.P2P, m.count, -1, peer, sending, false, null, null,
+                                null, null), Algorithm.AUTO);
+                    }
+                }
+            }
+        }
+        Plan plan = b.build("p2p");
+        planStartNs = clock.nanoTime();
+        planAlgorithm = "p2p";
+        startPlan(plan, sends, recvs, tags, elementBytes, new Reducer[n], p2p.toArray(new OpRequest[0]));
+        return true;
+    }
 
-    private void runPlan(Plan plan, long deadlineNs, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
-                         int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
+    private void startPlan(Plan plan, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
+                           int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
         if (plan.stagingBytes() > staging.slotBytes()) {
             throw new JcclException(ErrorCode.INTERNAL_ERROR, "plan needs staging of " + plan.stagingBytes()
                     + " bytes but slots have " + staging.slotBytes());
         }
+        planMembers = members;
+        iterations = 0;
         runner.start(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
-        int iterations = 0;
+    }
+
+    /** The running plan finished: its operations' listeners hear of it. */
+    private void planDone() {
+        long durationNs = clock.nanoTime() - planStartNs;
+        for (OpRequest m : planMembers) {
+            report(m, planAlgorithm, durationNs);
+        }
+        clearBindings();
+    }
+
+    private void clearBindings() {
+        oneSend[0] = null;
+        oneRecv[0] = null;
+        oneOp[0] = null;
+        planMembers = null;
+    }
+
+    /** Runs a plan to its end on this thread (a split's exchanges; thread mode only). */
+    private void runPlanBlocking(Plan plan, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
+                                 int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
+        startPlan(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
         while (!runner.done()) {
-            boolean progressed = runner.progress();
-            if (abortRequested) {
-                throw aborted();
-            }
-            if (!progressed || (++iterations & 255) == 0) {
-                JcclException remote = control.poll();
-                if (remote != null) {
-                    throw new ReportedFailure(remote);
-                }
-                JcclException dead = control.liveness();
-                if (dead != null) {
-                    throw dead;
-                }
-            }
-            if (progressed) {
+            if (progressPlan()) {
                 idle.reset();
             } else {
-                long now = System.nanoTime();
-                if (now - deadlineNs > 0) {
-                    String what = members.length == 1 ? members[0].describe()
-                            : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
-                    throw new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank
-                            + " did not complete within " + config.opTimeout().toMillis() + " ms; still waiting for "
-                            + runner.waitingFor());
-                }
-                idle.idle(deadlineNs - now);
+                idle.idle(planParkLimitNs());
             }
         }
+        planMembers = null;
     }
 
     private Reducer reducer(OpRequest op) {
@@ -537,71 +923,6 @@ final class CommExecutor implements Runnable {
             plans.put(op.kind, op.count, root, flag, elem, algorithm, chunkBytes, plan);
         }
         return plan;
-    }
-
-    private void runSingle(OpRequest op, long deadlineNs) {
-        oneSend[0] = op.send;
-        oneRecv[0] = op.recv;
-        oneTag[0] = nextTag(op);
-        oneElementBytes[0] = elementBytes(op);
-        oneReducer[0] = reducer(op);
-        oneOp[0] = op;
-        long startNs = System.nanoTime();
-        try {
-            Plan plan = planFor(op);
-            runPlan(plan, deadlineNs, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
-            report(op, plan.algorithm(), System.nanoTime() - startNs);
-        } finally {
-            oneSend[0] = null;
-            oneRecv[0] = null;
-            oneOp[0] = null;
-        }
-    }
-
-    private void runGroup(OpRequest group, long deadlineNs) {
-        List<OpRequest> p2p = new ArrayList<>();
-        for (OpRequest m : group.members) {
-            if (m.type == OpRequest.Type.COLLECTIVE) {
-                runSingle(m, deadlineNs);
-            } else {
-                p2p.add(m);
-            }
-        }
-        if (p2p.isEmpty()) {
-            return;
-        }
-        copyToSelf(p2p);
-        int n = p2p.size();
-        MemorySegment[] sends = new MemorySegment[n];
-        MemorySegment[] recvs = new MemorySegment[n];
-        long[] tags = new long[n];
-        int[] elementBytes = new int[n];
-        PlanBuilder b = new PlanBuilder(rank, size, 1, Long.MAX_VALUE / 2);
-        for (int peer = 0; peer < size; peer++) {
-            for (int direction = 0; direction < 2; direction++) {
-                boolean sending = direction == 0;
-                b.newLane();
-                for (int i = 0; i < n; i++) {
-                    OpRequest m = p2p.get(i);
-                    if (m.peer == peer && m.p2pSend == sending && peer != rank) {
-                        sends[i] = m.send;
-                        recvs[i] = m.recv;
-                        tags[i] = nextTag(m);
-                        elementBytes[i] = m.dataType.sizeBytes();
-                        b.member(i);
-                        Algorithms.build(b, new OpShape(OpKind.P2P, m.count, -1, peer, sending, false, null, null,
-                                null, null), Algorithm.AUTO);
-                    }
-                }
-            }
-        }
-        long startNs = System.nanoTime();
-        runPlan(b.build("p2p"), deadlineNs, sends, recvs, tags, elementBytes, new Reducer[n],
-                p2p.toArray(new OpRequest[0]));
-        long durationNs = System.nanoTime() - startNs;
-        for (OpRequest m : p2p) {
-            report(m, "p2p", durationNs);
-        }
     }
 
     /** Tells the operation listeners (global, then this communicator's) that {@code op} finished its data movement. */
@@ -682,13 +1003,13 @@ final class CommExecutor implements Runnable {
 
     // ---- Split ----
 
-    private void runSplit(OpRequest op, long deadlineNs) {
+    private void runSplit(OpRequest op) {
         long splitSeq = collectiveSeq;
         MemorySegment mine = arena.allocate(8);
         MemorySegment all = arena.allocate(8L * size);
         mine.set(ValueLayout.JAVA_INT, 0, op.color);
         mine.set(ValueLayout.JAVA_INT, 4, op.key);
-        internalAllGather(mine, all, 8, deadlineNs, op);
+        internalAllGather(mine, all, 8, op);
         List<int[]> group = new ArrayList<>();
         for (int r = 0; r < size; r++) {
             int color = all.get(ValueLayout.JAVA_INT, 8L * r);
@@ -699,7 +1020,7 @@ final class CommExecutor implements Runnable {
         group.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
         int[] members = group.stream().mapToInt(a -> a[1]).toArray();
         byte[] childSecret = comm.shrinkRendezvous().derive("split " + splitSeq + " color " + op.color);
-        SubgroupBootstrap bootstrap = new SubgroupBootstrap(this, members, deadlineNs, op, childSecret);
+        SubgroupBootstrap bootstrap = new SubgroupBootstrap(this, members, op, childSecret);
         if (op.color == Communicator.SPLIT_NO_COLOR) {
             CommInit.participateWithoutJoining(bootstrap);
             op.splitResult.complete(Optional.empty());
@@ -717,12 +1038,15 @@ final class CommExecutor implements Runnable {
         }
     }
 
-    /** All-gather of {@code recordBytes} per rank over this communicator, from the executor thread. */
-    void internalAllGather(MemorySegment mine, MemorySegment all, int recordBytes, long deadlineNs, OpRequest op) {
+    /**
+     * All-gather of {@code recordBytes} per rank over this communicator, from the executor thread, within the
+     * split operation's deadline.
+     */
+    void internalAllGather(MemorySegment mine, MemorySegment all, int recordBytes, OpRequest op) {
         PlanBuilder b = new PlanBuilder(rank, size, 1, Math.max(1, staging.slotBytes()));
         RingAllGather.build(b, recordBytes, false);
         long[] tags = {Fingerprint.tag(OpKind.SPLIT, collectiveSeq++, recordBytes, null, null, -1)};
-        runPlan(b.build("ring"), deadlineNs, new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
+        runPlanBlocking(b.build("ring"), new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
                 new int[] {1}, new Reducer[1], new OpRequest[] {op});
     }
 
@@ -768,19 +1092,16 @@ final class CommExecutor implements Runnable {
         private final CommExecutor parent;
         private final int[] members;
         private final int myIndex;
-        private final long deadlineNs;
         private final OpRequest op;
 
         private final byte[] communicatorSecret;
 
-        SubgroupBootstrap(CommExecutor parent, int[] members, long deadlineNs, OpRequest op,
-                          byte[] communicatorSecret) {
+        SubgroupBootstrap(CommExecutor parent, int[] members, OpRequest op, byte[] communicatorSecret) {
             this.communicatorSecret = communicatorSecret;
             this.parent = parent;
             this.members = members;
             this.myIndex = Arrays.binarySearch(sortedCopy(members), parent.rank) >= 0 ? indexOf(members, parent.rank)
                     : -1;
-            this.deadlineNs = deadlineNs;
             this.op = op;
         }
 
@@ -827,7 +1148,7 @@ final class CommExecutor implements Runnable {
                 mine.set(ValueLayout.JAVA_INT, 0, mineBytes.length);
                 MemorySegment.copy(mineBytes, 0, mine, ValueLayout.JAVA_BYTE, 4, mineBytes.length);
                 try {
-                    parent.internalAllGather(mine, all, SPLIT_RECORD_BYTES, deadlineNs, op);
+                    parent.internalAllGather(mine, all, SPLIT_RECORD_BYTES, op);
                 } catch (JcclException e) {
                     throw new ParentFailure(e);
                 }

@@ -10,6 +10,7 @@ import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import io.jccl.plan.OpKind;
 import io.jccl.tune.Tuner;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -26,13 +27,21 @@ import static io.jccl.core.ArgChecks.buffer;
 import static io.jccl.core.ArgChecks.bytes;
 import static io.jccl.core.ArgChecks.count;
 
-/** The {@link Communicator}: checks arguments, queues operations for its {@link CommExecutor}, manages groups. */
+/**
+ * The {@link Communicator}: checks arguments, queues operations for its {@link CommExecutor}, manages groups.
+ *
+ * <p>When the executor is stepped by its caller ({@link SteppedCommunicator}), nothing here may block the caller:
+ * {@code close()} and {@code abort()} only ask, and waiting for an operation ({@code await()}, {@code get()},
+ * {@code synchronize()}) is refused, as are split and shrink, which wait for their peers.
+ */
 public final class CommImpl implements Communicator {
     private final String name;
     private final int rank;
     private final int size;
     private final CommConfig.Resolved config;
     private final CommExecutor executor;
+    /** Whether the caller steps the executor ({@link SteppedCommunicator}) instead of its own thread. */
+    private final boolean stepped;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final ShrinkRendezvous shrinkRendezvous;
     private volatile boolean aborted;
@@ -49,17 +58,27 @@ public final class CommImpl implements Communicator {
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */
     private Throwable groupAbandoned;
 
+    /**
+     * @param shrinkRendezvous null when stepped (no shrink)
+     * @param clock            the executor's clock
+     * @param stepped          true: the executor has no thread; the caller steps it ({@link SteppedCommunicator})
+     */
     CommImpl(String name, int rank, int size, CommConfig.Resolved config, PeerLinks links, ExecutorSignal signal,
              Tuner tuner, long stagingSlotBytes, boolean transportsSignal, Spin spin, String[] peerNames,
-             ShrinkRendezvous shrinkRendezvous) {
+             ShrinkRendezvous shrinkRendezvous, NanoClock clock, boolean stepped) {
         this.shrinkRendezvous = shrinkRendezvous;
+        this.stepped = stepped;
         this.awaitSpinNs = spin.idleNs();
         this.name = name;
         this.rank = rank;
         this.size = size;
         this.config = config;
         this.executor = new CommExecutor(this, rank, size, config, links, signal, tuner, stagingSlotBytes,
-                transportsSignal, spin.inOpNs(), spin.idleNs(), name, peerNames);
+                transportsSignal, spin.inOpNs(), spin.idleNs(), name, peerNames, clock, stepped);
+    }
+
+    CommExecutor executor() {
+        return executor;
     }
 
     void start() {
@@ -110,7 +129,15 @@ public final class CommImpl implements Communicator {
     }
 
     private OpFuture newFuture() {
-        return new OpFuture(executorThread(), awaitSpinNs);
+        return new OpFuture(executorThread(), awaitSpinNs, stepped);
+    }
+
+    /** Refuses what would block the thread that steps this communicator. */
+    private void checkNotStepped(String what) {
+        if (stepped) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, what + " is not supported by the stepped (simulation) "
+                    + "executor: " + OpFuture.STEPPED_HINT);
+        }
     }
 
     private void checkOpen() {
@@ -162,6 +189,11 @@ public final class CommImpl implements Communicator {
         long position;
         while ((position = executor.offer(op)) < 0) {
             checkOpen();
+            if (stepped) {
+                throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
+                        + config.maxPendingOps() + ") and this communicator is stepped by its caller: step it "
+                        + "until operations complete, or raise " + CommConfig.MAX_PENDING_OPS);
+            }
             if (Thread.currentThread() == executorThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
                         + config.maxPendingOps() + ") and this is the communicator's own thread; raise "
@@ -689,6 +721,9 @@ public final class CommImpl implements Communicator {
         if (color < 0 && color != SPLIT_NO_COLOR) {
             throw ArgChecks.invalid("color must be >= 0 or SPLIT_NO_COLOR (-1), got " + color);
         }
+        if (stepped) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, CommExecutor.SPLIT_NOT_STEPPED);
+        }
         if (Thread.currentThread() == executorThread()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "split cannot be called from a completion callback");
         }
@@ -722,6 +757,7 @@ public final class CommImpl implements Communicator {
         if (excludedRanks == null) {
             throw ArgChecks.invalid("excludedRanks must not be null");
         }
+        checkNotStepped("shrink");
         if (Thread.currentThread() == executorThread()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "shrink cannot be called from a completion callback");
         }
@@ -756,6 +792,7 @@ public final class CommImpl implements Communicator {
 
     @Override
     public void synchronize() {
+        checkNotStepped("synchronize()");
         OpFuture last = lastIssued.get();
         if (last != null) {
             last.await();
@@ -776,22 +813,24 @@ public final class CommImpl implements Communicator {
         aborted = true;
         closed.set(true);
         executor.requestAbort();
-        if (Thread.currentThread() != executorThread()) {
+        if (!stepped && Thread.currentThread() != executorThread()) {
             executor.awaitTermination(1_000);
         }
     }
 
     @Override
     public void close() {
-        shrinkRendezvous.close();
+        if (shrinkRendezvous != null) {
+            shrinkRendezvous.close();
+        }
         if (!closed.compareAndSet(false, true)) {
-            if (Thread.currentThread() != executorThread()) {
+            if (!stepped && Thread.currentThread() != executorThread()) {
                 executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
             }
             return;
         }
         executor.requestClose();
-        if (Thread.currentThread() != executorThread()) {
+        if (!stepped && Thread.currentThread() != executorThread()) {
             executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
         }
     }

@@ -20,6 +20,7 @@ import io.jccl.net.SendConnection;
 import io.jccl.net.TransportContext;
 import io.jccl.plan.Fingerprint;
 import io.jccl.tune.Tuner;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -214,6 +215,11 @@ final class CommInit {
         return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink);
     }
 
+    /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
+    static long maxChunkBytes(boolean networked) {
+        return networked ? 1 << 20 : 256 << 10;
+    }
+
     /** Copy bandwidth of one core (a large memcpy on the machines we measured), for ranks that share a JVM. */
     static final double CORE_COPY_BYTES_PER_SECOND = 8e9;
 
@@ -254,7 +260,7 @@ final class CommInit {
         int availableCores = Runtime.getRuntime().availableProcessors();
         double cores = availableCores;
         bandwidth = Math.min(bandwidth, CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm)));
-        long maxChunk = networked ? 1 << 20 : 256 << 10;
+        long maxChunk = maxChunkBytes(networked);
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
                 config.algorithm(), config.chunkSizeBytes());
         if (TUNE_LOG.isInfoEnabled()) {
@@ -269,7 +275,7 @@ final class CommInit {
                     sameHost, availableCores, spin.inOpNs() / 1000, spin.idleNs() / 1000);
         }
         CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal, spin,
-                peerNames, shrink);
+                peerNames, shrink, SystemNanoClock.INSTANCE, false);
         comm.start();
         return comm;
     }

@@ -7,6 +7,7 @@ import io.jccl.log.Subsystem;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.plan.Fingerprint;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 
 import java.lang.foreign.Arena;
@@ -38,8 +39,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Heartbeats are sent by one JVM-wide daemon thread ({@link #HEARTBEATS}), not by the communicator's thread,
  * so a rank whose thread is busy for a while (a long reduction before the JIT compiled it, a slow callback) still
- * looks alive; the communicator's thread reads them and checks the silences. Sends on the control connections are
- * serialized by a lock: the control plane is not the data path.
+ * looks alive; the communicator's thread reads them and checks the silences. A communicator stepped by its caller
+ * ({@link SteppedCommunicator}) has no threads: its executor sends them when due ({@link #heartbeatIfDue}). Sends
+ * on the control connections are serialized by a lock: the control plane is not the data path.
+ *
+ * <p>Nothing here waits: reports are started ({@link #broadcast}, {@link #sayGoodbye}) and the executor then
+ * keeps testing them ({@link #reportsSettled}) until they left or their linger time passed. All times come from
+ * the executor's clock.
  */
 final class ControlPlane {
     private static final Logger LOG = JcclLog.logger(Subsystem.COLL, ControlPlane.class);
@@ -65,6 +71,9 @@ final class ControlPlane {
 
     private final int rank;
     private final PeerLinks links;
+    private final NanoClock clock;
+    /** Whether the executor sends the heartbeats ({@link #heartbeatIfDue}) rather than {@link #HEARTBEATS}. */
+    private final boolean heartbeatsFromExecutor;
     private final String[] peerNames;
     private final long peerTimeoutNs;
     private final long heartbeatIntervalNs;
@@ -82,17 +91,27 @@ final class ControlPlane {
     /** Set under {@link #sendLock} once the connections may close: no send starts after it. */
     private boolean sendsStopped;
     private ScheduledFuture<?> heartbeatTask;
+    /** When the executor sends the next heartbeats ({@link #heartbeatsFromExecutor} only). */
+    private long nextHeartbeatNs = Long.MAX_VALUE;
+    /** Until when the executor waits for the reports in flight to leave ({@link #reportsSettled}). */
+    private long reportsLingerUntilNs;
     private long lastSilenceCheckNs;
     /** A failure this rank detected itself (a control connection lost without a BYE), until reported. */
     private JcclException detected;
 
     /**
-     * @param peerNames     per rank, how to name it in messages (e.g. {@code rank 2 (pid 4711 on node3)})
-     * @param peerTimeoutNs silence after which a peer is declared dead; 0 turns heartbeats off
+     * @param peerNames              per rank, how to name it in messages (e.g. {@code rank 2 (pid 4711 on node3)})
+     * @param peerTimeoutNs          silence after which a peer is declared dead; 0 turns heartbeats off
+     * @param clock                  the executor's clock: liveness, heartbeat times and lingers
+     * @param heartbeatsFromExecutor true when the executor sends the heartbeats ({@link #heartbeatIfDue}), as a
+     *                               communicator without threads must; false: the JVM-wide heartbeat thread does
      */
-    ControlPlane(int rank, PeerLinks links, Arena arena, String[] peerNames, long peerTimeoutNs) {
+    ControlPlane(int rank, PeerLinks links, Arena arena, String[] peerNames, long peerTimeoutNs, NanoClock clock,
+                 boolean heartbeatsFromExecutor) {
         this.rank = rank;
         this.links = links;
+        this.clock = clock;
+        this.heartbeatsFromExecutor = heartbeatsFromExecutor;
         this.peerNames = peerNames;
         this.peerTimeoutNs = peerTimeoutNs;
         this.heartbeatIntervalNs = peerTimeoutNs / HEARTBEATS_PER_TIMEOUT;
@@ -113,7 +132,7 @@ final class ControlPlane {
 
     /** Posts the standing receive on every peer's control connection and starts the liveness clock. */
     void start() {
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         lastSilenceCheckNs = now;
         for (int p = 0; p < recvs.length; p++) {
             if (p != rank) {
@@ -122,9 +141,36 @@ final class ControlPlane {
             }
         }
         if (peerTimeoutNs > 0 && recvs.length > 1) {
-            heartbeatTask = HEARTBEATS.scheduleAtFixedRate(this::sendHeartbeats, 0, heartbeatIntervalNs,
-                    TimeUnit.NANOSECONDS);
+            if (heartbeatsFromExecutor) {
+                nextHeartbeatNs = now;
+            } else {
+                heartbeatTask = HEARTBEATS.scheduleAtFixedRate(this::sendHeartbeats, 0, heartbeatIntervalNs,
+                        TimeUnit.NANOSECONDS);
+            }
         }
+    }
+
+    /**
+     * Sends the heartbeats when they are due; for an executor that sends them itself, called on each step.
+     *
+     * @return whether they were due
+     */
+    boolean heartbeatIfDue(long nowNs) {
+        if (nextHeartbeatNs == Long.MAX_VALUE || nowNs - nextHeartbeatNs < 0) {
+            return false;
+        }
+        sendHeartbeats();
+        // At a fixed rate, like the heartbeat thread; after a long gap the next one is an interval away.
+        nextHeartbeatNs += heartbeatIntervalNs;
+        if (nowNs - nextHeartbeatNs >= 0) {
+            nextHeartbeatNs = nowNs + heartbeatIntervalNs;
+        }
+        return true;
+    }
+
+    /** @return when {@link #heartbeatIfDue} next sends, or {@link Long#MAX_VALUE} when it never does */
+    long nextHeartbeatNs() {
+        return nextHeartbeatNs;
     }
 
     private static ScheduledExecutorService heartbeatThread() {
@@ -139,6 +185,7 @@ final class ControlPlane {
         if (heartbeatTask != null) {
             heartbeatTask.cancel(false);
         }
+        nextHeartbeatNs = Long.MAX_VALUE;
         synchronized (sendLock) {
             sendsStopped = true;
         }
@@ -193,7 +240,7 @@ final class ControlPlane {
             }
             recvs[p] = null;
             if (now == 0) {
-                now = System.nanoTime();
+                now = clock.nanoTime();
             }
             lastHeardNs[p] = now;
             JcclException e = decode(p, bytes);
@@ -211,9 +258,10 @@ final class ControlPlane {
      * Checks that every peer was heard from recently (call after {@link #poll()}, which notes what arrived). Call
      * often; cheap when no check is due.
      *
+     * @param now the executor's clock now
      * @return a failure this rank detected (a peer died or went silent), or null
      */
-    JcclException liveness() {
+    JcclException liveness(long now) {
         JcclException lost = detected;
         if (lost != null) {
             detected = null;
@@ -222,7 +270,6 @@ final class ControlPlane {
         if (peerTimeoutNs == 0) {
             return null;
         }
-        long now = System.nanoTime();
         if (now - lastSilenceCheckNs < heartbeatIntervalNs / 4) {
             return null;
         }
@@ -235,6 +282,33 @@ final class ControlPlane {
             }
         }
         return null;
+    }
+
+    /**
+     * @return the earliest time at which {@link #liveness} can report a silent peer if nothing arrives before
+     *         ({@link Long#MAX_VALUE} when it never can); a failure already detected is due at once
+     */
+    long nextLivenessCheckNs() {
+        if (detected != null) {
+            return Long.MIN_VALUE;
+        }
+        if (peerTimeoutNs == 0) {
+            return Long.MAX_VALUE;
+        }
+        long oldestHeardNs = 0;
+        boolean any = false;
+        for (int p = 0; p < recvs.length; p++) {
+            if (p != rank && !departed[p] && (!any || lastHeardNs[p] - oldestHeardNs < 0)) {
+                oldestHeardNs = lastHeardNs[p];
+                any = true;
+            }
+        }
+        if (!any) {
+            return Long.MAX_VALUE;
+        }
+        long silentNs = oldestHeardNs + peerTimeoutNs + 1;
+        long checkAllowedNs = lastSilenceCheckNs + heartbeatIntervalNs / 4;
+        return silentNs - checkAllowedNs > 0 ? silentNs : checkAllowedNs;
     }
 
     private void sendHeartbeats() {
@@ -310,12 +384,18 @@ final class ControlPlane {
         buffers.set(ValueLayout.JAVA_INT_UNALIGNED, base + 12, length);
     }
 
-    /** Tells every peer (best effort, without waiting long) that this rank failed. */
+    /**
+     * Starts telling every peer (best effort) that this rank failed; the executor then waits, without blocking,
+     * until {@link #reportsSettled} (at most {@link #ERROR_LINGER_NS}).
+     */
     void broadcast(ErrorCode code, String message) {
         report(TYPE_ERROR, code, message, ERROR_LINGER_NS);
     }
 
-    /** Tells every peer (best effort, without waiting long) that this rank is closing its communicator. */
+    /**
+     * Starts telling every peer (best effort) that this rank is closing its communicator; the executor then waits,
+     * without blocking, until {@link #reportsSettled} (at most {@link #GOODBYE_LINGER_NS}).
+     */
     void sayGoodbye() {
         report(TYPE_BYE, ErrorCode.INVALID_ARGUMENT, "", GOODBYE_LINGER_NS);
     }
@@ -326,22 +406,31 @@ final class ControlPlane {
                 startReports(type, code, message);
             }
         }
-        // Give the reports a moment to leave (transports that progress only when polled need it).
-        long deadline = System.nanoTime() + lingerNs;
-        boolean pending = true;
-        while (pending && System.nanoTime() < deadline) {
-            synchronized (sendLock) {
-                pending = false;
-                for (int p = 0; p < reportSends.length; p++) {
-                    if (reportSends[p] != null && !finished(reportSends, p)) {
-                        pending = true;
-                    }
+        reportsLingerUntilNs = clock.nanoTime() + lingerNs;
+    }
+
+    /**
+     * Tests the reports in flight: they get a moment to leave (transports that progress only when polled need
+     * their requests tested).
+     *
+     * @param now the executor's clock now
+     * @return true when every report left (or failed), or the linger time of the last ones started passed
+     */
+    boolean reportsSettled(long now) {
+        boolean pending = false;
+        synchronized (sendLock) {
+            for (int p = 0; p < reportSends.length; p++) {
+                if (reportSends[p] != null && !finished(reportSends, p)) {
+                    pending = true;
                 }
             }
-            if (pending) {
-                Thread.onSpinWait();
-            }
         }
+        return !pending || now - reportsLingerUntilNs >= 0;
+    }
+
+    /** @return until when {@link #reportsSettled} waits for the reports in flight */
+    long reportsLingerUntilNs() {
+        return reportsLingerUntilNs;
     }
 
     private void startReports(byte type, ErrorCode code, String message) {

@@ -1,5 +1,7 @@
 package io.jccl.core;
 
+import org.agrona.concurrent.NanoClock;
+
 /**
  * How the executor waits when nothing progressed: it busy-polls ({@link Thread#onSpinWait()}) for a bounded time
  * since it last saw work — an operation picked up or a step that progressed — and at least a few dozen times,
@@ -33,6 +35,7 @@ final class ExecutorIdle {
     private static final long MAX_SIGNALLED_PARK_NS = 2_000_000;
 
     private final ExecutorSignal signal;
+    private final NanoClock clock;
     private final boolean transportsSignal;
     private final long spinNs;
     private final long idleSpinNs;
@@ -44,12 +47,14 @@ final class ExecutorIdle {
 
     /**
      * @param signal           what parks and wakes the executor
+     * @param clock            the executor's clock (the spin budgets are measured on it)
      * @param transportsSignal whether every connection signals its completions
      * @param spinNs           how long to busy-poll within an operation, after its last progress, before parking
      * @param idleSpinNs       how long to poll for the next operation after the last one's last progress
      */
-    ExecutorIdle(ExecutorSignal signal, boolean transportsSignal, long spinNs, long idleSpinNs) {
+    ExecutorIdle(ExecutorSignal signal, NanoClock clock, boolean transportsSignal, long spinNs, long idleSpinNs) {
         this.signal = signal;
+        this.clock = clock;
         this.transportsSignal = transportsSignal;
         this.spinNs = Math.max(0, spinNs);
         this.idleSpinNs = Math.max(0, idleSpinNs);
@@ -59,7 +64,7 @@ final class ExecutorIdle {
     void reset() {
         spins = 0;
         parkNs = MIN_PARK_NS;
-        busyNs = System.nanoTime();
+        busyNs = clock.nanoTime();
         everBusy = true;
     }
 
@@ -69,7 +74,7 @@ final class ExecutorIdle {
             spins++;
             return true;
         }
-        return everBusy && budgetNs > 0 && System.nanoTime() - busyNs < budgetNs;
+        return everBusy && budgetNs > 0 && clock.nanoTime() - busyNs < budgetNs;
     }
 
     /** @return whether to yield now: only without a spin time, a few times after the minimal polls */

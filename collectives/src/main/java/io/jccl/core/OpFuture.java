@@ -26,20 +26,27 @@ final class OpFuture implements CollectiveFuture {
     private final Thread executorThread;
     /** How long {@link #await()} and {@link #get()} poll for completion before blocking. */
     private final long spinNs;
+    /** The communicator is stepped by its caller: a blocking wait would wait forever, so it is refused. */
+    private final boolean stepped;
+    /** How to wait in stepped mode instead, for the messages that refuse a blocking wait. */
+    static final String STEPPED_HINT = "the thread that waits is the one that must step the communicator; poll "
+            + "isDone() and error() between steps instead";
     private long position = -1;
 
     OpFuture(Thread executorThread) {
-        this(executorThread, 0);
+        this(executorThread, 0, false);
     }
 
     /**
      * @param executorThread the communicator's thread (waiting on it for a pending operation is refused)
      * @param spinNs         how long a waiter polls for completion before it blocks ({@code JCCL_IDLE_SPIN_US}):
      *                       a small operation then completes without the executor having to wake the waiter
+     * @param stepped        whether the communicator is stepped by its caller (blocking waits are refused)
      */
-    OpFuture(Thread executorThread, long spinNs) {
+    OpFuture(Thread executorThread, long spinNs, boolean stepped) {
         this.executorThread = executorThread;
         this.spinNs = spinNs;
+        this.stepped = stepped;
     }
 
     /** Records the operation's position in its communicator's issue order. */
@@ -76,6 +83,10 @@ final class OpFuture implements CollectiveFuture {
     }
 
     private void checkNotExecutor() {
+        if (stepped) {
+            throw new JcclException(ErrorCode.INVALID_USAGE, "cannot wait for an operation of a communicator "
+                    + "stepped by its caller (deterministic simulation): " + STEPPED_HINT);
+        }
         if (groupOwner == Thread.currentThread() && !completion.isDone()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "this operation belongs to the group this thread has "
                     + "open; it starts at groupEnd(), so waiting for it now would wait forever");
