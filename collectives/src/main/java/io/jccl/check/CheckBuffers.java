@@ -5,9 +5,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Grow-only native scratch memory for checks, reused from one check to the next: first touch of fresh memory
- * is slow, so a loop of checks should share one of these. Not thread-safe.
+ * is slow, so a loop of checks should share one of these. Not thread-safe. {@link #close()} frees the memory.
  */
-public final class CheckBuffers {
+public final class CheckBuffers implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private MemorySegment[] slots = new MemorySegment[0];
 
@@ -24,5 +24,12 @@ public final class CheckBuffers {
             slots[slot] = arena.allocate(Math.max(bytes, 4096), 64);
         }
         return slots[slot].asSlice(0, bytes);
+    }
+
+    /** Frees every buffer; segments handed out before are no longer usable. */
+    @Override
+    public void close() {
+        slots = new MemorySegment[0];
+        arena.close();
     }
 }

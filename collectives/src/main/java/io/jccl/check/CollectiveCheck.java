@@ -31,6 +31,7 @@ public final class CollectiveCheck {
     private MemorySegment reduction;
     private MemorySegment shared;
     private MemorySegment[] perRank;
+    private ReduceOp[] opsByRank;
 
     /**
      * @param kind   the collective
@@ -99,8 +100,57 @@ public final class CollectiveCheck {
         }
     }
 
-    /** @return the reduction a rank passes: pre-mul-sum scalars differ per rank */
+    /** @return the collective */
+    public OpKind kind() {
+        return kind;
+    }
+
+    /** @return the element type */
+    public DataType type() {
+        return type;
+    }
+
+    /** @return the reduction kind, or null for a collective that does not reduce */
+    public ReduceOp.Kind op() {
+        return op;
+    }
+
+    /** @return the ranks taking part */
+    public int nRanks() {
+        return nRanks;
+    }
+
+    /** @return the call's count (the API's meaning for the collective) */
+    public long count() {
+        return count;
+    }
+
+    /** @return the root rank (meaningful for rooted collectives only) */
+    public int root() {
+        return root;
+    }
+
+    /** @return the reduction a rank passes: pre-mul-sum scalars differ per rank (made once, then reused) */
     public ReduceOp opFor(int rank) {
+        if (op == null) {
+            return null;
+        }
+        if (opsByRank == null) {
+            opsByRank = new ReduceOp[nRanks];
+        }
+        if (opsByRank[rank] == null) {
+            opsByRank[rank] = opFor(op, rank);
+        }
+        return opsByRank[rank];
+    }
+
+    /**
+     * @param op   reduction kind, or null
+     * @param rank the rank passing it
+     * @return the reduction that rank passes in checks (pre-mul-sum with {@link Patterns#preMulScalar(int)}),
+     *         or null for null
+     */
+    public static ReduceOp opFor(ReduceOp.Kind op, int rank) {
         if (op == null) {
             return null;
         }
@@ -156,6 +206,21 @@ public final class CollectiveCheck {
     /** @return all-to-allv send counts of a rank (elements, one per receiver) */
     public long[] sendCounts(int rank) {
         return sendCounts[rank].clone();
+    }
+
+    /** The all-to-allv send counts of a rank, not copied: for callers in this package that do not change them. */
+    long[] sendCountsView(int rank) {
+        return sendCounts[rank];
+    }
+
+    /** The all-to-allv send displacements of a rank, not copied. */
+    long[] sendDisplsView(int rank) {
+        return sendDispls[rank];
+    }
+
+    /** The all-to-allv receive displacements of a rank, not copied. */
+    long[] recvDisplsView(int rank) {
+        return recvDispls[rank];
     }
 
     /** @return all-to-allv send displacements of a rank */
@@ -215,11 +280,37 @@ public final class CollectiveCheck {
      * @param send where (at least {@link #sendElements(int)} elements)
      */
     public void fillSend(int rank, MemorySegment send) {
-        generateInputs();
-        long bytes = sendElements(rank) * type.sizeBytes();
+        long n = sendElements(rank);
+        if (inputs == null) {
+            // Only this rank's input: a caller that checks one rank need not generate every rank's.
+            for (long i = 0; i < n; i++) {
+                Elements.set(send, i, type, input(rank, i));
+            }
+            return;
+        }
+        long bytes = n * type.sizeBytes();
         if (bytes > 0) {
             MemorySegment.copy(inputs[rank], 0, send, 0, bytes);
         }
+    }
+
+    /**
+     * Counts the elements of a rank's send buffer that no longer hold its input: an out-of-place collective
+     * must leave its send buffer alone.
+     *
+     * @param rank whose input
+     * @param send the send buffer after the call ({@link #sendElements(int)} elements are compared)
+     * @return how many elements differ from the input
+     */
+    public long countChangedInput(int rank, MemorySegment send) {
+        long n = sendElements(rank);
+        long changed = 0;
+        for (long i = 0; i < n; i++) {
+            if (Elements.get(send, i, type) != input(rank, i)) {
+                changed++;
+            }
+        }
+        return changed;
     }
 
     /**

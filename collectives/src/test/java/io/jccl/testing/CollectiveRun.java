@@ -5,6 +5,7 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 
@@ -98,7 +99,7 @@ public final class CollectiveRun {
         }
         List<CollectiveFuture> futures = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            futures.add(issue(comms.get(r), kind, check, type, count, root, send[r], recv[r], r, n));
+            futures.add(CollectiveCalls.issue(comms.get(r), check, send[r], recv[r]));
         }
         String what = kind + " " + type + (op == null ? "" : " " + op) + " size=" + size + " count=" + count
                 + " n=" + n + (inPlace ? " in-place" : "") + " root=" + root + " seed=" + seed;
@@ -122,26 +123,5 @@ public final class CollectiveRun {
                 }
             }
         }
-    }
-
-    private static CollectiveFuture issue(Communicator c, OpKind kind, CollectiveCheck check, DataType type,
-                                          long count, int root, MemorySegment send, MemorySegment recv, int r, int n) {
-        return switch (kind) {
-            case ALL_REDUCE -> c.allReduce(send, recv, count, type, check.opFor(r));
-            case BROADCAST -> c.broadcast(send, recv, count, type, root);
-            case REDUCE -> c.reduce(send, recv, count, type, check.opFor(r), root);
-            case ALL_GATHER -> c.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> c.reduceScatter(send, recv, count, type, check.opFor(r));
-            case ALL_TO_ALL -> c.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> c.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv, check.recvCounts(r),
-                    check.recvDispls(r), type);
-            case GATHER -> c.gather(send, recv, count, type, root);
-            case SCATTER -> c.scatter(send, recv, count, type, root);
-            case P2P -> c.group(g -> {
-                g.send(send, count, type, (r + 1) % n);
-                g.recv(recv, count, type, (r - 1 + n) % n);
-            });
-            default -> throw new IllegalArgumentException(kind.toString());
-        };
     }
 }

@@ -5,6 +5,7 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 
@@ -145,7 +146,7 @@ public final class SelfTest {
                     recv[r].fill((byte) 0);   // touch it now, not in the timed loop
                 }
             }
-            return timed(collective, size, count, r -> issue(collective, check, count, root, send[r], recv[r], r),
+            return timed(collective, size, count, r -> CollectiveCalls.issue(comms.get(r), check, send[r], recv[r]),
                     check, recv, null);
         }
     }
@@ -198,28 +199,5 @@ public final class SelfTest {
         for (CollectiveFuture f : futures) {
             f.await();
         }
-    }
-
-    private CollectiveFuture issue(Collective c, CollectiveCheck check, long count, int root, MemorySegment send,
-                                   MemorySegment recv, int r) {
-        Communicator comm = comms.get(r);
-        int n = comms.size();
-        return switch (c) {
-            case ALLREDUCE -> comm.allReduce(send, recv, count, type, check.opFor(r));
-            case BROADCAST -> comm.broadcast(send, recv, count, type, root);
-            case REDUCE -> comm.reduce(send, recv, count, type, check.opFor(r), root);
-            case ALLGATHER -> comm.allGather(send, recv, count, type);
-            case REDUCESCATTER -> comm.reduceScatter(send, recv, count, type, check.opFor(r));
-            case ALLTOALL -> comm.allToAll(send, recv, count, type);
-            case ALLTOALLV -> comm.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv,
-                    check.recvCounts(r), check.recvDispls(r), type);
-            case GATHER -> comm.gather(send, recv, count, type, root);
-            case SCATTER -> comm.scatter(send, recv, count, type, root);
-            case SENDRECV -> comm.group(g -> {
-                g.send(send, count, type, (r + 1) % n);
-                g.recv(recv, count, type, (r - 1 + n) % n);
-            });
-            case BARRIER -> comm.barrier();
-        };
     }
 }

@@ -6,6 +6,7 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.cli.metrics.MetricsEndpoint;
 import io.jccl.cli.plot.LinePlot;
@@ -271,40 +272,26 @@ final class PerfRunner {
             PerfFormat.Result outR = timeAndCheck(check, type, op, root, count, out);
             PerfFormat.Result inR = null;
             if (c.inPlace) {
-                inR = timeAndCheck(check, type, op, root, count, inPlace(a, b, root, count, es, sendB, recvB));
+                inR = timeAndCheck(check, type, op, root, count, inPlace(a, b, root, count, type));
             }
             return new PerfFormat.Row(c.cliName(), c.sizeBytes(count, n, es), count, typeName(type),
                     op == null ? "none" : opName(op), root, outR, inR);
         }
     }
 
-    /** nccl-tests' in-place layouts (those of NCCL's in-place rule). */
-    private Place inPlace(MemorySegment a, MemorySegment b, int root, long count, int es, long sendB, long recvB) {
-        long block = count * es;
-        return switch (c) {
-            case ALL_REDUCE -> new Place(b.asSlice(0, block), b.asSlice(0, block));
-            case BROADCAST -> new Place(rank == root ? b.asSlice(0, block) : null, b.asSlice(0, block));
-            case REDUCE -> new Place(b.asSlice(0, block), rank == root ? b.asSlice(0, block) : null);
-            case ALL_GATHER, HYPERCUBE -> new Place(b.asSlice(rank * block, block), b.asSlice(0, n * block));
-            case REDUCE_SCATTER -> new Place(a.asSlice(0, n * block), a.asSlice(rank * block, block));
-            case GATHER -> rank == root
-                    ? new Place(b.asSlice(rank * block, block), b.asSlice(0, n * block))
-                    : new Place(a.asSlice(0, sendB), null);
-            case SCATTER -> rank == root
-                    ? new Place(a.asSlice(0, n * block), a.asSlice(rank * block, block))
-                    : new Place(null, b.asSlice(0, recvB));
-            case ALLTOALL, SENDRECV -> throw new IllegalStateException(c + " has no in-place form");
-        };
+    /** nccl-tests' in-place layouts (those of NCCL's in-place rule); hypercube uses all-gather's. */
+    private Place inPlace(MemorySegment a, MemorySegment b, int root, long count, DataType type) {
+        CollectiveCalls.Placement p = CollectiveCalls.inPlace(c.checkKind, rank, n, root, count, type, b, a);
+        return new Place(p.send(), p.recv());
     }
 
     private PerfFormat.Result timeAndCheck(CollectiveCheck check, DataType type, ReduceOp.Kind op, int root,
                                            long count, Place p) {
-        ReduceOp reduceOp = check.opFor(rank);
         if (p.send() != null && check.sendElements(rank) > 0) {
             check.fillSend(rank, p.send());
         }
         for (int i = 0; i < s.warmup(); i++) {
-            issue(type, reduceOp, root, count, p).await();
+            issue(check, count, p).await();
         }
         comm.barrier().await();
         List<CollectiveFuture> pending = new ArrayList<>(s.agg());
@@ -312,7 +299,7 @@ final class PerfRunner {
         for (int i = 0; i < s.iters(); i++) {
             pending.clear();
             for (int k = 0; k < s.agg(); k++) {
-                pending.add(issue(type, reduceOp, root, count, p));
+                pending.add(issue(check, count, p));
             }
             for (CollectiveFuture f : pending) {
                 f.await();
@@ -328,7 +315,7 @@ final class PerfRunner {
             if (p.recv() != null && p.recv() != p.send() && !overlaps(p)) {
                 p.recv().fill((byte) 0);
             }
-            issue(type, reduceOp, root, count, p).await();
+            issue(check, count, p).await();
             long mine = 0;
             if (p.recv() != null && check.recvElements(rank) > 0) {
                 MemorySegment got = p.recv().asSlice(0, check.recvElements(rank) * type.sizeBytes());
@@ -368,24 +355,11 @@ final class PerfRunner {
         return s.average() == 1 ? v / n : v;
     }
 
-    private CollectiveFuture issue(DataType type, ReduceOp op, int root, long count, Place p) {
-        MemorySegment send = p.send();
-        MemorySegment recv = p.recv();
-        return switch (c) {
-            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, op);
-            case BROADCAST -> comm.broadcast(send, recv, count, type, root);
-            case REDUCE -> comm.reduce(send, recv, count, type, op, root);
-            case ALL_GATHER -> comm.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, op);
-            case ALLTOALL -> comm.allToAll(send, recv, count, type);
-            case GATHER -> comm.gather(send, recv, count, type, root);
-            case SCATTER -> comm.scatter(send, recv, count, type, root);
-            case SENDRECV -> comm.group(g -> {
-                g.send(send, count, type, (rank + 1) % n);
-                g.recv(recv, count, type, (rank - 1 + n) % n);
-            });
-            case HYPERCUBE -> hypercube(type, count, send, recv);
-        };
+    private CollectiveFuture issue(CollectiveCheck check, long count, Place p) {
+        if (c == PerfCollective.HYPERCUBE) {
+            return hypercube(check.type(), count, p.send(), p.recv());
+        }
+        return CollectiveCalls.issue(comm, check, p.send(), p.recv());
     }
 
     /**
