@@ -17,9 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The receiving end. Each posted receive opens its memory to the peer's WRITEs (a region of the MetaRoCE endpoint)
  * and sends a CTS naming it, its capacity and its tag; the sender's FIN for the same position completes it.
  *
- * <p>Closing this end fails its pending receives with CLOSED at once and tells the sender. A send the sender had
- * already started (it had the CTS) still lands in its receive's memory before the sender learns of the close, so a
- * caller should not reuse the memory of receives pending at close until the transport is closed.
+ * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
+ * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender, which fails the
+ * sends that had started into them and withdraws their WRITEs.
  */
 final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private final MemorySegment closeBox;
@@ -202,10 +202,13 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             return;
         }
         closing = true;
-        // Fail the pending receives now, but keep them in line: their FINs still come and release their regions.
+        // Fail the pending receives now and withdraw their memory (nothing may land in it once the caller was told
+        // the receive failed), but keep them in line: FINs of sends that had finished still come, in order. The
+        // sender learns of the close from the closed CTS and withdraws the WRITEs still going.
         for (int i = 0; i < pendingCount; i++) {
-            pending[(pendingHead + i) % pending.length].fail(new NetException(NetException.Reason.CLOSED,
-                    "this receiving end was closed"));
+            MetaRoceRequest r = pending[(pendingHead + i) % pending.length];
+            release(r);
+            r.fail(new NetException(NetException.Reason.CLOSED, "this receiving end was closed"));
         }
         sendClosedCts();
     }

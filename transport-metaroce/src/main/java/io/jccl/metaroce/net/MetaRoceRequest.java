@@ -40,6 +40,8 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     int finStatus = -1;
     /** A receive's CTS while it is unacknowledged (its work id); -1 otherwise. */
     long ctsWorkId = -1;
+    /** A send's WRITE while it is incomplete (its work id); -1 otherwise. */
+    long writeWorkId = -1;
     boolean reported;
 
     MetaRoceRequest(Channel channel, MemorySegment control) {
@@ -83,6 +85,7 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         regionKey = -1;
         finStatus = -1;
         ctsWorkId = -1;
+        writeWorkId = -1;
     }
 
     /** Driving thread: reports success to the poster (once). */

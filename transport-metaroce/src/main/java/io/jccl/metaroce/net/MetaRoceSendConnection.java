@@ -156,6 +156,10 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                     + status + ", " + readyCount + " unmatched)");
             return;
         }
+        if (ControlMessages.ctsFlags(b) == ControlMessages.CTS_CLOSED) {
+            receiverClosed();
+            readyCount = 0;   // the receives those CTSs named were failed and withdrawn too
+        }
         int at = (readyHead + readyCount++) % readyKey.length;
         readyKey[at] = ControlMessages.ctsRegionKey(b);
         readyFlags[at] = ControlMessages.ctsFlags(b);
@@ -166,6 +170,28 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             postCtsBox(box);
         }
         match();
+    }
+
+    /**
+     * The receiving end closed: it failed its pending receives and withdrew their memory, so the sends that started
+     * into them (their WRITE still going, or their FIN not yet sent) fail now and their WRITEs are withdrawn. Sends
+     * whose FIN is already on its way complete when it is acknowledged.
+     */
+    private void receiverClosed() {
+        while (orderCount > 0) {
+            MetaRoceRequest r = inOrder[orderHead];
+            inOrder[orderHead] = null;
+            orderHead = (orderHead + 1) % inOrder.length;
+            orderCount--;
+            started--;
+            if (r.writeWorkId != -1) {
+                side.cancelWrite(connectionId, r.writeWorkId);
+                r.writeWorkId = -1;
+            }
+            r.outstandingWork = 0;
+            r.fail(new NetException(NetException.Reason.PEER_CLOSED, "the receiving end (" + peerName()
+                    + ") closed before this message was delivered"));
+        }
     }
 
     private void match() {
@@ -208,11 +234,14 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.finStatus = ControlMessages.FIN_TRUNCATED;
         } else if (r.sizeBytes == 0) {
             r.finStatus = ControlMessages.FIN_OK;
-        } else if (side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes)
-                == Verbs.QUEUE_FULL) {
-            r.fail(queueFull());
-            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
-            return;
+        } else {
+            long write = side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes);
+            if (write == Verbs.QUEUE_FULL) {
+                r.fail(queueFull());
+                broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
+                return;
+            }
+            r.writeWorkId = write;
         }
         inOrder[(orderHead + orderCount++) % inOrder.length] = r;
         started++;
@@ -274,6 +303,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             connectionLost();
             return;
         }
+        r.writeWorkId = -1;
         r.finStatus = ControlMessages.FIN_OK;   // the WRITE is placed and acknowledged
         sendFinsInOrder();
     }

@@ -60,6 +60,12 @@ final class Side {
         owners.remove(workId);
     }
 
+    /** Withdraws a WRITE that is not complete yet; its completion goes to nobody. */
+    void cancelWrite(int connectionId, long workId) {
+        owners.remove(workId);
+        endpoint.cancelWrite(connectionId, workId);
+    }
+
     /** Hands completed work to its owners. */
     int pollCompletions() {
         return endpoint.pollCompletions(dispatch);

@@ -13,5 +13,7 @@ public enum CompletionStatus {
      * receives, and receives posted after the peer's CLOSE, end this way; the connection may stay open a little
      * longer for this side's own messages to be acknowledged).
      */
-    PEER_DONE
+    PEER_DONE,
+    /** Withdrawn by the poster before it completed ({@code Endpoint.cancel}); what was placed stays placed. */
+    CANCELLED
 }

@@ -269,6 +269,19 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     /**
+     * Withdraws a WRITE that is not complete yet (see {@link Connection#cancelWrite}): it completes as
+     * {@link CompletionStatus#CANCELLED}.
+     *
+     * @param connectionId the connection it was posted on
+     * @param workId       its work id
+     * @return whether it was found and withdrawn
+     */
+    public boolean cancelWrite(int connectionId, long workId) {
+        Connection c = byId.get(connectionId);
+        return c != null && c.cancelWrite(workId);
+    }
+
+    /**
      * Closes a connection gracefully: see {@link Connection#shutdown}. Drive the endpoint until
      * {@link Connection#state()} is CLOSED, or {@link #close} it when the wait is over.
      *
@@ -348,6 +361,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             return;
         }
         int generation = header.pathGeneration();
+        c.heard(nowNs);
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path,
                     generation, ecnMarked);

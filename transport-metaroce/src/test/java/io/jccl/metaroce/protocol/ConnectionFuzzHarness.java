@@ -839,7 +839,7 @@ final class ConnectionFuzzHarness {
         long from = switch (status) {
             case OK -> bytes;
             case TRUNCATED -> 0;
-            case CONNECTION_CLOSED, PEER_DONE -> SLOT_CAPACITY[slot];
+            case CONNECTION_CLOSED, PEER_DONE, CANCELLED -> SLOT_CAPACITY[slot];
         };
         long differs = MemorySegment.mismatch(memory[n], at + from, at + SLOT_CAPACITY[slot],
                 MemorySegment.ofArray(snap), from, SLOT_CAPACITY[slot]);

@@ -137,11 +137,17 @@ public final class Connection implements SenderPath.AckVisitor {
     private boolean draining;
     /** The peer said everything it sent was acknowledged and it sends nothing new. */
     private boolean peerDrained;
+    /** The peer confirmed this side's graceful close: nothing to answer. */
+    private boolean peerConfirmed;
     /** Closed gracefully: a repeated CLOSE (DRAINED) from the peer is answered again (ours was lost). */
     private boolean closedDrained;
     /** When this draining side repeats its CLOSE (DRAINED), until the peer's answer comes. */
     private long drainedCloseDueNs = Long.MAX_VALUE;
     private long drainedCloseIntervalNs;
+    /** When this draining side first told the peer it is drained. */
+    private long drainedSinceNs = Long.MAX_VALUE;
+    /** When anything of this connection last arrived from the peer. */
+    private long lastHeardNs;
 
     /** Per-stream state, both directions. */
     private static final class Stream {
@@ -197,6 +203,7 @@ public final class Connection implements SenderPath.AckVisitor {
         this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
         this.acceptDue = !initiator;
         this.tokensAtNs = nowNs;
+        this.lastHeardNs = nowNs;
     }
 
     // ---- Accessors for the endpoint ----
@@ -699,7 +706,9 @@ public final class Connection implements SenderPath.AckVisitor {
      * @param reason the CLOSE's reason
      */
     public void onClose(long nowNs, int reason) {
-        if (reason != CloseFlyweight.REASON_DRAINED) {
+        boolean drained = reason == CloseFlyweight.REASON_DRAINED;
+        boolean confirm = reason == CloseFlyweight.REASON_DRAINED_CONFIRM;
+        if (!drained && !confirm) {
             if (state != State.CLOSED) {
                 closeCause = "the peer closed it (reason " + reason + ")";
             }
@@ -707,17 +716,20 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         if (state == State.CLOSED) {
-            if (closedDrained) {
-                closeDue = true;   // our answer was lost: the peer asks again
-                closeReason = CloseFlyweight.REASON_DRAINED;
+            if (drained && closedDrained) {
+                closeDue = true;   // our confirmation was lost: the peer asks again
+                closeReason = CloseFlyweight.REASON_DRAINED_CONFIRM;
             }
-            return;
+            return;   // a confirmation is never answered: two closed sides must not keep answering each other
         }
-        if (state != State.ESTABLISHED || peerDrained) {
-            return;
+        if (state != State.ESTABLISHED || (confirm && !draining)) {
+            return;   // a confirmation of a close this side never asked for
         }
-        peerDrained = true;
-        failPostedReceives();
+        peerConfirmed |= confirm;
+        if (!peerDrained) {
+            peerDrained = true;
+            failPostedReceives();
+        }
         checkDrained(nowNs);
     }
 
@@ -754,6 +766,28 @@ public final class Connection implements SenderPath.AckVisitor {
         checkDrained(nowNs);
     }
 
+    /**
+     * Withdraws a WRITE this side posted and that is not complete yet: it completes as
+     * {@link CompletionStatus#CANCELLED}, nothing more of it is sent, and its packets in flight leave the paths'
+     * books (the receiver withdrew the memory it was going to, so their silence says nothing about the paths).
+     *
+     * @param workId the WRITE's work id
+     * @return whether it was found and withdrawn
+     */
+    public boolean cancelWrite(long workId) {
+        for (OutboundMessage m : outbound) {
+            if (m.local != null && !m.reported && m.workId == workId && m.kind == WorkKind.WRITE) {
+                for (SenderPath p : tx) {
+                    p.forget(m.ref, m.epoch);
+                }
+                m.done = true;
+                finishOutbound(m, CompletionStatus.CANCELLED);
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return messages this side posted (WRITEs and SENDs) that are not yet acknowledged or failed */
     public int unacknowledgedMessages() {
         return outbound.length - freeOutboundCount;
@@ -788,12 +822,28 @@ public final class Connection implements SenderPath.AckVisitor {
                     : "the peer closed it, everything delivered both ways";
             closedDrained = true;
             counters.increment(Counter.CONNECTIONS_CLOSED_DRAINED);
-            closeDue = true;
-            closeReason = CloseFlyweight.REASON_DRAINED;
+            if (!peerConfirmed) {
+                closeDue = true;   // confirm: the peer waits for it to stop acknowledging
+                closeReason = CloseFlyweight.REASON_DRAINED_CONFIRM;
+            }
+            fail();
+            return;
+        }
+        if (drainedSinceNs != Long.MAX_VALUE && nowNs - quietUntilNs() >= 0) {
+            // No confirmation, and silence far longer than the peer's longest retransmission interval: the peer
+            // needs nothing more from this side (else it would still be sending), or it is gone (its confirmation
+            // lost before it closed). Everything this side sent was acknowledged.
+            closeCause = "closed by this side, everything delivered; the peer did not confirm and was silent for "
+                    + (nowNs - Math.max(lastHeardNs, drainedSinceNs)) / 1_000_000 + " ms";
+            closedDrained = true;
+            counters.increment(Counter.CONNECTIONS_CLOSED_DRAINED);
             fail();
             return;
         }
         if (drainedCloseDueNs == Long.MAX_VALUE || nowNs - drainedCloseDueNs >= 0) {
+            if (drainedSinceNs == Long.MAX_VALUE) {
+                drainedSinceNs = nowNs;
+            }
             closeDue = true;
             closeReason = CloseFlyweight.REASON_DRAINED;
             counters.increment(Counter.DRAINED_CLOSES_SENT);
@@ -801,6 +851,19 @@ public final class Connection implements SenderPath.AckVisitor {
             drainedCloseIntervalNs = Math.min(2 * drainedCloseIntervalNs, Math.max(config.rtoMaxNs(),
                     config.rtoFloorNs()));
         }
+    }
+
+    /**
+     * @return when a draining side that told the peer it is drained stops waiting for the confirmation: twice the
+     *         longest retransmission interval after the later of its first CLOSE and the last thing heard
+     */
+    private long quietUntilNs() {
+        return Math.max(lastHeardNs, drainedSinceNs) + 2 * config.rtoMaxNs();
+    }
+
+    /** Notes that something of this connection arrived from the peer (a graceful close waits for its silence). */
+    public void heard(long nowNs) {
+        lastHeardNs = nowNs;
     }
 
     /** Completes every posted receive as {@link CompletionStatus#PEER_DONE}: the peer said nothing more will come. */
@@ -969,6 +1032,9 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         if (draining && unacknowledgedMessages() == 0) {
             next = Math.min(next, drainedCloseDueNs);
+            if (drainedSinceNs != Long.MAX_VALUE) {
+                next = Math.min(next, quietUntilNs());
+            }
         }
         if (acceptDue || rnrCount > 0 || probeReplyCount > 0) {
             next = Long.MIN_VALUE;

@@ -28,6 +28,11 @@ public final class CloseFlyweight extends HeaderFlyweight {
      * new. The receiver answers with its own CLOSE of this reason once its messages are acknowledged too.
      */
     public static final int REASON_DRAINED = 3;
+    /**
+     * The answer to a {@link #REASON_DRAINED} CLOSE: the answering side's messages are all acknowledged too, and it
+     * closed; never answered itself.
+     */
+    public static final int REASON_DRAINED_CONFIRM = 4;
 
     /** An unwrapped flyweight: {@link #wrap} it over a packet before use, and reuse it for every packet. */
     public CloseFlyweight() {
@@ -48,7 +53,7 @@ public final class CloseFlyweight extends HeaderFlyweight {
 
     /**
      * @return why the sender closed: {@link #REASON_CLOSED}, {@link #REASON_FAILED}, {@link #REASON_SHUTDOWN},
-     *         {@link #REASON_DRAINED} or another value
+     *         {@link #REASON_DRAINED}, {@link #REASON_DRAINED_CONFIRM} or another value
      */
     public int reason() {
         return buffer.getInt(offset + REASON_FIELD_OFFSET, BYTE_ORDER);
