@@ -1,5 +1,7 @@
 package io.jccl.cli.run;
 
+import io.jccl.cli.LauncherWatch;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -173,6 +175,8 @@ final class Job {
             }
             pe.putAll(env);
             pe.put("JCCL_COMM_ID", spec.commId());
+            // This JVM is the rank's parent: a rank that finds another parent knows the launcher is gone.
+            pe.put(LauncherWatch.PID_VARIABLE, Long.toString(ProcessHandle.current().pid()));
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         }
         pb.directory(spec.workDir().toFile());
