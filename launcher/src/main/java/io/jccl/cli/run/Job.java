@@ -62,8 +62,10 @@ final class Job {
 
     Job(JobSpec spec, OutputStream stdout, OutputStream stderr) {
         this.spec = spec;
-        this.out = new LineSink(stdout);
-        this.err = new LineSink(stderr);
+        // One lock for both: with >job.log 2>&1 they are one file, and a line of either must not split the other.
+        Object outputLock = new Object();
+        this.out = new LineSink(stdout, outputLock);
+        this.err = new LineSink(stderr, outputLock);
         this.n = spec.slots().size();
         this.procs = new Process[n];
         this.status = new Integer[n];
