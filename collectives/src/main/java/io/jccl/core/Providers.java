@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.net.NetTransportProvider;
@@ -8,6 +9,8 @@ import io.jccl.net.PeerIdentity;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.ServiceLoader;
 
 /** The transport providers on the class path, best first, and the choice for a pair of ranks. */
@@ -31,6 +34,26 @@ final class Providers {
 
     static String names() {
         return String.join(", ", all().stream().map(NetTransportProvider::name).toList());
+    }
+
+    /**
+     * Checks that {@code JCCL_NET}, if set, names a provider, and every provider's own options.
+     *
+     * @param options the {@code JCCL_*} options in effect
+     * @throws IllegalArgumentException for the first invalid one, naming it, its value and what is allowed
+     */
+    static void checkOptions(Map<String, String> options) {
+        String net = options.get(CommConfig.NET);
+        if (net != null && !net.isBlank()) {
+            String name = net.trim().toLowerCase(Locale.ROOT);
+            if (all().stream().noneMatch(p -> p.name().equals(name))) {
+                throw new IllegalArgumentException(CommConfig.NET + "='" + net + "' is invalid: it must name a "
+                        + "transport on the class path: " + names());
+            }
+        }
+        for (NetTransportProvider p : all()) {
+            p.checkOptions(options);
+        }
     }
 
     static NetTransportProvider byName(String name) {

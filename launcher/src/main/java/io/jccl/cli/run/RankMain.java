@@ -3,6 +3,7 @@ package io.jccl.cli.run;
 import io.jccl.CommConfig;
 import io.jccl.JcclException;
 import io.jccl.cli.LauncherWatch;
+import io.jccl.cli.Main;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -17,15 +18,15 @@ import java.util.Arrays;
  * <li>watches the launcher ({@link LauncherWatch}), so a rank whose launcher was killed stops instead of running
  *     on, orphaned, past the job's {@code --timeout};</li>
  * <li>checks the {@code JCCL_*} settings of the environment as communicator creation would, so a bad one is one
- *     line on standard error (exit status 1) rather than a stack trace from wherever the program creates its
- *     communicator.</li>
+ *     line on standard error (exit status {@link Main#EXIT_CONFIG}) rather than a stack trace from wherever the
+ *     program creates its communicator.</li>
  * </ul>
  * Then it runs the main class as the {@code java} launcher would (JEP 512: a {@code main(String[])} or
  * {@code main()}, static or an instance method of a new instance); what that main method throws propagates as
  * if it had been called directly.
  */
 public final class RankMain {
-    /** Exit status when the environment's JCCL settings are invalid or the main class cannot be run. */
+    /** Exit status when the main class cannot be run (as {@code java}'s). */
     static final int EXIT_BAD_SETUP = 1;
 
     private RankMain() {
@@ -46,7 +47,7 @@ public final class RankMain {
             CommConfig.DEFAULT.resolve(System.getenv());
         } catch (JcclException e) {
             System.err.println(who + ": " + e.getMessage());
-            System.exit(EXIT_BAD_SETUP);
+            System.exit(Main.EXIT_CONFIG);
         }
         run(args[0], Arrays.copyOfRange(args, 1, args.length));
     }

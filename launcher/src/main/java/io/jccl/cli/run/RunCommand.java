@@ -267,7 +267,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** @return the JVM flags of the parent pom's {@code jccl.jvmFlags}, the one place they are defined */
-    static List<String> jvmFlags() {
+    public static List<String> jvmFlags() {
         try (InputStream in = RunCommand.class.getResourceAsStream("jvm.options")) {
             if (in == null) {
                 throw new IllegalStateException("the resource io/jccl/cli/run/jvm.options is missing from the build");
