@@ -66,13 +66,23 @@ final class Providers {
                 + names());
     }
 
+    /** @return where two ranks are relative to each other, for messages */
+    private static String relation(PeerIdentity a, PeerIdentity b) {
+        if (a.jvmId().equals(b.jvmId())) {
+            return "they share one JVM";
+        }
+        return a.hostId().equals(b.hostId()) ? "they are different JVMs of one host" : "they are on different hosts";
+    }
+
     /** The same answer on both ranks of the pair: the forced transport, or the best that can connect them. */
     static NetTransportProvider choose(PeerIdentity a, PeerIdentity b, String forced) {
         if (forced != null) {
             NetTransportProvider p = byName(forced);
             if (!p.canConnect(a, b)) {
                 throw new JcclException(ErrorCode.INVALID_ARGUMENT, "JCCL_NET=" + forced + " cannot connect rank "
-                        + a.rank() + " and rank " + b.rank() + " (different processes or hosts)");
+                        + a.rank() + " and rank " + b.rank() + ": " + relation(a, b) + "; transports that can connect"
+                        + " them: " + String.join(", ", all().stream().filter(q -> q.canConnect(a, b))
+                        .map(NetTransportProvider::name).toList()));
             }
             return p;
         }

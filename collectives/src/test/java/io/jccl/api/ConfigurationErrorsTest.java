@@ -104,4 +104,11 @@ class ConfigurationErrorsTest {
         created.forEach(Communicator::close);
         fail(entryPoint + " accepted the setting: expected INVALID_ARGUMENT " + expected);
     }
+
+    @org.junit.jupiter.api.Test
+    void forcingATransportThatCannotConnectRanksOfOneJvmSaysSoAndNamesThoseThatCan() {
+        assertInvalid("Communicator.local over aeron-udp", "JCCL_NET=aeron-udp cannot connect rank 0 and rank 1: they"
+                + " share one JVM; transports that can connect them: local, tcp",
+                () -> CommFactory.local(2, CommConfig.builder().transport("aeron-udp").build(), Map.of()));
+    }
 }

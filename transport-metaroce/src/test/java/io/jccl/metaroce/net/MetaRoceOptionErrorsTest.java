@@ -101,4 +101,11 @@ class MetaRoceOptionErrorsTest {
         created.forEach(Communicator::close);
         fail(entryPoint + " accepted the setting: expected INVALID_ARGUMENT " + expected);
     }
+
+    @org.junit.jupiter.api.Test
+    void forcingMetaroceBetweenRanksOfOneJvmSaysTheyShareItAndNamesTheTransportsThatCan() {
+        assertInvalid("Communicator.local over metaroce", "JCCL_NET=metaroce cannot connect rank 0 and rank 1: they"
+                + " share one JVM; transports that can connect them: local, tcp",
+                () -> CommFactory.local(2, CommConfig.builder().transport("metaroce").build(), Map.of()));
+    }
 }
