@@ -11,7 +11,7 @@ import java.util.Map;
  * <p>The launcher puts its pid in {@value #PID_VARIABLE} for ranks it starts directly: a rank whose parent is
  * already another process when it starts (the launcher died first, and the rank was handed to init) stops at once.
  * Without the variable (a rank started through a launch agent on another host) the rank watches whatever parent it
- * has: the agent's session, which ends when the launcher's connection does.
+ * has there: the agent's session (sshd's), which ends when the agent's connection does.
  */
 public final class LauncherWatch {
     /** Set by a launcher in the environment of each rank it starts itself: the launcher's pid. */

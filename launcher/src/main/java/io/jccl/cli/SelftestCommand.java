@@ -44,7 +44,8 @@ public final class SelftestCommand implements Callable<Integer> {
     @Option(names = {"-w", "--warmup"}, defaultValue = "5", description = "warm-up iterations (default ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--transport", description = "transport between the ranks: local (default) or tcp (loopback)")
+    @Option(names = "--transport", description = "transport between the ranks: local or tcp (loopback) "
+            + "(default: JCCL_NET, else local)")
     String transport;
 
     @Option(names = "--algo", converter = AlgoConverter.class,

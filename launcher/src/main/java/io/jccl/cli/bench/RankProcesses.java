@@ -170,6 +170,8 @@ public final class RankProcesses implements AutoCloseable {
                 if (prefix.apply(r).isEmpty()) {
                     // This JVM is the rank's parent (a prefix that forked instead of exec'ing would be).
                     pb.environment().put(LauncherWatch.PID_VARIABLE, Long.toString(ProcessHandle.current().pid()));
+                } else {
+                    pb.environment().remove(LauncherWatch.PID_VARIABLE);   // not inherited from this JVM's launcher
                 }
                 Process p = pb.start();
                 p.getOutputStream().close();

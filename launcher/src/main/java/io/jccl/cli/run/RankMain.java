@@ -42,10 +42,10 @@ public final class RankMain {
             System.err.println(who + ": " + RankMain.class.getName() + " needs the main class to run");
             System.exit(EXIT_BAD_SETUP);
         }
-        LauncherWatch.start(who, System.getenv());
         try {
+            LauncherWatch.start(who, System.getenv());
             CommConfig.DEFAULT.resolve(System.getenv());
-        } catch (JcclException e) {
+        } catch (JcclException | IllegalArgumentException e) {
             System.err.println(who + ": " + e.getMessage());
             System.exit(Main.EXIT_CONFIG);
         }
