@@ -1,5 +1,6 @@
 package io.jccl;
 
+import io.jccl.core.CommFactory;
 import io.jccl.log.LogSettings;
 import java.time.Duration;
 import java.util.Collections;
@@ -40,7 +41,9 @@ import java.util.TreeMap;
  * like any other option.
  *
  * <p>Transports read further options of their own (for example {@code JCCL_SOCKET_BUFFER_BYTES}); set them
- * with {@link Builder#option(String, String)}.
+ * with {@link Builder#option(String, String)}. They are checked with the others, by every transport on the class
+ * path whether or not it will be used ({@link io.jccl.net.NetTransportProvider#checkOptions}), and a bad one fails
+ * the same way: {@code INVALID_ARGUMENT} naming the option, its value and what is allowed.
  */
 public final class CommConfig {
     /** Longest time an operation may run once started ({@code JCCL_OP_TIMEOUT_MS}). */
@@ -105,11 +108,11 @@ public final class CommConfig {
     }
 
     /**
-     * Merges the environment under the explicit settings and checks every known option.
+     * Merges the environment under the explicit settings and checks every known option, the transports' too.
      *
      * @param environment the process environment (or a test's)
      * @return the effective settings
-     * @throws JcclException INVALID_ARGUMENT naming the option, where it came from, and the value
+     * @throws JcclException INVALID_ARGUMENT naming the option, its value, what is allowed and where it came from
      */
     public Resolved resolve(Map<String, String> environment) {
         Map<String, String> merged = new TreeMap<>();
@@ -123,7 +126,7 @@ public final class CommConfig {
                 () -> LogSettings.parseLevel(merged.get(LogSettings.DEBUG_VARIABLE)));
         checked(merged, LogSettings.SUBSYS_VARIABLE,
                 () -> LogSettings.parseSubsystems(merged.get(LogSettings.SUBSYS_VARIABLE)));
-        return new Resolved(
+        Resolved resolved = new Resolved(
                 Duration.ofMillis(checked(merged, OP_TIMEOUT_MS, () -> parseMillis(merged, OP_TIMEOUT_MS,
                         DEFAULT_OP_TIMEOUT_MS))),
                 Duration.ofMillis(checked(merged, INIT_TIMEOUT_MS, () -> parseMillis(merged, INIT_TIMEOUT_MS,
@@ -144,6 +147,25 @@ public final class CommConfig {
                         : SPIN_AUTO,
                 merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
                 Collections.unmodifiableMap(merged));
+        checkTransports(merged);
+        return resolved;
+    }
+
+    /**
+     * Checks {@code JCCL_NET} and every transport's options (those of transports this communicator may never use
+     * too, so that a bad setting fails alike on every host and whatever transports a job ends up with).
+     */
+    private void checkTransports(Map<String, String> merged) {
+        try {
+            CommFactory.checkTransportOptions(merged);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            // The providers' messages start with the option's name: KEY='value' is invalid: ...
+            String key = merged.keySet().stream().filter(k -> message.startsWith(k + "=")).findFirst().orElse(null);
+            String source = key == null ? "" : options.containsKey(key) ? " (set in CommConfig)"
+                    : " (from the environment)";
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, message + source, e);
+        }
     }
 
     /** Parses one option; a bad value fails naming the option, its value and where it came from. */

@@ -11,6 +11,7 @@ import io.jccl.bootstrap.TcpBootstrap;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** Entry points behind {@link Communicator#init} and {@link Communicator#local}. */
@@ -22,9 +23,36 @@ public final class CommFactory {
     }
 
     /**
+     * Checks the transports' options: that {@code JCCL_NET} names a transport, and each provider's
+     * {@link io.jccl.net.NetTransportProvider#checkOptions}. {@link CommConfig#resolve} calls it.
+     *
+     * @param options the {@code JCCL_*} options in effect
+     * @throws IllegalArgumentException for the first invalid one, naming it, its value and what is allowed
+     */
+    public static void checkTransportOptions(Map<String, String> options) {
+        Providers.checkOptions(options);
+    }
+
+    /**
      * @see Communicator#init(UniqueId, int, int, CommConfig)
      */
     public static Communicator init(UniqueId id, int rank, int size, CommConfig config) {
+        return init(id, rank, size, config, System.getenv());
+    }
+
+    /**
+     * {@link #init(UniqueId, int, int, CommConfig)} with the {@code JCCL_*} options of {@code environment} instead
+     * of the process's (launcher adapters given an environment, tests).
+     *
+     * @param id          the rendezvous
+     * @param rank        this rank
+     * @param size        the number of ranks
+     * @param config      settings, which win over the environment's
+     * @param environment the environment
+     * @return the communicator
+     */
+    public static Communicator init(UniqueId id, int rank, int size, CommConfig config,
+                                    Map<String, String> environment) {
         if (id == null) {
             throw ArgChecks.invalid("id must not be null");
         }
@@ -35,7 +63,7 @@ public final class CommFactory {
             throw ArgChecks.invalid("size must be at least 1, got " + size);
         }
         ArgChecks.rank("rank", rank, size);
-        CommConfig.Resolved resolved = config.resolve(System.getenv());
+        CommConfig.Resolved resolved = config.resolve(environment);
         try (Bootstrap bootstrap = TcpBootstrap.join(id, rank, size, resolved.initTimeout())) {
             return CommInit.create(bootstrap, resolved, CommInit.nextName());
         }
@@ -45,13 +73,26 @@ public final class CommFactory {
      * @see Communicator#local(int, CommConfig)
      */
     public static List<Communicator> local(int n, CommConfig config) {
+        return local(n, config, System.getenv());
+    }
+
+    /**
+     * {@link #local(int, CommConfig)} with the {@code JCCL_*} options of {@code environment} instead of the
+     * process's (tests).
+     *
+     * @param n           the number of ranks
+     * @param config      settings, which win over the environment's
+     * @param environment the environment
+     * @return the communicators, in rank order
+     */
+    public static List<Communicator> local(int n, CommConfig config, Map<String, String> environment) {
         if (n < 1 || n > MAX_LOCAL_RANKS) {
             throw ArgChecks.invalid("n must be between 1 and " + MAX_LOCAL_RANKS + ", got " + n);
         }
         if (config == null) {
             throw ArgChecks.invalid("config must not be null");
         }
-        CommConfig.Resolved resolved = config.resolve(System.getenv());
+        CommConfig.Resolved resolved = config.resolve(environment);
         List<Bootstrap> bootstraps = InProcessBootstrap.group(n, resolved.initTimeout());
         String name = CommInit.nextName();
         AtomicReferenceArray<Object> results = new AtomicReferenceArray<>(n);

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.net.NetTransportProvider;
@@ -8,6 +9,8 @@ import io.jccl.net.PeerIdentity;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.ServiceLoader;
 
 /** The transport providers on the class path, best first, and the choice for a pair of ranks. */
@@ -33,6 +36,26 @@ final class Providers {
         return String.join(", ", all().stream().map(NetTransportProvider::name).toList());
     }
 
+    /**
+     * Checks that {@code JCCL_NET}, if set, names a provider, and every provider's own options.
+     *
+     * @param options the {@code JCCL_*} options in effect
+     * @throws IllegalArgumentException for the first invalid one, naming it, its value and what is allowed
+     */
+    static void checkOptions(Map<String, String> options) {
+        String net = options.get(CommConfig.NET);
+        if (net != null && !net.isBlank()) {
+            String name = net.trim().toLowerCase(Locale.ROOT);
+            if (all().stream().noneMatch(p -> p.name().equals(name))) {
+                throw new IllegalArgumentException(CommConfig.NET + "='" + net + "' is invalid: it must name a "
+                        + "transport on the class path: " + names());
+            }
+        }
+        for (NetTransportProvider p : all()) {
+            p.checkOptions(options);
+        }
+    }
+
     static NetTransportProvider byName(String name) {
         for (NetTransportProvider p : all()) {
             if (p.name().equals(name)) {
@@ -43,13 +66,23 @@ final class Providers {
                 + names());
     }
 
+    /** @return where two ranks are relative to each other, for messages */
+    private static String relation(PeerIdentity a, PeerIdentity b) {
+        if (a.jvmId().equals(b.jvmId())) {
+            return "they share one JVM";
+        }
+        return a.hostId().equals(b.hostId()) ? "they are different JVMs of one host" : "they are on different hosts";
+    }
+
     /** The same answer on both ranks of the pair: the forced transport, or the best that can connect them. */
     static NetTransportProvider choose(PeerIdentity a, PeerIdentity b, String forced) {
         if (forced != null) {
             NetTransportProvider p = byName(forced);
             if (!p.canConnect(a, b)) {
                 throw new JcclException(ErrorCode.INVALID_ARGUMENT, "JCCL_NET=" + forced + " cannot connect rank "
-                        + a.rank() + " and rank " + b.rank() + " (different processes or hosts)");
+                        + a.rank() + " and rank " + b.rank() + ": " + relation(a, b) + "; transports that can connect"
+                        + " them: " + String.join(", ", all().stream().filter(q -> q.canConnect(a, b))
+                        .map(NetTransportProvider::name).toList()));
             }
             return p;
         }

@@ -7,6 +7,7 @@ import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import io.jccl.bootstrap.RendezvousServer;
 import io.jccl.bootstrap.SocketAddresses;
+import io.jccl.core.CommFactory;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
@@ -63,23 +64,23 @@ public final class EnvCommunicator {
         int size = le.size();
         LOG.info("launched by {}: rank {} of {}, rendezvous {}", le.launcher(), rank, size, le.rendezvous());
         return switch (le.rendezvous()) {
-            case Rendezvous.Given g -> Communicator.init(g.id(), rank, size, config);
-            case Rendezvous.Alone a -> Communicator.init(UniqueId.create(InetAddress.getLoopbackAddress()), 0, 1,
-                    config);
-            case Rendezvous.IdFile f -> viaFile(f, rank, size, config, initTimeout);
-            case Rendezvous.RootListens r -> viaRoot(r, rank, size, config, initTimeout);
+            case Rendezvous.Given g -> CommFactory.init(g.id(), rank, size, config, env);
+            case Rendezvous.Alone a -> CommFactory.init(UniqueId.create(InetAddress.getLoopbackAddress()), 0, 1,
+                    config, env);
+            case Rendezvous.IdFile f -> viaFile(f, rank, size, config, initTimeout, env);
+            case Rendezvous.RootListens r -> viaRoot(r, rank, size, config, initTimeout, env);
         };
     }
 
     private static Communicator viaFile(Rendezvous.IdFile f, int rank, int size, CommConfig config,
-                                        Duration initTimeout) {
+                                        Duration initTimeout, Map<String, String> env) {
         if (rank != 0) {
-            return Communicator.init(CommIdFile.await(f.file(), rank, initTimeout), rank, size, config);
+            return CommFactory.init(CommIdFile.await(f.file(), rank, initTimeout), rank, size, config, env);
         }
         UniqueId id = UniqueId.create();
         CommIdFile.publish(f.file(), id);
         try {
-            return Communicator.init(id, 0, size, config);
+            return CommFactory.init(id, 0, size, config, env);
         } finally {
             // Once init returns every rank has joined, so none needs the file any more; after a failure it is stale.
             CommIdFile.remove(f.file());
@@ -87,7 +88,7 @@ public final class EnvCommunicator {
     }
 
     private static Communicator viaRoot(Rendezvous.RootListens r, int rank, int size, CommConfig config,
-                                        Duration initTimeout) {
+                                        Duration initTimeout, Map<String, String> env) {
         if (r.secret().derived() && WARNED_DERIVED.compareAndSet(false, true)) {
             LOG.warn("{} is not set: the rendezvous secret is derived from {}; anyone who knows these values can"
                     + " join. Set {} to the same random value on every rank (openssl rand -hex 32)",
@@ -97,7 +98,8 @@ public final class EnvCommunicator {
         InetAddress host = resolve(r, rank, deadlineNs);
         byte[] secret = r.secret().bytes();
         if (rank != 0) {
-            return Communicator.init(UniqueId.of(new InetSocketAddress(host, r.port()), secret), rank, size, config);
+            return CommFactory.init(UniqueId.of(new InetSocketAddress(host, r.port()), secret), rank, size, config,
+                    env);
         }
         // Rank 0 normally binds the named address. If that is not one of this host's addresses (a NAT or a service
         // address forwarding here), or a host name that resolves to loopback only here (Debian's 127.0.1.1 entry
@@ -120,7 +122,8 @@ public final class EnvCommunicator {
                     r.host(), SocketAddresses.format(host), SocketAddresses.format(bind), r.port());
         }
         try {
-            return Communicator.init(UniqueId.of(new InetSocketAddress(joinAt, r.port()), secret), 0, size, config);
+            return CommFactory.init(UniqueId.of(new InetSocketAddress(joinAt, r.port()), secret), 0, size, config,
+                    env);
         } catch (RuntimeException e) {
             server.close();
             throw e;

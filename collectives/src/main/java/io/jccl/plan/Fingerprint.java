@@ -18,6 +18,8 @@ public final class Fingerprint {
     public static final long HELLO_TAG = 0xF0F0_0000_0000_0001L;
     /** Tag of control messages. */
     public static final long CONTROL_TAG = 0xF0F0_0000_0000_0002L;
+    /** The root field of a call that has no root (all 13 bits set). */
+    private static final int NO_ROOT = 0x1FFF;
 
     private Fingerprint() {
     }
@@ -35,7 +37,7 @@ public final class Fingerprint {
         long t = (long) kind.ordinal() << 60;
         t |= (long) (type == null ? 0xF : type.ordinal()) << 56;
         t |= (long) (op == null ? 7 : op.kind().ordinal()) << 53;
-        t |= (long) (root < 0 ? 0x1FFF : root & 0x1FFF) << 40;
+        t |= (long) (root < 0 ? NO_ROOT : root & NO_ROOT) << 40;
         t |= (seq & 0xFF) << 32;
         t |= foldCount(count) & 0xFFFF_FFFFL;
         return t;
@@ -59,7 +61,7 @@ public final class Fingerprint {
         OpKind kind = OpKind.values()[kindOrdinal];
         int typeOrdinal = (int) (tag >>> 56) & 0xF;
         int opOrdinal = (int) (tag >>> 53) & 0x7;
-        int root = (int) (tag >>> 40) & 0x1FFF;
+        int root = (int) (tag >>> 40) & NO_ROOT;
         long seq = (tag >>> 32) & 0xFF;
         long count = tag & 0xFFFF_FFFFL;
         StringBuilder sb = new StringBuilder(kind.apiName()).append("(count=").append(count);
@@ -69,7 +71,7 @@ public final class Fingerprint {
         if (opOrdinal < ReduceOp.Kind.values().length) {
             sb.append(", ").append(ReduceOp.Kind.values()[opOrdinal].name().toLowerCase(java.util.Locale.ROOT));
         }
-        if (root != 0x1FFF) {
+        if (root != NO_ROOT) {
             sb.append(", root=").append(root);
         }
         sb.append(") call #").append(seq).append(" (mod 256)");
@@ -77,7 +79,7 @@ public final class Fingerprint {
     }
 
     /**
-     * Names the fields in which two tags differ.
+     * Names the fields in which two tags differ; the root only when both calls have one.
      *
      * @param mine   this rank's tag
      * @param theirs the other rank's tag
@@ -88,7 +90,11 @@ public final class Fingerprint {
         field(sb, "operation", (int) (mine >>> 60), (int) (theirs >>> 60), OpKindNames.INSTANCE);
         field(sb, "type", (int) (mine >>> 56) & 0xF, (int) (theirs >>> 56) & 0xF, TypeNames.INSTANCE);
         field(sb, "reduction", (int) (mine >>> 53) & 7, (int) (theirs >>> 53) & 7, OpNames.INSTANCE);
-        field(sb, "root", (int) (mine >>> 40) & 0x1FFF, (int) (theirs >>> 40) & 0x1FFF, null);
+        int myRoot = (int) (mine >>> 40) & NO_ROOT;
+        int theirRoot = (int) (theirs >>> 40) & NO_ROOT;
+        if (myRoot != NO_ROOT && theirRoot != NO_ROOT) {   // a call without root differs in its operation already
+            field(sb, "root", myRoot, theirRoot, null);
+        }
         field(sb, "call number", (int) (mine >>> 32) & 0xFF, (int) (theirs >>> 32) & 0xFF, null);
         if ((mine & 0xFFFF_FFFFL) != (theirs & 0xFFFF_FFFFL)) {
             sep(sb).append("count ").append(mine & 0xFFFF_FFFFL).append(" vs ").append(theirs & 0xFFFF_FFFFL);

@@ -23,7 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /** {@code jccl fabric}: an impairing UDP relay between two MetaRoCE endpoints, or for many (--proxy). */
 @Command(name = "fabric", mixinStandardHelpOptions = true, sortOptions = false,
@@ -34,9 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
                 + "every flow is impaired both ways. Runs until --duration-s passes or it is interrupted (Ctrl-C), "
                 + "then prints its counters.",
             "",
-            "Example: jccl fabric --a 10.0.0.1:4000,10.0.0.1:4001 --b 10.0.0.2:4000,10.0.0.2:4001 --loss 1% "
+            "Example: jccl fabric --a 10.0.0.1:4000,10.0.0.1:4001 --b 10.0.0.2:4000,10.0.0.2:4001 --loss 1%% "
                 + "--reorder 0.01,100 --black-hole 1,2000,5000",
-            "Example: jccl fabric --proxy --bind 10.0.0.3 --control-port 7000 --loss 0.5% --rate 125M "
+            "Example: jccl fabric --proxy --bind 10.0.0.3 --control-port 7000 --loss 0.5%% --rate 125M "
                 + "--queue-bytes 256k --ecn-bytes 32k --flap 2:900:100"})
 public final class FabricCommand implements Callable<Integer> {
     @Spec
@@ -334,17 +334,12 @@ public final class FabricCommand implements Callable<Integer> {
             }
             out.flush();
             CountDownLatch stop = new CountDownLatch(1);
-            AtomicBoolean reported = new AtomicBoolean();
-            Runnable report = () -> {
-                if (reported.compareAndSet(false, true)) {
-                    out.printf(Locale.ROOT, "jccl fabric: %s%n", relay.counters());
-                    out.flush();
-                }
-            };
-            // On Ctrl-C the JVM may stop this thread before it gets to the report: the hook reports too.
+            FinalLine report = new FinalLine(out, () -> String.format(Locale.ROOT, "jccl fabric: %s",
+                    relay.counters()));
+            // On Ctrl-C or SIGTERM the JVM may stop this thread before it gets to the report: the hook reports too.
             Thread hook = new Thread(() -> {
                 stop.countDown();
-                report.run();
+                report.print();
             }, "jccl-fabric-stop");
             Runtime.getRuntime().addShutdownHook(hook);
             if (durationS > 0) {
@@ -352,7 +347,7 @@ public final class FabricCommand implements Callable<Integer> {
             } else {
                 stop.await();
             }
-            report.run();
+            report.print();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
@@ -360,6 +355,35 @@ public final class FabricCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * The counter line printed when the relay stops, exactly once, by whichever of the main thread (the duration
+     * passed) and the shutdown hook (SIGTERM, Ctrl-C) comes first. The other waits until the line is out: a hook that
+     * returned while the main thread was still printing would let the JVM halt in the middle of it.
+     */
+    static final class FinalLine {
+        private final PrintStream out;
+        private final Supplier<String> line;
+        private boolean printed;
+
+        /**
+         * @param out  where it goes
+         * @param line makes the line (called once)
+         */
+        FinalLine(PrintStream out, Supplier<String> line) {
+            this.out = out;
+            this.line = line;
+        }
+
+        /** Prints the line unless it was printed; returns once it is out, whoever printed it. */
+        synchronized void print() {
+            if (!printed) {
+                printed = true;
+                out.println(line.get());
+                out.flush();
+            }
+        }
     }
 
     private static String join(List<InetSocketAddress> addresses) {

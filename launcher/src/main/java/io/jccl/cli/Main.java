@@ -12,6 +12,12 @@ import picocli.CommandLine.Command;
         subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
             FabricCommand.class, DevicesCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
+    /**
+     * Exit status of a command whose environment is unusable: a malformed launcher variable or an invalid
+     * {@code JCCL_*} setting (sysexits.h's {@code EX_CONFIG}). A usage error (a bad flag) exits with 2.
+     */
+    public static final int EXIT_CONFIG = 78;
+
     /** Creates the top-level command (picocli instantiates it). */
     public Main() {
     }

@@ -44,11 +44,12 @@ public final class SelftestCommand implements Callable<Integer> {
     @Option(names = {"-w", "--warmup"}, defaultValue = "5", description = "warm-up iterations (default ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--transport", description = "transport between the ranks: local (default) or tcp (loopback)")
+    @Option(names = "--transport", description = "transport between the ranks: local or tcp (loopback) "
+            + "(default: JCCL_NET, else local)")
     String transport;
 
-    @Option(names = "--algo", defaultValue = "auto", converter = AlgoConverter.class,
-            description = "all-reduce algorithm: auto ring tree rd (default ${DEFAULT-VALUE})")
+    @Option(names = "--algo", converter = AlgoConverter.class,
+            description = "all-reduce algorithm: auto ring tree rd (default: JCCL_ALGO, else auto)")
     Algorithm algorithm;
 
     @Override
@@ -62,16 +63,13 @@ public final class SelftestCommand implements Callable<Integer> {
         if (iterations < 1 || warmup < 0) {
             throw new IllegalArgumentException("--iters must be >= 1 and --warmup >= 0");
         }
-        CommConfig.Builder config = CommConfig.builder().algorithm(algorithm);
-        if (transport != null) {
-            config.transport(transport);
-        }
         PrintStream out = System.out;
-        List<Communicator> comms = Communicator.local(ranks, config.build());
+        List<Communicator> comms = Communicator.local(ranks, config());
         try {
             out.printf(Locale.ROOT, "# JCCL %s selftest: %d ranks in this JVM over %s, %s %s, %d bytes, "
                             + "%d timed iterations after %d warm-up%n", VersionCommand.version(), ranks,
-                    transport == null ? "the in-JVM transport" : transport, type.name().toLowerCase(Locale.ROOT),
+                    comms.getFirst().config().transport() == null ? "the in-JVM transport"
+                            : comms.getFirst().config().transport(), type.name().toLowerCase(Locale.ROOT),
                     op.name().toLowerCase(Locale.ROOT), bytes, iterations, warmup);
             out.println("#");
             out.printf(Locale.ROOT, "# %-13s %12s %12s %9s %6s %12s %11s %11s %8s%n", "collective", "size(B)",
@@ -103,6 +101,19 @@ public final class SelftestCommand implements Callable<Integer> {
         } finally {
             comms.forEach(Communicator::close);
         }
+    }
+
+    /** @return the communicators' settings: what the options say; the environment's for what they leave out */
+    CommConfig config() {
+        CommConfig.Builder config = CommConfig.builder();
+        // Only what was given: a default here would hide JCCL_ALGO / JCCL_NET, which CommConfig reads otherwise.
+        if (algorithm != null) {
+            config.algorithm(algorithm);
+        }
+        if (transport != null) {
+            config.transport(transport);
+        }
+        return config.build();
     }
 
     /** Parses sizes like 4096, 512K, 64M. */

@@ -12,7 +12,8 @@ import java.util.Properties;
 import java.util.ServiceLoader;
 
 /** {@code jccl version}: JCCL's version and what this machine offers it. */
-@Command(name = "version", description = "Print the JCCL version, the Java runtime and the available transports.")
+@Command(name = "version", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+        description = "Print the JCCL version, the Java runtime and the available transports.")
 public final class VersionCommand implements Runnable {
     /** Created by picocli. */
     public VersionCommand() {

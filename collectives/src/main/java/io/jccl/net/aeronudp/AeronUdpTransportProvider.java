@@ -5,6 +5,8 @@ import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
 
+import java.util.Map;
+
 /**
  * The {@code aeron-udp} transport: Aeron UDP publications and subscriptions between ranks in different JVMs, on
  * one host or many. A baseline and fallback: priority {@value #PRIORITY}, below every other transport, so it is
@@ -47,5 +49,11 @@ public final class AeronUdpTransportProvider implements NetTransportProvider {
     @Override
     public NetTransport create(TransportContext context) {
         return new AeronUdpTransport(context);
+    }
+
+    /** Checks the {@code JCCL_AERON_UDP_*} options. */
+    @Override
+    public void checkOptions(Map<String, String> options) {
+        AeronUdpOptions.parse(options);
     }
 }

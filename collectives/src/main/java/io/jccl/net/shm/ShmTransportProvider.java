@@ -5,6 +5,8 @@ import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
 
+import java.util.Map;
+
 /**
  * The {@code shm} transport: connects ranks in different JVMs of the same host over shared memory (Aeron IPC
  * through one embedded media driver per host). Priority {@value #PRIORITY}: below the in-JVM transport, above
@@ -48,5 +50,11 @@ public final class ShmTransportProvider implements NetTransportProvider {
     @Override
     public NetTransport create(TransportContext context) {
         return new ShmTransport(context);
+    }
+
+    /** Checks {@code JCCL_SHM_DIR}, {@code JCCL_SHM_TERM_BYTES} and {@code JCCL_SHM_DRIVER_IDLE}. */
+    @Override
+    public void checkOptions(Map<String, String> options) {
+        ShmOptions.parse(options);
     }
 }

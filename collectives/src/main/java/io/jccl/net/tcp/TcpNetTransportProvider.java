@@ -5,6 +5,8 @@ import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
 
+import java.util.Map;
+
 /**
  * The {@code tcp} transport: connects any two ranks over TCP sockets. Priority {@value #PRIORITY}, below
  * in-JVM transports, so it serves the pairs nothing faster can.
@@ -47,5 +49,11 @@ public final class TcpNetTransportProvider implements NetTransportProvider {
     @Override
     public NetTransport create(TransportContext context) {
         return new TcpNetTransport(context);
+    }
+
+    /** Checks {@code JCCL_SOCKET_BUFFER_BYTES}, {@code JCCL_SOCKET_NSOCKS} and {@code JCCL_SOCKET_MIN_STRIPE_BYTES}. */
+    @Override
+    public void checkOptions(Map<String, String> options) {
+        TcpOptions.parse(options);
     }
 }

@@ -1,5 +1,6 @@
 package io.jccl.cli.bench;
 
+import io.jccl.cli.LauncherWatch;
 import io.jccl.cli.LogBackend;
 
 import java.io.BufferedReader;
@@ -71,7 +72,8 @@ public final class RankProcesses implements AutoCloseable {
 
     /**
      * The {@code main} of a JVM started by {@link #start}: configures logging from the environment, halts with
-     * status 3 if the parent process exits first (so that no child outlives its benchmark), runs {@code program},
+     * status 3 if the parent process exits first (so that no child outlives its benchmark; {@link LauncherWatch}),
+     * runs {@code program},
      * and exits with its status; a failure is reported on standard error as one line, {@code failurePrefix} and the
      * message with its causes' (for the parent to show), then the stack trace, and exits with status 1.
      *
@@ -81,7 +83,7 @@ public final class RankProcesses implements AutoCloseable {
      */
     public static void runChild(String[] args, Program program, String failurePrefix) {
         LogBackend.configure(System.getenv());
-        ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
+        LauncherWatch.start("jccl bench: rank JVM " + ProcessHandle.current().pid(), System.getenv());
         int status;
         try {
             status = program.run(args);
@@ -165,6 +167,12 @@ public final class RankProcesses implements AutoCloseable {
                 cmd.addAll(args.apply(r));
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
                 pb.environment().putAll(env.apply(r));
+                if (prefix.apply(r).isEmpty()) {
+                    // This JVM is the rank's parent (a prefix that forked instead of exec'ing would be).
+                    pb.environment().put(LauncherWatch.PID_VARIABLE, Long.toString(ProcessHandle.current().pid()));
+                } else {
+                    pb.environment().remove(LauncherWatch.PID_VARIABLE);   // not inherited from this JVM's launcher
+                }
                 Process p = pb.start();
                 p.getOutputStream().close();
                 ranks.add(r, p);

@@ -1,5 +1,6 @@
 package io.jccl.cli.perf;
 
+import io.jccl.CommConfig;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
@@ -35,7 +36,8 @@ import java.util.concurrent.TimeUnit;
                 "time out-of-place and in-place calls across the ranks, check every element of the result,",
                 "and print nccl-tests' table (time, algbw, busbw, #wrong). Started outside a launcher, it starts",
                 "-np ranks on this host itself; under jccl run / mpirun / srun / torchrun it runs as that rank.",
-                "Exit status 1 when any element is wrong or a rank fails. See docs/perf.md.", ""})
+                "Exit status 1 when any element is wrong or a rank fails, 2 for a bad flag, 78 when the environment",
+                "is unusable (a malformed launcher variable, an invalid JCCL_* setting). See docs/perf.md.", ""})
 public final class PerfCommand implements Callable<Integer> {
     /** Set in the ranks this command starts: rank 0 marks its lines for the parent, and the ranks halt with it. */
     static final String RELAY_ENV = "JCCL_PERF_RELAY";
@@ -187,9 +189,15 @@ public final class PerfCommand implements Callable<Integer> {
             env = LaunchEnvironment.detect();
         } catch (JcclException e) {
             if (!e.getMessage().contains("no launcher environment found")) {
-                throw usage("the launcher environment is malformed: " + e.getMessage());
+                return environmentError("the launcher environment is malformed: " + e.getMessage());
             }
             env = null;
+        }
+        try {
+            // What the ranks' communicators will check, checked once here: before any rank starts, as one line.
+            CommConfig.DEFAULT.resolve(System.getenv());
+        } catch (JcclException e) {
+            return environmentError(e.getMessage());
         }
         if (env != null) {
             checkRanks(s, env.size());
@@ -442,6 +450,13 @@ public final class PerfCommand implements Callable<Integer> {
                 + RankProcesses.KEPT_LINES + " lines each):");
         System.err.print(report);
         return 1;
+    }
+
+    /** An unusable environment is not a usage error: the error alone, and {@link Main#EXIT_CONFIG}. */
+    private int environmentError(String message) {
+        spec.commandLine().getErr().println("jccl perf: " + message);
+        spec.commandLine().getErr().flush();
+        return Main.EXIT_CONFIG;
     }
 
     private CommandLine.ParameterException usage(String message) {

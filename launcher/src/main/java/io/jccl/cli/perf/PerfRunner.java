@@ -8,6 +8,7 @@ import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
+import io.jccl.cli.LauncherWatch;
 import io.jccl.cli.metrics.MetricsEndpoint;
 import io.jccl.cli.plot.LinePlot;
 import io.jccl.env.LaunchEnvironment;
@@ -68,7 +69,7 @@ final class PerfRunner {
      */
     static int run(PerfCommand.Settings s, boolean relay) {
         if (relay) {
-            ProcessHandle.current().parent().ifPresent(p -> p.onExit().thenRun(() -> Runtime.getRuntime().halt(3)));
+            LauncherWatch.start("jccl perf: rank " + System.getenv().getOrDefault("JCCL_RANK", "?"), System.getenv());
         }
         CommConfig.Builder config = CommConfig.builder();
         if (s.timeoutSeconds() > 0) {

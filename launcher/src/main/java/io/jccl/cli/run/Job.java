@@ -1,5 +1,7 @@
 package io.jccl.cli.run;
 
+import io.jccl.cli.LauncherWatch;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -60,8 +62,10 @@ final class Job {
 
     Job(JobSpec spec, OutputStream stdout, OutputStream stderr) {
         this.spec = spec;
-        this.out = new LineSink(stdout);
-        this.err = new LineSink(stderr);
+        // One lock for both: with >job.log 2>&1 they are one file, and a line of either must not split the other.
+        Object outputLock = new Object();
+        this.out = new LineSink(stdout, outputLock);
+        this.err = new LineSink(stderr, outputLock);
         this.n = spec.slots().size();
         this.procs = new Process[n];
         this.status = new Integer[n];
@@ -173,6 +177,8 @@ final class Job {
             }
             pe.putAll(env);
             pe.put("JCCL_COMM_ID", spec.commId());
+            // This JVM is the rank's parent: a rank that finds another parent knows the launcher is gone.
+            pe.put(LauncherWatch.PID_VARIABLE, Long.toString(ProcessHandle.current().pid()));
             pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         }
         pb.directory(spec.workDir().toFile());

@@ -1,5 +1,7 @@
 package io.jccl.cli.run;
 
+import io.jccl.cli.LauncherWatch;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +26,7 @@ record JobSpec(List<Placement.Slot> slots, List<String> argv, Map<String, String
                boolean keepGoing) {
     /** Variables that describe a rank's place, set by the launcher per rank. */
     static final List<String> PER_RANK = List.of("JCCL_RANK", "JCCL_SIZE", "JCCL_LOCAL_RANK", "JCCL_LOCAL_SIZE",
-            "JCCL_COMM_ID");
+            "JCCL_COMM_ID", LauncherWatch.PID_VARIABLE);
     /**
      * Rendezvous variables a local rank would inherit from the launcher's environment and that would conflict with
      * {@code JCCL_COMM_ID}; removed unless passed with {@code -x}.

@@ -218,7 +218,8 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * What every rank runs: a JVM for a main class, else the command itself. A JVM's SLF4J backend gets the level
+     * What every rank runs: a JVM for a main class (behind {@link RankMain}), else the command itself. A JVM's SLF4J
+     * backend gets the level
      * its {@code JCCL_DEBUG} asks for (this environment's, or {@code -x}'s), before {@code -J} options, which win.
      */
     private List<String> argv(Path workDir, Map<String, String> rankEnv) {
@@ -243,6 +244,8 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         argv.add(cp.toString());
+        // The rank's main runs behind RankMain, which watches the launcher and checks the JCCL settings first.
+        argv.add(RankMain.class.getName());
         argv.addAll(command);
         return argv;
     }
@@ -264,7 +267,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** @return the JVM flags of the parent pom's {@code jccl.jvmFlags}, the one place they are defined */
-    static List<String> jvmFlags() {
+    public static List<String> jvmFlags() {
         try (InputStream in = RunCommand.class.getResourceAsStream("jvm.options")) {
             if (in == null) {
                 throw new IllegalStateException("the resource io/jccl/cli/run/jvm.options is missing from the build");

@@ -1,10 +1,14 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.metaroce.offload.OffloadSelector;
+import io.jccl.metaroce.offload.OffloadSetting;
 import io.jccl.net.NetException;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
+
+import java.util.Map;
 
 /**
  * The {@code metaroce} transport plugin: MetaRoCE over UDP, the default between ranks in different processes
@@ -39,6 +43,18 @@ public final class MetaRoceNetTransportProvider implements NetTransportProvider 
             return new MetaRoceNetTransport(context);
         } catch (IllegalArgumentException e) {
             throw new NetException(NetException.Reason.IO_ERROR, "metaroce transport: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks the {@code JCCL_METAROCE_*} options, and that {@code JCCL_METAROCE_OFFLOAD} names an installed provider
+     * if it names one (whether that provider accepts a device is known only when the transport is created).
+     */
+    @Override
+    public void checkOptions(Map<String, String> options) {
+        MetaRoceOptions.parse(options);
+        if (OffloadSetting.from(options).mode() == OffloadSetting.Mode.NAMED) {
+            OffloadSelector.installed().check(options);
         }
     }
 }

@@ -91,6 +91,26 @@ public final class OffloadSelector {
     }
 
     /**
+     * Checks {@code JCCL_METAROCE_OFFLOAD} without discovering or probing anything: its form, and that a provider it
+     * names is installed.
+     *
+     * @param options the transport's options
+     * @throws IllegalArgumentException naming the setting and what is allowed
+     */
+    public void check(Map<String, String> options) {
+        OffloadSetting setting = OffloadSetting.from(options);
+        if (setting.mode() == OffloadSetting.Mode.NAMED
+                && providers.stream().noneMatch(p -> p.name().equals(setting.provider()))) {
+            throw notInstalled(setting);
+        }
+    }
+
+    private IllegalArgumentException notInstalled(OffloadSetting setting) {
+        return new IllegalArgumentException(setting + " names no installed offload provider (" + installedNames()
+                + "): use auto, off, or the name of an installed provider");
+    }
+
+    /**
      * Decides, without logging (see {@link #log}).
      *
      * @param options the transport's options: {@code JCCL_METAROCE_OFFLOAD} and {@code JCCL_IBVERBS_LIBRARY} are read
@@ -106,8 +126,7 @@ public final class OffloadSelector {
         String library = RdmaDiscovery.libraryFrom(options);
         if (setting.mode() == OffloadSetting.Mode.NAMED) {
             OffloadProvider chosen = providers.stream().filter(p -> p.name().equals(setting.provider())).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(setting + " names no installed offload provider ("
-                            + installedNames() + "): use auto, off, or the name of an installed provider"));
+                    .orElseThrow(() -> notInstalled(setting));
             RdmaDiscovery.Result found = discovery.apply(library);
             OffloadProvider.Probe probe = probe(chosen, found.devices());
             if (!probe.accepted()) {

@@ -1,0 +1,114 @@
+package io.jccl.api;
+
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.ErrorCode;
+import io.jccl.JcclException;
+import io.jccl.UniqueId;
+import io.jccl.core.CommFactory;
+import io.jccl.env.EnvCommunicator;
+import org.junit.jupiter.api.function.ThrowingSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Every bad setting, whichever transport reads it (tcp, shm, aeron-udp) or {@code CommConfig} itself, fails as one
+ * {@code INVALID_ARGUMENT} naming the variable, the value and what is allowed, through every entry point: the
+ * builder, {@code Communicator.local}, {@code Communicator.init} and {@code Communicator.fromEnvironment} (the last
+ * three given it in their environment). Transports check their options even when they would connect no pair
+ * (here every rank is in this JVM), so a bad value fails alike everywhere.
+ */
+class ConfigurationErrorsTest {
+    /** A rendezvous nobody serves: the setting must be refused before anything connects. */
+    private static final UniqueId NOWHERE = UniqueId.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
+            new byte[32]);
+
+    static Stream<Arguments> badSettings() {
+        return Stream.of(
+                Arguments.of("JCCL_SOCKET_NSOCKS", "17", "JCCL_SOCKET_NSOCKS='17' is invalid: it must be a whole number"
+                        + " of sockets per connection, 1 to 16"),
+                Arguments.of("JCCL_SOCKET_NSOCKS", "two", "JCCL_SOCKET_NSOCKS='two' is invalid: it must be a whole"
+                        + " number of sockets per connection, 1 to 16"),
+                Arguments.of("JCCL_SOCKET_BUFFER_BYTES", "100", "JCCL_SOCKET_BUFFER_BYTES='100' is invalid: it must be"
+                        + " a whole number of bytes, 0 (keep the kernel's defaults) or 4096 to 2147483647"),
+                Arguments.of("JCCL_SOCKET_MIN_STRIPE_BYTES", "1", "JCCL_SOCKET_MIN_STRIPE_BYTES='1' is invalid: it"
+                        + " must be a whole number of bytes, 4096 to 1073741824"),
+                Arguments.of("JCCL_SHM_TERM_BYTES", "3", "JCCL_SHM_TERM_BYTES='3' is invalid: it must be a power of"
+                        + " two number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)"),
+                Arguments.of("JCCL_SHM_DRIVER_IDLE", "nap", "JCCL_SHM_DRIVER_IDLE='nap' is invalid: it must be"
+                        + " backoff or spin"),
+                Arguments.of("JCCL_SHM_DIR", "/", "JCCL_SHM_DIR='/' is invalid: the root directory cannot hold a"
+                        + " media driver (its lock file lives next to the directory)"),
+                Arguments.of("JCCL_AERON_UDP_MTU", "100", "JCCL_AERON_UDP_MTU='100' is invalid: it must be a multiple"
+                        + " of 32 from 512 to 65504"),
+                Arguments.of("JCCL_AERON_UDP_TERM_BYTES", "3", "JCCL_AERON_UDP_TERM_BYTES='3' is invalid: it must be"
+                        + " a power of two from 65536 to 1073741824"),
+                Arguments.of("JCCL_AERON_UDP_SOCKET_BUFFER_BYTES", "1", "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES='1' is"
+                        + " invalid: it must be a number of bytes from 65536 to 1073741824"),
+                Arguments.of("JCCL_AERON_UDP_PEER_TIMEOUT_MS", "1", "JCCL_AERON_UDP_PEER_TIMEOUT_MS='1' is invalid:"
+                        + " it must be a number of milliseconds from 500 to 600000"),
+                Arguments.of("JCCL_NET", "carrier-pigeon", "JCCL_NET='carrier-pigeon' is invalid: it must name a"
+                        + " transport on the class path: local, shm, tcp, aeron-udp"),
+                Arguments.of("JCCL_OP_TIMEOUT_MS", "-5", "JCCL_OP_TIMEOUT_MS=-5 must not be negative"),
+                Arguments.of("JCCL_PEER_TIMEOUT_MS", "5", "JCCL_PEER_TIMEOUT_MS=5 must be 0 (off) or at least 100 ms"),
+                Arguments.of("JCCL_ALGO", "bogo", "JCCL_ALGO='bogo': unknown algorithm 'bogo'; expected one of auto,"
+                        + " ring, tree, rd"),
+                Arguments.of("JCCL_CHUNK_SIZE", "1", "JCCL_CHUNK_SIZE=1 is outside 4096..67108864 bytes"),
+                Arguments.of("JCCL_MAX_PENDING_OPS", "0", "JCCL_MAX_PENDING_OPS=0 is outside 1..1048576"),
+                Arguments.of("JCCL_SPIN_US", "x", "JCCL_SPIN_US='x' is not a whole number of microseconds"),
+                Arguments.of("JCCL_MEMORY", "gpu", "JCCL_MEMORY='gpu' is not one of auto, host, hip, cuda"));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @MethodSource("badSettings")
+    void aBadSettingIsOneInvalidArgumentThroughEveryEntryPoint(String key, String value, String expected) {
+        Map<String, String> env = Map.of(key, value);
+        assertInvalid("Communicator.local", expected + " (from the environment)",
+                () -> CommFactory.local(2, CommConfig.DEFAULT, env));
+        assertInvalid("Communicator.init", expected + " (from the environment)",
+                () -> List.of(CommFactory.init(NOWHERE, 0, 1, CommConfig.DEFAULT, env)));
+        Map<String, String> launched = new HashMap<>(env);
+        launched.put("JCCL_RANK", "0");
+        launched.put("JCCL_SIZE", "1");
+        assertInvalid("Communicator.fromEnvironment", expected + " (from the environment)",
+                () -> List.of(EnvCommunicator.create(launched, CommConfig.DEFAULT)));
+        assertInvalid("CommConfig.Builder.option", expected + " (set in CommConfig)", () -> {
+            CommConfig.builder().option(key, value);
+            return List.of();
+        });
+    }
+
+    /** The call must throw exactly one JcclException INVALID_ARGUMENT whose message is {@code expected}. */
+    private static void assertInvalid(String entryPoint, String expected, ThrowingSupplier<List<Communicator>> call) {
+        List<Communicator> created;
+        try {
+            created = call.get();
+        } catch (JcclException e) {
+            assertThat(e.code()).as("%s: %s", entryPoint, e.getMessage()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+            assertThat(e.detail()).as(entryPoint).endsWith(expected);
+            return;
+        } catch (Throwable t) {
+            throw new AssertionError(entryPoint + " threw " + t + " instead of INVALID_ARGUMENT", t);
+        }
+        created.forEach(Communicator::close);
+        fail(entryPoint + " accepted the setting: expected INVALID_ARGUMENT " + expected);
+    }
+
+    @org.junit.jupiter.api.Test
+    void forcingATransportThatCannotConnectRanksOfOneJvmSaysSoAndNamesThoseThatCan() {
+        assertInvalid("Communicator.local over aeron-udp", "JCCL_NET=aeron-udp cannot connect rank 0 and rank 1: they"
+                + " share one JVM; transports that can connect them: local, tcp",
+                () -> CommFactory.local(2, CommConfig.builder().transport("aeron-udp").build(), Map.of()));
+    }
+}
