@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
         subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
-            FabricCommand.class, DevicesCommand.class, CommandLine.HelpCommand.class})
+            FabricCommand.class, DevicesCommand.class, io.jccl.cli.sim.SimCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /**
      * Exit status of a command whose environment is unusable: a malformed launcher variable or an invalid

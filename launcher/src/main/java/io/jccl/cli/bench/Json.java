@@ -84,6 +84,14 @@ public final class Json {
         return this;
     }
 
+    /** Adds a string element to the array being written. */
+    public Json value(String value) {
+        comma();
+        string(value);
+        needComma = true;
+        return this;
+    }
+
     private void key(String name) {
         comma();
         string(name);
