@@ -84,6 +84,28 @@ public final class Json {
         return this;
     }
 
+    /**
+     * @param name the field's name
+     * @return this, with the field set to {@code null}
+     */
+    public Json nullField(String name) {
+        key(name);
+        out.append("null");
+        needComma = true;
+        return this;
+    }
+
+    /**
+     * @param value an element of the array being written
+     * @return this
+     */
+    public Json element(String value) {
+        comma();
+        string(value);
+        needComma = true;
+        return this;
+    }
+
     private void key(String name) {
         comma();
         string(name);
