@@ -3,6 +3,7 @@ package io.jccl.cli;
 import io.jccl.cli.bench.BenchCommand;
 import io.jccl.cli.perf.PerfCommand;
 import io.jccl.cli.run.RunCommand;
+import io.jccl.cli.soak.SoakCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
         subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
-            FabricCommand.class, DevicesCommand.class, io.jccl.cli.sim.SimCommand.class,
+            FabricCommand.class, SoakCommand.class, io.jccl.cli.sim.SimCommand.class, DevicesCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /**

@@ -84,8 +84,22 @@ public final class Json {
         return this;
     }
 
-    /** Adds a string element to the array being written. */
-    public Json value(String value) {
+    /**
+     * @param name the field's name
+     * @return this, with the field set to {@code null}
+     */
+    public Json nullField(String name) {
+        key(name);
+        out.append("null");
+        needComma = true;
+        return this;
+    }
+
+    /**
+     * @param value an element of the array being written
+     * @return this
+     */
+    public Json element(String value) {
         comma();
         string(value);
         needComma = true;

@@ -55,8 +55,28 @@ public final class RankProcesses implements AutoCloseable {
     private final List<Thread> readers = new ArrayList<>();
     private final BlockingQueue<String> rank0 = new LinkedBlockingQueue<>();
     private final Thread killer = new Thread(this::killAll, "jccl-bench-rank-killer");
+    private final LineListener listener;
 
-    private RankProcesses() {
+    private RankProcesses(LineListener listener) {
+        this.listener = listener;
+    }
+
+    /** Sees every line of every rank as it is read (on that rank's reader thread), besides what {@link #next} does. */
+    @FunctionalInterface
+    public interface LineListener {
+        /**
+         * @param rank whose output
+         * @param text the line, without its end
+         */
+        void line(int rank, String text);
+
+        /**
+         * Called once the rank's output has ended (it exited, or closed it), after its last line.
+         *
+         * @param rank whose output
+         */
+        default void ended(int rank) {
+        }
     }
 
     /** The work of a JVM started by {@link #start}: its arguments in, its exit status out. */
@@ -154,7 +174,26 @@ public final class RankProcesses implements AutoCloseable {
      */
     public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
                                           IntFunction<Map<String, String>> env, IntFunction<List<String>> prefix) {
-        RankProcesses ranks = new RankProcesses();
+        return startEach(mainClass, n, args, env, prefix, null);
+    }
+
+    /**
+     * Starts {@code n} JVMs as {@link #startEach(Class, int, IntFunction, IntFunction, IntFunction)} does, and passes
+     * every line any of them prints to {@code listener}.
+     *
+     * @param mainClass a class with a main method on this JVM's class path
+     * @param n         how many
+     * @param args      the program arguments of rank r
+     * @param env       environment variables of rank r, added to this JVM's
+     * @param prefix    the words before {@code java} for rank r, empty for none
+     * @param listener  sees every line of every rank, or null
+     * @return the running ranks
+     * @throws UncheckedIOException when a JVM cannot be started (those already started are killed)
+     */
+    public static RankProcesses startEach(Class<?> mainClass, int n, IntFunction<List<String>> args,
+                                          IntFunction<Map<String, String>> env, IntFunction<List<String>> prefix,
+                                          LineListener listener) {
+        RankProcesses ranks = new RankProcesses(listener);
         Runtime.getRuntime().addShutdownHook(ranks.killer);
         try {
             for (int r = 0; r < n; r++) {
@@ -209,12 +248,18 @@ public final class RankProcesses implements AutoCloseable {
                         }
                         kept.addLast(line);
                     }
+                    if (listener != null) {
+                        listener.line(rank, line);
+                    }
                     if (rank == 0) {
                         rank0.add(line);
                     }
                 }
             } catch (IOException e) {
                 // The process was killed: its output ends here.
+            }
+            if (listener != null) {
+                listener.ended(rank);
             }
         });
         readers.add(reader);

@@ -270,10 +270,10 @@ final class PerfRunner {
             a.fill((byte) 0);
             b.fill((byte) 0);
             Place out = new Place(sendB > 0 ? a.asSlice(0, sendB) : null, recvB > 0 ? b.asSlice(0, recvB) : null);
-            PerfFormat.Result outR = timeAndCheck(check, type, op, root, count, out);
+            PerfFormat.Result outR = timeAndCheck(check, type, count, out);
             PerfFormat.Result inR = null;
             if (c.inPlace) {
-                inR = timeAndCheck(check, type, op, root, count, inPlace(a, b, root, count, type));
+                inR = timeAndCheck(check, type, count, inPlace(a, b, root, count, type));
             }
             return new PerfFormat.Row(c.cliName(), c.sizeBytes(count, n, es), count, typeName(type),
                     op == null ? "none" : opName(op), root, outR, inR);
@@ -286,8 +286,7 @@ final class PerfRunner {
         return new Place(p.send(), p.recv());
     }
 
-    private PerfFormat.Result timeAndCheck(CollectiveCheck check, DataType type, ReduceOp.Kind op, int root,
-                                           long count, Place p) {
+    private PerfFormat.Result timeAndCheck(CollectiveCheck check, DataType type, long count, Place p) {
         if (p.send() != null && check.sendElements(rank) > 0) {
             check.fillSend(rank, p.send());
         }

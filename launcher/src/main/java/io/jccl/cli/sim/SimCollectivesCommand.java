@@ -146,7 +146,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
                 j.beginObject().field("seed", o.seed()).field("wrong", o.wrong()).field("hangs", o.hangs())
                         .field("replay", replay(o.seed())).beginArray("errors");
                 for (String e : o.errors()) {
-                    j.value(e);
+                    j.element(e);
                 }
                 j.endArray().endObject();
             }
