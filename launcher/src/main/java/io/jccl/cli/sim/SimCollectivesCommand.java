@@ -59,6 +59,10 @@ public final class SimCollectivesCommand implements Callable<Integer> {
             + "in bytes. Default: ${DEFAULT-VALUE}.")
     long maxBytes;
 
+    @Option(names = "--test-spoil-op", hidden = true, defaultValue = "-1",
+            description = "Tests: rank 0 spoils one element of this operation's result before the check.")
+    int spoilAtOp;
+
     @Option(names = "--json", description = "Print one JSON object instead of the report.")
     boolean json;
 
@@ -80,7 +84,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--seeds must be at least 1, got " + seeds);
             }
             settings = SimSettings.of(ranks, ops, faultSet).withWorkload(
-                    WorkloadSpec.defaults().withMaxBytesPerRank(maxBytes));
+                    WorkloadSpec.defaults().withMaxBytesPerRank(maxBytes)).withSpoiledResultAt(spoilAtOp);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -172,6 +176,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
 
     private String replay(long s) {
         return "./jccl sim collectives --ranks " + ranks + " --ops " + ops + " --max-bytes " + maxBytes
-                + " --faults " + Fault.format(Fault.parse(faults)) + " --seed " + s;
+                + " --faults " + Fault.format(Fault.parse(faults)) + " --seed " + s
+                + (spoilAtOp >= 0 ? " --test-spoil-op " + spoilAtOp : "");
     }
 }

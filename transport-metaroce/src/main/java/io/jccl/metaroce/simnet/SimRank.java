@@ -71,6 +71,8 @@ final class SimRank implements RankProcess {
     private CollectiveFuture future;
     private long issuedAtNs;
     private boolean closeRequested;
+    /** Tests of the judge: whether this rank spoiled a result already ({@link SimSettings#spoilAtOp()}). */
+    private boolean spoiled;
 
     Phase phase = Phase.CONNECT;
     long completedOps;
@@ -305,6 +307,12 @@ final class SimRank implements RankProcess {
         if (e.isPresent()) {
             failed(op, e.get(), nowNs);
             return 1;
+        }
+        if (rank == 0 && !spoiled && settings.spoilAtOp() >= 0 && opIndex >= settings.spoilAtOp()
+                && workload.output() != null && workload.output().byteSize() > 0) {
+            MemorySegment out = workload.output();   // the first operation from there with an output on rank 0
+            out.set(ValueLayout.JAVA_BYTE, 0, (byte) ~out.get(ValueLayout.JAVA_BYTE, 0));
+            spoiled = true;
         }
         long bad = workload.check(op);
         if (bad > 0) {

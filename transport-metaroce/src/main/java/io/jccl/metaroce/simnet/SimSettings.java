@@ -16,9 +16,11 @@ import java.util.Set;
  * @param opTimeoutNs the communicators' operation timeout ({@code JCCL_OP_TIMEOUT_MS}, virtual)
  * @param peerTimeoutNs the communicators' peer timeout ({@code JCCL_PEER_TIMEOUT_MS}, virtual)
  * @param paths       MetaRoCE paths per connection
+ * @param spoilAtOp   tests of the judge: rank 0 spoils one element of the result of the first operation from this one
+ *                    on that has an output on rank 0, before it is checked (-1: never)
  */
 public record SimSettings(int ranks, int ops, WorkloadSpec workload, Set<Fault> faults, long opTimeoutNs,
-                          long peerTimeoutNs, int paths) {
+                          long peerTimeoutNs, int paths, int spoilAtOp) {
     /** Default workload for the simulation: every kind, up to 64 KiB per rank (virtual bytes cost real CPU). */
     public static final long DEFAULT_MAX_BYTES_PER_RANK = 64 << 10;
 
@@ -50,11 +52,16 @@ public record SimSettings(int ranks, int ops, WorkloadSpec workload, Set<Fault> 
     public static SimSettings of(int ranks, int ops, Set<Fault> faults) {
         return new SimSettings(ranks, ops, WorkloadSpec.defaults().withMaxBytesPerRank(DEFAULT_MAX_BYTES_PER_RANK),
                 faults.isEmpty() ? EnumSet.noneOf(Fault.class) : EnumSet.copyOf(faults), 20_000_000_000L,
-                5_000_000_000L, 4);
+                5_000_000_000L, 4, -1);
     }
 
     /** @return these settings with another workload */
     public SimSettings withWorkload(WorkloadSpec spec) {
-        return new SimSettings(ranks, ops, spec, faults, opTimeoutNs, peerTimeoutNs, paths);
+        return new SimSettings(ranks, ops, spec, faults, opTimeoutNs, peerTimeoutNs, paths, spoilAtOp);
+    }
+
+    /** @return these settings with rank 0 spoiling the result of operation {@code op} (tests of the judge) */
+    public SimSettings withSpoiledResultAt(int op) {
+        return new SimSettings(ranks, ops, workload, faults, opTimeoutNs, peerTimeoutNs, paths, op);
     }
 }
