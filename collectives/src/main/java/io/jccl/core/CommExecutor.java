@@ -641,6 +641,19 @@ final class CommExecutor implements Runnable {
         failStranded();   // anything that slipped in while closing; later arrivals are failed by their issuer
     }
 
+    /**
+     * Simulations: frees the memory of a communicator that will never step again (a crashed rank, a run cut short),
+     * without telling anyone or closing its connections. Nothing may use it afterwards.
+     */
+    void releaseAbandoned() {
+        if (state != TERMINATED) {
+            state = TERMINATED;
+            staging.close();
+            arena.close();
+            terminated.countDown();
+        }
+    }
+
     /** A bug or an Error escaped a step: the communicator fails and shuts down at once, without reports. */
     private void failUnexpectedly(Throwable t) {
         LOG.error("rank {}: the communicator thread failed unexpectedly", rank, t);

@@ -150,6 +150,15 @@ public final class SteppedCommunicator {
         crashed = true;
     }
 
+    /**
+     * After the simulation: frees the memory a communicator that did not shut down still holds (a crashed rank, a
+     * rank cut short), without goodbyes or closing anything. It must not be used afterwards.
+     */
+    public void release() {
+        crashed = true;
+        executor.releaseAbandoned();
+    }
+
     @Override
     public String toString() {
         return "SteppedCommunicator[" + comm + (crashed ? ", crashed" : "") + "]";

@@ -810,6 +810,18 @@ public final class MetaRoceNetTransport implements NetTransport {
     }
 
     /**
+     * Simulations: closes at once, without waiting for anything (what a killed process's kernel does with its
+     * sockets): connections still open close abortively, and every resource is released. Idempotent.
+     */
+    public void closeNow() {
+        if (closeFinished) {
+            return;
+        }
+        beginClose();
+        finishClose(clock.nanoTime());
+    }
+
+    /**
      * One step of closing (after {@link #beginClose()}, on the same thread): runs a duty cycle, and once every
      * connection closed gracefully or {@code JCCL_CLOSE_LINGER_MS} passed, closes what is left at once, fails what is
      * pending, and releases the sockets and memory.

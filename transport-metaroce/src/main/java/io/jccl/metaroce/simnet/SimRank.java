@@ -123,7 +123,12 @@ final class SimRank implements RankProcess {
         return phase == Phase.DONE || phase == Phase.CRASHED || phase == Phase.HUNG;
     }
 
+    /** After the run: frees everything this rank holds, whatever state it stopped in. */
     void release() {
+        if (stepped != null && !stepped.isTerminated()) {
+            stepped.release();
+        }
+        transport.closeNow();
         workload.close();
     }
 
