@@ -76,6 +76,9 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final HandshakeAcceptFlyweight txAccept = new HandshakeAcceptFlyweight().wrap(tx, 0);
     private long nextWorkId = 1;
     private int emitCursor;
+    /** The latest time a driver call brought, and whether one came yet: a long gap after it is a local stall. */
+    private long lastDrivenNs;
+    private boolean driven;
 
     // Completion queue (grows only when more completions pile up than ever before).
     private int[] doneConnection = new int[64];
@@ -293,9 +296,39 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     // ---- Engine ----
 
+    /**
+     * Every driver call passes through here first. A call more than the RTO floor after the previous one may follow
+     * a stall of this host (descheduled, paused, or simply not polled): timers that came due more than the floor
+     * before it expired while nobody listened, so the connections restart them instead of judging the paths by them
+     * (the answers may be waiting, unread, in the driver's sockets). Usually a cheap comparison.
+     */
+    private void driven(long nowNs) {
+        if (!driven) {
+            driven = true;
+            lastDrivenNs = nowNs;
+            return;
+        }
+        long gapNs = nowNs - lastDrivenNs;
+        if (gapNs <= 0) {
+            return;
+        }
+        lastDrivenNs = nowNs;
+        if (gapNs > config.rtoFloorNs()) {
+            long lateBeforeNs = nowNs - config.rtoFloorNs();
+            int late = 0;
+            for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator would allocate
+                late += connections.get(i).onLocalStall(nowNs, gapNs, lateBeforeNs);
+            }
+            if (late > 0) {
+                counters.increment(Counter.STALLS_DETECTED);
+            }
+        }
+    }
+
     @Override
     public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
                            boolean ecnMarked) {
+        driven(nowNs);
         DropReason structural = validator.check(buffer, offset, length);
         if (structural != null) {
             counters.drop(structural);
@@ -329,6 +362,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             counters.drop(DropReason.BAD_PATH);
             return;
         }
+        c.heard();   // authenticated by the session tag (and the CRC): the peer is alive, whatever this is
         int generation = header.pathGeneration();
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path,
@@ -465,6 +499,7 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public void onTimeout(long nowNs) {
+        driven(nowNs);
         fairShare.update(nowNs);
         for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator per call would allocate
             Connection c = connections.get(i);
@@ -487,6 +522,7 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public int pollTransmit(long nowNs, TransmitSink sink) {
+        driven(nowNs);
         fairShare.update(nowNs);
         int n = 0;
         int size = connections.size();

@@ -127,7 +127,22 @@ public final class Connection implements SenderPath.AckVisitor {
     private int inboundPoolCount;
 
     private boolean closeDue;
-    private long noPathSinceNs = Long.MIN_VALUE;
+
+    // Liveness of the peer, for path health and connection death (see onTimeout).
+    /** A time not set. */
+    private static final long NEVER = Long.MIN_VALUE;
+    /** The latest send time of ours the peer echoed (in an ACK or probe reply): it received what was sent then. */
+    private long latestEchoNs = NEVER;
+    /** When the first packet wanting an answer went out since the peer was last heard from at all, or NEVER. */
+    private long silentSinceNs = NEVER;
+    /** When the first packet wanting an answer went out since the peer last answered one of ours, or NEVER. */
+    private long unansweredSinceNs = NEVER;
+    private long lastScoutNs = NEVER;
+    private int scoutCursor;
+    /** Whether a path may be suspect (so that evidence against suspect paths must be looked for). */
+    private boolean anySuspect;
+    /** RTT samples of packets sent before this spanned a local stall and are not taken, or NEVER. */
+    private long rttSamplesFromNs = NEVER;
 
     /** Per-stream state, both directions. */
     private static final class Stream {
@@ -603,10 +618,12 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         int before = retxCount;
-        int acked = p.onAck(nowNs, cumulative, s0, s1, s2, s3, this);
-        if (acked > 0) {
-            p.onRttSample(nowNs - echoNs);
+        int acked = p.onAck(nowNs, echoNs, cumulative, s0, s1, s2, s3, this);
+        // A round trip only from the very packet the ACK echoes, newly acknowledged by it, and not across a stall.
+        if (acked > 0 && p.echoAcknowledged() && (rttSamplesFromNs == NEVER || echoNs - rttSamplesFromNs >= 0)) {
+            p.onRttSample(nowNs - echoNs, config.rtoMaxNs());
         }
+        answered(nowNs, echoNs);
         if (retxCount > before) {
             counters.add(Counter.SACK_HOLES, retxCount - before);
         }
@@ -626,6 +643,7 @@ public final class Connection implements SenderPath.AckVisitor {
      */
     public void onRnr(long nowNs, int stream, int message, long retryNs) {
         counters.increment(Counter.RNR_RECEIVED);
+        unansweredSinceNs = NEVER;   // the peer got our packets (it discarded them): an answer
         Stream s = streams.get(stream);
         if (s == null) {
             return;
@@ -666,6 +684,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (tx[pathIndex].onProbeReply(nowNs, seq, echoNs, config)) {
             counters.increment(Counter.PATHS_READMITTED);
         }
+        answered(nowNs, echoNs);
     }
 
     /** The peer closed the connection. */
@@ -719,55 +738,125 @@ public final class Connection implements SenderPath.AckVisitor {
 
     // ---- Timers ----
 
+    /**
+     * Runs what is due: silence verdicts and retransmission timeouts per path, probes of failed paths, then the
+     * connection's silence rules.
+     *
+     * <p>Path health needs evidence, not a timeout alone: a path fails only once the peer is known to have answered
+     * a packet sent after the path's oldest unanswered one (a sibling's ACK or probe reply echoing a later send time)
+     * and the path then stayed silent for a grace period (two round trips plus the delayed-ACK time), or after
+     * {@code failAfterRtos} timeouts in a row with such evidence. A stalled peer makes every path time out at once
+     * with no such evidence: the paths stay suspect and keep retransmitting with backoff. While nothing sent is
+     * answered on any path for a quarter of {@code connectionDeadNs}, one path at a time is moved to a new route
+     * every {@code rtoMaxNs} (a scout, in case every route in use broke at once); after {@code connectionDeadNs} with
+     * nothing at all received from the peer while waiting for an answer, the connection fails.
+     */
     public void onTimeout(long nowNs) {
         if (state == State.CLOSED) {
             return;
         }
-        boolean anyUsable = false;
-        long siblingRttNs = Long.MAX_VALUE;
+        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
         for (SenderPath p : tx) {
-            if (p.state() == PathState.SUSPECT && siblingRttNs == Long.MAX_VALUE) {
-                siblingRttNs = bestActiveRttNs();
-            }
-            if (p.state() == PathState.SUSPECT && silenceDeadlineNs(p, siblingRttNs) - nowNs <= 0) {
-                // Silence while sibling paths are acknowledged: no need to wait for a second timeout.
+            if (due(silenceDeadlineNs(p, siblingRttNs), nowNs)) {
+                // The peer answered later packets on other paths and this one stayed silent: no need to wait for
+                // another (backed-off) timeout.
                 p.failSilent(nowNs, this);
-                counters.increment(Counter.PATHS_FAILED);
-                counters.increment(Counter.PATHS_REROUTED);
-                rerouteDue[p.index] = true;
+                pathFailed(p);
             }
-            if (p.rtoDeadlineNs(config) - nowNs <= 0) {
+            if (due(p.rtoDeadlineNs(config), nowNs)) {
                 counters.increment(Counter.RTO_FIRINGS);
                 int before = retxCount;
                 PathState previous = p.state();
-                if (p.onRto(nowNs, config, this)) {
-                    counters.increment(Counter.PATHS_FAILED);
-                    counters.increment(Counter.PATHS_REROUTED);
-                    rerouteDue[p.index] = true;
+                long evidenceNs = p.evidenceNs();
+                boolean answeredElsewhere = evidenceNs != SenderPath.NO_EVIDENCE
+                        && nowNs - evidenceNs >= config.delayedAckNs();
+                int inARow = p.onRto(nowNs, this);
+                anySuspect = true;
+                if (inARow >= config.failAfterRtos() && answeredElsewhere) {
+                    p.fail(nowNs);
+                    pathFailed(p);
+                } else if (inARow == config.failAfterRtos()) {
+                    // Every path silent: a stalled or unreachable peer, not evidence against this path.
+                    counters.increment(Counter.PATH_FAILURES_WITHHELD);
                 } else if (previous == PathState.ACTIVE) {
                     counters.increment(Counter.PATHS_SUSPECTED);
                 }
                 rtoRetransmits += retxCount - before;
             }
-            if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0 && p.shouldRerouteAgain()) {
+            if (p.state() == PathState.FAILED && due(p.probeDueNs(), nowNs) && p.shouldRerouteAgain()
+                    && answeredSince(p.firstUnansweredProbeNs())) {
+                // Its probes go unanswered while the peer answers other paths: try another route.
                 p.rerouteAgain();
                 rerouteDue[p.index] = true;
                 counters.increment(Counter.PATHS_REROUTED);
             }
-            anyUsable |= p.state() != PathState.FAILED;
         }
-        if (anyUsable || state != State.ESTABLISHED) {
-            noPathSinceNs = Long.MIN_VALUE;
-        } else if (noPathSinceNs == Long.MIN_VALUE) {
-            noPathSinceNs = nowNs;
-        } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
-            closeCause = "failed: no working path for " + config.connectionDeadNs() / 1_000_000 + " ms";
+        if (state != State.ESTABLISHED) {
+            return;
+        }
+        if (due(scoutDueNs(), nowNs)) {
+            scout(nowNs);
+        }
+        if (due(deadlineNs(), nowNs)) {
+            closeCause = "failed: nothing received from the peer on any path for "
+                    + config.connectionDeadNs() / 1_000_000 + " ms while waiting for answers (the silence limit: "
+                    + "connectionDeadNs, JCCL_METAROCE_DEAD_MS for the metaroce transport)";
+            counters.increment(Counter.CONNECTIONS_DEAD);
             closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
             fail();
         }
     }
 
     private int rtoRetransmits;
+
+    private static boolean due(long deadlineNs, long nowNs) {
+        return deadlineNs != Long.MAX_VALUE && deadlineNs - nowNs <= 0;
+    }
+
+    private void pathFailed(SenderPath p) {
+        counters.increment(Counter.PATHS_FAILED);
+        counters.increment(Counter.PATHS_REROUTED);
+        rerouteDue[p.index] = true;
+    }
+
+    /** @return true when the peer answered something this side sent at or after {@code sentNs} */
+    private boolean answeredSince(long sentNs) {
+        return latestEchoNs != NEVER && latestEchoNs - sentNs >= 0;
+    }
+
+    /**
+     * Moves the next path in turn to a new route while nothing is answered on any path: if every route the paths
+     * ride broke at once, no sibling can ever give evidence against one of them.
+     */
+    private void scout(long nowNs) {
+        SenderPath p = tx[scoutCursor];
+        scoutCursor = scoutCursor + 1 == tx.length ? 0 : scoutCursor + 1;
+        if (p.state() == PathState.FAILED) {
+            p.rerouteAgain();
+        } else {
+            p.failSilent(nowNs, this);
+            counters.increment(Counter.PATHS_FAILED);
+        }
+        rerouteDue[p.index] = true;
+        counters.increment(Counter.PATHS_REROUTED);
+        counters.increment(Counter.PATHS_REROUTED_SILENT);
+        lastScoutNs = nowNs;
+    }
+
+    /** @return when the next scout re-route is due, or {@link Long#MAX_VALUE} while answers come */
+    private long scoutDueNs() {
+        if (unansweredSinceNs == NEVER) {
+            return Long.MAX_VALUE;
+        }
+        long first = unansweredSinceNs + config.connectionDeadNs() / 4;
+        return lastScoutNs == NEVER || first - (lastScoutNs + config.rtoMaxNs()) >= 0 ? first
+                : lastScoutNs + config.rtoMaxNs();
+    }
+
+    /** @return when the connection fails for silence, or {@link Long#MAX_VALUE} while nothing waits for an answer */
+    private long deadlineNs() {
+        return silentSinceNs == NEVER ? Long.MAX_VALUE : silentSinceNs + config.connectionDeadNs();
+    }
 
     /** @return the smallest smoothed RTT of the active paths, or {@link Long#MAX_VALUE} when none has one */
     private long bestActiveRttNs() {
@@ -781,28 +870,113 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     /**
-     * When a suspect path's test packet counts as unanswered: two of the best sibling round trips plus the delayed
-     * ACK allowance after it was sent, provided a sibling was acknowledged at least a round trip after it was sent
-     * (so the peer is alive and answering); otherwise never (the timeout still applies). Only suspect paths (one
-     * timeout already) are judged this way.
+     * When a suspect path's test packets count as unanswered: two round trips (of the best active sibling, else the
+     * path's own estimate, else its first timeout) plus the delayed-ACK allowance after the connection learned that
+     * the peer answered a packet sent after them; never without that evidence (the timeout still applies).
      */
     private long silenceDeadlineNs(SenderPath p, long siblingRttNs) {
-        long sentNs = p.oldestSentNs();
-        if (p.state() != PathState.SUSPECT || sentNs == Long.MAX_VALUE || siblingRttNs == Long.MAX_VALUE
-                || !siblingsHeardSince(p, sentNs + siblingRttNs)) {
+        long evidenceNs = p.evidenceNs();
+        if (p.state() != PathState.SUSPECT || evidenceNs == SenderPath.NO_EVIDENCE) {
             return Long.MAX_VALUE;
         }
-        return sentNs + 2 * siblingRttNs + config.delayedAckNs();
+        long rttNs = siblingRttNs != Long.MAX_VALUE ? siblingRttNs : p.hasRtt() ? p.srttNs() : 4 * config.rtoFloorNs();
+        return evidenceNs + 2 * rttNs + config.delayedAckNs();
     }
 
-    /** @return true when an active sibling of {@code p} received an ACK after {@code sinceNs} */
-    private boolean siblingsHeardSince(SenderPath p, long sinceNs) {
-        for (SenderPath q : tx) {
-            if (q != p && q.state() == PathState.ACTIVE && q.lastAckNs() - sinceNs > 0) {
-                return true;
+    /**
+     * The peer answered a send time of ours ({@code echoNs}, from an ACK or probe reply): notes it, and judges each
+     * suspect path whose oldest unanswered packet was sent before it. Sent at most one timeout (without backoff)
+     * before: the network treated the two alike, so the silence is evidence against the path. Sent longer before
+     * (every path timed out through an outage or a stalled peer, and the answer is to something sent since): the
+     * path's packets are taken as lost and sent again at once, and it is judged by those.
+     */
+    private void answered(long nowNs, long echoNs) {
+        if (echoNs - nowNs > 0) {
+            return;   // not a time of ours: from the future
+        }
+        if (latestEchoNs == NEVER || echoNs - latestEchoNs > 0) {
+            latestEchoNs = echoNs;
+        }
+        if (unansweredSinceNs != NEVER && echoNs - unansweredSinceNs >= 0) {
+            unansweredSinceNs = NEVER;
+        }
+        if (!anySuspect) {
+            return;
+        }
+        boolean suspects = false;
+        for (SenderPath p : tx) {
+            if (p.state() == PathState.SUSPECT) {
+                suspects = true;
+                long oldestNs = p.oldestSentNs();
+                if (oldestNs == Long.MAX_VALUE || latestEchoNs - oldestNs < 0) {
+                    continue;
+                }
+                if (latestEchoNs - oldestNs <= p.baseRtoNs(config)) {
+                    p.noteEvidence(nowNs);
+                } else if (p.evidenceNs() == SenderPath.NO_EVIDENCE) {
+                    int before = retxCount;
+                    p.retest(nowNs, this);
+                    rtoRetransmits += retxCount - before;
+                }
             }
         }
-        return false;
+        anySuspect = suspects;
+    }
+
+    /**
+     * Something authenticated arrived from the peer on this connection (any type, any path, any generation): it is
+     * alive, so the silence that fails a connection starts over.
+     */
+    public void heard() {
+        silentSinceNs = NEVER;
+    }
+
+    /**
+     * The endpoint was driven late ({@code gapNs} after its previous call): timers that came due before
+     * {@code lateBeforeNs} expired while this host was not running the protocol, so they say nothing about the
+     * paths or the peer, whose answers may still be unread. Each such path timer restarts from now, and the time not
+     * spent listening does not count as silence.
+     *
+     * @return how many path timers were late (0: this connection was not affected)
+     */
+    public int onLocalStall(long nowNs, long gapNs, long lateBeforeNs) {
+        if (state == State.CLOSED) {
+            return 0;
+        }
+        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
+        int late = 0;
+        for (SenderPath p : tx) {
+            boolean rtoLate = due(p.rtoDeadlineNs(config), lateBeforeNs);
+            if (rtoLate || due(silenceDeadlineNs(p, siblingRttNs), lateBeforeNs) || due(p.probeDueNs(), lateBeforeNs)) {
+                if (rtoLate) {
+                    counters.increment(Counter.RTO_DEFERRED_BY_STALL);
+                }
+                p.restartTimersAfterStall(nowNs);
+                late++;
+            }
+        }
+        if (late == 0 && !due(deadlineNs(), lateBeforeNs) && !due(scoutDueNs(), lateBeforeNs)) {
+            return 0;
+        }
+        // Round trips of packets sent before now include the stall: they measure this host, not the network.
+        rttSamplesFromNs = nowNs;
+        if (silentSinceNs != NEVER) {
+            silentSinceNs = Math.min(nowNs, silentSinceNs + gapNs);
+        }
+        if (unansweredSinceNs != NEVER) {
+            unansweredSinceNs = Math.min(nowNs, unansweredSinceNs + gapNs);
+        }
+        return Math.max(1, late);
+    }
+
+    /** A packet that wants an answer (DATA, probe) goes out: the silence clocks start if they are not running. */
+    private void awaitAnswer(long nowNs) {
+        if (silentSinceNs == NEVER) {
+            silentSinceNs = nowNs;
+        }
+        if (unansweredSinceNs == NEVER) {
+            unansweredSinceNs = nowNs;
+        }
     }
 
     public long nextTimeoutNs() {
@@ -813,9 +987,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CONNECTING) {
             next = handshakeDueNs;
         }
-        boolean anySuspect = false;
         for (int i = 0; i < tx.length; i++) {
-            anySuspect |= tx[i].state() == PathState.SUSPECT;
             next = Math.min(next, tx[i].rtoDeadlineNs(config));
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
@@ -829,8 +1001,8 @@ public final class Connection implements SenderPath.AckVisitor {
         if (sendCount > 0 || retxCount > 0) {
             next = Math.min(next, Math.min(pacingDueNs, pauseEndsNs));
         }
-        if (noPathSinceNs != Long.MIN_VALUE) {
-            next = Math.min(next, noPathSinceNs + config.connectionDeadNs() + 1);
+        if (state == State.ESTABLISHED) {
+            next = Math.min(next, Math.min(scoutDueNs(), deadlineNs()));
         }
         if (acceptDue || rnrCount > 0 || probeReplyCount > 0) {
             next = Long.MIN_VALUE;
@@ -897,6 +1069,7 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0) {
                 int seq = p.nextProbe(nowNs, config);
+                awaitAnswer(nowNs);
                 ctx.sendProbe(this, sink, p.index, p.generation(), false, seq, nowNs);
                 counters.increment(Counter.PROBES_SENT);
                 n++;
@@ -1080,6 +1253,7 @@ public final class Connection implements SenderPath.AckVisitor {
         int payload = m.chunkLength(chunk, payloadBytes);
         long offset = m.chunkOffset(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
+        awaitAnswer(nowNs);
         int flags = (chunk == m.chunks - 1 ? 1 : 0) | (retransmission ? 4 : 0)
                 | (path.room() <= 1 ? 2 : 0);
         boolean write = m.kind == WorkKind.WRITE;
