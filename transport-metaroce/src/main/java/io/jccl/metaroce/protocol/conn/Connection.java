@@ -871,16 +871,21 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /**
      * When a suspect path's test packets count as unanswered: two round trips (of the best active sibling, else the
-     * path's own estimate, else its first timeout) plus the delayed-ACK allowance after the connection learned that
-     * the peer answered a packet sent after them; never without that evidence (the timeout still applies).
+     * path's own estimate, else its first timeout) plus the delayed-ACK allowance after they were sent, and at least
+     * one round trip plus that allowance after the connection learned that the peer answered a packet sent after them
+     * (answers the peer sent together, after a stall of its own, arrive over a while); never without that evidence
+     * (the timeout still applies).
      */
     private long silenceDeadlineNs(SenderPath p, long siblingRttNs) {
         long evidenceNs = p.evidenceNs();
-        if (p.state() != PathState.SUSPECT || evidenceNs == SenderPath.NO_EVIDENCE) {
+        long sentNs = p.oldestSentNs();
+        if (p.state() != PathState.SUSPECT || evidenceNs == SenderPath.NO_EVIDENCE || sentNs == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
         long rttNs = siblingRttNs != Long.MAX_VALUE ? siblingRttNs : p.hasRtt() ? p.srttNs() : 4 * config.rtoFloorNs();
-        return evidenceNs + 2 * rttNs + config.delayedAckNs();
+        long afterSentNs = sentNs + 2 * rttNs + config.delayedAckNs();
+        long afterEvidenceNs = evidenceNs + rttNs + config.delayedAckNs();
+        return afterSentNs - afterEvidenceNs >= 0 ? afterSentNs : afterEvidenceNs;
     }
 
     /**
