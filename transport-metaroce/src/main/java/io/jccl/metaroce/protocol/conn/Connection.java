@@ -1088,13 +1088,14 @@ public final class Connection implements SenderPath.AckVisitor {
         pacingDueNs = Long.MAX_VALUE;
         int n = 0;
         while (true) {
-            if (retxCount == 0 && !hasSendable(nowNs)) {
+            boolean fresh = hasSendable(nowNs);
+            if (retxCount == 0 && !fresh) {
                 break;
             }
             if (connectionWindowFull()) {
                 break;
             }
-            SenderPath path = pickPath();
+            SenderPath path = pickPath(fresh);
             if (path == null) {
                 break;
             }
@@ -1102,7 +1103,9 @@ public final class Connection implements SenderPath.AckVisitor {
                 pacingDueNs = nowNs + (long) Math.ceil((payloadBytes - tokens) * 1e9 / rateBytesPerSecond);
                 break;
             }
-            if (!sendOne(nowNs, sink, path)) {
+            boolean testing = fresh && path.state() == PathState.SUSPECT;
+            if (!(testing ? sendNew(nowNs, sink, path) || sendRetransmission(nowNs, sink, path)
+                    : sendRetransmission(nowNs, sink, path) || sendNew(nowNs, sink, path))) {
                 break;
             }
             n++;
@@ -1168,9 +1171,15 @@ public final class Connection implements SenderPath.AckVisitor {
         return false;
     }
 
-    /** Spraying: the usable path with the most room per unit of round-trip time; ties rotate. */
-    private SenderPath pickPath() {
+    /**
+     * Spraying: the usable path with the most room per unit of round-trip time; ties rotate. A suspect path is
+     * tested with the next new packet ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
+     * Retransmissions go to healthy paths while one has room: a path that timed out may be bad, and an answer on a
+     * sibling is what tells a bad path from a silent peer.
+     */
+    private SenderPath pickPath(boolean fresh) {
         SenderPath best = null;
+        SenderPath suspect = null;
         long bestRoom = 0;
         long bestRttNs = 1;
         int n = tx.length;
@@ -1181,9 +1190,15 @@ public final class Connection implements SenderPath.AckVisitor {
             if (room <= 0) {
                 continue;
             }
-            if (p.state() == PathState.SUSPECT && p.outstanding() < SenderPath.SUSPECT_WINDOW) {
-                best = p;   // a suspect path is tested with the next packets: silence or a timeout fails it, an ACK clears it
-                break;
+            if (p.state() == PathState.SUSPECT) {
+                if (fresh) {
+                    best = p;
+                    break;
+                }
+                if (suspect == null) {
+                    suspect = p;
+                }
+                continue;
             }
             long rttNs = Math.max(1, p.srttNs());   // 0 (no sample yet) counts as the shortest
             // room / rtt > bestRoom / bestRtt, without dividing
@@ -1193,14 +1208,17 @@ public final class Connection implements SenderPath.AckVisitor {
                 bestRttNs = rttNs;
             }
         }
+        if (best == null) {
+            best = suspect;
+        }
         if (best != null) {
             pathCursor = best.index + 1 == n ? 0 : best.index + 1;
         }
         return best;
     }
 
-    private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path) {
-        // Retransmissions first.
+    /** Sends the oldest chunk waiting to be retransmitted, if any (stale entries are dropped on the way). */
+    private boolean sendRetransmission(long nowNs, TransmitSink sink, SenderPath path) {
         while (retxCount > 0) {
             int at = retxHead * 3;
             int ref = retx[at];
@@ -1223,7 +1241,11 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             return true;
         }
-        // Then new chunks, in posting order, skipping messages paused by a receiver-not-ready answer.
+        return false;
+    }
+
+    /** Sends the next new chunk, in posting order, skipping messages paused by a receiver-not-ready answer. */
+    private boolean sendNew(long nowNs, TransmitSink sink, SenderPath path) {
         for (int i = 0; i < sendCount; i++) {
             int idx = (sendHead + i) % sendOrder.length;
             OutboundMessage m = outbound[sendOrder[idx]];
