@@ -89,10 +89,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     private int doneHead;
     private int doneCount;
 
-    // Placement from address-backed datagram buffers: one reusable view, remade when the address or the capacity
-    // changes (a driver may wrap each datagram at the same address with its own length as the capacity).
-    private long viewAddress = -1;
-    private MemorySegment view;
+    /** All of the address space, to copy payload out of address-backed datagram buffers (bounds checked first). */
+    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     /**
      * @param config the settings
@@ -636,12 +634,13 @@ public final class Endpoint implements Verbs, Connection.Context {
                     dstOffset, length);
             return;
         }
-        long address = datagram.addressOffset();
-        if (address != viewAddress || view.byteSize() != datagram.capacity()) {
-            view = MemorySegment.ofAddress(address).reinterpret(datagram.capacity());
-            viewAddress = address;
+        if (payloadOffset < 0 || length < 0 || (long) payloadOffset + length > datagram.capacity()) {
+            throw new IndexOutOfBoundsException("payload [" + payloadOffset + ", +" + length
+                    + ") is outside the datagram buffer of " + datagram.capacity() + " bytes");
         }
-        MemorySegment.copy(view, payloadOffset, dst, dstOffset, length);
+        // Addressed through one segment over all memory: a view per buffer address would allocate whenever the
+        // datagram comes from another socket's receive area than the one before (one view per path, per round).
+        MemorySegment.copy(ALL_MEMORY, datagram.addressOffset() + payloadOffset, dst, dstOffset, length);
     }
 
     @Override

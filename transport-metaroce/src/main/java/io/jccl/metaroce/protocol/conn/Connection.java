@@ -939,8 +939,9 @@ public final class Connection implements SenderPath.AckVisitor {
     /**
      * The endpoint was driven late ({@code gapNs} after its previous call): timers that came due before
      * {@code lateBeforeNs} expired while this host was not running the protocol, so they say nothing about the
-     * paths or the peer, whose answers may still be unread. Each such path timer restarts from now, and the time not
-     * spent listening does not count as silence.
+     * paths or the peer, whose answers may still be unread. Each such path timer restarts from now (once, until the
+     * path makes progress or a timer of it fires), and the stall, beyond the longest timeout, does not count as
+     * silence.
      *
      * @return how many path timers were late (0: this connection was not affected)
      */
@@ -952,11 +953,11 @@ public final class Connection implements SenderPath.AckVisitor {
         int late = 0;
         for (SenderPath p : tx) {
             boolean rtoLate = due(p.rtoDeadlineNs(config), lateBeforeNs);
-            if (rtoLate || due(silenceDeadlineNs(p, siblingRttNs), lateBeforeNs) || due(p.probeDueNs(), lateBeforeNs)) {
+            if ((rtoLate || due(silenceDeadlineNs(p, siblingRttNs), lateBeforeNs) || due(p.probeDueNs(), lateBeforeNs))
+                    && p.restartTimersAfterStall(nowNs)) {
                 if (rtoLate) {
                     counters.increment(Counter.RTO_DEFERRED_BY_STALL);
                 }
-                p.restartTimersAfterStall(nowNs);
                 late++;
             }
         }
@@ -965,11 +966,17 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         // Round trips of packets sent before now include the stall: they measure this host, not the network.
         rttSamplesFromNs = nowNs;
-        if (silentSinceNs != NEVER) {
-            silentSinceNs = Math.min(nowNs, silentSinceNs + gapNs);
-        }
-        if (unansweredSinceNs != NEVER) {
-            unansweredSinceNs = Math.min(nowNs, unansweredSinceNs + gapNs);
+        // The silence clocks leave out the stall beyond the longest timeout: a long stall is time not spent listening,
+        // while a driver that is merely slow still lets silence add up (a little of every gap counts), so it cannot
+        // put off the silence limit for ever.
+        long notListenedNs = gapNs - config.rtoMaxNs();
+        if (notListenedNs > 0) {
+            if (silentSinceNs != NEVER) {
+                silentSinceNs = Math.min(nowNs, silentSinceNs + notListenedNs);
+            }
+            if (unansweredSinceNs != NEVER) {
+                unansweredSinceNs = Math.min(nowNs, unansweredSinceNs + notListenedNs);
+            }
         }
         return Math.max(1, late);
     }
@@ -1103,9 +1110,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 pacingDueNs = nowNs + (long) Math.ceil((payloadBytes - tokens) * 1e9 / rateBytesPerSecond);
                 break;
             }
-            boolean testing = fresh && path.state() == PathState.SUSPECT;
-            if (!(testing ? sendNew(nowNs, sink, path) || sendRetransmission(nowNs, sink, path)
-                    : sendRetransmission(nowNs, sink, path) || sendNew(nowNs, sink, path))) {
+            if (!sendOne(nowNs, sink, path, fresh && path.state() == PathState.SUSPECT)) {
                 break;
             }
             n++;
@@ -1217,9 +1222,12 @@ public final class Connection implements SenderPath.AckVisitor {
         return best;
     }
 
-    /** Sends the oldest chunk waiting to be retransmitted, if any (stale entries are dropped on the way). */
-    private boolean sendRetransmission(long nowNs, TransmitSink sink, SenderPath path) {
-        while (retxCount > 0) {
+    /**
+     * Sends one packet on {@code path}: the oldest chunk waiting to be retransmitted, else the next new one; a new one
+     * first when {@code testing} (a suspect path while a new chunk waits: it is tested with that).
+     */
+    private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path, boolean testing) {
+        while (!testing && retxCount > 0) {
             int at = retxHead * 3;
             int ref = retx[at];
             int chunk = retx[at + 1];
@@ -1241,11 +1249,7 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             return true;
         }
-        return false;
-    }
-
-    /** Sends the next new chunk, in posting order, skipping messages paused by a receiver-not-ready answer. */
-    private boolean sendNew(long nowNs, TransmitSink sink, SenderPath path) {
+        // Then new chunks, in posting order, skipping messages paused by a receiver-not-ready answer.
         for (int i = 0; i < sendCount; i++) {
             int idx = (sendHead + i) % sendOrder.length;
             OutboundMessage m = outbound[sendOrder[idx]];

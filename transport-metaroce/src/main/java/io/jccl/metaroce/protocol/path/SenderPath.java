@@ -55,6 +55,12 @@ public final class SenderPath {
      * one, or {@link #NO_EVIDENCE}: only such evidence, not a timeout alone, fails a path.
      */
     private long evidenceNs = NO_EVIDENCE;
+    /**
+     * Whether a stall of the local host already restarted this path's timers since it last made progress or a timer
+     * last fired: the next expiry is judged however late it comes, so that a driver that is always late (a caller
+     * polling less often than the timeout) delays a verdict by one timeout at most, never for ever.
+     */
+    private boolean stallDeferred;
 
     // Window and ECN.
     private double cwnd;
@@ -270,6 +276,7 @@ public final class SenderPath {
             consecutiveRtos = 0;
             backoff = 1;
             evidenceNs = NO_EVIDENCE;
+            stallDeferred = false;
             if (state == PathState.SUSPECT) {
                 state = PathState.ACTIVE;
                 cwnd = Math.max(cwnd, 2);
@@ -376,6 +383,7 @@ public final class SenderPath {
         backoff = Math.min(backoff * 1.5, 1e6);
         lastProgressNs = nowNs;
         evidenceNs = NO_EVIDENCE;   // the next test packets are judged on their own
+        stallDeferred = false;
         // Suspect, but the window stays: a timeout says packets were lost, and loss alone is not congestion (ECN is).
         state = PathState.SUSPECT;
         return consecutiveRtos;
@@ -385,9 +393,15 @@ public final class SenderPath {
      * The local host was stalled past this path's timeout: the timer restarts from now instead of firing, so the
      * answers that arrived during the stall (still unread) and the peer get a full timeout. A silence verdict
      * pending on evidence learned before the stall is postponed likewise, and an unanswered probe is not held
-     * against the path.
+     * against the path. Once only until the path makes progress or a timer of it fires.
+     *
+     * @return false when a stall already restarted them (the timers stay as they are and will be judged)
      */
-    public void restartTimersAfterStall(long nowNs) {
+    public boolean restartTimersAfterStall(long nowNs) {
+        if (stallDeferred) {
+            return false;
+        }
+        stallDeferred = true;
         if (outstanding > 0) {
             lastProgressNs = nowNs;
         }
@@ -397,6 +411,7 @@ public final class SenderPath {
         if (state == PathState.FAILED && probeSuccesses == 0) {
             probeSentNs = 0;
         }
+        return true;
     }
 
     /**
@@ -407,6 +422,7 @@ public final class SenderPath {
     public void retest(long nowNs, AckVisitor visitor) {
         abandonOutstanding(visitor);
         lastProgressNs = nowNs;
+        stallDeferred = false;
     }
 
     /** @return RTO expiries in a row (0 after an acknowledgement) */
@@ -445,6 +461,7 @@ public final class SenderPath {
         backoff = 1;
         consecutiveRtos = 0;
         evidenceNs = NO_EVIDENCE;
+        stallDeferred = false;
         probeSuccesses = 0;
         failedProbes = 0;
         probeSentNs = 0;
@@ -506,6 +523,7 @@ public final class SenderPath {
             if (failedProbes++ == 0) {
                 firstUnansweredProbeNs = probeSentNs;
             }
+            stallDeferred = false;
         }
         probeSentNs = nowNs;
         // Unanswered means not answered within a round trip's timeout, however long round trips are here.
@@ -545,6 +563,7 @@ public final class SenderPath {
         }
         onRttSample(nowNs - echoNs, config.rtoMaxNs());
         probeSuccesses++;
+        stallDeferred = false;
         failedProbes = 0;
         probeSentNs = 0;
         if (probeSuccesses >= config.probesToReadmit()) {
