@@ -22,7 +22,10 @@ public enum Counter {
     CONTROL_PACKETS_RECEIVED("metaroce.packets.received.control"),
     /** Packets retransmitted because a later packet of the same path was acknowledged (SACK hole). */
     RETRANSMITS_SACK("metaroce.retransmits.sack"),
-    /** Packets retransmitted because their path's retransmission timer fired. */
+    /**
+     * Packets retransmitted because their path's retransmission timer fired, or because they went out into an
+     * outage of every path that is over (the peer answered later packets: they are re-tested at once).
+     */
     RETRANSMITS_RTO("metaroce.retransmits.rto"),
     /** Packets moved off a failed path onto healthy ones. */
     RETRANSMITS_REROUTED("metaroce.retransmits.rerouted"),
