@@ -141,8 +141,6 @@ public final class Connection implements SenderPath.AckVisitor {
     private int scoutCursor;
     /** Whether a path may be suspect (so that evidence against suspect paths must be looked for). */
     private boolean anySuspect;
-    /** RTT samples of packets sent before this spanned a local stall and are not taken, or NEVER. */
-    private long rttSamplesFromNs = NEVER;
 
     /** Per-stream state, both directions. */
     private static final class Stream {
@@ -619,8 +617,10 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         int before = retxCount;
         int acked = p.onAck(nowNs, echoNs, cumulative, s0, s1, s2, s3, this);
-        // A round trip only from the very packet the ACK echoes, newly acknowledged by it, and not across a stall.
-        if (acked > 0 && p.echoAcknowledged() && (rttSamplesFromNs == NEVER || echoNs - rttSamplesFromNs >= 0)) {
+        // A round trip only from the very packet the ACK echoes, newly acknowledged by it. One that spans a stall of
+        // either host is taken too (clamped at rtoMaxNs): where stalls are routine they are part of the round trip
+        // the timeout must cover.
+        if (acked > 0 && p.echoAcknowledged()) {
             p.onRttSample(nowNs - echoNs, config.rtoMaxNs());
         }
         answered(nowNs, echoNs);
@@ -964,8 +964,6 @@ public final class Connection implements SenderPath.AckVisitor {
         if (late == 0 && !due(deadlineNs(), lateBeforeNs) && !due(scoutDueNs(), lateBeforeNs)) {
             return 0;
         }
-        // Round trips of packets sent before now include the stall: they measure this host, not the network.
-        rttSamplesFromNs = nowNs;
         // The silence clocks leave out the stall beyond the longest timeout: a long stall is time not spent listening,
         // while a driver that is merely slow still lets silence add up (a little of every gap counts), so it cannot
         // put off the silence limit for ever.
