@@ -29,7 +29,7 @@ import java.util.Map;
  * below that makes healthy paths look dead</td></tr>
  * <tr><td>{@code JCCL_METAROCE_DEAD_MS}</td><td>10000</td><td>the silence limit in milliseconds, 100-3600000 and at
  * least 4 RTO floors: a connection fails once nothing at all came from the peer on any path for this long while it
- * waited for an answer (never after a number of timeouts; time this process was stalled does not count). Long enough
+ * waited for an answer (never after a number of timeouts; a stall of this process counts only for its first 200 ms). Long enough
  * for a descheduled peer or a long GC pause, short enough that a dead peer fails collectives in seconds</td></tr>
  * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>

@@ -89,8 +89,13 @@ public final class Endpoint implements Verbs, Connection.Context {
     private int doneHead;
     private int doneCount;
 
-    /** All of the address space, to copy payload out of address-backed datagram buffers (bounds checked first). */
-    private static final MemorySegment ALL_MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    /**
+     * All of the address space, to copy payload out of address-backed datagram buffers (bounds checked first); made
+     * on first use, as only a driver with off-heap buffers needs it (reinterpret is a restricted method).
+     */
+    private static final class AllMemory {
+        static final MemorySegment SEGMENT = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    }
 
     /**
      * @param config the settings
@@ -640,7 +645,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         }
         // Addressed through one segment over all memory: a view per buffer address would allocate whenever the
         // datagram comes from another socket's receive area than the one before (one view per path, per round).
-        MemorySegment.copy(ALL_MEMORY, datagram.addressOffset() + payloadOffset, dst, dstOffset, length);
+        MemorySegment.copy(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, dst, dstOffset, length);
     }
 
     @Override

@@ -26,8 +26,8 @@ import java.util.Objects;
  * @param connectionDeadNs       the silence limit: a connection fails after this long with nothing at all received
  *                               from the peer on any path while it waited for an answer (default 10 s: seconds of
  *                               stall, a long GC pause or a descheduled process, must not break connections; a quarter
- *                               of it without answers starts moving paths to new routes one at a time). Time this
- *                               host was stalled does not count
+ *                               of it without answers starts moving paths to new routes one at a time). A stall of
+ *                               this host counts only for its first rtoMaxNs
  * @param maxPendingWork         posted and unfinished work items per connection (default 4096)
  * @param rnrRetryNs             how long a sender waits before resending a SEND the receiver was not ready for
  *                               (default 50 µs)
