@@ -24,7 +24,8 @@ import java.util.Set;
 /**
  * The MetaRoCE transport's meters: per path ({@code jccl.metaroce.path.*} gauges: smoothed RTT, congestion window,
  * ECN-marked fraction, state) and per transport ({@code jccl.metaroce.retransmissions} and
- * {@code jccl.metaroce.drops} by reason, {@code jccl.metaroce.bytes.sent}). Every value is polled from
+ * {@code jccl.metaroce.drops} by reason, {@code jccl.metaroce.path.events} and {@code jccl.metaroce.timer.events}
+ * by event, {@code jccl.metaroce.connections.dead}, {@code jccl.metaroce.bytes.sent}). Every value is polled from
  * {@link MetaRoceNetTransport}'s read-only snapshot API when the registry is read; nothing here runs on the data
  * path. {@link io.jccl.metrics.JcclMetrics} finds this class through {@link java.util.ServiceLoader}; meters of
  * transports, connections and paths that appear later are added by {@link #refresh()}, and those of closed
@@ -86,6 +87,19 @@ public final class MetaRoceMetrics implements MetricsExtension {
                     .description("MetaRoCE datagrams dropped on receipt, by reason").baseUnit("datagrams")
                     .tags(tags).tag("reason", r.name().toLowerCase(Locale.ROOT)).register(registry));
         }
+        pathEvent(t, tags, "suspected", Counter.PATHS_SUSPECTED, meters);
+        pathEvent(t, tags, "failed", Counter.PATHS_FAILED, meters);
+        pathEvent(t, tags, "failure_withheld", Counter.PATH_FAILURES_WITHHELD, meters);
+        pathEvent(t, tags, "rerouted", Counter.PATHS_REROUTED, meters);
+        pathEvent(t, tags, "rerouted_silent", Counter.PATHS_REROUTED_SILENT, meters);
+        pathEvent(t, tags, "readmitted", Counter.PATHS_READMITTED, meters);
+        timerEvent(t, tags, "rto_fired", Counter.RTO_FIRINGS, meters);
+        timerEvent(t, tags, "rto_deferred_stall", Counter.RTO_DEFERRED_BY_STALL, meters);
+        timerEvent(t, tags, "stall_detected", Counter.STALLS_DETECTED, meters);
+        meters.add(FunctionCounter.builder("jccl.metaroce.connections.dead", t,
+                        x -> x.counter(Counter.CONNECTIONS_DEAD))
+                .description("MetaRoCE connections failed after the silence limit (JCCL_METAROCE_DEAD_MS)")
+                .baseUnit("connections").tags(tags).register(registry));
         meters.add(FunctionCounter.builder("jccl.metaroce.bytes.sent", t,
                         x -> x.counter(Counter.PAYLOAD_BYTES_SENT))
                 .description("MetaRoCE payload bytes sent, retransmissions included").baseUnit("bytes")
@@ -96,6 +110,18 @@ public final class MetaRoceMetrics implements MetricsExtension {
         meters.add(FunctionCounter.builder("jccl.metaroce.retransmissions", t, x -> x.counter(c))
                 .description("MetaRoCE data packets sent again, by what detected the loss").baseUnit("packets")
                 .tags(tags).tag("reason", reason).register(registry));
+    }
+
+    private void pathEvent(MetaRoceNetTransport t, Tags tags, String event, Counter c, List<Meter> meters) {
+        meters.add(FunctionCounter.builder("jccl.metaroce.path.events", t, x -> x.counter(c))
+                .description("MetaRoCE path health changes, by event").baseUnit("events")
+                .tags(tags).tag("event", event).register(registry));
+    }
+
+    private void timerEvent(MetaRoceNetTransport t, Tags tags, String event, Counter c, List<Meter> meters) {
+        meters.add(FunctionCounter.builder("jccl.metaroce.timer.events", t, x -> x.counter(c))
+                .description("MetaRoCE retransmission timeouts, and those a stall of this host deferred")
+                .baseUnit("events").tags(tags).tag("event", event).register(registry));
     }
 
     private void pathMeters(MetaRoceNetTransport t, PathView p, List<Meter> meters) {

@@ -484,7 +484,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private EndpointConfig endpointConfig(byte[] key) {
         int payload = options.payloadBytes() != 0 ? options.payloadBytes() : payloadForMtu(context.bindAddress());
         return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(payload)
-                .withRto(options.rtoFloorNs(), Math.max(options.rtoFloorNs(), 200_000_000L));
+                .withRto(options.rtoFloorNs(), Math.max(options.rtoFloorNs(), 200_000_000L))
+                .withConnectionDeadNs(options.deadNs());
     }
 
     @Override

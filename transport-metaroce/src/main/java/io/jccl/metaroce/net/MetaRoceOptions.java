@@ -27,6 +27,10 @@ import java.util.Map;
  * <tr><td>{@code JCCL_METAROCE_RTO_FLOOR_US}</td><td>5000</td><td>smallest retransmission timeout in
  * microseconds, 10-1000000: a software stack on a busy host stalls for milliseconds now and then, and a floor
  * below that makes healthy paths look dead</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_DEAD_MS}</td><td>10000</td><td>the silence limit in milliseconds, 100-3600000 and at
+ * least 4 RTO floors: a connection fails once nothing at all came from the peer on any path for this long while it
+ * waited for an answer (never after a number of timeouts; a stall of this process counts only for its first 200 ms). Long enough
+ * for a descheduled peer or a long GC pause, short enough that a dead peer fails collectives in seconds</td></tr>
  * <tr><td>{@code JCCL_METAROCE_MAX_INFLIGHT}</td><td>16</td><td>requests one connection takes before
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PORTS}</td><td>(ephemeral)</td><td>{@code first-last}: bind every UDP socket (16 per
@@ -54,6 +58,7 @@ import java.util.Map;
  * @param idle              what the driver thread does when there is nothing to do
  * @param socketBufferBytes socket buffer size asked of the kernel
  * @param rtoFloorNs        smallest retransmission timeout
+ * @param deadNs            the silence limit after which a connection fails
  * @param maxInflight       requests per connection
  * @param printCounters     print the counters when the transport closes
  * @param relay             the proxy relay's control address, resolved; null: no relay
@@ -62,8 +67,8 @@ import java.util.Map;
  *                          ({@code JCCL_CLOSE_LINGER_MS}); 0 closes at once
  */
 record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
-                       long rtoFloorNs, int maxInflight, boolean printCounters, InetSocketAddress relay,
-                       int[] ports, long closeLingerNs) {
+                       long rtoFloorNs, long deadNs, int maxInflight, boolean printCounters,
+                       InetSocketAddress relay, int[] ports, long closeLingerNs) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
@@ -71,6 +76,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     static final String SOCKET_BUFFER_BYTES = "JCCL_METAROCE_SOCKET_BUFFER_BYTES";
     static final String MAX_INFLIGHT = "JCCL_METAROCE_MAX_INFLIGHT";
     static final String RTO_FLOOR_US = "JCCL_METAROCE_RTO_FLOOR_US";
+    static final String DEAD_MS = "JCCL_METAROCE_DEAD_MS";
     static final String PRINT_COUNTERS = "JCCL_METAROCE_PRINT_COUNTERS";
     static final String PORTS = "JCCL_METAROCE_PORTS";
     static final String RELAY = "JCCL_METAROCE_RELAY";
@@ -113,13 +119,21 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
      */
     static MetaRoceOptions parse(Map<String, String> options) {
         Map<String, String> o = options == null ? Map.of() : options;
+        long rtoFloorUs = number(o, RTO_FLOOR_US, 5000, 10, 1_000_000);
+        long deadMs = number(o, DEAD_MS, 10_000, 100, 3_600_000);
+        if (deadMs * 1000 < 4 * rtoFloorUs) {
+            throw new IllegalArgumentException(DEAD_MS + "='" + o.get(DEAD_MS) + "' is invalid: it must be at least 4 "
+                    + "retransmission timeouts, " + (4 * rtoFloorUs + 999) / 1000 + " ms with " + RTO_FLOOR_US + "="
+                    + rtoFloorUs);
+        }
         return new MetaRoceOptions(
                 (int) number(o, PATHS, 8, 1, 64),
                 (int) number(o, PAYLOAD_BYTES, 0, 256, 65000),
                 choice(o, THREADING, Threading.DEDICATED, Threading.class),
                 choice(o, IDLE, Idle.WAIT, Idle.class),
                 (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
-                number(o, RTO_FLOOR_US, 5000, 10, 1_000_000) * 1000,
+                rtoFloorUs * 1000,
+                deadMs * 1_000_000,
                 (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
                 number(o, PRINT_COUNTERS, 0, 0, 1) == 1,
                 hostPort(o, RELAY),
@@ -129,7 +143,7 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
 
     /** @return these options with another threading mode (a simulated transport is always driven by its poller) */
     MetaRoceOptions withThreading(Threading mode) {
-        return new MetaRoceOptions(paths, payloadBytes, mode, idle, socketBufferBytes, rtoFloorNs, maxInflight,
+        return new MetaRoceOptions(paths, payloadBytes, mode, idle, socketBufferBytes, rtoFloorNs, deadNs, maxInflight,
                 printCounters, relay, ports, closeLingerNs);
     }
 

@@ -22,7 +22,10 @@ public enum Counter {
     CONTROL_PACKETS_RECEIVED("metaroce.packets.received.control"),
     /** Packets retransmitted because a later packet of the same path was acknowledged (SACK hole). */
     RETRANSMITS_SACK("metaroce.retransmits.sack"),
-    /** Packets retransmitted because their path's retransmission timer fired. */
+    /**
+     * Packets retransmitted because their path's retransmission timer fired, or because they went out into an
+     * outage of every path that is over (the peer answered later packets: they are re-tested at once).
+     */
     RETRANSMITS_RTO("metaroce.retransmits.rto"),
     /** Packets moved off a failed path onto healthy ones. */
     RETRANSMITS_REROUTED("metaroce.retransmits.rerouted"),
@@ -34,12 +37,32 @@ public enum Counter {
     ECN_WINDOW_CUTS("metaroce.ecn.window.cuts"),
     /** Retransmission timer expiries. */
     RTO_FIRINGS("metaroce.rto.firings"),
+    /**
+     * Retransmission timers that expired while the local host was stalled (the endpoint was driven more than the RTO
+     * floor after they were due): restarted from the end of the stall instead of fired.
+     */
+    RTO_DEFERRED_BY_STALL("metaroce.rto.deferred.stall"),
+    /**
+     * Local stalls: the endpoint was driven more than the RTO floor after a path timer (timeout, silence verdict,
+     * probe, connection silence) was due; those timers were restarted, not held against the paths.
+     */
+    STALLS_DETECTED("metaroce.stalls.detected"),
     /** Paths that went from active to suspect. */
     PATHS_SUSPECTED("metaroce.paths.suspected"),
     /** Paths declared failed. */
     PATHS_FAILED("metaroce.paths.failed"),
+    /**
+     * Paths that reached {@code failAfterRtos} timeouts in a row while the peer answered on no other path since
+     * their packets went out (a stalled or unreachable peer): kept suspect, not failed and not re-routed.
+     */
+    PATH_FAILURES_WITHHELD("metaroce.paths.failures.withheld"),
     /** Failed paths moved to a new route (new generation, new source port). */
     PATHS_REROUTED("metaroce.paths.rerouted"),
+    /**
+     * Re-routes made while nothing sent was answered on any path of the connection for a quarter of the silence
+     * limit: one path at a time, looking for a route that works (also counted in {@link #PATHS_REROUTED}).
+     */
+    PATHS_REROUTED_SILENT("metaroce.paths.rerouted.silent"),
     /** Paths readmitted after successful probes. */
     PATHS_READMITTED("metaroce.paths.readmitted"),
     /** Probes sent. */
@@ -56,6 +79,11 @@ public enum Counter {
     DRAINED_CLOSES_SENT("metaroce.close.drained.sent"),
     /** Connections that closed gracefully: everything either side sent was acknowledged. */
     CONNECTIONS_CLOSED_DRAINED("metaroce.connections.closed.drained"),
+    /**
+     * Connections failed because nothing was received from the peer on any path for {@code connectionDeadNs} while
+     * waiting for answers (also counted in {@link #CONNECTIONS_CLOSED}).
+     */
+    CONNECTIONS_DEAD("metaroce.connections.dead"),
     /** Work items completed. */
     COMPLETIONS("metaroce.completions");
 

@@ -77,6 +77,9 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final HandshakeAcceptFlyweight txAccept = new HandshakeAcceptFlyweight().wrap(tx, 0);
     private long nextWorkId = 1;
     private int emitCursor;
+    /** The latest time a driver call brought, and whether one came yet: a long gap after it is a local stall. */
+    private long lastDrivenNs;
+    private boolean driven;
 
     // Completion queue (grows only when more completions pile up than ever before).
     private int[] doneConnection = new int[64];
@@ -87,10 +90,13 @@ public final class Endpoint implements Verbs, Connection.Context {
     private int doneHead;
     private int doneCount;
 
-    // Placement from address-backed datagram buffers: one reusable view, remade when the address or the capacity
-    // changes (a driver may wrap each datagram at the same address with its own length as the capacity).
-    private long viewAddress = -1;
-    private MemorySegment view;
+    /**
+     * All of the address space, to copy payload out of address-backed datagram buffers (bounds checked first); made
+     * on first use, as only a driver with off-heap buffers needs it (reinterpret is a restricted method).
+     */
+    private static final class AllMemory {
+        static final MemorySegment SEGMENT = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    }
 
     /**
      * @param config the settings
@@ -324,9 +330,39 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     // ---- Engine ----
 
+    /**
+     * Every driver call passes through here first. A call more than the RTO floor after the previous one may follow
+     * a stall of this host (descheduled, paused, or simply not polled): timers that came due more than the floor
+     * before it expired while nobody listened, so the connections restart them instead of judging the paths by them
+     * (the answers may be waiting, unread, in the driver's sockets). Usually a cheap comparison.
+     */
+    private void driven(long nowNs) {
+        if (!driven) {
+            driven = true;
+            lastDrivenNs = nowNs;
+            return;
+        }
+        long gapNs = nowNs - lastDrivenNs;
+        if (gapNs <= 0) {
+            return;
+        }
+        lastDrivenNs = nowNs;
+        if (gapNs > config.rtoFloorNs()) {
+            long lateBeforeNs = nowNs - config.rtoFloorNs();
+            int late = 0;
+            for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator would allocate
+                late += connections.get(i).onLocalStall(nowNs, gapNs, lateBeforeNs);
+            }
+            if (late > 0) {
+                counters.increment(Counter.STALLS_DETECTED);
+            }
+        }
+    }
+
     @Override
     public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
                            boolean ecnMarked) {
+        driven(nowNs);
         DropReason structural = validator.check(buffer, offset, length);
         if (structural != null) {
             counters.drop(structural);
@@ -360,8 +396,8 @@ public final class Endpoint implements Verbs, Connection.Context {
             counters.drop(DropReason.BAD_PATH);
             return;
         }
+        c.heard(nowNs);   // authenticated by the session tag (and the CRC): the peer is alive, whatever this is
         int generation = header.pathGeneration();
-        c.heard(nowNs);
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path,
                     generation, ecnMarked);
@@ -499,6 +535,7 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public void onTimeout(long nowNs) {
+        driven(nowNs);
         fairShare.update(nowNs);
         for (int i = 0, n = connections.size(); i < n; i++) {   // indexed: an iterator per call would allocate
             Connection c = connections.get(i);
@@ -521,6 +558,7 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public int pollTransmit(long nowNs, TransmitSink sink) {
+        driven(nowNs);
         fairShare.update(nowNs);
         int n = 0;
         int size = connections.size();
@@ -634,12 +672,13 @@ public final class Endpoint implements Verbs, Connection.Context {
                     dstOffset, length);
             return;
         }
-        long address = datagram.addressOffset();
-        if (address != viewAddress || view.byteSize() != datagram.capacity()) {
-            view = MemorySegment.ofAddress(address).reinterpret(datagram.capacity());
-            viewAddress = address;
+        if (payloadOffset < 0 || length < 0 || (long) payloadOffset + length > datagram.capacity()) {
+            throw new IndexOutOfBoundsException("payload [" + payloadOffset + ", +" + length
+                    + ") is outside the datagram buffer of " + datagram.capacity() + " bytes");
         }
-        MemorySegment.copy(view, payloadOffset, dst, dstOffset, length);
+        // Addressed through one segment over all memory: a view per buffer address would allocate whenever the
+        // datagram comes from another socket's receive area than the one before (one view per path, per round).
+        MemorySegment.copy(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, dst, dstOffset, length);
     }
 
     @Override

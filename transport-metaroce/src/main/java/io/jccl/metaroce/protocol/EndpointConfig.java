@@ -18,10 +18,16 @@ import java.util.Objects;
  * @param delayedAckNs           or after this long (default 20 µs)
  * @param inboundBytesPerSecond  what the receiver can take in, shared max-min among its senders by the rate
  *                               hints it returns (default 12.5e9, 100 Gbit/s)
- * @param failAfterRtos          consecutive RTO expiries that fail a path (default 2)
+ * @param failAfterRtos          consecutive RTO expiries that fail a path once the peer is known to have answered
+ *                               packets sent after the path's on other paths (default 2); timeouts alone never
+ *                               fail a path: a stalled peer makes every path time out at once
  * @param probeIntervalNs        how often a failed path is probed (default 200 µs)
  * @param probesToReadmit        consecutive answered probes that readmit it (default 2)
- * @param connectionDeadNs       how long a connection may have no working path before it fails (default 10 s)
+ * @param connectionDeadNs       the silence limit: a connection fails after this long with nothing at all received
+ *                               from the peer on any path while it waited for an answer (default 10 s: seconds of
+ *                               stall, a long GC pause or a descheduled process, must not break connections; a quarter
+ *                               of it without answers starts moving paths to new routes one at a time). A stall of
+ *                               this host counts only for its first rtoMaxNs
  * @param maxPendingWork         posted and unfinished work items per connection (default 4096)
  * @param rnrRetryNs             how long a sender waits before resending a SEND the receiver was not ready for
  *                               (default 50 µs)
@@ -105,6 +111,13 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
     public EndpointConfig withRto(long floorNs, long maxNs) {
         return new EndpointConfig(paths, payloadBytes, initialWindowPackets, floorNs, maxNs, ackEveryPackets,
                 delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
+    /** @return a copy with another silence limit ({@code connectionDeadNs}) */
+    public EndpointConfig withConnectionDeadNs(long deadNs) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, deadNs,
                 maxPendingWork, rnrRetryNs, handshakeKey);
     }
 

@@ -23,6 +23,11 @@ import java.util.function.BooleanSupplier;
  * when it changed, a new timer event is scheduled under a new per-node generation, so the old one, still queued,
  * is discarded when it comes up (without moving the clock or counting as an event).
  *
+ * <p>A node can be <b>stalled</b> for a window of virtual time ({@link #stall}), as a descheduled process or a
+ * garbage-collection pause would be: it is not driven at all (deliveries to it and its timers wait), then at the end
+ * of the window it is driven with its clock jumped: first its overdue timers, as a driver does that finds them due
+ * before it has drained its sockets, then everything that arrived meanwhile, in arrival order.
+ *
  * <p>Nothing is allocated per event or per packet once queues and pools have grown to their working size.
  * A simulator is not thread-safe; one thread runs it.
  */
@@ -34,6 +39,7 @@ public final class Simulator {
     static final int K_ACTION = 4;
     static final int K_WAKE = 5;
     static final int K_FLUSH = 6;
+    static final int K_STALL_END = 7;
     /** Event arguments are 30-bit fields. */
     static final int ARG_MASK = (1 << 30) - 1;
 
@@ -50,6 +56,12 @@ public final class Simulator {
     private NodeSink[] sinks = new NodeSink[0];
     private long[] scheduledTimeoutNs = new long[0];
     private int[] timerGeneration = new int[0];
+
+    /** Per node: stall windows as {from, until} pairs, sorted and disjoint; the first not yet over; how many. */
+    private long[][] stallWindows = new long[0][];
+    private int[] stallCursor = new int[0];
+    private int[] stallCount = new int[0];
+    private boolean anyStall;
 
     private Runnable[] actions = new Runnable[16];
     private int[] freeActions = new int[16];
@@ -132,6 +144,10 @@ public final class Simulator {
         sinks = Arrays.copyOf(sinks, nodeCount);
         scheduledTimeoutNs = Arrays.copyOf(scheduledTimeoutNs, nodeCount);
         timerGeneration = Arrays.copyOf(timerGeneration, nodeCount);
+        stallWindows = Arrays.copyOf(stallWindows, nodeCount);
+        stallCursor = Arrays.copyOf(stallCursor, nodeCount);
+        stallCount = Arrays.copyOf(stallCount, nodeCount);
+        stallWindows[idx] = new long[0];
         engines[idx] = engine;
         listeners[idx] = listener;
         sinks[idx] = new NodeSink(idx);
@@ -154,6 +170,66 @@ public final class Simulator {
             throw new IllegalArgumentException("no node " + nodeId);
         }
         queue.push(nowNs, event(K_WAKE, idx, 0));
+    }
+
+    /**
+     * Stalls a node from {@code fromNs} for {@code durationNs}: during the window it is not driven (what the fabric
+     * delivers to it and its timers wait, it sends nothing), then it is driven at the window's end with its clock
+     * jumped there: its overdue timers first, then what arrived, in arrival order. Models a host that descheduled the
+     * driver's process, a long garbage-collection pause, or a caller that stopped polling.
+     *
+     * @param nodeId     the node
+     * @param fromNs     when the stall starts, not before now
+     * @param durationNs how long it lasts, more than 0
+     * @throws IllegalArgumentException when the node is unknown, the window is empty, starts in the past or overlaps
+     *                                  another stall of the node
+     */
+    public void stall(long nodeId, long fromNs, long durationNs) {
+        int idx = fabric.indexOrMinus(nodeId);
+        if (idx < 0) {
+            throw new IllegalArgumentException("stall: no node " + nodeId);
+        }
+        if (durationNs <= 0 || fromNs < nowNs || fromNs > Long.MAX_VALUE - durationNs) {
+            throw new IllegalArgumentException("stall of node " + nodeId + ": the window from " + fromNs + " ns for "
+                    + durationNs + " ns must start no earlier than now (" + nowNs + " ns) and last more than 0 ns");
+        }
+        long untilNs = fromNs + durationNs;
+        long[] w = stallWindows[idx];
+        int n = stallCount[idx];
+        int at = n;
+        for (int i = n - 1; i >= stallCursor[idx] && w[2 * i] > fromNs; i--) {
+            at = i;
+        }
+        if ((at > 0 && w[2 * at - 1] > fromNs) || (at < n && w[2 * at] < untilNs)) {
+            int other = at > 0 && w[2 * at - 1] > fromNs ? at - 1 : at;
+            throw new IllegalArgumentException("stall of node " + nodeId + " [" + fromNs + ", " + untilNs
+                    + ") ns overlaps its stall [" + w[2 * other] + ", " + w[2 * other + 1] + ") ns");
+        }
+        if (2 * n == w.length) {
+            w = Arrays.copyOf(w, Math.max(4, 2 * w.length));
+            stallWindows[idx] = w;
+        }
+        System.arraycopy(w, 2 * at, w, 2 * at + 2, 2 * (n - at));
+        w[2 * at] = fromNs;
+        w[2 * at + 1] = untilNs;
+        stallCount[idx] = n + 1;
+        anyStall = true;
+        queue.push(untilNs, event(K_STALL_END, idx, 0));
+    }
+
+    /** @return when the stall of {@code node} that covers {@code t} ends, or {@code t} when none does */
+    private long stalledUntil(int node, long t) {
+        if (!anyStall) {
+            return t;
+        }
+        long[] w = stallWindows[node];
+        int c = stallCursor[node];
+        int n = stallCount[node];
+        while (c < n && w[2 * c + 1] <= t) {
+            c++;
+        }
+        stallCursor[node] = c;
+        return c < n && w[2 * c] <= t ? w[2 * c + 1] : t;
     }
 
     /**
@@ -244,11 +320,34 @@ public final class Simulator {
         switch (kind) {
             case K_ROUTE -> fabric.arriveAtRoute(a, t);
             case K_PORT -> fabric.arriveAtPort(a, t);
-            case K_DELIVER -> deliver(a, t);
+            case K_DELIVER -> {
+                long until = stalledUntil(fabric.pool.destinationNode[a], t);
+                if (until > t) {
+                    queue.push(until, p);   // waits, in arrival order, until the node runs again
+                } else {
+                    deliver(a, t);
+                }
+            }
             case K_TIMER -> {
-                scheduledTimeoutNs[a] = Long.MAX_VALUE; // run() let only the current generation through
-                engines[a].onTimeout(t);
-                interact(a, t);
+                long until = stalledUntil(a, t);
+                if (until > t) {
+                    queue.push(until, p);
+                } else {
+                    scheduledTimeoutNs[a] = Long.MAX_VALUE; // run() let only the current generation through
+                    engines[a].onTimeout(t);
+                    interact(a, t);
+                }
+            }
+            case K_STALL_END -> {
+                if (stalledUntil(a, t) == t) {   // unless another stall starts right here
+                    // Timers first, then the datagrams that waited (queued at this instant after this event).
+                    timerGeneration[a] = (timerGeneration[a] + 1) & ARG_MASK;
+                    scheduledTimeoutNs[a] = Long.MAX_VALUE;
+                    if (engines[a].nextTimeoutNs() <= t) {
+                        engines[a].onTimeout(t);
+                    }
+                    interact(a, t);
+                }
             }
             case K_ACTION -> {
                 Runnable r = actions[a];
@@ -256,7 +355,14 @@ public final class Simulator {
                 freeActions[freeActionCount++] = a;
                 r.run();
             }
-            case K_WAKE -> interact(a, t);
+            case K_WAKE -> {
+                long until = stalledUntil(a, t);
+                if (until > t) {
+                    queue.push(until, p);
+                } else {
+                    interact(a, t);
+                }
+            }
             case K_FLUSH -> fabric.flushHeld(a, b, t);
             default -> throw new IllegalStateException("unknown event kind " + kind);
         }

@@ -47,6 +47,14 @@ class MetaRoceMetricsTest {
                 assertThat(registry.find("jccl.metaroce.drops").tags("rank", "7", "reason", "bad_crc")
                         .functionCounter()).isNotNull();
                 assertThat(registry.find("jccl.metaroce.bytes.sent").tag("rank", "7").functionCounter()).isNotNull();
+                assertThat(registry.find("jccl.metaroce.path.events").tag("rank", "7").functionCounters())
+                        .hasSize(6);
+                assertThat(registry.find("jccl.metaroce.timer.events").tags("rank", "7", "event",
+                        "rto_deferred_stall").functionCounter()).isNotNull();
+                assertThat(registry.find("jccl.metaroce.timer.events").tags("rank", "7", "event",
+                        "stall_detected").functionCounter()).isNotNull();
+                assertThat(registry.find("jccl.metaroce.connections.dead").tag("rank", "7").functionCounter())
+                        .isNotNull();
             } finally {
                 t.close();
             }

@@ -57,9 +57,16 @@ class ConnectionFuzzSeedsTest {
                         && o.a().get(Counter.RETRANSMITS_SACK) + o.a().get(Counter.RETRANSMITS_RTO) > 0
                         && o.b().get(Counter.DUPLICATE_PACKETS_RECEIVED) > 0
                         && o.b().get(Counter.ECN_MARKS_RECEIVED) > 0));
-        m.put("blackout-path-failure-readmit", new Seed(new Script().advance(0x50).advance(0x60).advance(0x68)
+        // Every path silent at once (the network frozen) is no evidence against any one of them: none fails.
+        m.put("blackout-failures-withheld", new Seed(new Script().advance(0x50).advance(0x60).advance(0x68)
                 .run(0x70).run(0x70).bytes(),
-                o -> !o.tainted() && o.legitDone() && o.a().get(Counter.PATHS_FAILED) > 0
+                o -> !o.tainted() && o.legitDone() && o.a().get(Counter.PATH_FAILURES_WITHHELD) > 0
+                        && o.a().get(Counter.PATHS_FAILED) == 0 && o.a().get(Counter.CONNECTIONS_CLOSED) == 0));
+        // Silent past a quarter of the silence limit (5 ms here): a scout moves one path to a new route; it is probed
+        // and readmitted once the network runs again.
+        m.put("blackout-path-failure-readmit", new Seed(new Script().advance(0x50).advance(0x60).advance(0x68)
+                .advance(0x70).run(0x70).run(0x70).bytes(),
+                o -> !o.tainted() && o.legitDone() && o.a().get(Counter.PATHS_REROUTED_SILENT) > 0
                         && o.a().get(Counter.PATHS_READMITTED) > 0 && o.a().get(Counter.CONNECTIONS_CLOSED) == 0));
         m.put("blackout-connection-dead", new Seed(new Script().advance(0x80).advance(0x80).advance(0x80)
                 .bytes(),

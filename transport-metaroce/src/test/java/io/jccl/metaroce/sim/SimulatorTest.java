@@ -177,4 +177,79 @@ class SimulatorTest {
         // 2048 data packets, 512 ACKs, ~7700 events: a few bytes per packet at most (JIT noise), not a packet each.
         assertThat(perRun).as("bytes allocated by one warmed-up 8 MiB transfer").isLessThan(64 * 1024);
     }
+
+    /** Records timer runs ("T@t") and arrivals ("D<seq>@t") in the order the simulator drives them. */
+    static final class LoggingEngine implements Engine {
+        final List<String> log = new ArrayList<>();
+        long next = Long.MAX_VALUE;
+
+        @Override
+        public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
+                               boolean ecnMarked) {
+            log.add("D" + buffer.getInt(offset, java.nio.ByteOrder.LITTLE_ENDIAN) + "@" + nowNs);
+        }
+
+        @Override
+        public void onTimeout(long nowNs) {
+            log.add("T@" + nowNs);
+            next = Long.MAX_VALUE;
+        }
+
+        @Override
+        public long nextTimeoutNs() {
+            return next;
+        }
+
+        @Override
+        public int pollTransmit(long nowNs, TransmitSink sink) {
+            return 0;
+        }
+    }
+
+    @Test
+    void aStalledNodeIsDrivenAtTheEndOfItsStallTimersFirstThenArrivalsInOrder() {
+        Simulator sim = new Simulator(FabricConfig.datacenter(), 3);
+        PacketEngine sender = new PacketEngine(1).plan(0, 2, 0, 200, 10, 10_000);
+        LoggingEngine receiver = new LoggingEngine();
+        sim.addNode(1, sender);
+        sim.addNode(2, receiver);
+        receiver.next = 50_000;
+        sim.stall(2, 30_000, 100_000);
+        sim.wake(1);
+        sim.wake(2);
+        sim.run(null, 10_000, Long.MAX_VALUE);
+        List<String> log = receiver.log;
+        // Datagrams sent every 10 us arrive a few us later; those due in [30, 130) us wait for the stall's end.
+        assertThat(log).hasSize(11);
+        assertThat(log.subList(0, 3)).allMatch(e -> e.startsWith("D") && Long.parseLong(e.split("@")[1]) < 30_000);
+        int timer = log.indexOf("T@130000");
+        assertThat(timer).as("%s", log).isEqualTo(3);
+        List<String> held = log.subList(4, 11);
+        for (int i = 0; i < held.size(); i++) {
+            String e = held.get(i);
+            int seq = Integer.parseInt(e.substring(1, e.indexOf('@')));
+            long at = Long.parseLong(e.split("@")[1]);
+            assertThat(seq).as("arrival order kept: %s", log).isEqualTo(3 + i);
+            assertThat(at).as("%s", log).isGreaterThanOrEqualTo(130_000);
+        }
+    }
+
+    @Test
+    void stallsAreCheckedAndMayFollowEachOther() {
+        Simulator sim = new Simulator(FabricConfig.datacenter(), 3);
+        LoggingEngine e = new LoggingEngine();
+        sim.addNode(2, e);
+        assertThatThrownBy(() -> sim.stall(9, 0, 10)).hasMessageContaining("no node 9");
+        assertThatThrownBy(() -> sim.stall(2, 0, 0)).hasMessageContaining("more than 0 ns");
+        sim.stall(2, 100, 50);
+        sim.stall(2, 150, 50);   // back to back
+        sim.stall(2, 10, 20);    // before the others
+        assertThatThrownBy(() -> sim.stall(2, 120, 100)).hasMessageContaining("overlaps its stall [100, 150)");
+        assertThatThrownBy(() -> sim.stall(2, 20, 100)).hasMessageContaining("overlaps its stall [10, 30)");
+        e.next = 120;
+        sim.wake(2);
+        sim.run(null, 1000, Long.MAX_VALUE);
+        assertThat(e.log).containsExactly("T@200");   // due in the first window, held through the second
+        assertThatThrownBy(() -> sim.stall(2, 100, 10)).hasMessageContaining("no earlier than now (200 ns)");
+    }
 }

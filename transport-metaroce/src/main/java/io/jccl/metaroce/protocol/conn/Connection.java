@@ -130,7 +130,20 @@ public final class Connection implements SenderPath.AckVisitor {
     private boolean closeDue;
     /** The reason the due CLOSE carries. */
     private int closeReason = CloseFlyweight.REASON_CLOSED;
-    private long noPathSinceNs = Long.MIN_VALUE;
+
+    // Liveness of the peer, for path health and connection death (see onTimeout).
+    /** A time not set. */
+    private static final long NEVER = Long.MIN_VALUE;
+    /** The latest send time of ours the peer echoed (in an ACK or probe reply): it received what was sent then. */
+    private long latestEchoNs = NEVER;
+    /** When the first packet wanting an answer went out since the peer was last heard from at all, or NEVER. */
+    private long silentSinceNs = NEVER;
+    /** When the first packet wanting an answer went out since the peer last answered one of ours, or NEVER. */
+    private long unansweredSinceNs = NEVER;
+    private long lastScoutNs = NEVER;
+    private int scoutCursor;
+    /** Whether a path may be suspect (so that evidence against suspect paths must be looked for). */
+    private boolean anySuspect;
 
     // Graceful close (docs/metaroce-wire.md, "Closing"): see shutdown() and onClose().
     /** This side asked to close once everything it sent is acknowledged. */
@@ -630,10 +643,14 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         int before = retxCount;
-        int acked = p.onAck(nowNs, cumulative, s0, s1, s2, s3, this);
-        if (acked > 0) {
-            p.onRttSample(nowNs - echoNs);
+        int acked = p.onAck(nowNs, echoNs, cumulative, s0, s1, s2, s3, this);
+        // A round trip only from the very packet the ACK echoes, newly acknowledged by it. One that spans a stall of
+        // either host is taken too (clamped at rtoMaxNs): where stalls are routine they are part of the round trip
+        // the timeout must cover.
+        if (acked > 0 && p.echoAcknowledged()) {
+            p.onRttSample(nowNs - echoNs, config.rtoMaxNs());
         }
+        answered(nowNs, echoNs);
         if (retxCount > before) {
             counters.add(Counter.SACK_HOLES, retxCount - before);
         }
@@ -653,6 +670,7 @@ public final class Connection implements SenderPath.AckVisitor {
      */
     public void onRnr(long nowNs, int stream, int message, long retryNs) {
         counters.increment(Counter.RNR_RECEIVED);
+        unansweredSinceNs = NEVER;   // the peer got our packets (it discarded them): an answer
         Stream s = streams.get(stream);
         if (s == null) {
             return;
@@ -693,6 +711,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (tx[pathIndex].onProbeReply(nowNs, seq, echoNs, config)) {
             counters.increment(Counter.PATHS_READMITTED);
         }
+        answered(nowNs, echoNs);
     }
 
     /**
@@ -861,11 +880,6 @@ public final class Connection implements SenderPath.AckVisitor {
         return Math.max(lastHeardNs, drainedSinceNs) + 2 * config.rtoMaxNs();
     }
 
-    /** Notes that something of this connection arrived from the peer (a graceful close waits for its silence). */
-    public void heard(long nowNs) {
-        lastHeardNs = nowNs;
-    }
-
     /** Completes every posted receive as {@link CompletionStatus#PEER_DONE}: the peer said nothing more will come. */
     private void failPostedReceives() {
         for (Stream s : streams.values()) {
@@ -915,50 +929,71 @@ public final class Connection implements SenderPath.AckVisitor {
 
     // ---- Timers ----
 
+    /**
+     * Runs what is due: silence verdicts and retransmission timeouts per path, probes of failed paths, then the
+     * connection's silence rules.
+     *
+     * <p>Path health needs evidence, not a timeout alone: a path fails only once the peer is known to have answered
+     * a packet sent after the path's oldest unanswered one (a sibling's ACK or probe reply echoing a later send time)
+     * and the path then stayed silent for a grace period (two round trips plus the delayed-ACK time), or after
+     * {@code failAfterRtos} timeouts in a row with such evidence. A stalled peer makes every path time out at once
+     * with no such evidence: the paths stay suspect and keep retransmitting with backoff. While nothing sent is
+     * answered on any path for a quarter of {@code connectionDeadNs}, one path at a time is moved to a new route
+     * every {@code rtoMaxNs} (a scout, in case every route in use broke at once); after {@code connectionDeadNs} with
+     * nothing at all received from the peer while waiting for an answer, the connection fails.
+     */
     public void onTimeout(long nowNs) {
         if (state == State.CLOSED) {
             return;
         }
         checkDrained(nowNs);
-        boolean anyUsable = false;
-        long siblingRttNs = Long.MAX_VALUE;
+        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
         for (SenderPath p : tx) {
-            if (p.state() == PathState.SUSPECT && siblingRttNs == Long.MAX_VALUE) {
-                siblingRttNs = bestActiveRttNs();
-            }
-            if (p.state() == PathState.SUSPECT && silenceDeadlineNs(p, siblingRttNs) - nowNs <= 0) {
-                // Silence while sibling paths are acknowledged: no need to wait for a second timeout.
+            if (due(silenceDeadlineNs(p, siblingRttNs), nowNs)) {
+                // The peer answered later packets on other paths and this one stayed silent: no need to wait for
+                // another (backed-off) timeout.
                 p.failSilent(nowNs, this);
-                counters.increment(Counter.PATHS_FAILED);
-                counters.increment(Counter.PATHS_REROUTED);
-                rerouteDue[p.index] = true;
+                pathFailed(p);
             }
-            if (p.rtoDeadlineNs(config) - nowNs <= 0) {
+            if (due(p.rtoDeadlineNs(config), nowNs)) {
                 counters.increment(Counter.RTO_FIRINGS);
                 int before = retxCount;
                 PathState previous = p.state();
-                if (p.onRto(nowNs, config, this)) {
-                    counters.increment(Counter.PATHS_FAILED);
-                    counters.increment(Counter.PATHS_REROUTED);
-                    rerouteDue[p.index] = true;
+                long evidenceNs = p.evidenceNs();
+                boolean answeredElsewhere = evidenceNs != SenderPath.NO_EVIDENCE
+                        && nowNs - evidenceNs >= config.delayedAckNs();
+                int inARow = p.onRto(nowNs, this);
+                anySuspect = true;
+                if (inARow >= config.failAfterRtos() && answeredElsewhere) {
+                    p.fail(nowNs);
+                    pathFailed(p);
+                } else if (inARow == config.failAfterRtos()) {
+                    // Every path silent: a stalled or unreachable peer, not evidence against this path.
+                    counters.increment(Counter.PATH_FAILURES_WITHHELD);
                 } else if (previous == PathState.ACTIVE) {
                     counters.increment(Counter.PATHS_SUSPECTED);
                 }
                 rtoRetransmits += retxCount - before;
             }
-            if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0 && p.shouldRerouteAgain()) {
+            if (p.state() == PathState.FAILED && due(p.probeDueNs(), nowNs) && p.shouldRerouteAgain()
+                    && answeredSince(p.firstUnansweredProbeNs())) {
+                // Its probes go unanswered while the peer answers other paths: try another route.
                 p.rerouteAgain();
                 rerouteDue[p.index] = true;
                 counters.increment(Counter.PATHS_REROUTED);
             }
-            anyUsable |= p.state() != PathState.FAILED;
         }
-        if (anyUsable || state != State.ESTABLISHED) {
-            noPathSinceNs = Long.MIN_VALUE;
-        } else if (noPathSinceNs == Long.MIN_VALUE) {
-            noPathSinceNs = nowNs;
-        } else if (nowNs - noPathSinceNs > config.connectionDeadNs()) {
-            closeCause = "failed: no working path for " + config.connectionDeadNs() / 1_000_000 + " ms";
+        if (state != State.ESTABLISHED) {
+            return;
+        }
+        if (due(scoutDueNs(), nowNs)) {
+            scout(nowNs);
+        }
+        if (due(deadlineNs(), nowNs)) {
+            closeCause = "failed: nothing received from the peer on any path for "
+                    + config.connectionDeadNs() / 1_000_000 + " ms while waiting for answers (the silence limit: "
+                    + "connectionDeadNs, JCCL_METAROCE_DEAD_MS for the metaroce transport)";
+            counters.increment(Counter.CONNECTIONS_DEAD);
             closeReason = CloseFlyweight.REASON_FAILED;
             closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
             fail();
@@ -966,6 +1001,55 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     private int rtoRetransmits;
+
+    private static boolean due(long deadlineNs, long nowNs) {
+        return deadlineNs != Long.MAX_VALUE && deadlineNs - nowNs <= 0;
+    }
+
+    private void pathFailed(SenderPath p) {
+        counters.increment(Counter.PATHS_FAILED);
+        counters.increment(Counter.PATHS_REROUTED);
+        rerouteDue[p.index] = true;
+    }
+
+    /** @return true when the peer answered something this side sent at or after {@code sentNs} */
+    private boolean answeredSince(long sentNs) {
+        return latestEchoNs != NEVER && latestEchoNs - sentNs >= 0;
+    }
+
+    /**
+     * Moves the next path in turn to a new route while nothing is answered on any path: if every route the paths
+     * ride broke at once, no sibling can ever give evidence against one of them.
+     */
+    private void scout(long nowNs) {
+        SenderPath p = tx[scoutCursor];
+        scoutCursor = scoutCursor + 1 == tx.length ? 0 : scoutCursor + 1;
+        if (p.state() == PathState.FAILED) {
+            p.rerouteAgain();
+        } else {
+            p.failSilent(nowNs, this);
+            counters.increment(Counter.PATHS_FAILED);
+        }
+        rerouteDue[p.index] = true;
+        counters.increment(Counter.PATHS_REROUTED);
+        counters.increment(Counter.PATHS_REROUTED_SILENT);
+        lastScoutNs = nowNs;
+    }
+
+    /** @return when the next scout re-route is due, or {@link Long#MAX_VALUE} while answers come */
+    private long scoutDueNs() {
+        if (unansweredSinceNs == NEVER) {
+            return Long.MAX_VALUE;
+        }
+        long first = unansweredSinceNs + config.connectionDeadNs() / 4;
+        return lastScoutNs == NEVER || first - (lastScoutNs + config.rtoMaxNs()) >= 0 ? first
+                : lastScoutNs + config.rtoMaxNs();
+    }
+
+    /** @return when the connection fails for silence, or {@link Long#MAX_VALUE} while nothing waits for an answer */
+    private long deadlineNs() {
+        return silentSinceNs == NEVER ? Long.MAX_VALUE : silentSinceNs + config.connectionDeadNs();
+    }
 
     /** @return the smallest smoothed RTT of the active paths, or {@link Long#MAX_VALUE} when none has one */
     private long bestActiveRttNs() {
@@ -979,28 +1063,124 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     /**
-     * When a suspect path's test packet counts as unanswered: two of the best sibling round trips plus the delayed
-     * ACK allowance after it was sent, provided a sibling was acknowledged at least a round trip after it was sent
-     * (so the peer is alive and answering); otherwise never (the timeout still applies). Only suspect paths (one
-     * timeout already) are judged this way.
+     * When a suspect path's test packets count as unanswered: two round trips (of the best active sibling, else the
+     * path's own estimate, else its first timeout) plus the delayed-ACK allowance after they were sent, and at least
+     * one round trip plus that allowance after the connection learned that the peer answered a packet sent after them
+     * (answers the peer sent together, after a stall of its own, arrive over a while); never without that evidence
+     * (the timeout still applies).
      */
     private long silenceDeadlineNs(SenderPath p, long siblingRttNs) {
+        long evidenceNs = p.evidenceNs();
         long sentNs = p.oldestSentNs();
-        if (p.state() != PathState.SUSPECT || sentNs == Long.MAX_VALUE || siblingRttNs == Long.MAX_VALUE
-                || !siblingsHeardSince(p, sentNs + siblingRttNs)) {
+        if (p.state() != PathState.SUSPECT || evidenceNs == SenderPath.NO_EVIDENCE || sentNs == Long.MAX_VALUE) {
             return Long.MAX_VALUE;
         }
-        return sentNs + 2 * siblingRttNs + config.delayedAckNs();
+        long rttNs = siblingRttNs != Long.MAX_VALUE ? siblingRttNs : p.hasRtt() ? p.srttNs() : 4 * config.rtoFloorNs();
+        long afterSentNs = sentNs + 2 * rttNs + config.delayedAckNs();
+        long afterEvidenceNs = evidenceNs + rttNs + config.delayedAckNs();
+        return afterSentNs - afterEvidenceNs >= 0 ? afterSentNs : afterEvidenceNs;
     }
 
-    /** @return true when an active sibling of {@code p} received an ACK after {@code sinceNs} */
-    private boolean siblingsHeardSince(SenderPath p, long sinceNs) {
-        for (SenderPath q : tx) {
-            if (q != p && q.state() == PathState.ACTIVE && q.lastAckNs() - sinceNs > 0) {
-                return true;
+    /**
+     * The peer answered a send time of ours ({@code echoNs}, from an ACK or probe reply): notes it, and judges each
+     * suspect path whose oldest unanswered packet was sent before it. Sent at most one timeout (without backoff)
+     * before: the network treated the two alike, so the silence is evidence against the path. Sent longer before
+     * (every path timed out through an outage or a stalled peer, and the answer is to something sent since): the
+     * path's packets are taken as lost and sent again at once, and it is judged by those.
+     */
+    private void answered(long nowNs, long echoNs) {
+        if (echoNs - nowNs > 0) {
+            return;   // not a time of ours: from the future
+        }
+        if (latestEchoNs == NEVER || echoNs - latestEchoNs > 0) {
+            latestEchoNs = echoNs;
+        }
+        if (unansweredSinceNs != NEVER && echoNs - unansweredSinceNs >= 0) {
+            unansweredSinceNs = NEVER;
+        }
+        if (!anySuspect) {
+            return;
+        }
+        boolean suspects = false;
+        for (SenderPath p : tx) {
+            if (p.state() == PathState.SUSPECT) {
+                suspects = true;
+                long oldestNs = p.oldestSentNs();
+                if (oldestNs == Long.MAX_VALUE || latestEchoNs - oldestNs < 0) {
+                    continue;
+                }
+                if (latestEchoNs - oldestNs <= p.baseRtoNs(config)) {
+                    p.noteEvidence(nowNs);
+                } else if (p.evidenceNs() == SenderPath.NO_EVIDENCE) {
+                    int before = retxCount;
+                    p.retest(nowNs, this);
+                    rtoRetransmits += retxCount - before;
+                }
             }
         }
-        return false;
+        anySuspect = suspects;
+    }
+
+    /**
+     * Something authenticated arrived from the peer on this connection (any type, any path, any generation): it is
+     * alive, so the silence that fails a connection starts over.
+     */
+    public void heard(long nowNs) {
+        silentSinceNs = NEVER;
+        lastHeardNs = nowNs;   // a graceful close waits for the peer's silence when its confirmation does not come
+    }
+
+    /**
+     * The endpoint was driven late ({@code gapNs} after its previous call): timers that came due before
+     * {@code lateBeforeNs} expired while this host was not running the protocol, so they say nothing about the
+     * paths or the peer, whose answers may still be unread. Each such path timer restarts from now (once, until the
+     * path makes progress or a timer of it fires), and the stall, beyond the longest timeout, does not count as
+     * silence.
+     *
+     * @return how many path timers were late (0: this connection was not affected)
+     */
+    public int onLocalStall(long nowNs, long gapNs, long lateBeforeNs) {
+        if (state == State.CLOSED) {
+            return 0;
+        }
+        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
+        int late = 0;
+        for (SenderPath p : tx) {
+            boolean rtoLate = due(p.rtoDeadlineNs(config), lateBeforeNs);
+            if ((rtoLate || due(silenceDeadlineNs(p, siblingRttNs), lateBeforeNs) || due(p.probeDueNs(), lateBeforeNs))
+                    && p.restartTimersAfterStall(nowNs)) {
+                if (rtoLate) {
+                    counters.increment(Counter.RTO_DEFERRED_BY_STALL);
+                }
+                late++;
+            }
+        }
+        if (late == 0 && !due(deadlineNs(), lateBeforeNs) && !due(scoutDueNs(), lateBeforeNs)) {
+            return 0;
+        }
+        // The silence clocks leave out the stall beyond the longest timeout: a long stall is time not spent listening,
+        // while a driver that is merely slow still lets silence add up (a little of every gap counts), so it cannot
+        // put off the silence limit for ever.
+        long notListenedNs = gapNs - config.rtoMaxNs();
+        if (notListenedNs > 0) {
+            if (silentSinceNs != NEVER) {
+                silentSinceNs = Math.min(nowNs, silentSinceNs + notListenedNs);
+            }
+            if (unansweredSinceNs != NEVER) {
+                unansweredSinceNs = Math.min(nowNs, unansweredSinceNs + notListenedNs);
+            }
+        }
+        return Math.max(1, late);
+    }
+
+    /** A packet that wants an answer (DATA, probe) goes out: the silence clocks start if they are not running. */
+    private void awaitAnswer(long nowNs) {
+        if (silentSinceNs == NEVER) {
+            silentSinceNs = nowNs;
+        }
+        if (unansweredSinceNs == NEVER) {
+            unansweredSinceNs = nowNs;
+        }
     }
 
     public long nextTimeoutNs() {
@@ -1011,9 +1191,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CONNECTING) {
             next = handshakeDueNs;
         }
-        boolean anySuspect = false;
         for (int i = 0; i < tx.length; i++) {
-            anySuspect |= tx[i].state() == PathState.SUSPECT;
             next = Math.min(next, tx[i].rtoDeadlineNs(config));
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
@@ -1027,8 +1205,8 @@ public final class Connection implements SenderPath.AckVisitor {
         if (sendCount > 0 || retxCount > 0) {
             next = Math.min(next, Math.min(pacingDueNs, pauseEndsNs));
         }
-        if (noPathSinceNs != Long.MIN_VALUE) {
-            next = Math.min(next, noPathSinceNs + config.connectionDeadNs() + 1);
+        if (state == State.ESTABLISHED) {
+            next = Math.min(next, Math.min(scoutDueNs(), deadlineNs()));
         }
         if (draining && unacknowledgedMessages() == 0) {
             next = Math.min(next, drainedCloseDueNs);
@@ -1105,6 +1283,7 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0) {
                 int seq = p.nextProbe(nowNs, config);
+                awaitAnswer(nowNs);
                 ctx.sendProbe(this, sink, p.index, p.generation(), false, seq, nowNs);
                 counters.increment(Counter.PROBES_SENT);
                 n++;
@@ -1118,13 +1297,14 @@ public final class Connection implements SenderPath.AckVisitor {
         pacingDueNs = Long.MAX_VALUE;
         int n = 0;
         while (true) {
-            if (retxCount == 0 && !hasSendable(nowNs)) {
+            boolean fresh = hasSendable(nowNs);
+            if (retxCount == 0 && !fresh) {
                 break;
             }
             if (connectionWindowFull()) {
                 break;
             }
-            SenderPath path = pickPath();
+            SenderPath path = pickPath(fresh);
             if (path == null) {
                 break;
             }
@@ -1132,7 +1312,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 pacingDueNs = nowNs + (long) Math.ceil((payloadBytes - tokens) * 1e9 / rateBytesPerSecond);
                 break;
             }
-            if (!sendOne(nowNs, sink, path)) {
+            if (!sendOne(nowNs, sink, path, fresh && path.state() == PathState.SUSPECT)) {
                 break;
             }
             n++;
@@ -1198,9 +1378,15 @@ public final class Connection implements SenderPath.AckVisitor {
         return false;
     }
 
-    /** Spraying: the usable path with the most room per unit of round-trip time; ties rotate. */
-    private SenderPath pickPath() {
+    /**
+     * Spraying: the usable path with the most room per unit of round-trip time; ties rotate. A suspect path is
+     * tested with the next new packet ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
+     * Retransmissions go to healthy paths while one has room: a path that timed out may be bad, and an answer on a
+     * sibling is what tells a bad path from a silent peer.
+     */
+    private SenderPath pickPath(boolean fresh) {
         SenderPath best = null;
+        SenderPath suspect = null;
         long bestRoom = 0;
         long bestRttNs = 1;
         int n = tx.length;
@@ -1211,9 +1397,15 @@ public final class Connection implements SenderPath.AckVisitor {
             if (room <= 0) {
                 continue;
             }
-            if (p.state() == PathState.SUSPECT && p.outstanding() < SenderPath.SUSPECT_WINDOW) {
-                best = p;   // a suspect path is tested with the next packets: silence or a timeout fails it, an ACK clears it
-                break;
+            if (p.state() == PathState.SUSPECT) {
+                if (fresh) {
+                    best = p;
+                    break;
+                }
+                if (suspect == null) {
+                    suspect = p;
+                }
+                continue;
             }
             long rttNs = Math.max(1, p.srttNs());   // 0 (no sample yet) counts as the shortest
             // room / rtt > bestRoom / bestRtt, without dividing
@@ -1223,15 +1415,21 @@ public final class Connection implements SenderPath.AckVisitor {
                 bestRttNs = rttNs;
             }
         }
+        if (best == null) {
+            best = suspect;
+        }
         if (best != null) {
             pathCursor = best.index + 1 == n ? 0 : best.index + 1;
         }
         return best;
     }
 
-    private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path) {
-        // Retransmissions first.
-        while (retxCount > 0) {
+    /**
+     * Sends one packet on {@code path}: the oldest chunk waiting to be retransmitted, else the next new one; a new one
+     * first when {@code testing} (a suspect path while a new chunk waits: it is tested with that).
+     */
+    private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path, boolean testing) {
+        while (!testing && retxCount > 0) {
             int at = retxHead * 3;
             int ref = retx[at];
             int chunk = retx[at + 1];
@@ -1288,6 +1486,7 @@ public final class Connection implements SenderPath.AckVisitor {
         int payload = m.chunkLength(chunk, payloadBytes);
         long offset = m.chunkOffset(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
+        awaitAnswer(nowNs);
         int flags = (chunk == m.chunks - 1 ? 1 : 0) | (retransmission ? 4 : 0)
                 | (path.room() <= 1 ? 2 : 0);
         boolean write = m.kind == WorkKind.WRITE;

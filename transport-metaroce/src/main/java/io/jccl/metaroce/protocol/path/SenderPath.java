@@ -22,6 +22,8 @@ public final class SenderPath {
      * does not look like a dead path.
      */
     public static final int SUSPECT_WINDOW = 2;
+    /** {@link #evidenceNs()} when there is none. */
+    public static final long NO_EVIDENCE = Long.MIN_VALUE;
 
     public final int index;
     private int generation;
@@ -46,6 +48,19 @@ public final class SenderPath {
     private double backoff = 1;
     private int consecutiveRtos;
     private long lastProgressNs;
+    /** Whether the last {@link #onAck} newly acknowledged the packet whose timestamp the ACK echoed. */
+    private boolean echoAcknowledged;
+    /**
+     * When the connection learned that the peer answered a packet sent after this (suspect) path's oldest unanswered
+     * one, or {@link #NO_EVIDENCE}: only such evidence, not a timeout alone, fails a path.
+     */
+    private long evidenceNs = NO_EVIDENCE;
+    /**
+     * Whether a stall of the local host already restarted this path's timers since it last made progress or a timer
+     * last fired: the next expiry is judged however late it comes, so that a driver that is always late (a caller
+     * polling less often than the timeout) delays a verdict by one timeout at most, never for ever.
+     */
+    private boolean stallDeferred;
 
     // Window and ECN.
     private double cwnd;
@@ -66,6 +81,7 @@ public final class SenderPath {
     private long probeSentNs;
     private int probeSuccesses;
     private int failedProbes;
+    private long firstUnansweredProbeNs;
 
     public SenderPath(int index, int initialWindowPackets) {
         this.index = index;
@@ -129,11 +145,22 @@ public final class SenderPath {
         return Math.max(0, Math.min(window - outstanding, WINDOW - span));
     }
 
-    /** @return the retransmission timeout for this path now */
+    /**
+     * RFC 6298's timeout: SRTT + 4 RTTVAR (4 floors before the first sample), at least the floor, times the backoff
+     * of the timeouts in a row, at most {@code rtoMaxNs}.
+     *
+     * @return the retransmission timeout for this path now
+     */
     public long rtoNs(EndpointConfig config) {
         long base = hasRtt ? srttNs + 4 * rttvarNs : 4 * config.rtoFloorNs();
         long rto = (long) (Math.max(config.rtoFloorNs(), base) * backoff);
         return Math.min(config.rtoMaxNs(), rto);
+    }
+
+    /** @return the retransmission timeout without the backoff of timeouts in a row */
+    public long baseRtoNs(EndpointConfig config) {
+        long base = hasRtt ? srttNs + 4 * rttvarNs : 4 * config.rtoFloorNs();
+        return Math.min(config.rtoMaxNs(), Math.max(config.rtoFloorNs(), base));
     }
 
     /** @return when the retransmission timer fires, or Long.MAX_VALUE when nothing is outstanding */
@@ -176,12 +203,16 @@ public final class SenderPath {
     /**
      * Applies an ACK of this path's current generation.
      *
+     * @param echoNs     the timestamp the ACK echoes (of the last packet the receiver got on this path); whether it
+     *                   is the send time of a packet this ACK newly acknowledges is {@link #echoAcknowledged()}
      * @param cumulative the receiver's cumulative PSN (lowest it still waits for)
      * @param sack       bitmap words: bit i = PSN cumulative + 1 + i received
      * @param visitor    told about each packet acknowledged or found lost
      * @return how many packets it acknowledged
      */
-    public int onAck(long nowNs, int cumulative, long s0, long s1, long s2, long s3, AckVisitor visitor) {
+    public int onAck(long nowNs, long echoNs, int cumulative, long s0, long s1, long s2, long s3,
+                     AckVisitor visitor) {
+        echoAcknowledged = false;
         if (outstanding == 0) {
             return 0;
         }
@@ -195,6 +226,7 @@ public final class SenderPath {
         for (; psn - end < 0 && psn - cumulative < 0; psn++) {
             int slot = psn & (WINDOW - 1);
             if (inUse[slot]) {
+                echoAcknowledged |= sentNs[slot] == echoNs;
                 release(slot);
                 visitor.acknowledged(message[slot], chunk[slot], epoch[slot]);
                 acked++;
@@ -213,6 +245,7 @@ public final class SenderPath {
                 }
                 int slot = p & (WINDOW - 1);
                 if (p - lowestOutstanding >= 0 && inUse[slot]) {
+                    echoAcknowledged |= sentNs[slot] == echoNs;
                     release(slot);
                     visitor.acknowledged(message[slot], chunk[slot], epoch[slot]);
                     acked++;
@@ -242,6 +275,8 @@ public final class SenderPath {
             lastAckNs = nowNs;
             consecutiveRtos = 0;
             backoff = 1;
+            evidenceNs = NO_EVIDENCE;
+            stallDeferred = false;
             if (state == PathState.SUSPECT) {
                 state = PathState.ACTIVE;
                 cwnd = Math.max(cwnd, 2);
@@ -271,11 +306,29 @@ public final class SenderPath {
         }
     }
 
-    /** Takes an RTT sample (from the echoed timestamp of a packet sent on this path). */
-    public void onRttSample(long rttNs) {
+    /**
+     * @return whether the last {@link #onAck} newly acknowledged the very packet whose send time the ACK echoed: only
+     * then is {@code now - echo} a round trip of this path (retransmissions take new PSNs and timestamps, so the
+     * sample is unambiguous; an echo of a duplicate or of a packet acknowledged before gives none)
+     */
+    public boolean echoAcknowledged() {
+        return echoAcknowledged;
+    }
+
+    /**
+     * Takes an RTT sample (RFC 6298: SRTT and RTTVAR by gains 1/8 and 1/4; the first sample sets SRTT to it and
+     * RTTVAR to half of it).
+     *
+     * @param rttNs the sample; one above {@code maxNs} counts as {@code maxNs}: no network round trip is longer than
+     *              the longest timeout, so such a sample measured a stall, and unclamped it would hold the timeout
+     *              at its cap and the path's share of new packets low for many round trips
+     * @param maxNs the largest sample taken as it is (the endpoint's {@code rtoMaxNs})
+     */
+    public void onRttSample(long rttNs, long maxNs) {
         if (rttNs <= 0) {
             return;
         }
+        rttNs = Math.min(rttNs, maxNs);
         if (!hasRtt) {
             srttNs = rttNs;
             rttvarNs = rttNs / 2;
@@ -318,23 +371,78 @@ public final class SenderPath {
     }
 
     /**
-     * The retransmission timer fired: every outstanding packet is lost; the path becomes suspect, or failed after
-     * {@link EndpointConfig#failAfterRtos()} in a row.
+     * The retransmission timer fired: every outstanding packet is lost (the visitor is told), the timeout backs off
+     * and the path becomes suspect. A timeout alone never fails a path (the connection decides that, on evidence
+     * that the peer answered other paths: a stalled peer makes every path time out at once).
      *
-     * @return true when the path failed
+     * @return the timeouts in a row on this path, this one included
      */
-    public boolean onRto(long nowNs, EndpointConfig config, AckVisitor visitor) {
+    public int onRto(long nowNs, AckVisitor visitor) {
         abandonOutstanding(visitor);
         consecutiveRtos++;
         backoff = Math.min(backoff * 1.5, 1e6);
         lastProgressNs = nowNs;
-        if (consecutiveRtos >= config.failAfterRtos()) {
-            fail(nowNs);
-            return true;
-        }
+        evidenceNs = NO_EVIDENCE;   // the next test packets are judged on their own
+        stallDeferred = false;
         // Suspect, but the window stays: a timeout says packets were lost, and loss alone is not congestion (ECN is).
         state = PathState.SUSPECT;
-        return false;
+        return consecutiveRtos;
+    }
+
+    /**
+     * The local host was stalled past this path's timeout: the timer restarts from now instead of firing, so the
+     * answers that arrived during the stall (still unread) and the peer get a full timeout. A silence verdict
+     * pending on evidence learned before the stall is postponed likewise, and an unanswered probe is not held
+     * against the path. Once only until the path makes progress or a timer of it fires.
+     *
+     * @return false when a stall already restarted them (the timers stay as they are and will be judged)
+     */
+    public boolean restartTimersAfterStall(long nowNs) {
+        if (stallDeferred) {
+            return false;
+        }
+        stallDeferred = true;
+        if (outstanding > 0) {
+            lastProgressNs = nowNs;
+        }
+        if (evidenceNs != NO_EVIDENCE) {
+            evidenceNs = nowNs;
+        }
+        if (state == PathState.FAILED && probeSuccesses == 0) {
+            probeSentNs = 0;
+        }
+        return true;
+    }
+
+    /**
+     * The peer answered something sent well after this suspect path's outstanding packets: they went out into an
+     * outage (or to a stalled peer) that is over. They are taken as lost (the visitor is told), so that they go again
+     * at once, and the timer restarts; the path stays suspect and is judged by its next packets.
+     */
+    public void retest(long nowNs, AckVisitor visitor) {
+        abandonOutstanding(visitor);
+        lastProgressNs = nowNs;
+        stallDeferred = false;
+    }
+
+    /** @return RTO expiries in a row (0 after an acknowledgement) */
+    public int consecutiveRtos() {
+        return consecutiveRtos;
+    }
+
+    /**
+     * Notes, once, when the connection learned that the peer answered a packet sent after this path's oldest
+     * unanswered one (a sibling's ACK echoing a later send time).
+     */
+    public void noteEvidence(long nowNs) {
+        if (evidenceNs == NO_EVIDENCE) {
+            evidenceNs = nowNs;
+        }
+    }
+
+    /** @return when evidence against this path's outstanding packets was learned, or {@link #NO_EVIDENCE} */
+    public long evidenceNs() {
+        return evidenceNs;
     }
 
     /** Declares the path dead and moves it to a new route: new generation, PSNs from 0, probing from now. */
@@ -352,8 +460,11 @@ public final class SenderPath {
         // again at once. Samples on the new route correct it.
         backoff = 1;
         consecutiveRtos = 0;
+        evidenceNs = NO_EVIDENCE;
+        stallDeferred = false;
         probeSuccesses = 0;
         failedProbes = 0;
+        probeSentNs = 0;
         probeDueNs = nowNs;
     }
 
@@ -363,8 +474,8 @@ public final class SenderPath {
     }
 
     /**
-     * Fails a suspect path that stayed silent while its siblings were acknowledged: its outstanding packets are
-     * lost (the visitor is told) and it moves to a new route, as after {@code failAfterRtos} timeouts.
+     * Fails a path that stayed silent while the peer answered its siblings (or, as a scout, while nothing was answered
+     * anywhere): its outstanding packets are lost (the visitor is told) and it moves to a new route.
      */
     public void failSilent(long nowNs, AckVisitor visitor) {
         abandonOutstanding(visitor);
@@ -409,7 +520,10 @@ public final class SenderPath {
     /** @return the sequence number of the probe to send now */
     public int nextProbe(long nowNs, EndpointConfig config) {
         if (probeSentNs != 0 && probeSuccesses == 0) {
-            failedProbes++;
+            if (failedProbes++ == 0) {
+                firstUnansweredProbeNs = probeSentNs;
+            }
+            stallDeferred = false;
         }
         probeSentNs = nowNs;
         // Unanswered means not answered within a round trip's timeout, however long round trips are here.
@@ -417,9 +531,17 @@ public final class SenderPath {
         return ++probeSeq;
     }
 
-    /** @return true when enough probes came back: a re-route is due after several unanswered probes */
+    /**
+     * @return true after three unanswered probes in a row: another route may be due, if the peer answered anything
+     * sent after {@link #firstUnansweredProbeNs()} (else the peer, not this route, may be what is silent)
+     */
     public boolean shouldRerouteAgain() {
         return failedProbes >= 3;
+    }
+
+    /** @return when the first of the unanswered probes in a row was sent (meaningful while there are any) */
+    public long firstUnansweredProbeNs() {
+        return firstUnansweredProbeNs;
     }
 
     /** Another route for the probes: new generation. */
@@ -427,6 +549,7 @@ public final class SenderPath {
         generation = (generation + 1) & 0xFFFF;
         failedProbes = 0;
         probeSuccesses = 0;
+        probeSentNs = 0;
     }
 
     /**
@@ -438,8 +561,9 @@ public final class SenderPath {
         if (state != PathState.FAILED || seq != probeSeq) {
             return false;
         }
-        onRttSample(nowNs - echoNs);
+        onRttSample(nowNs - echoNs, config.rtoMaxNs());
         probeSuccesses++;
+        stallDeferred = false;
         failedProbes = 0;
         probeSentNs = 0;
         if (probeSuccesses >= config.probesToReadmit()) {

@@ -23,7 +23,7 @@ class SenderPathAckTest {
         for (int psn = 0; psn < skipped; psn++) {
             path.send(0, 0, psn, 0, 100);
         }
-        path.onAck(1, skipped, 0, 0, 0, 0, new Recorder());
+        path.onAck(1, Long.MIN_VALUE, skipped, 0, 0, 0, 0, new Recorder());
         TreeSet<Integer> outstanding = new TreeSet<>();
         for (int i = 0; i < sent; i++) {
             int psn = skipped + i;
@@ -52,7 +52,7 @@ class SenderPathAckTest {
             }
         }
         Recorder r = new Recorder();
-        int n = path.onAck(3, cumulative, words[0], words[1], words[2], words[3], r);
+        int n = path.onAck(3, Long.MIN_VALUE, cumulative, words[0], words[1], words[2], words[3], r);
         assertThat(r.acked).isEqualTo(acked);
         assertThat(r.lost).isEqualTo(lost);
         assertThat(n).isEqualTo(acked.size());
