@@ -633,8 +633,13 @@ final class CommExecutor implements Runnable {
     private void finishShutdown() {
         control.stopSending();
         links.closeAll();   // a stepped communicator's links own no transports: only its connections close
-        staging.close();
-        arena.close();
+        if (!stepped) {
+            // The transports closed above (gracefully: what they still send from this memory went out first). A
+            // stepped communicator's transports close later, under their owner: it frees the memory after them
+            // (SteppedCommunicator.release).
+            staging.close();
+            arena.close();
+        }
         endError = shutdownError;
         state = TERMINATED;
         terminated.countDown();
@@ -648,9 +653,11 @@ final class CommExecutor implements Runnable {
     void releaseAbandoned() {
         if (state != TERMINATED) {
             state = TERMINATED;
+            terminated.countDown();
+        }
+        if (arena.scope().isAlive()) {
             staging.close();
             arena.close();
-            terminated.countDown();
         }
     }
 

@@ -151,8 +151,10 @@ public final class SteppedCommunicator {
     }
 
     /**
-     * After the simulation: frees the memory a communicator that did not shut down still holds (a crashed rank, a
-     * rank cut short), without goodbyes or closing anything. It must not be used afterwards.
+     * Frees the communicator's memory (its staging): once its transports are closed, whether it shut down (whose
+     * transports may still be sending from that memory until they close, as a threaded communicator's close waits
+     * for) or not (a crashed rank, a run cut short: then without goodbyes or closing anything). It must not be used
+     * afterwards. Idempotent.
      */
     public void release() {
         crashed = true;

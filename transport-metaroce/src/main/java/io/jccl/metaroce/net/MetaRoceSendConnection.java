@@ -344,6 +344,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         }
         for (MetaRoceRequest r : slots) {
             if (r.state == MetaRoceRequest.POSTED && !r.reported && r.outstandingWork > 0) {
+                if (r.writeWorkId != -1) {
+                    // Nothing may read the caller's buffer once its send was reported failed.
+                    side.cancelWrite(connectionId, r.writeWorkId);
+                    r.writeWorkId = -1;
+                }
                 r.fail(new NetException(reason, why));
             }
         }

@@ -125,10 +125,10 @@ final class SimRank implements RankProcess {
 
     /** After the run: frees everything this rank holds, whatever state it stopped in. */
     void release() {
-        if (stepped != null && !stepped.isTerminated()) {
+        transport.closeNow();   // first: it may still be sending from the communicator's memory
+        if (stepped != null) {
             stepped.release();
         }
-        transport.closeNow();
         workload.close();
     }
 
