@@ -26,6 +26,8 @@ import io.jccl.metrics.OperationListener;
 import io.jccl.metrics.OperationListeners;
 
 import java.lang.foreign.Arena;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -62,7 +64,7 @@ import java.util.concurrent.TimeUnit;
  * Only a split blocks (in thread mode; a stepped executor refuses it): it builds a child communicator through a
  * nested bootstrap whose exchanges run over this communicator.
  */
-final class CommExecutor implements Runnable {
+final class CommExecutor implements Runnable, Progress {
     private static final Logger LOG = JcclLog.logger(Subsystem.COLL, CommExecutor.class);
     private static final Logger P2P_LOG = JcclLog.logger(Subsystem.P2P, CommExecutor.class);
     /** Bytes per rank in the all-gathers a split runs over its parent. */
@@ -275,13 +277,76 @@ final class CommExecutor implements Runnable {
     public void run() {
         TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
         while (state != TERMINATED) {
-            if (doWork() > 0) {
+            if (waitingCallers.get() > 0 || !tryDrive()) {
+                // A caller waiting for an operation drives (caller-driven progress): stay out of its way. The last
+                // caller to stop waiting signals; the bound only guards against a lost wake-up.
+                signal.park(CALLER_DRIVES_PARK_NS);
+                idle.reset();
+                continue;
+            }
+            int work;
+            try {
+                work = doWork();
+            } finally {
+                stopDriving();
+            }
+            if (work > 0) {
                 idle.reset();
             } else if (state == IDLE) {
                 idle.idleWithoutWork(Long.MAX_VALUE);
-            } else {
+            } else if (state != TERMINATED) {
                 idle.idle(state == RUNNING ? planParkLimitNs() : Long.MAX_VALUE);
             }
+        }
+    }
+
+    // ---- Caller-driven progress (Progress): one driver at a time, the executor thread or a waiting caller ----
+
+    /** How long the executor thread parks at most while a caller drives (a safety net: callers signal). */
+    private static final long CALLER_DRIVES_PARK_NS = 1_000_000;
+    private static final VarHandle DRIVER;
+
+    static {
+        try {
+            DRIVER = MethodHandles.lookup().findVarHandle(CommExecutor.class, "driver", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The thread stepping the state machine now, or null; set and cleared with a CAS (a happens-before edge). */
+    @SuppressWarnings("unused")   // through DRIVER
+    private volatile Thread driver;
+    /** Callers in {@code await()} wanting to drive: the executor thread steps aside while there are any. */
+    private final java.util.concurrent.atomic.AtomicInteger waitingCallers =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public boolean tryDrive() {
+        return !stepped && DRIVER.compareAndSet(this, (Thread) null, Thread.currentThread());
+    }
+
+    @Override
+    public int step() {
+        return doWork();
+    }
+
+    @Override
+    public void stopDriving() {
+        DRIVER.setRelease(this, (Thread) null);
+    }
+
+    @Override
+    public boolean isDrivenByCurrentThread() {
+        return driver == Thread.currentThread();
+    }
+
+    @Override
+    public void callerWaiting(boolean waiting) {
+        if (waiting) {
+            waitingCallers.incrementAndGet();
+        } else if (waitingCallers.decrementAndGet() == 0) {
+            signal.signal();   // the executor thread carries on with what nobody waits for
         }
     }
 

@@ -68,7 +68,7 @@ public final class CommImpl implements Communicator {
              ShrinkRendezvous shrinkRendezvous, NanoClock clock, boolean stepped) {
         this.shrinkRendezvous = shrinkRendezvous;
         this.stepped = stepped;
-        this.awaitSpinNs = spin.idleNs();
+        this.awaitSpinNs = spin.inOpNs();
         this.name = name;
         this.rank = rank;
         this.size = size;
@@ -129,7 +129,7 @@ public final class CommImpl implements Communicator {
     }
 
     private OpFuture newFuture() {
-        return new OpFuture(executorThread(), awaitSpinNs, stepped);
+        return new OpFuture(executorThread(), stepped ? null : executor, awaitSpinNs, stepped);
     }
 
     /** Refuses what would block the thread that steps this communicator. */
@@ -194,7 +194,7 @@ public final class CommImpl implements Communicator {
                         + config.maxPendingOps() + ") and this communicator is stepped by its caller: step it "
                         + "until operations complete, or raise " + CommConfig.MAX_PENDING_OPS);
             }
-            if (Thread.currentThread() == executorThread()) {
+            if (Thread.currentThread() == executorThread() || executor.isDrivenByCurrentThread()) {
                 throw new JcclException(ErrorCode.INVALID_USAGE, "the operation queue is full ("
                         + config.maxPendingOps() + ") and this is the communicator's own thread; raise "
                         + CommConfig.MAX_PENDING_OPS + " or do not issue operations from completion callbacks");
@@ -724,7 +724,7 @@ public final class CommImpl implements Communicator {
         if (stepped) {
             throw new JcclException(ErrorCode.INVALID_USAGE, CommExecutor.SPLIT_NOT_STEPPED);
         }
-        if (Thread.currentThread() == executorThread()) {
+        if (Thread.currentThread() == executorThread() || executor.isDrivenByCurrentThread()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "split cannot be called from a completion callback");
         }
         CompletableFuture<Optional<Communicator>> result = new CompletableFuture<>();
@@ -758,7 +758,7 @@ public final class CommImpl implements Communicator {
             throw ArgChecks.invalid("excludedRanks must not be null");
         }
         checkNotStepped("shrink");
-        if (Thread.currentThread() == executorThread()) {
+        if (Thread.currentThread() == executorThread() || executor.isDrivenByCurrentThread()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "shrink cannot be called from a completion callback");
         }
         int[] excluded = excludedRanks.clone();
@@ -813,7 +813,7 @@ public final class CommImpl implements Communicator {
         aborted = true;
         closed.set(true);
         executor.requestAbort();
-        if (!stepped && Thread.currentThread() != executorThread()) {
+        if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
             executor.awaitTermination(1_000);
         }
     }
@@ -824,13 +824,13 @@ public final class CommImpl implements Communicator {
             shrinkRendezvous.close();
         }
         if (!closed.compareAndSet(false, true)) {
-            if (!stepped && Thread.currentThread() != executorThread()) {
+            if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
                 executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
             }
             return;
         }
         executor.requestClose();
-        if (!stepped && Thread.currentThread() != executorThread()) {
+        if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
             executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
         }
     }

@@ -17,14 +17,21 @@ import java.util.concurrent.TimeoutException;
  * <p>Two completions: {@code completion} is what waiters block on; {@code published} is where the futures
  * handed out by {@link #toCompletableFuture()} hang, and nobody waits on it. A thread blocked in
  * {@link CompletableFuture#get()} helps run the dependents of the future it waits on; were the callbacks
- * attached there, a waiter could run one operation's callbacks while the communicator's thread already runs
- * the next one's, breaking their issue order. This way they run on the communicator's thread, in order.
+ * attached there, a waiter could run one operation's callbacks while another thread already completes the next
+ * one's, breaking their issue order. This way they run on the thread that completes the operation — the executor
+ * thread, or a caller driving the communicator while it waits ({@link Progress}) — one operation at a time, in
+ * issue order.
  */
 final class OpFuture implements CollectiveFuture {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     private final CompletableFuture<Void> published = new CompletableFuture<>();
     private final Thread executorThread;
-    /** How long {@link #await()} and {@link #get()} poll for completion before blocking. */
+    /** What a waiter drives while it waits (caller-driven progress); null: only the executor thread progresses. */
+    private final Progress progress;
+    /**
+     * How long {@link #await()} and {@link #get()} drive (or poll) without progress before blocking: a small operation
+     * completes within it on the waiting thread, with no hand-over between threads.
+     */
     private final long spinNs;
     /** The communicator is stepped by its caller: a blocking wait would wait forever, so it is refused. */
     private final boolean stepped;
@@ -34,17 +41,19 @@ final class OpFuture implements CollectiveFuture {
     private long position = -1;
 
     OpFuture(Thread executorThread) {
-        this(executorThread, 0, false);
+        this(executorThread, null, 0, false);
     }
 
     /**
      * @param executorThread the communicator's thread (waiting on it for a pending operation is refused)
-     * @param spinNs         how long a waiter polls for completion before it blocks ({@code JCCL_IDLE_SPIN_US}):
-     *                       a small operation then completes without the executor having to wake the waiter
+     * @param progress       what a waiter drives (the executor), or null
+     * @param spinNs         how long a waiter drives without progress before it blocks ({@code JCCL_SPIN_US}):
+     *                       a small operation then completes on the waiting thread, without any hand-over
      * @param stepped        whether the communicator is stepped by its caller (blocking waits are refused)
      */
-    OpFuture(Thread executorThread, long spinNs, boolean stepped) {
+    OpFuture(Thread executorThread, Progress progress, long spinNs, boolean stepped) {
         this.executorThread = executorThread;
+        this.progress = progress;
         this.spinNs = spinNs;
         this.stepped = stepped;
     }
@@ -91,9 +100,64 @@ final class OpFuture implements CollectiveFuture {
             throw new JcclException(ErrorCode.INVALID_USAGE, "this operation belongs to the group this thread has "
                     + "open; it starts at groupEnd(), so waiting for it now would wait forever");
         }
-        if (Thread.currentThread() == executorThread && !completion.isDone()) {
+        if (!completion.isDone() && (Thread.currentThread() == executorThread
+                || (progress != null && progress.isDrivenByCurrentThread()))) {
             throw new JcclException(ErrorCode.INVALID_USAGE, "cannot wait for a pending operation on the "
-                    + "communicator's own thread (from a completion callback): it would wait for itself");
+                    + "communicator's own thread, or on a thread while it drives the communicator (from a completion "
+                    + "callback or an operation listener): it would wait for itself");
+        }
+    }
+
+    /**
+     * Caller-driven progress: the waiting thread steps the communicator itself while the operation is not done, for
+     * as long as steps keep progressing and then {@code spinNs} more (at most {@code maxNs} in all); then it hands
+     * over to the executor thread and the caller blocks. Without a spin time (more busy threads than cores) it makes
+     * the progress that is possible at once and then blocks, leaving the cores to the peers.
+     */
+    private void driveUntilDone(long maxNs) {
+        if (completion.isDone()) {
+            return;
+        }
+        if (progress == null) {
+            spinUntilDone(maxNs);
+            return;
+        }
+        long start = System.nanoTime();
+        long lastWorkNs = start;
+        progress.callerWaiting(true);
+        try {
+            while (!completion.isDone()) {
+                if (progress.tryDrive()) {
+                    try {
+                        int idle = 0;
+                        while (!completion.isDone()) {
+                            if (progress.step() > 0) {
+                                idle = 0;
+                                lastWorkNs = 0;
+                            } else if ((++idle & 63) == 0) {
+                                break;   // look at the clock now and then, off the driving flag
+                            } else {
+                                Thread.onSpinWait();
+                            }
+                        }
+                    } finally {
+                        progress.stopDriving();
+                    }
+                }
+                if (completion.isDone()) {
+                    return;
+                }
+                long now = System.nanoTime();
+                if (lastWorkNs == 0) {
+                    lastWorkNs = now;
+                }
+                if (now - lastWorkNs >= spinNs || now - start >= maxNs) {
+                    return;   // hand over: the executor thread carries on while this one blocks
+                }
+                Thread.onSpinWait();
+            }
+        } finally {
+            progress.callerWaiting(false);
         }
     }
 
@@ -116,7 +180,7 @@ final class OpFuture implements CollectiveFuture {
     @Override
     public void await() {
         checkNotExecutor();
-        spinUntilDone(Long.MAX_VALUE);
+        driveUntilDone(Long.MAX_VALUE);
         try {
             completion.get();
         } catch (InterruptedException e) {
@@ -131,7 +195,7 @@ final class OpFuture implements CollectiveFuture {
     public boolean await(Duration timeout) {
         checkNotExecutor();
         long timeoutNs = timeout.toNanos();
-        spinUntilDone(timeoutNs);
+        driveUntilDone(timeoutNs);
         try {
             completion.get(timeoutNs, TimeUnit.NANOSECONDS);
             return true;
@@ -191,14 +255,14 @@ final class OpFuture implements CollectiveFuture {
     @Override
     public Void get() throws InterruptedException, ExecutionException {
         checkNotExecutor();
-        spinUntilDone(Long.MAX_VALUE);
+        driveUntilDone(Long.MAX_VALUE);
         return completion.get();
     }
 
     @Override
     public Void get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
         checkNotExecutor();
-        spinUntilDone(unit.toNanos(timeout));
+        driveUntilDone(unit.toNanos(timeout));
         return completion.get(timeout, unit);
     }
 }
