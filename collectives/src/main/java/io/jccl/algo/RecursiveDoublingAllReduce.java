@@ -34,6 +34,21 @@ public final class RecursiveDoublingAllReduce {
         long chunk = p.chunkElements();
         for (long start = 0; start < count; start += chunk) {
             long len = Math.min(chunk, count - start);
+            if (extra == 0) {
+                // Every rank is in the core: the first exchange reads the input itself (no copy into the output
+                // first), later ones combine in the output.
+                int core = r;
+                for (int mask = 1; mask < pow; mask <<= 1) {
+                    int partner = core ^ mask;
+                    if (mask == 1) {
+                        p.exchangeReduce(partner, Buf.SEND, start, true, Buf.RECV, start, len);
+                    } else {
+                        p.exchangeReduce(partner, Buf.RECV, start, len);
+                    }
+                }
+                p.copy(Buf.RECV, start, Buf.RECV, start, len, false, true);
+                continue;
+            }
             p.copy(Buf.SEND, start, Buf.RECV, start, len, true, false);
             if (folded) {
                 p.send(r + 1, Buf.RECV, start, len);

@@ -55,6 +55,8 @@ final class PlanRunner {
     private boolean[] recv0Done = new boolean[4];
     private boolean[] recv1Done = new boolean[4];
     private boolean[] exchangeDone = new boolean[4];
+    /** An exchange whose operand was prepared into its result buffer (sent from there, combined in place). */
+    private boolean[] exchangePrepared = new boolean[4];
     private int[] sendsPosted = new int[4];
     private MemorySegment[] sourceBuffer = new MemorySegment[4];
     private long[] sourceOffset = new long[4];
@@ -108,6 +110,7 @@ final class PlanRunner {
         recv0Done = new boolean[n];
         recv1Done = new boolean[n];
         exchangeDone = new boolean[n];
+        exchangePrepared = new boolean[n];
         sendsPosted = new int[n];
         sourceBuffer = new MemorySegment[n];
         sourceOffset = new long[n];
@@ -121,6 +124,7 @@ final class PlanRunner {
         recv0Done[lane] = false;
         recv1Done[lane] = false;
         exchangeDone[lane] = false;
+        exchangePrepared[lane] = false;
         sendsPosted[lane] = 0;
         sourceBuffer[lane] = null;
     }
@@ -270,7 +274,20 @@ final class PlanRunner {
                     }
                     recv0[lane] = r;
                 }
-                NetRequest s = isend(step.sendPeer0(), acc, step.dstOffset(), bytes, member);
+                MemorySegment out = acc;
+                long outOffset = step.dstOffset();
+                if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
+                    if (step.prepare() && reducers[member].needsPrepare()) {
+                        // The contribution this rank sends is its prepared input: made once, where the result goes.
+                        reducers[member].prepare(buffer(step.src(), member), step.srcOffset(), acc,
+                                step.dstOffset(), step.count());
+                        exchangePrepared[lane] = true;
+                    } else {
+                        out = buffer(step.src(), member);   // sent straight from the input: no copy first
+                        outOffset = step.srcOffset();
+                    }
+                }
+                NetRequest s = isend(step.sendPeer0(), out, outOffset, bytes, member);
                 if (s == null) {
                     return false;
                 }
@@ -330,8 +347,15 @@ final class PlanRunner {
             case RECV_REDUCE_SEND -> reduce(lane, step, member);
             case EXCHANGE_REDUCE -> {
                 MemorySegment acc = buffer(step.dst(), member);
-                reducers[member].combine(acc, step.dstOffset(), staging.segment(slot0[lane]), 0, acc,
-                        step.dstOffset(), step.count(), false);
+                if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
+                    // acc = input ⊕ received: the input read once, the result written once.
+                    reducers[member].combine(buffer(step.src(), member), step.srcOffset(),
+                            staging.segment(slot0[lane]), 0, acc, step.dstOffset(), step.count(), false);
+                } else {
+                    reducers[member].combine(acc, step.dstOffset(), staging.segment(slot0[lane]), 0, acc,
+                            step.dstOffset(), step.count(), false);
+                }
+                exchangePrepared[lane] = false;
                 staging.release(slot0[lane]);
                 slot0[lane] = -1;
                 finishStep(lane);

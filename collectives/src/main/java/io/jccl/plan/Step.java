@@ -15,7 +15,10 @@ package io.jccl.plan;
  *     {@code dst} ({@link Buf#NONE}: keep it in staging), then send it to {@code sendPeer0/1} if any.</li>
  * <li>{@link Kind#COPY}: {@code dst = finish?(prepare?(src))}; in place when src and dst are the same.</li>
  * <li>{@link Kind#EXCHANGE_REDUCE}: send the partial at {@code dst} to {@code sendPeer0} while receiving
- *     the peer's partial from {@code recvPeer0}; when both are done, {@code dst = dst ⊕ received}.</li>
+ *     the peer's partial from {@code recvPeer0}; when both are done, {@code dst = dst ⊕ received}. With a
+ *     {@code src} (not {@link Buf#NONE}) the local operand is there instead (raw input when {@code prepare}): it
+ *     is sent from {@code src} (prepared into {@code dst} first where the reduction prepares) and
+ *     {@code dst = src ⊕ received}.</li>
  * </ul>
  *
  * @param kind      what the step does

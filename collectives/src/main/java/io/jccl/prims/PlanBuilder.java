@@ -138,6 +138,14 @@ public final class PlanBuilder implements Prims {
                 bytes(accIndex), count, false, false));
     }
 
+    @Override
+    public void exchangeReduce(int peer, Buf src, long srcIndex, boolean prepare, Buf acc, long accIndex,
+                               long count) {
+        staging(count);
+        add(new Step(Step.Kind.EXCHANGE_REDUCE, member, peer, NO_PEER, peer, NO_PEER, src, bytes(srcIndex), acc,
+                bytes(accIndex), count, prepare, false));
+    }
+
     /**
      * @param algorithm name of the algorithm, for logs
      * @return the plan

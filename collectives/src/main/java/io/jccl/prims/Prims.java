@@ -117,6 +117,23 @@ public interface Prims {
      */
     void exchangeReduce(int peer, Buf acc, long accIndex, long count);
 
+    /**
+     * Exchanges with a peer and combines, from a separate local operand: sends this rank's operand at
+     * {@code src} (its raw input when {@code prepare}: prepared into {@code acc} first only where the reduction has
+     * a prepare step, sent straight from {@code src} otherwise), receives the peer's, and writes
+     * {@code acc = src ⊕ peer's}. An out-of-place all-reduce thus needs no copy of its input into its output before
+     * the exchange can start.
+     *
+     * @param peer     the partner rank
+     * @param src      buffer holding this rank's operand
+     * @param srcIndex its first element
+     * @param prepare  the operand is raw input
+     * @param acc      buffer for the result
+     * @param accIndex its first element
+     * @param count    elements
+     */
+    void exchangeReduce(int peer, Buf src, long srcIndex, boolean prepare, Buf acc, long accIndex, long count);
+
     /** Starts a new lane: the following steps run concurrently with earlier lanes. */
     void newLane();
 
