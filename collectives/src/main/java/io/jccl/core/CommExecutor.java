@@ -69,6 +69,8 @@ final class CommExecutor implements Runnable, Progress {
     private static final Logger P2P_LOG = JcclLog.logger(Subsystem.P2P, CommExecutor.class);
     /** Bytes per rank in the all-gathers a split runs over its parent. */
     static final int SPLIT_RECORD_BYTES = 4096;
+    /** Staging slots allocated (and so touched) at creation: what a pipelined operation between a few peers uses. */
+    static final int PREALLOCATED_STAGING_SLOTS = 4;
     /** Timer slack of the executor thread: its short polling parks end on time, not up to 50 µs late. */
     static final long TIMER_SLACK_NS = 1_000;
     /** After a peer vanished, how long to wait for a report from another rank that says why. */
@@ -177,6 +179,7 @@ final class CommExecutor implements Runnable, Progress {
         this.control = new ControlPlane(rank, links, arena, peerNames, config.peerTimeout().toNanos(), clock,
                 stepped);
         this.staging = new StagingPool(stagingSlotBytes);
+        this.staging.preallocate(PREALLOCATED_STAGING_SLOTS);
         this.runner = new PlanRunner(rank, links, staging, peerNames);
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.opTimeoutNs = config.opTimeout().toNanos();
