@@ -159,6 +159,10 @@ public final class Connection implements SenderPath.AckVisitor {
     private long drainedCloseIntervalNs;
     /** When this draining side first told the peer it is drained. */
     private long drainedSinceNs = Long.MAX_VALUE;
+    /** How often it told the peer so far. */
+    private int drainedAttempts;
+    /** Attempts before a draining side may take the peer's silence for an answer (each may be lost). */
+    private static final int MIN_DRAINED_ATTEMPTS = 4;
     /** When anything of this connection last arrived from the peer. */
     private long lastHeardNs;
 
@@ -781,7 +785,10 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         draining = true;
-        drainedCloseIntervalNs = Math.max(config.rtoFloorNs(), 2 * Math.min(bestActiveRttNs(), config.rtoMaxNs()));
+        long rttNs = bestActiveRttNs();
+        // Repeated like a retransmission: twice the best round trip, or the first RTO before any sample.
+        drainedCloseIntervalNs = Math.min(config.rtoMaxNs(), rttNs == Long.MAX_VALUE ? 4 * config.rtoFloorNs()
+                : Math.max(config.rtoFloorNs(), 2 * rttNs));
         checkDrained(nowNs);
     }
 
@@ -848,7 +855,7 @@ public final class Connection implements SenderPath.AckVisitor {
             fail();
             return;
         }
-        if (drainedSinceNs != Long.MAX_VALUE && nowNs - quietUntilNs() >= 0) {
+        if (drainedAttempts >= MIN_DRAINED_ATTEMPTS && nowNs - quietUntilNs() >= 0) {
             // No confirmation, and silence far longer than the peer's longest retransmission interval: the peer
             // needs nothing more from this side (else it would still be sending), or it is gone (its confirmation
             // lost before it closed). Everything this side sent was acknowledged.
@@ -865,6 +872,7 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             closeDue = true;
             closeReason = CloseFlyweight.REASON_DRAINED;
+            drainedAttempts++;
             counters.increment(Counter.DRAINED_CLOSES_SENT);
             drainedCloseDueNs = nowNs + drainedCloseIntervalNs;
             drainedCloseIntervalNs = Math.min(2 * drainedCloseIntervalNs, Math.max(config.rtoMaxNs(),
@@ -1210,7 +1218,7 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         if (draining && unacknowledgedMessages() == 0) {
             next = Math.min(next, drainedCloseDueNs);
-            if (drainedSinceNs != Long.MAX_VALUE) {
+            if (drainedAttempts >= MIN_DRAINED_ATTEMPTS) {
                 next = Math.min(next, quietUntilNs());
             }
         }
