@@ -134,12 +134,16 @@ public final class Tuner {
         }
         Algorithm best = Algorithm.RING;
         double bestSeconds = predictAllReduceSeconds(Algorithm.RING, bytes);
-        for (Algorithm a : new Algorithm[] {Algorithm.RECURSIVE_DOUBLING, Algorithm.TREE}) {
-            double s = predictAllReduceSeconds(a, bytes);
-            if (s < bestSeconds) {
-                best = a;
-                bestSeconds = s;
-            }
+        // A tie goes to recursive doubling: it is one exchange round where the ring is two steps in series (at 2
+        // ranks a small all-reduce costs the same 2h either way in the model, and one hop less in fact).
+        double rd = predictAllReduceSeconds(Algorithm.RECURSIVE_DOUBLING, bytes);
+        if (rd <= bestSeconds) {
+            best = Algorithm.RECURSIVE_DOUBLING;
+            bestSeconds = rd;
+        }
+        double tree = predictAllReduceSeconds(Algorithm.TREE, bytes);
+        if (tree < bestSeconds) {
+            best = Algorithm.TREE;
         }
         return best;
     }

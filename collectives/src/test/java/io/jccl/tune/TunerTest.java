@@ -20,6 +20,15 @@ class TunerTest {
     }
 
     @Test
+    void twoRanksExchangeOnceForSmallMessagesAndRingForLarge() {
+        // One exchange instead of the ring's two steps in series.
+        for (Tuner t : new Tuner[] {local(2), tcp(2)}) {
+            assertThat(t.choose(OpKind.ALL_REDUCE, 8).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+            assertThat(t.choose(OpKind.ALL_REDUCE, 16 << 20).algorithm()).isEqualTo(Algorithm.RING);
+        }
+    }
+
+    @Test
     void recursiveDoublingForSmallMessagesRingForLargeOnFourRanks() {
         for (Tuner t : new Tuner[] {local(4), tcp(4)}) {
             assertThat(t.choose(OpKind.ALL_REDUCE, 64).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
