@@ -331,7 +331,28 @@ final class CommExecutor implements Runnable, Progress {
 
     @Override
     public int step() {
+        if (COUNT_CALLER_ALLOCATION) {
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            int work = doWork();
+            callerStepAllocatedBytes.addAndGet(THREADS.getCurrentThreadAllocatedBytes() - before);
+            return work;
+        }
         return doWork();
+    }
+
+    /**
+     * Tests ({@code -Djccl.test.countCallerAllocation=true}): bytes allocated by the steps callers drove, so that the
+     * allocation test sees the state machine's allocation whichever thread runs it. Off: the check folds away.
+     */
+    static final boolean COUNT_CALLER_ALLOCATION = Boolean.getBoolean("jccl.test.countCallerAllocation");
+    private static final com.sun.management.ThreadMXBean THREADS = COUNT_CALLER_ALLOCATION
+            ? (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean() : null;
+    private final java.util.concurrent.atomic.AtomicLong callerStepAllocatedBytes =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /** @return bytes allocated by steps callers drove (only counted with the test property set) */
+    long callerStepAllocatedBytes() {
+        return callerStepAllocatedBytes.get();
     }
 
     @Override

@@ -11,8 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
 
 /**
- * Runs warm all-reduces in a fresh JVM, as an application would, and prints what the executor threads
- * allocated per operation: {@code BYTES_PER_OP <n>}. Usage: {@code SteadyStateAllocationMain <transport> [metrics]}; with {@code metrics}, a
+ * Runs warm all-reduces in a fresh JVM, as an application would, and prints what the communicators' progress
+ * allocated per operation — on their executor threads and in the steps waiting callers drove
+ * ({@code -Djccl.test.countCallerAllocation=true}, which the test sets): {@code BYTES_PER_OP <n>}. Usage: {@code SteadyStateAllocationMain <transport> [metrics]}; with {@code metrics}, a
  * {@link io.jccl.metrics.JcclMetrics} bound to a {@code SimpleMeterRegistry} records every operation.
  */
 public final class SteadyStateAllocationMain {
@@ -54,6 +55,9 @@ public final class SteadyStateAllocationMain {
         long sum = 0;
         for (Communicator c : comms) {
             sum += threads.getThreadAllocatedBytes(((CommImpl) c).executorThreadForTests().threadId());
+            // What the executor's steps allocated on the threads that waited and drove them (caller-driven
+            // progress); the callers' own API calls (futures, requests) are not counted.
+            sum += ((CommImpl) c).executor().callerStepAllocatedBytes();
         }
         return sum;
     }

@@ -1,0 +1,119 @@
+package io.jccl.api;
+
+import io.jccl.CollectiveFuture;
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.jccl.DataType.FLOAT32;
+import static io.jccl.ReduceOp.SUM;
+import static io.jccl.api.CommAssertions.HANG;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Caller-driven progress: the thread that waits for an operation runs it (the plan, the transports) itself, and the
+ * communicator's own thread progresses what nobody waits for.
+ */
+class CallerDrivenProgressTest {
+    private final Arena arena = Arena.ofShared();
+    private final List<Communicator> comms = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        comms.forEach(Communicator::close);
+        arena.close();
+    }
+
+    private MemorySegment ones(long count) {
+        MemorySegment s = arena.allocate(count * 4);
+        for (long i = 0; i < count; i++) {
+            s.setAtIndex(ValueLayout.JAVA_FLOAT, i, 1f);
+        }
+        return s;
+    }
+
+    @Test
+    void theWaitingThreadRunsItsOperationAndItsCallbacks() throws Exception {
+        // A spin time far above the peer's delay: the waiter keeps driving until the operation completes.
+        comms.addAll(Communicator.local(2, CommConfig.builder().spin(Duration.ofSeconds(1)).build()));
+        MemorySegment a = ones(1024);
+        MemorySegment b = ones(1024);
+        CollectiveFuture first = comms.get(0).allReduce(a, a, 1024, FLOAT32, SUM);
+        AtomicReference<String> callbackThread = new AtomicReference<>();
+        first.toCompletableFuture().whenComplete((v, t) -> callbackThread.set(Thread.currentThread().getName()));
+        Thread peer = Thread.ofPlatform().name("peer").start(() -> {
+            try {
+                Thread.sleep(100);   // rank 0 waits meanwhile
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            comms.get(1).allReduce(b, b, 1024, FLOAT32, SUM).await();
+        });
+        assertThat(first.await(HANG)).isTrue();
+        peer.join(HANG.toMillis());
+        assertThat(callbackThread.get()).as("the operation completed on the thread that waited for it")
+                .isEqualTo(Thread.currentThread().getName());
+        assertThat(a.getAtIndex(ValueLayout.JAVA_FLOAT, 1023)).isEqualTo(2f);
+    }
+
+    @Test
+    void theCommunicatorsThreadRunsWhatNobodyWaitsFor() throws Exception {
+        comms.addAll(Communicator.local(3));
+        List<CollectiveFuture> futures = new ArrayList<>();
+        MemorySegment[] bufs = new MemorySegment[3];
+        for (int r = 0; r < 3; r++) {
+            bufs[r] = ones(4096);
+        }
+        for (int i = 0; i < 20; i++) {
+            for (int r = 0; r < 3; r++) {
+                futures.add(comms.get(r).allReduce(bufs[r], bufs[r], 4096, FLOAT32, SUM));
+            }
+        }
+        long until = System.nanoTime() + HANG.toNanos();
+        while (!futures.stream().allMatch(CollectiveFuture::isDone) && System.nanoTime() < until) {
+            Thread.sleep(1);   // nobody awaits: only the communicators' threads can complete them
+        }
+        assertThat(futures).allMatch(CollectiveFuture::isDone);
+        assertThat(futures).allMatch(f -> f.error().isEmpty());
+        assertThat(bufs[0].getAtIndex(ValueLayout.JAVA_FLOAT, 0)).isEqualTo((float) Math.pow(3, 20));
+    }
+
+    @Test
+    void manyThreadsWaitingOnOneCommunicatorTakeTurnsDriving() throws Exception {
+        comms.addAll(Communicator.local(2));
+        int ops = 100;   // 2^100 still fits a float: the result checks every operation ran once
+        MemorySegment[] bufs = {ones(64), ones(64)};
+        List<CollectiveFuture> mine = new ArrayList<>();
+        for (int i = 0; i < ops; i++) {
+            mine.add(comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM));
+        }
+        // Four threads await rank 0's operations at once while rank 1's are issued and awaited here.
+        List<Thread> waiters = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            int first = w;
+            waiters.add(Thread.ofPlatform().start(() -> {
+                for (int i = first; i < ops; i += 4) {
+                    mine.get(i).await();
+                }
+            }));
+        }
+        for (int i = 0; i < ops; i++) {
+            comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM).await();
+        }
+        for (Thread t : waiters) {
+            t.join(HANG.toMillis());
+            assertThat(t.isAlive()).isFalse();
+        }
+        assertThat(mine).allMatch(f -> f.isDone() && f.error().isEmpty());
+        assertThat(bufs[0].getAtIndex(ValueLayout.JAVA_FLOAT, 0)).isEqualTo((float) Math.pow(2, ops));
+    }
+}
