@@ -34,6 +34,12 @@ public interface CollectiveFuture extends Future<Void> {
     /** @return the failure, if the operation completed with one */
     Optional<JcclException> error();
 
-    /** @return a {@link CompletableFuture} that completes with this operation (completing it has no effect here) */
+    /**
+     * Callbacks attached to it run on the thread that completes the operation: the communicator's own thread, or a
+     * thread that waits for an operation of the communicator and so drives it; one operation at a time, in issue
+     * order. Waiting for a pending operation of the same communicator from a callback is refused.
+     *
+     * @return a {@link CompletableFuture} that completes with this operation (completing it has no effect here)
+     */
     CompletableFuture<Void> toCompletableFuture();
 }
