@@ -33,7 +33,12 @@ fi
 jccl="$here/jccl"
 dist="$here/launcher/target/dist"
 
-"$jccl" version >/dev/null   # builds JCCL and the AOT cache if needed
+# Builds JCCL and the AOT cache if needed (what that prints goes to standard error).
+if ! first="$("$jccl" version 2>&1 >/dev/null)"; then
+  echo "$first" >&2
+  exit 1
+fi
+grep -v '^WARNING: Using incubator modules' <<< "$first" >&2 || true
 if [ ! -s "$dist/jccl.aot" ]; then
   echo "$0: no AOT cache at $dist/jccl.aot (JCCL_AOT=0 set, or its build failed: see $dist/jccl.aot.log)" >&2
   exit 1

@@ -29,7 +29,8 @@ log="$cache.log"
 # heap too large for compressed pointers) runs without it and says nothing (it would say so on standard output).
 use_options() { printf '%s\n' "-XX:AOTCache=$cache" "-Xlog:aot*=off,cds*=off"; }
 
-read -r -a jvm_flags < "$dist/jvm.options" || exit 0
+[ -f "$dist/jvm.options" ] || exit 0
+read -r -a jvm_flags < "$dist/jvm.options" || true   # (no newline at its end is fine)
 shopt -s nullglob
 jars=("$dist"/lib/*.jar)
 shopt -u nullglob
