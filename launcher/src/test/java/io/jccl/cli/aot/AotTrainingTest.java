@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -21,8 +22,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The real training run, tiny ({@code aot-train --quick --transports tcp}: two JVMs, a few collectives): under
- * {@code -XX:AOTCacheOutput} it makes a cache that a JVM with the same flags and class path maps
+ * The real training run, tiny ({@code aot-train --quick --transports shm,tcp}: two JVMs, a few collectives; shm made
+ * impossible, so that it is left out and tcp alone trains): under {@code -XX:AOTCacheOutput} it makes a cache that a JVM with the same flags and class path maps
  * ({@code -XX:AOTMode=on}) and loads JCCL's classes from. Once a jar changes, the JVM cannot use the cache: it runs
  * without it, and with the options {@code ./jccl} gives ({@code -Xlog:aot*=off,cds*=off}) says nothing about it.
  * The class path is made of jars, as {@code ./jccl}'s is: a JVM makes no AOT cache with classes from a directory.
@@ -69,6 +70,11 @@ class AotTrainingTest {
     }
 
     private Run java(List<String> options, String classPath, String... args) throws Exception {
+        return java(Map.of(), options, classPath, args);
+    }
+
+    private Run java(Map<String, String> env, List<String> options, String classPath, String... args)
+            throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(RunCommand.jvmFlags());
@@ -78,6 +84,7 @@ class AotTrainingTest {
         Path out = tmp.resolve("out-" + System.nanoTime());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("JCCL_"));
+        pb.environment().putAll(env);
         Process p = pb.start();
         p.getOutputStream().close();
         if (!p.waitFor(300, TimeUnit.SECONDS)) {
@@ -93,10 +100,14 @@ class AotTrainingTest {
     void aTinyTrainingMakesACacheThatJvmsLoadJcclFromAndAStaleOneIsIgnoredQuietly() throws Exception {
         String cp = jarClassPath();
         Path cache = tmp.resolve("jccl.aot");
-        Run train = java(List.of("-XX:AOTCacheOutput=" + cache), cp, "aot-train", "--quick", "--transports", "tcp",
+        // shm cannot run here (its driver directory would be inside a file): it is left out, tcp trains.
+        Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
+        Run train = java(Map.of("JCCL_SHM_DIR", file.resolve("shm").toString()),
+                List.of("-XX:AOTCacheOutput=" + cache), cp, "aot-train", "--quick", "--transports", "shm,tcp",
                 "--time-limit", "240");
         assertThat(train.exit()).as("%s", train).isZero();
-        assertThat(train.lines()).as("%s", train).anyMatch(l -> l.startsWith("jccl aot-train: trained over tcp"));
+        assertThat(train.lines()).as("%s", train).anyMatch(l -> l.startsWith("jccl aot-train: shm left out: "))
+                .anyMatch(l -> l.startsWith("jccl aot-train: trained over tcp in "));
         assertThat(cache).isNotEmptyFile();
 
         Run use = java(List.of("-XX:AOTCache=" + cache, "-XX:AOTMode=on", "-Xlog:class+load=info"), cp, "version");
