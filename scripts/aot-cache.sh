@@ -4,7 +4,7 @@
 #
 # Prints the JVM options that use the cache, one per line, or nothing when there is none to use. Builds it first
 # when it is missing or does not match (another JDK, other jars, other JVM flags): a training run,
-# `java -XX:AOTCacheOutput=... io.jccl.cli.Main aot-train`, about a minute, once per build. The new cache is written
+# `java -XX:AOTCacheOutput=... io.jccl.cli.Main aot-train`, about half a minute, once per build. The new cache is written
 # under a temporary name, checked (a JVM must be able to map it, -XX:AOTMode=on) and only then renamed into place,
 # so an interrupted or failed build never leaves a cache that later runs use. A build that fails is not tried again
 # until the build changes (delete DIST/jccl.aot.failed to retry); the log is DIST/jccl.aot.log.
@@ -61,7 +61,7 @@ tmp="$cache.tmp.$$"
 trap 'rm -f "$tmp" "$tmp.config" "$keyfile.tmp.$$"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-echo "jccl: building the AOT cache, so that JVMs start warm (once per build, about a minute; JCCL_AOT=0 skips it) ..." >&2
+echo "jccl: building the AOT cache, so that JVMs start warm (once per build, about half a minute; JCCL_AOT=0 skips it) ..." >&2
 # A clean environment: the training must not join a job or pick up settings of the shell that runs ./jccl.
 clean_env=(env -i "PATH=$PATH" "HOME=${HOME:-/}" "JAVA_HOME=$JAVA_HOME")
 [ -n "${TMPDIR:-}" ] && clean_env+=("TMPDIR=$TMPDIR")
