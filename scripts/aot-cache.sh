@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# JCCL's JDK AOT cache (JEP 483 class loading and linking, JEP 515 method profiles) for ./jccl and every rank JVM it
-# starts. Usage: scripts/aot-cache.sh DIST   (DIST: launcher/target/dist; JAVA_HOME: the JDK ./jccl runs)
+# JCCL's JDK AOT cache (JEP 483 classes, JEP 515 method profiles) for ./jccl and every rank JVM it starts.
+# Usage: scripts/aot-cache.sh DIST   (DIST: launcher/target/dist; JAVA_HOME: the JDK ./jccl runs)
 #
 # Prints the JVM options that use the cache, one per line, or nothing when there is none to use. Builds it first
 # when it is missing or does not match (another JDK, other jars, other JVM flags): a training run,
-# `java -XX:AOTCacheOutput=... io.jccl.cli.Main aot-train`, about half a minute, once per build. The new cache is written
-# under a temporary name, checked (a JVM must be able to map it, -XX:AOTMode=on) and only then renamed into place,
-# so an interrupted or failed build never leaves a cache that later runs use. A build that fails is not tried again
-# until the build changes (delete DIST/jccl.aot.failed to retry); the log is DIST/jccl.aot.log.
+# `java -XX:AOTCacheOutput=... io.jccl.cli.Main aot-train`, about half a minute, once per build. The new cache is
+# written under a temporary name, checked (a JVM must be able to map it, -XX:AOTMode=on) and only then renamed into
+# place, so an interrupted or failed build never leaves a cache that later runs use. A build that fails is not tried
+# again until the build changes (delete DIST/jccl.aot.failed to retry); the log is DIST/jccl.aot.log.
 #
-# JCCL_AOT=0 turns the cache off (nothing is built or printed); 1 (the default) turns it on. JCCL_AOT_TRAIN_ARGS
-# (tests): extra arguments of the training run, e.g. "--quick --transports tcp".
+# JCCL_AOT=0 turns the cache off (nothing is built or printed); 1 (the default) turns it on.
 # Exit status: 0, also when there is no cache to use; 2 when JCCL_AOT is neither 0 nor 1.
 set -uo pipefail
 
@@ -61,7 +60,8 @@ tmp="$cache.tmp.$$"
 trap 'rm -f "$tmp" "$tmp.config" "$keyfile.tmp.$$"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-echo "jccl: building the AOT cache, so that JVMs start warm (once per build, about half a minute; JCCL_AOT=0 skips it) ..." >&2
+echo "jccl: building the AOT cache, so that JVMs start warm (once per build, about half a minute;" \
+  "JCCL_AOT=0 skips it) ..." >&2
 # A clean environment: the training must not join a job or pick up settings of the shell that runs ./jccl.
 clean_env=(env -i "PATH=$PATH" "HOME=${HOME:-/}" "JAVA_HOME=$JAVA_HOME")
 [ -n "${TMPDIR:-}" ] && clean_env+=("TMPDIR=$TMPDIR")
@@ -69,13 +69,15 @@ clean_env=(env -i "PATH=$PATH" "HOME=${HOME:-/}" "JAVA_HOME=$JAVA_HOME")
 start=$(date +%s)
 ok=0
 if "${clean_env[@]}" "$java" "${jvm_flags[@]}" -XX:AOTCacheOutput="$tmp" -cp "$dist/lib/*" io.jccl.cli.Main \
-      aot-train ${JCCL_AOT_TRAIN_ARGS:-} >"$log" 2>&1 \
+      aot-train >"$log" 2>&1 \
     && [ -s "$tmp" ] \
     && "${clean_env[@]}" "$java" "${jvm_flags[@]}" -XX:AOTCache="$tmp" -XX:AOTMode=on -cp "$dist/lib/*" \
       io.jccl.cli.Main version >>"$log" 2>&1; then
   ok=1
 fi
-if [ "$ok" = 1 ] && mv -f "$tmp" "$cache" && printf '%s\n' "$want" >"$keyfile.tmp.$$" && mv -f "$keyfile.tmp.$$" "$keyfile"; then
+# The cache first, then its key: a build stopped in between leaves a cache whose key does not match, which is not used.
+if [ "$ok" = 1 ] && mv -f "$tmp" "$cache" && printf '%s\n' "$want" >"$keyfile.tmp.$$" \
+    && mv -f "$keyfile.tmp.$$" "$keyfile"; then
   rm -f "$failed"
   echo "jccl: AOT cache built in $(( $(date +%s) - start )) s: $cache" >&2
   use_options

@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code jccl aot-train} (hidden): the training run of {@code ./jccl}'s AOT cache. {@code scripts/aot-cache.sh} starts
- * it in a JVM with {@code -XX:AOTCacheOutput=...}; what that JVM loads, links and profiles (JEP 483, 515) is what every
- * JVM {@code ./jccl} starts later finds ready.
+ * it in a JVM with {@code -XX:AOTCacheOutput=...}; the classes that JVM loads and the profiles it collects (JEP 483,
+ * 515) are what every JVM {@code ./jccl} starts later finds ready.
  *
  * <p>It runs what a rank of {@code jccl perf} runs, as rank 0 of a two-rank job over each of {@code --transports} in
  * turn (shm, tcp and MetaRoCE by default): for each, it starts the rendezvous and a peer JVM (rank 1, running this
@@ -194,8 +194,8 @@ public final class AotTrainCommand implements Callable<Integer> {
                 return status;
             }
             if (comm.rank() == 0) {
-                System.err.printf(Locale.ROOT, "jccl aot-train: %.1f s: jccl perf %s%n", (System.nanoTime() - start) / 1e9,
-                        String.join(" ", all));
+                System.err.printf(Locale.ROOT, "jccl aot-train: %.1f s: jccl perf %s%n",
+                        (System.nanoTime() - start) / 1e9, String.join(" ", all));
             }
         }
         return 0;

@@ -88,7 +88,6 @@ class AotCacheScriptTest {
         ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), dist.toString())
                 .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile());
         pb.environment().put("JAVA_HOME", jdk.toString());
-        pb.environment().remove("JCCL_AOT_TRAIN_ARGS");
         if (jcclAot == null) {
             pb.environment().remove("JCCL_AOT");
         } else {

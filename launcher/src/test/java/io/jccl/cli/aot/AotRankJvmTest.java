@@ -30,7 +30,8 @@ class AotRankJvmTest {
     private record Result(int code, List<String> out, List<String> err) {
         @Override
         public String toString() {
-            return "exit " + code + "\n--- stdout\n" + String.join("\n", out) + "\n--- stderr\n" + String.join("\n", err);
+            return "exit " + code + "\n--- stdout\n" + String.join("\n", out) + "\n--- stderr\n"
+                    + String.join("\n", err);
         }
     }
 
@@ -78,7 +79,8 @@ class AotRankJvmTest {
             assertThat(r.out()).as("%s", r).contains("[" + rank + "] jvm-option -XX:AOTCache=" + cache,
                     "[" + rank + "] jvm-option -Xlog:aot*=off,cds*=off");
         }
-        assertThat(r.out()).as("nothing but the ranks' lines: %s", r).allMatch(l -> l.matches("\\[[01]] jvm-option .*"));
+        assertThat(r.out()).as("nothing but the ranks' lines: %s", r)
+                .allMatch(l -> l.matches("\\[[01]] jvm-option .*"));
         assertThat(r.err()).as("%s", r).isEmpty();
     }
 

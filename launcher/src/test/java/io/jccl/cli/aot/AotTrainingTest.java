@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The real training run, tiny ({@code aot-train --quick --transports shm,tcp}: two JVMs, a few collectives; shm made
- * impossible, so that it is left out and tcp alone trains): under {@code -XX:AOTCacheOutput} it makes a cache that a JVM with the same flags and class path maps
- * ({@code -XX:AOTMode=on}) and loads JCCL's classes from. Once a jar changes, the JVM cannot use the cache: it runs
+ * impossible, so that it is left out and tcp alone trains): under {@code -XX:AOTCacheOutput} it makes a cache that a
+ * JVM with the same flags and class path maps ({@code -XX:AOTMode=on}) and loads JCCL's classes from. Once a jar changes, the JVM cannot use the cache: it runs
  * without it, and with the options {@code ./jccl} gives ({@code -Xlog:aot*=off,cds*=off}) says nothing about it.
  * The class path is made of jars, as {@code ./jccl}'s is: a JVM makes no AOT cache with classes from a directory.
  */
