@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         description = "JCCL: collective communication for the JVM.",
         subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
             FabricCommand.class, SoakCommand.class, io.jccl.cli.sim.SimCommand.class, DevicesCommand.class,
-            CommandLine.HelpCommand.class})
+            io.jccl.cli.aot.AotTrainCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
     /**
      * Exit status of a command whose environment is unusable: a malformed launcher variable or an invalid

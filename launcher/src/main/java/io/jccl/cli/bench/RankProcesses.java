@@ -2,6 +2,7 @@ package io.jccl.cli.bench;
 
 import io.jccl.cli.LauncherWatch;
 import io.jccl.cli.LogBackend;
+import io.jccl.cli.aot.AotOptions;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -223,11 +224,23 @@ public final class RankProcesses implements AutoCloseable {
         return ranks;
     }
 
-    /** This JVM's flags, less those that would clash in a second JVM (a debugger agent's port). */
+    /**
+     * This JVM's flags, less those that would clash in a second JVM: a debugger agent's port, and the options of an AOT
+     * training run (each JVM would write the same cache). An AOT cache this JVM uses is inherited.
+     */
     static List<String> inheritedJvmOptions() {
+        return inheritable(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    }
+
+    /**
+     * @param jvmOptions a JVM's options
+     * @return those a JVM started from it gets (see {@link #inheritedJvmOptions()})
+     */
+    static List<String> inheritable(List<String> jvmOptions) {
         List<String> out = new ArrayList<>();
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!(a.startsWith("-agentlib:jdwp") || a.startsWith("-Xrunjdwp") || a.equals("-Xdebug"))) {
+        for (String a : jvmOptions) {
+            if (!(a.startsWith("-agentlib:jdwp") || a.startsWith("-Xrunjdwp") || a.equals("-Xdebug")
+                    || AotOptions.isTrainingOption(a))) {
                 out.add(a);
             }
         }

@@ -1,6 +1,7 @@
 package io.jccl.cli.perf;
 
 import io.jccl.CommConfig;
+import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
@@ -206,6 +207,26 @@ public final class PerfCommand implements Callable<Integer> {
         int n = s.np() == 0 ? 1 : s.np();
         checkRanks(s, n);
         return launch(s, n);
+    }
+
+    /**
+     * Runs {@code jccl perf ARGS} in this JVM as one rank of {@code comm}, through the code a rank under a launcher
+     * runs, on a communicator the caller created (and closes); rank 0 prints the table on standard output. Several
+     * runs may share one communicator: the AOT training run ({@link io.jccl.cli.aot.AotTrainCommand}) does.
+     *
+     * @param comm the communicator
+     * @param args {@code jccl perf}'s arguments: the collectives, then flags ({@code --transport} only names the
+     *             transport in the table here; {@code -np}, if given, must be the communicator's size)
+     * @return the exit status: 0, or 1 when an element was wrong
+     * @throws CommandLine.ParameterException for a bad flag
+     * @throws JcclException when a collective fails
+     */
+    public static int runAsRank(Communicator comm, List<String> args) {
+        PerfCommand command = new PerfCommand();
+        new CommandLine(command).parseArgs(args.toArray(String[]::new));
+        Settings s = command.settings();
+        command.checkRanks(s, comm.size());
+        return PerfRunner.run(s, comm);
     }
 
     /** Parses and checks every flag; the errors name the flag and the value. */

@@ -90,6 +90,22 @@ final class PerfRunner {
         }
     }
 
+    /**
+     * Runs this process as one rank of {@code comm}, a communicator someone else created and closes (the AOT training
+     * run, which runs several jobs in one JVM); rank 0 prints to standard output.
+     *
+     * @param s    the checked settings
+     * @param comm the communicator
+     * @return the exit status: 0, or 1 when an element was wrong
+     */
+    static int run(PerfCommand.Settings s, Communicator comm) {
+        try (Arena arena = Arena.ofShared()) {
+            int status = new PerfRunner(s, comm, false, arena).runAll();
+            comm.barrier().await();
+            return status;
+        }
+    }
+
     /** @return the Prometheus endpoint of this rank (port P + local rank), or null without --metrics-port */
     private static MetricsEndpoint startMetrics(PerfCommand.Settings s) {
         if (s.metricsPort() < 0) {

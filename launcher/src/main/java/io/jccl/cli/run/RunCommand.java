@@ -4,6 +4,7 @@ import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import io.jccl.bootstrap.NetworkInterfaces;
 import io.jccl.cli.LogBackend;
+import io.jccl.cli.aot.AotOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -218,7 +219,8 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * What every rank runs: a JVM for a main class (behind {@link RankMain}), else the command itself. A JVM's SLF4J
+     * What every rank runs: a JVM for a main class (behind {@link RankMain}), else the command itself. A JVM gets
+     * this JVM's AOT cache ({@link AotOptions#rankOptions(Map)}: unless its {@code JCCL_AOT} is 0), and its SLF4J
      * backend gets the level
      * its {@code JCCL_DEBUG} asks for (this environment's, or {@code -x}'s), before {@code -J} options, which win.
      */
@@ -232,6 +234,7 @@ public final class RunCommand implements Callable<Integer> {
         argv.addAll(jvmFlags());
         Map<String, String> env = new HashMap<>(System.getenv());
         env.putAll(rankEnv);
+        argv.addAll(AotOptions.rankOptions(env));
         argv.addAll(LogBackend.jvmOptions(env));
         argv.addAll(jvmOptions);
         argv.add("-cp");
