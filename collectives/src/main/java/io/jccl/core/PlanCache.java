@@ -22,21 +22,27 @@ final class PlanCache {
         }
     };
 
-    // The last lookup, checked first without building a key.
-    private OpKind lastKind;
-    private long lastCount;
-    private int lastRoot;
-    private boolean lastInPlace;
-    private int lastElementBytes;
-    private Algorithm lastAlgorithm;
-    private long lastChunk;
-    private Plan lastPlan;
+    // The most recently used plans, probed first without building a key (a loop alternating between a few shapes
+    // allocates nothing): a small ring of their keys' fields.
+    private static final int RECENT = 8;
+    private final OpKind[] recentKind = new OpKind[RECENT];
+    private final long[] recentCount = new long[RECENT];
+    private final int[] recentRoot = new int[RECENT];
+    private final boolean[] recentInPlace = new boolean[RECENT];
+    private final int[] recentElementBytes = new int[RECENT];
+    private final Algorithm[] recentAlgorithm = new Algorithm[RECENT];
+    private final long[] recentChunk = new long[RECENT];
+    private final Plan[] recentPlan = new Plan[RECENT];
+    private int recentNext;
 
     Plan get(OpKind kind, long count, int root, boolean inPlace, int elementBytes, Algorithm algorithm,
              long chunkBytes) {
-        if (lastPlan != null && kind == lastKind && count == lastCount && root == lastRoot && inPlace == lastInPlace
-                && elementBytes == lastElementBytes && algorithm == lastAlgorithm && chunkBytes == lastChunk) {
-            return lastPlan;
+        for (int i = 0; i < RECENT; i++) {
+            if (recentPlan[i] != null && recentKind[i] == kind && recentCount[i] == count && recentRoot[i] == root
+                    && recentInPlace[i] == inPlace && recentElementBytes[i] == elementBytes
+                    && recentAlgorithm[i] == algorithm && recentChunk[i] == chunkBytes) {
+                return recentPlan[i];
+            }
         }
         Plan p = plans.get(new Key(kind, count, root, inPlace, elementBytes, algorithm, chunkBytes));
         if (p != null) {
@@ -53,13 +59,15 @@ final class PlanCache {
 
     private void remember(OpKind kind, long count, int root, boolean inPlace, int elementBytes, Algorithm algorithm,
                           long chunkBytes, Plan plan) {
-        lastKind = kind;
-        lastCount = count;
-        lastRoot = root;
-        lastInPlace = inPlace;
-        lastElementBytes = elementBytes;
-        lastAlgorithm = algorithm;
-        lastChunk = chunkBytes;
-        lastPlan = plan;
+        int i = recentNext;
+        recentNext = (recentNext + 1) % RECENT;
+        recentKind[i] = kind;
+        recentCount[i] = count;
+        recentRoot[i] = root;
+        recentInPlace[i] = inPlace;
+        recentElementBytes[i] = elementBytes;
+        recentAlgorithm[i] = algorithm;
+        recentChunk[i] = chunkBytes;
+        recentPlan[i] = plan;
     }
 }
