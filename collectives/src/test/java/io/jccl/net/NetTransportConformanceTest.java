@@ -575,7 +575,7 @@ public abstract class NetTransportConformanceTest {
         }
 
         /** @return a zeroed segment of this kind with at least {@code bytes} bytes */
-        MemorySegment allocate(Arena arena, long bytes) {
+        public MemorySegment allocate(Arena arena, long bytes) {
             int n = Math.toIntExact((bytes + elementBytes - 1) / elementBytes);
             return switch (this) {
                 case NATIVE -> arena.allocate(bytes);

@@ -1,4 +1,4 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import io.jccl.net.Listener;
 import io.jccl.net.NetTransport;
@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A peer process for {@link ShmDriverTest}, killed by the test. Modes:
+ * A peer process for {@link AeronIpcDriverTest}, killed by the test. Modes:
  * <ul>
  *   <li>{@code listen <dir>}: creates a transport (hosting the driver when it is first), prints
  *       {@code HANDLE <hex> HOSTS <true|false>}, then accepts connections forever without posting receives;</li>
@@ -23,20 +23,20 @@ import java.util.Map;
  *       sleeps forever without sending.</li>
  * </ul>
  */
-public final class ShmChildMain {
-    private ShmChildMain() {
+public final class AeronIpcChildMain {
+    private AeronIpcChildMain() {
     }
 
     public static void main(String[] args) throws Exception {
         String dir = args[1];
-        NetTransport transport = new ShmTransportProvider().create(new TransportContext(new PeerIdentity(9, "host",
+        NetTransport transport = new AeronIpcTransportProvider().create(new TransportContext(new PeerIdentity(9, "host",
                 "child"), 2, InetAddress.getLoopbackAddress(), Duration.ofSeconds(20),
-                Map.of(ShmOptions.DIR, dir, ShmOptions.TERM_BYTES, String.valueOf(1 << 20))));
+                Map.of(AeronIpcOptions.DIR, dir, AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20))));
         List<Object> keep = new ArrayList<>();
         if (args[0].equals("listen")) {
             Listener listener = transport.listen(ProgressSignal.NONE);
             System.out.println("HANDLE " + HexFormat.of().formatHex(listener.handle()) + " HOSTS "
-                    + ((ShmTransport) transport).driver().hostsDriver());
+                    + ((AeronIpcTransport) transport).driver().hostsDriver());
             System.out.flush();
             while (true) {
                 RecvConnection c = listener.accept();
