@@ -15,6 +15,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -32,6 +33,9 @@ import org.slf4j.Logger;
  */
 final class ShmTransport implements NetTransport {
     private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmTransport.class);
+    /** The startup decision and refused probes: INIT|SHM, shown with {@code JCCL_DEBUG=INFO} by default. */
+    private static final Logger INIT_LOG = JcclLog.logger(EnumSet.of(Subsystem.INIT, Subsystem.SHM),
+            ShmTransport.class);
     private static final VarHandle LONG = Layouts.LONG;
     /** Bandwidth reported to the tuner: about one memory copy per byte, a round figure. */
     static final long SPEED_MBPS = 64_000;
@@ -108,7 +112,7 @@ final class ShmTransport implements NetTransport {
 
     private static void logOnce(String line) {
         if (LOGGED.add(line)) {
-            LOG.info(line);
+            INIT_LOG.info(line);
         }
     }
 

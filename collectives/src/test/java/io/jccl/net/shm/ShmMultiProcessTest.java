@@ -1,0 +1,86 @@
+package io.jccl.net.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jccl.UniqueId;
+import io.jccl.testing.JvmProcesses;
+import io.jccl.testing.JvmProcesses.Jvm;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real JVMs on this host running every collective with exact checks over shm: 4 JVMs with buffers from
+ * {@code Communicator.allocate} (registered memory: large messages copied out of the sender's mapped segment), 2 JVMs
+ * with the pipelined copy through the ring ({@code JCCL_SHM_LARGE=ring}), and a mixed job of 4 JVMs posing as two
+ * hosts ({@code JCCL_HOST_ID}), where pairs on the same "host" use shm (large messages by cross-memory attach where the
+ * kernel allows it) and the others tcp. Each rank logs its transport per peer and the shm startup line, which the
+ * test checks.
+ */
+class ShmMultiProcessTest {
+    /** 1 MiB of floats per rank for the full-size collectives: large messages, and chunking. */
+    private static final long COUNT = (1 << 18) + 3;
+
+    @Test
+    void fourJvmsRunEveryCollectiveExactlyWithRegisteredBuffers() throws Exception {
+        List<Jvm> ranks = job(4, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_TEST_ALLOCATE", "1"), "registered");
+        assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, shm, shm]");
+        assertThat(ranks.get(3).outputText()).contains("transport per peer [shm, shm, shm, null]");
+        for (Jvm rank : ranks) {
+            assertThat(rank.outputText()).as("where the allocated buffers live").contains("ALLOCATED IN /memfd:jccl-shm");
+        }
+    }
+
+    @Test
+    void twoJvmsRunEveryCollectiveExactlyThroughTheRing() throws Exception {
+        List<Jvm> ranks = job(2, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_SHM_LARGE", "ring",
+                "JCCL_SHM_RING_BYTES", String.valueOf(256 << 10)), "ring");
+        for (int r = 0; r < 2; r++) {
+            assertThat(ranks.get(r).outputText())
+                    .contains("transport per peer [" + (r == 0 ? "null, shm" : "shm, null") + "]")
+                    .contains("by pipelined copy through 256 KiB rings (JCCL_SHM_LARGE=ring)");
+        }
+    }
+
+    @Test
+    void mixedJobUsesShmWithinAHostAndTcpBetweenHosts() throws Exception {
+        List<Jvm> ranks = job(4, r -> r < 2 ? "host-a" : "host-b", Map.of(), "mixed");
+        assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, tcp, tcp]");
+        assertThat(ranks.get(1).outputText()).contains("transport per peer [shm, null, tcp, tcp]");
+        assertThat(ranks.get(2).outputText()).contains("transport per peer [tcp, tcp, null, shm]");
+        assertThat(ranks.get(3).outputText()).contains("transport per peer [tcp, tcp, shm, null]");
+        String path = CrossMemory.check().usable() ? "by cross-memory attach (process_vm_readv)" : "by pipelined copy";
+        assertThat(ranks.get(0).outputText()).contains("shm: messages over 16384 bytes " + path);
+    }
+
+    private static List<Jvm> job(int size, IntFunction<String> hostOf, Map<String, String> extraEnv, String name)
+            throws Exception {
+        UniqueId id = UniqueId.create();
+        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
+        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
+        List<Jvm> ranks = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            Map<String, String> env = new HashMap<>(extraEnv);
+            env.put("JCCL_TEST_UNIQUE_ID", id.encode());
+            env.put("JCCL_DEBUG", "DEBUG");
+            env.put("JCCL_HOST_ID", hostOf.apply(r));
+            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
+                    Long.toString(COUNT)), env, "shm-" + name + "-n" + size + "-rank" + r, jvmOptions));
+        }
+        for (int r = 0; r < size; r++) {
+            Jvm jvm = ranks.get(r);
+            int code = jvm.await(180);
+            assertThat(code).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
+            String out = jvm.outputText();
+            assertThat(out).contains("RESULT OK");
+            for (String kind : List.of("ALL_REDUCE", "BROADCAST", "REDUCE", "ALL_GATHER", "REDUCE_SCATTER",
+                    "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
+                assertThat(out).contains(kind + " wrong=0");
+            }
+        }
+        return ranks;
+    }
+}
