@@ -281,6 +281,76 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(await(recv)).isEqualTo(8);
     }
 
+    /**
+     * Two ranks on their own threads ping-pong messages of 8 bytes and 64 KiB (inline, and single-copy with its
+     * acknowledgement), each sleeping on its transport's doorbell whenever a request is not done yet. A lost wake-up
+     * would leave a sleeper for its whole timeout: every sleep must end well before it.
+     */
+    @Test
+    void sleepersOnBothSidesNeverMissAWakeUp() throws Exception {
+        NetTransport[] t = transports(2);
+        Link ab = connect(t[0], t[1]);
+        Link ba = connect(t[1], t[0]);
+        long sleepLimitNs = 30_000_000_000L;
+        long[] longestSleepNs = new long[2];
+        long[] waits = new long[2];
+        int rounds = 1500;
+        java.util.concurrent.Callable<Void>[] sides = new java.util.concurrent.Callable[2];
+        for (int me = 0; me < 2; me++) {
+            int rank = me;
+            Link out = rank == 0 ? ab : ba;
+            Link in = rank == 0 ? ba : ab;
+            sides[rank] = () -> {
+                MemorySegment src = arena.allocate(64 << 10);
+                MemorySegment dst = arena.allocate(64 << 10);
+                for (int i = 0; i < rounds; i++) {
+                    long bytes = i % 3 == 0 ? 64 << 10 : 8;
+                    NetRequest first;
+                    NetRequest second;
+                    if (rank == 0) {
+                        first = out.send().isend(src, 0, bytes, i, null);
+                        second = in.recv().irecv(dst, 0, bytes, i, null);
+                    } else {
+                        first = in.recv().irecv(dst, 0, bytes, i, null);
+                        second = null;
+                    }
+                    boolean firstDone = false;
+                    boolean secondDone = second == null;
+                    while (!firstDone || !secondDone) {
+                        firstDone = firstDone || first.test() != NetRequest.NOT_DONE;
+                        secondDone = secondDone || second.test() != NetRequest.NOT_DONE;
+                        if (rank == 1 && firstDone && second == null) {
+                            second = out.send().isend(src, 0, bytes, i, null);
+                            secondDone = false;
+                            continue;
+                        }
+                        if (!firstDone || !secondDone) {
+                            long start = System.nanoTime();
+                            assertThat(t[rank].awaitProgress(sleepLimitNs)).isTrue();
+                            waits[rank]++;
+                            longestSleepNs[rank] = Math.max(longestSleepNs[rank], System.nanoTime() - start);
+                        }
+                    }
+                }
+                return null;
+            };
+        }
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var f0 = threads.submit(sides[0]);
+            var f1 = threads.submit(sides[1]);
+            f0.get(5, java.util.concurrent.TimeUnit.MINUTES);
+            f1.get(5, java.util.concurrent.TimeUnit.MINUTES);
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(waits[0] + waits[1]).as("waits on the doorbell").isPositive();
+        for (int rank = 0; rank < 2; rank++) {
+            assertThat(longestSleepNs[rank]).as("longest sleep of rank %d (a lost wake-up sleeps %d ns)", rank,
+                    sleepLimitNs).isLessThan(sleepLimitNs / 2);
+        }
+    }
+
     private static int waiters(ShmTransport t) {
         return t.ownSegment().memory.get(java.lang.foreign.ValueLayout.JAVA_INT, Layout.H_WAITERS);
     }
