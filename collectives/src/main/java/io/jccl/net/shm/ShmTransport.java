@@ -90,15 +90,23 @@ final class ShmTransport implements NetTransport {
                     + "=ring)";
         } else {
             CrossMemory.Availability cma = CrossMemory.check();
-            allowsCrossMemory = cma.usable();
             if (!cma.usable() && options.large() == ShmOptions.Large.CMA) {
                 throw new NetException(NetException.Reason.IO_ERROR, ShmOptions.LARGE + "=cma but process_vm_readv"
                         + " is refused: " + cma.reason());
             }
-            decision = cma.usable() ? "cross-memory attach (process_vm_readv)"
-                    + (cma.reason().isEmpty() ? "" : "; " + cma.reason())
-                    : "pipelined copy through " + bytes(options.ringBytes()) + " rings: process_vm_readv refused ("
-                    + cma.reason() + ")";
+            boolean forced = options.large() == ShmOptions.Large.CMA;
+            allowsCrossMemory = forced ? cma.usable() : cma.preferred();
+            if (!cma.usable()) {
+                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: process_vm_readv refused ("
+                        + cma.reason() + ")";
+            } else if (allowsCrossMemory) {
+                decision = "cross-memory attach (" + cma.speeds() + (forced ? "; " + ShmOptions.LARGE + "=cma" : "")
+                        + (cma.reason().isEmpty() ? "" : "; " + cma.reason()) + ")";
+            } else {
+                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: " + cma.speeds()
+                        + ", so two copies at once beat one cross-memory read (" + ShmOptions.LARGE
+                        + "=cma uses it anyway)";
+            }
         }
         this.own = Segment.create(Layout.slotsFor(context.size()), options.ringBytes(), options.registeredBytes());
         this.arena = Arena.ofShared();

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * {@code Communicator.allocate} (registered memory: large messages copied out of the sender's mapped segment), 2 JVMs
  * with the pipelined copy through the ring ({@code JCCL_SHM_LARGE=ring}), and a mixed job of 4 JVMs posing as two
  * hosts ({@code JCCL_HOST_ID}), where pairs on the same "host" use shm (large messages by cross-memory attach where the
- * kernel allows it) and the others tcp. Each rank logs its transport per peer and the shm startup line, which the
+ * kernel allows it, {@code JCCL_SHM_LARGE=cma}) and the others tcp. Each rank logs its transport per peer and the shm startup line, which the
  * test checks.
  */
 class ShmMultiProcessTest {
@@ -45,14 +45,17 @@ class ShmMultiProcessTest {
         }
     }
 
+    /** Large messages by cross-memory attach where the kernel allows it ({@code JCCL_SHM_LARGE=cma}). */
     @Test
     void mixedJobUsesShmWithinAHostAndTcpBetweenHosts() throws Exception {
-        List<Jvm> ranks = job(4, r -> r < 2 ? "host-a" : "host-b", Map.of(), "mixed");
+        boolean cma = CrossMemory.check().usable();
+        List<Jvm> ranks = job(4, r -> r < 2 ? "host-a" : "host-b", cma ? Map.of("JCCL_SHM_LARGE", "cma") : Map.of(),
+                "mixed");
         assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, tcp, tcp]");
         assertThat(ranks.get(1).outputText()).contains("transport per peer [shm, null, tcp, tcp]");
         assertThat(ranks.get(2).outputText()).contains("transport per peer [tcp, tcp, null, shm]");
         assertThat(ranks.get(3).outputText()).contains("transport per peer [tcp, tcp, shm, null]");
-        String path = CrossMemory.check().usable() ? "by cross-memory attach (process_vm_readv)" : "by pipelined copy";
+        String path = cma ? "by cross-memory attach (process_vm_readv at " : "by pipelined copy";
         assertThat(ranks.get(0).outputText()).contains("shm: messages over 16384 bytes " + path);
     }
 

@@ -32,8 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Runs the transport conformance suite against the shm transport, every rank's transport in this JVM with a segment
  * of its own (the suite builds transports directly, so the provider's same-host, other-JVM rule does not apply), and
  * adds what only shm has: options, handles, the provider's rule, the large-message paths, registered memory and the
- * data path's allocation. This class runs with the default options (large messages by cross-memory attach where the
- * kernel allows it); {@link ShmRingConformanceTest} runs it all again with the pipelined copy through the ring.
+ * data path's allocation. This class runs with the default options ({@code JCCL_SHM_LARGE=auto}: large messages by
+ * cross-memory attach where the kernel allows it and the calibration finds it fast enough, else the pipelined copy);
+ * {@link ShmCrossMemoryConformanceTest} runs it all again with cross-memory attach, {@link ShmRingConformanceTest}
+ * with the pipelined copy through the ring.
  *
  * <p>A large send completes when its receiver has copied it, which the receiver does inside its own
  * {@code test()}. The suite drives both ends from one thread and sometimes polls only the sends, so {@link #idle()}
@@ -205,8 +207,7 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
 
     /** @return the large-message mode connections of this class use */
     int expectedMode() {
-        CrossMemory.Availability cma = CrossMemory.check();
-        return cma.usable() ? Layout.MODE_CMA : Layout.MODE_RING;
+        return CrossMemory.check().preferred() ? Layout.MODE_CMA : Layout.MODE_RING;
     }
 
     @Test
