@@ -47,7 +47,7 @@ class ConfigurationErrorsTest {
                 Arguments.of("JCCL_SHM_RING_BYTES", "3", "JCCL_SHM_RING_BYTES='3' is invalid: it must be a power of"
                         + " two number of bytes from 65536 (64 KiB) to 268435456 (256 MiB)"),
                 Arguments.of("JCCL_SHM_EAGER_BYTES", "-1", "JCCL_SHM_EAGER_BYTES='-1' is invalid: it must be a number"
-                        + " of bytes from 0 to 262144 (a quarter of JCCL_SHM_RING_BYTES, at most 1 MiB)"),
+                        + " of bytes from 0 to 1048576 (a quarter of JCCL_SHM_RING_BYTES, at most 1 MiB)"),
                 Arguments.of("JCCL_SHM_LARGE", "xpmem", "JCCL_SHM_LARGE='xpmem' is invalid: it must be auto, cma or"
                         + " ring"),
                 Arguments.of("JCCL_SHM_REGISTERED_BYTES", "-1", "JCCL_SHM_REGISTERED_BYTES='-1' is invalid: it must be"

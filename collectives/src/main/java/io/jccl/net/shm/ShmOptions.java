@@ -23,7 +23,7 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     /** Option naming the registered-memory heap size. */
     static final String REGISTERED_BYTES = "JCCL_SHM_REGISTERED_BYTES";
 
-    static final long DEFAULT_RING_BYTES = 1 << 20;
+    static final long DEFAULT_RING_BYTES = 4 << 20;
     static final long MIN_RING_BYTES = 64 << 10;
     static final long MAX_RING_BYTES = 256L << 20;
     static final long DEFAULT_EAGER_BYTES = 16 << 10;
