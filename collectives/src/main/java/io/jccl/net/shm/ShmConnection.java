@@ -98,6 +98,11 @@ abstract class ShmConnection implements AutoCloseable {
         } catch (IllegalStateException e) {
             // A mapping closed under us (the transport closed from another thread).
             breakConnection(NetException.Reason.CLOSED, description + " was closed: " + e.getMessage());
+        } catch (IndexOutOfBoundsException e) {
+            // Every field read from shared memory is checked before use; should one slip through, the access is
+            // refused by the segment's bounds and the peer is treated as broken, never followed.
+            breakConnection(NetException.Reason.PROTOCOL_ERROR, description + ": " + peerName()
+                    + " wrote shared memory that led outside its bounds: " + e.getMessage());
         } finally {
             busy = false;
         }
