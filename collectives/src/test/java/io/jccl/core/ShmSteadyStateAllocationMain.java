@@ -14,9 +14,10 @@ import java.time.Duration;
  * One rank of a job over shm (a JVM per rank, {@code JCCL_NET=shm}) that runs warm all-gathers as an application
  * would — one of 8 floats a rank (one-line inline records, fast boxes) and one of 64 KiB a rank (single copy: by
  * cross-memory attach, or, with {@code registered} buffers from {@link Communicator#allocate}, out of the sender's
- * mapped memory) per iteration — and prints what its executor thread allocated per iteration:
+ * mapped memory) per iteration — and prints what its progress allocated per iteration (the executor thread, and the
+ * steps the waiting caller drove, counted with {@code -Djccl.test.countCallerAllocation=true}):
  * {@code BYTES_PER_OP <n>}. All-gathers, not all-reduces: they measure the transport and the executor, not the
- * reduction kernels (whose Vector API code, in a JVM with one executor thread, was seen to run un-intrinsified and
+ * reduction kernels (whose Vector API code, in a JVM with one communicator, was seen to run un-intrinsified and
  * allocate long after warm-up). Usage: {@code ShmSteadyStateAllocationMain rank size [registered]}, the id in
  * {@code JCCL_TEST_UNIQUE_ID}.
  */
@@ -41,11 +42,16 @@ public final class ShmSteadyStateAllocationMain {
             MemorySegment small = registered ? comm.allocate(32L * size) : arena.allocate(32L * size);
             MemorySegment large = registered ? comm.allocate(big * 4 * size) : arena.allocate(big * 4 * size);
             run(comm, small, large, big, WARMUP);
-            long executor = ((CommImpl) comm).executorThreadForTests().threadId();
-            long before = threads.getThreadAllocatedBytes(executor);
+            long before = allocated(threads, (CommImpl) comm);
             run(comm, small, large, big, MEASURED);
-            System.out.println("BYTES_PER_OP " + (threads.getThreadAllocatedBytes(executor) - before) / MEASURED);
+            System.out.println("BYTES_PER_OP " + (allocated(threads, (CommImpl) comm) - before) / MEASURED);
         }
+    }
+
+    /** The executor thread's allocation, and what the steps callers drove allocated (caller-driven progress). */
+    private static long allocated(com.sun.management.ThreadMXBean threads, CommImpl comm) {
+        return threads.getThreadAllocatedBytes(comm.executorThreadForTests().threadId())
+                + comm.executor().callerStepAllocatedBytes();
     }
 
     private static void run(Communicator comm, MemorySegment small, MemorySegment large, long big, int iterations) {

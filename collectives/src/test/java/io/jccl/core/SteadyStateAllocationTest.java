@@ -43,27 +43,22 @@ class SteadyStateAllocationTest {
     }
 
     /**
-     * Over shm, each rank a JVM of its own: the executor threads allocate nothing per iteration of an all-gather of 8
-     * floats and one of 64 KiB a rank, with ordinary buffers (single copy by cross-memory attach where the kernel
-     * allows it) and with buffers from {@code Communicator.allocate} (single copy out of the sender's registered
-     * memory).
-     *
-     * <p>Disabled: in these JVMs (one executor thread each) C2's escape analysis often fails to remove the
-     * {@code PlanCache.Key} that {@code PlanCache.get} allocates per operation (48 bytes; seen as 96 bytes per
-     * iteration of two all-gathers in some of the rank JVMs, none in others, and none under JFR). The shm transport's
-     * own data path allocates nothing ({@code io.jccl.net.shm.ShmTransportConformanceTest}). Enable once the plan
-     * lookup allocates nothing.
+     * Over shm, each rank a JVM of its own: the communicator's progress (its executor thread and the steps the waiting
+     * caller drives) allocates nothing per iteration of an all-gather of 8 floats and one of 64 KiB a rank, with
+     * ordinary buffers (single copy as {@code JCCL_SHM_LARGE=auto} chooses) and with buffers from
+     * {@code Communicator.allocate} (single copy out of the sender's registered memory).
      */
-    @org.junit.jupiter.api.Disabled("PlanCache.get allocates a PlanCache.Key per operation where escape analysis fails")
     @ParameterizedTest
     @ValueSource(strings = {"ordinary", "registered"})
-    void executorThreadsAllocateNothingPerAllGatherOverShm(String buffers) throws Exception {
+    void progressAllocatesNothingPerAllGatherOverShm(String buffers) throws Exception {
         io.jccl.UniqueId id = io.jccl.UniqueId.create();
+        List<String> options = new java.util.ArrayList<>(JvmProcesses.inheritedJvmOptions());
+        options.add("-Djccl.test.countCallerAllocation=true");   // callers drive: count their steps too
         List<Jvm> ranks = new java.util.ArrayList<>();
         for (int r = 0; r < 2; r++) {
             ranks.add(JvmProcesses.start(ShmSteadyStateAllocationMain.class, List.of(Integer.toString(r), "2", buffers),
                     Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", "shm"),
-                    "allocation-shm-" + buffers + "-rank" + r));
+                    "allocation-shm-" + buffers + "-rank" + r, options));
         }
         for (Jvm jvm : ranks) {
             assertThat(jvm.await(600)).as("exit code; output:%n%s", jvm.outputText()).isZero();
@@ -72,7 +67,7 @@ class SteadyStateAllocationTest {
                 fail("no measurement in the output:%n%s", jvm.outputText());
             }
             assertThat(Long.parseLong(m.group(1)))
-                    .as("bytes allocated per iteration by the executor thread over shm (%s buffers)", buffers)
+                    .as("bytes allocated per iteration by the communicator's progress over shm (%s buffers)", buffers)
                     .isLessThan(8);
         }
     }
