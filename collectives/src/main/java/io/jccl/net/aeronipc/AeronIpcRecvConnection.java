@@ -11,6 +11,8 @@ import io.jccl.net.aeron.AeronRecvConnection;
 final class AeronIpcRecvConnection extends AeronRecvConnection {
     private final AeronIpcTransport transport;
     private final AeronIpcPeer peer;
+    /** Made once: a method reference built per check allocates wherever escape analysis gives up. */
+    private final AeronIpcPeer.Breaker breaker = this::breakConnection;
 
     AeronIpcRecvConnection(AeronIpcTransport transport, Subscription subscription, Image image, int peerRank, long peerPid,
                       String description) {
@@ -21,7 +23,7 @@ final class AeronIpcRecvConnection extends AeronRecvConnection {
 
     @Override
     protected void checkLiveness(boolean sender) {
-        peer.check(sender, description, this::breakConnection);
+        peer.check(sender, description, breaker);
     }
 
     @Override

@@ -12,6 +12,8 @@ final class AeronIpcSendConnection extends AeronSendConnection {
     private final AeronIpcTransport transport;
     private final int streamId;
     private final AeronIpcPeer peer;
+    /** Made once: a method reference built per check allocates wherever escape analysis gives up. */
+    private final AeronIpcPeer.Breaker breaker = this::breakConnection;
 
     AeronIpcSendConnection(AeronIpcTransport transport, Publication publication, int streamId, int peerRank, long peerPid,
                       String description) {
@@ -23,7 +25,7 @@ final class AeronIpcSendConnection extends AeronSendConnection {
 
     @Override
     protected void checkLiveness(boolean sender) {
-        peer.check(sender, description, this::breakConnection);
+        peer.check(sender, description, breaker);
     }
 
     @Override
