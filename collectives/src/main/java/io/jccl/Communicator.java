@@ -170,6 +170,40 @@ public interface Communicator extends AutoCloseable {
     CommConfig.Resolved config();
 
     /**
+     * Allocates memory for this communicator's buffers that its peers can reach directly (NCCL's
+     * {@code ncclMemAlloc} followed by window registration; rccl-tests' and {@code jccl perf}'s {@code -R 1}).
+     *
+     * <p>Where this rank reaches peers through the {@code shm} transport (other JVMs of this host), the memory comes
+     * from this rank's registered memory in its shared-memory segment ({@code JCCL_SHM_REGISTERED_BYTES}, default
+     * 1 GiB of address space per rank, touched only where allocated), which those peers map: a message sent from it
+     * is copied by the receiving rank straight out of its mapping, one copy and no system call, where ordinary memory
+     * takes a cross-memory read ({@code process_vm_readv}) or a copy through a ring. Otherwise (every peer in this JVM
+     * or on other hosts) it is ordinary native memory, which works the same with one copy more or less.
+     *
+     * <p>The memory is zeroed, aligned to 4096 bytes, usable by any thread and in any operation of any communicator.
+     * It stays valid until {@link #free(MemorySegment)} or until this communicator is closed or aborted (after its
+     * operations ended); afterwards an access throws {@link IllegalStateException} instead of reaching memory that
+     * was handed out again.
+     *
+     * @param bytes the size in bytes, at least 1
+     * @return the memory
+     * @throws JcclException INVALID_ARGUMENT for {@code bytes < 1}; SYSTEM_ERROR when the registered memory has no
+     *                       free block that large (the message names {@code JCCL_SHM_REGISTERED_BYTES}); INVALID_USAGE
+     *                       after {@link #close()}
+     */
+    MemorySegment allocate(long bytes);
+
+    /**
+     * Frees memory {@link #allocate(long)} returned; the segment can no longer be used. After {@link #close()} it
+     * does nothing (closing freed everything).
+     *
+     * @param segment the segment {@code allocate} returned (not a slice of it)
+     * @throws JcclException INVALID_ARGUMENT when the segment is not one this communicator allocated, or was freed
+     *                       already
+     */
+    void free(MemorySegment segment);
+
+    /**
      * Reduces {@code count} elements across all ranks; every rank receives the result.
      *
      * @param send  this rank's input ({@code count} elements)

@@ -57,6 +57,8 @@ public final class CommImpl implements Communicator {
     private final long awaitSpinNs;
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */
     private Throwable groupAbandoned;
+    /** What {@link #allocate} handed out. */
+    private final CommMemory memory;
 
     /**
      * @param shrinkRendezvous null when stepped (no shrink)
@@ -75,6 +77,17 @@ public final class CommImpl implements Communicator {
         this.config = config;
         this.executor = new CommExecutor(this, rank, size, config, links, signal, tuner, stagingSlotBytes,
                 transportsSignal, spin.inOpNs(), spin.idleNs(), name, peerNames, clock, stepped);
+        this.memory = new CommMemory(links.transports, rank);
+    }
+
+    @Override
+    public MemorySegment allocate(long bytes) {
+        return memory.allocate(bytes);
+    }
+
+    @Override
+    public void free(MemorySegment segment) {
+        memory.free(segment);
     }
 
     CommExecutor executor() {
@@ -808,6 +821,7 @@ public final class CommImpl implements Communicator {
     public void abort() {
         if (executor.isTerminated()) {
             closed.set(true);
+            memory.close();
             return;   // closed (or aborted) already: nothing left to stop, and close's outcome stands
         }
         aborted = true;
@@ -815,6 +829,9 @@ public final class CommImpl implements Communicator {
         executor.requestAbort();
         if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
             executor.awaitTermination(1_000);
+        }
+        if (executor.isTerminated()) {   // its operations ended: nothing uses the memory any more
+            memory.close();
         }
     }
 
@@ -827,11 +844,17 @@ public final class CommImpl implements Communicator {
             if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
                 executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
             }
+            if (executor.isTerminated()) {
+                memory.close();
+            }
             return;
         }
         executor.requestClose();
         if (!stepped && Thread.currentThread() != executorThread() && !executor.isDrivenByCurrentThread()) {
             executor.awaitTermination(Long.MAX_VALUE / 2_000_000);
+        }
+        if (executor.isTerminated()) {   // its operations ended: nothing uses the memory any more
+            memory.close();
         }
     }
 

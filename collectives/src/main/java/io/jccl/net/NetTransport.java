@@ -46,6 +46,58 @@ public interface NetTransport extends AutoCloseable {
     default void deregister(MemoryRegistration registration) {
     }
 
+    /**
+     * Allocates memory that this transport's peers can reach directly, for buffers of the communicator's operations
+     * (NCCL's {@code ncclMemAlloc} followed by window registration). A send from such memory may skip copies or
+     * system calls that ordinary memory needs; any memory still works in every request.
+     *
+     * <p>The memory is zeroed and valid until {@link #freeMemory} or {@link #close()}; afterwards an access throws
+     * {@link IllegalStateException}. The default, for transports without memory of their own, returns null (the
+     * communicator then allocates ordinary memory).
+     *
+     * @param bytes the size, at least 1
+     * @return the memory, or null when this transport has no memory of its own
+     * @throws NetException when it has, but cannot give that much
+     */
+    default MemorySegment allocateMemory(long bytes) {
+        return null;
+    }
+
+    /**
+     * Frees memory {@link #allocateMemory} returned.
+     *
+     * @param segment the segment it returned
+     * @return true when it was this transport's and is now freed; false when it is not this transport's
+     */
+    default boolean freeMemory(MemorySegment segment) {
+        return false;
+    }
+
+    /**
+     * Blocks the calling thread until a peer may have made progress possible on this transport's connections (data
+     * or an acknowledgement arrived, ring space freed, a peer closed), {@code timeoutNs} passed, or {@link #wakeUp()}
+     * was called; spurious returns are allowed. For transports that progress inside {@link NetRequest#test()}
+     * ({@code signalsCompletion = false}): a caller that has polled every pending request without progress may sleep
+     * here instead of parking blindly, then polls again. Peer death wakes nobody: callers bound the timeout and poll.
+     *
+     * <p>Called by the thread that drives the transport's connections, one thread at a time. The default returns
+     * false at once: the transport cannot wait this way.
+     *
+     * @param timeoutNs the longest wait
+     * @return true when the transport can wait this way (whether it waited or found news at once); false when it
+     *         cannot, and the caller must wait on its own
+     */
+    default boolean awaitProgress(long timeoutNs) {
+        return false;
+    }
+
+    /**
+     * Ends a concurrent {@link #awaitProgress} early, or makes the next one return at once. Cheap, never blocks;
+     * callable from any thread (e.g. when an operation is queued or another transport signals).
+     */
+    default void wakeUp() {
+    }
+
     /** Closes the transport and everything it still holds. */
     @Override
     void close();

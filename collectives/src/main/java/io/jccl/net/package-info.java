@@ -15,6 +15,11 @@
  *
  * <p>A connection is driven by one thread at a time (its communicator's executor). Transports may complete
  * requests from their own threads; if they do, they say so in {@link io.jccl.net.NetProperties} and call the
- * {@link io.jccl.net.ProgressSignal} they were given, so the executor can sleep instead of polling.
+ * {@link io.jccl.net.ProgressSignal} they were given, so the executor can sleep instead of polling. Transports that
+ * progress inside {@link io.jccl.net.NetRequest#test()} may instead let the driving thread sleep until a peer signals
+ * ({@link io.jccl.net.NetTransport#awaitProgress}, ended early by {@link io.jccl.net.NetTransport#wakeUp}).
+ *
+ * <p>A transport may also hand out memory its peers reach directly ({@link io.jccl.net.NetTransport#allocateMemory},
+ * behind {@code Communicator.allocate}), which its sends then move with fewer copies.
  */
 package io.jccl.net;

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Every bad setting, whichever transport reads it (tcp, shm, aeron-udp) or {@code CommConfig} itself, fails as one
+ * Every bad setting, whichever transport reads it (tcp, shm, aeron-ipc, aeron-udp) or {@code CommConfig} itself, fails as one
  * {@code INVALID_ARGUMENT} naming the variable, the value and what is allowed, through every entry point: the
  * builder, {@code Communicator.local}, {@code Communicator.init} and {@code Communicator.fromEnvironment} (the last
  * three given it in their environment). Transports check their options even when they would connect no pair
@@ -44,12 +44,20 @@ class ConfigurationErrorsTest {
                         + " a whole number of bytes, 0 (keep the kernel's defaults) or 4096 to 2147483647"),
                 Arguments.of("JCCL_SOCKET_MIN_STRIPE_BYTES", "1", "JCCL_SOCKET_MIN_STRIPE_BYTES='1' is invalid: it"
                         + " must be a whole number of bytes, 4096 to 1073741824"),
-                Arguments.of("JCCL_SHM_TERM_BYTES", "3", "JCCL_SHM_TERM_BYTES='3' is invalid: it must be a power of"
-                        + " two number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)"),
-                Arguments.of("JCCL_SHM_DRIVER_IDLE", "nap", "JCCL_SHM_DRIVER_IDLE='nap' is invalid: it must be"
-                        + " backoff or spin"),
-                Arguments.of("JCCL_SHM_DIR", "/", "JCCL_SHM_DIR='/' is invalid: the root directory cannot hold a"
-                        + " media driver (its lock file lives next to the directory)"),
+                Arguments.of("JCCL_SHM_RING_BYTES", "3", "JCCL_SHM_RING_BYTES='3' is invalid: it must be a power of"
+                        + " two number of bytes from 65536 (64 KiB) to 268435456 (256 MiB)"),
+                Arguments.of("JCCL_SHM_EAGER_BYTES", "-1", "JCCL_SHM_EAGER_BYTES='-1' is invalid: it must be a number"
+                        + " of bytes from 0 to 1048576 (a quarter of JCCL_SHM_RING_BYTES, at most 1 MiB)"),
+                Arguments.of("JCCL_SHM_LARGE", "xpmem", "JCCL_SHM_LARGE='xpmem' is invalid: it must be auto, cma or"
+                        + " ring"),
+                Arguments.of("JCCL_SHM_REGISTERED_BYTES", "-1", "JCCL_SHM_REGISTERED_BYTES='-1' is invalid: it must be"
+                        + " a number of bytes from 0 to 68719476736 (64 GiB)"),
+                Arguments.of("JCCL_AERON_IPC_TERM_BYTES", "3", "JCCL_AERON_IPC_TERM_BYTES='3' is invalid: it must be a"
+                        + " power of two number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)"),
+                Arguments.of("JCCL_AERON_IPC_DRIVER_IDLE", "nap", "JCCL_AERON_IPC_DRIVER_IDLE='nap' is invalid: it"
+                        + " must be backoff or spin"),
+                Arguments.of("JCCL_AERON_IPC_DIR", "/", "JCCL_AERON_IPC_DIR='/' is invalid: the root directory cannot"
+                        + " hold a media driver (its lock file lives next to the directory)"),
                 Arguments.of("JCCL_AERON_UDP_MTU", "100", "JCCL_AERON_UDP_MTU='100' is invalid: it must be a multiple"
                         + " of 32 from 512 to 65504"),
                 Arguments.of("JCCL_AERON_UDP_TERM_BYTES", "3", "JCCL_AERON_UDP_TERM_BYTES='3' is invalid: it must be"
@@ -59,7 +67,7 @@ class ConfigurationErrorsTest {
                 Arguments.of("JCCL_AERON_UDP_PEER_TIMEOUT_MS", "1", "JCCL_AERON_UDP_PEER_TIMEOUT_MS='1' is invalid:"
                         + " it must be a number of milliseconds from 500 to 600000"),
                 Arguments.of("JCCL_NET", "carrier-pigeon", "JCCL_NET='carrier-pigeon' is invalid: it must name a"
-                        + " transport on the class path: local, shm, tcp, aeron-udp"),
+                        + " transport on the class path: local, shm, tcp, aeron-udp, aeron-ipc"),
                 Arguments.of("JCCL_OP_TIMEOUT_MS", "-5", "JCCL_OP_TIMEOUT_MS=-5 must not be negative"),
                 Arguments.of("JCCL_PEER_TIMEOUT_MS", "5", "JCCL_PEER_TIMEOUT_MS=5 must be 0 (off) or at least 100 ms"),
                 Arguments.of("JCCL_ALGO", "bogo", "JCCL_ALGO='bogo': unknown algorithm 'bogo'; expected one of auto,"

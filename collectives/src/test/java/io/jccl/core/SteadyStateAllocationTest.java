@@ -42,6 +42,36 @@ class SteadyStateAllocationTest {
         measure("local", List.of("local", "metrics"), Map.of(), "allocation-local-metrics");
     }
 
+    /**
+     * Over shm, each rank a JVM of its own: the communicator's progress (its executor thread and the steps the waiting
+     * caller drives) allocates nothing per iteration of an all-gather of 8 floats and one of 64 KiB a rank, with
+     * ordinary buffers (single copy as {@code JCCL_SHM_LARGE=auto} chooses) and with buffers from
+     * {@code Communicator.allocate} (single copy out of the sender's registered memory).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"ordinary", "registered"})
+    void progressAllocatesNothingPerAllGatherOverShm(String buffers) throws Exception {
+        io.jccl.UniqueId id = io.jccl.UniqueId.create();
+        List<String> options = new java.util.ArrayList<>(JvmProcesses.inheritedJvmOptions());
+        options.add("-Djccl.test.countCallerAllocation=true");   // callers drive: count their steps too
+        List<Jvm> ranks = new java.util.ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            ranks.add(JvmProcesses.start(ShmSteadyStateAllocationMain.class, List.of(Integer.toString(r), "2", buffers),
+                    Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", "shm"),
+                    "allocation-shm-" + buffers + "-rank" + r, options));
+        }
+        for (Jvm jvm : ranks) {
+            assertThat(jvm.await(600)).as("exit code; output:%n%s", jvm.outputText()).isZero();
+            Matcher m = Pattern.compile("BYTES_PER_OP (\\d+)").matcher(jvm.outputText());
+            if (!m.find()) {
+                fail("no measurement in the output:%n%s", jvm.outputText());
+            }
+            assertThat(Long.parseLong(m.group(1)))
+                    .as("bytes allocated per iteration by the communicator's progress over shm (%s buffers)", buffers)
+                    .isLessThan(8);
+        }
+    }
+
     private static void measure(String transport, List<String> args, Map<String, String> env, String name)
             throws Exception {
         List<String> options = new java.util.ArrayList<>(JvmProcesses.inheritedJvmOptions());

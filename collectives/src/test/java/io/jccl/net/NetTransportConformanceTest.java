@@ -41,7 +41,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Assumptions the suite makes beyond the SPI's Javadoc:
  * <ul>
  *   <li>A send completes when its sender polls it, once the matching receive is posted, even if nobody polls that
- *       receive yet (a transport may of course complete it earlier).</li>
+ *       receive yet (a transport may of course complete it earlier). A transport whose sends complete only once the
+ *       receiving side has copied them (shm's large messages) steps its posted receives in {@link #idle()}, as the
+ *       receiving rank's executor would.</li>
  *   <li>Requests still count against {@link NetProperties#maxInflightRequests()} after they complete, until
  *       {@code test()} has reported them.</li>
  *   <li>Posting on a connection that is closed or known to be broken either throws a {@link NetException} with
@@ -575,7 +577,7 @@ public abstract class NetTransportConformanceTest {
         }
 
         /** @return a zeroed segment of this kind with at least {@code bytes} bytes */
-        MemorySegment allocate(Arena arena, long bytes) {
+        public MemorySegment allocate(Arena arena, long bytes) {
             int n = Math.toIntExact((bytes + elementBytes - 1) / elementBytes);
             return switch (this) {
                 case NATIVE -> arena.allocate(bytes);

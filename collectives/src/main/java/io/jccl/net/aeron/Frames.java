@@ -1,7 +1,7 @@
 package io.jccl.net.aeron;
 
 /**
- * The message frames that the Aeron-based transports ({@code shm} over IPC, {@code aeron-udp} over UDP) write into
+ * The message frames that the Aeron-based transports ({@code aeron-ipc} over IPC, {@code aeron-udp} over UDP) write into
  * a connection's publication. Each is one Aeron fragment (never fragmented by Aeron: a frame is at most the
  * publication's maximum payload). All integers little-endian.
  *

@@ -38,7 +38,7 @@ public abstract class HelloConnect implements PendingConnect {
 
     /**
      * @param aeron             the transport's client
-     * @param what              for messages, e.g. "shm connection of rank 2 to rank 0 (pid 17, stream 9)"
+     * @param what              for messages, e.g. "aeron-ipc connection of rank 2 to rank 0 (pid 17, stream 9)"
      * @param rank              the connecting rank, for the hello
      * @param magic             the transport's hello magic
      * @param token             the listener's token, from its handle

@@ -16,7 +16,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *   6  uint16  flags 0
  *   8  int32   rank of the connecting side (for logs)
  *  12  int32   the data stream id the connecting side publishes the connection's messages on
- *  16  int64   the transport's detail: shm the connecting pid, aeron-udp the data publication's session id
+ *  16  int64   the transport's detail: aeron-ipc the connecting pid, aeron-udp the data publication's session id
  *  24  byte[16] the listener's token, from its handle
  * </pre>
  */

@@ -55,7 +55,7 @@ public abstract class HelloListener implements Listener, FragmentHandler {
      * @param magic       the transport's hello magic
      * @param token       the token a hello must present
      * @param handle      the encoded handle peers connect with
-     * @param description for messages, e.g. "shm listener of rank 3 (stream 7)"
+     * @param description for messages, e.g. "aeron-ipc listener of rank 3 (stream 7)"
      * @param log         the transport's logger
      */
     protected HelloListener(Aeron aeron, Subscription hellos, int magic, byte[] token, byte[] handle,

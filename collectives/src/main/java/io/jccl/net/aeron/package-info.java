@@ -1,5 +1,5 @@
 /**
- * The data path shared by the transports built on Aeron publications: {@code shm} (IPC, {@link io.jccl.net.shm})
+ * The data path shared by the transports built on Aeron publications: {@code aeron-ipc} (IPC, {@link io.jccl.net.aeronipc})
  * and {@code aeron-udp} (UDP, {@link io.jccl.net.aeronudp}).
  *
  * <p>A connection is one publication with one subscriber. {@link io.jccl.net.aeron.AeronSendConnection} writes each

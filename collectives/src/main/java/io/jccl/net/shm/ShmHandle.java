@@ -3,41 +3,40 @@ package io.jccl.net.shm;
 import io.jccl.net.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A listener's handle: the driver directory, the IPC stream its hellos arrive on, the listening process and the
- * token a hello must carry. Little-endian layout:
+ * A listener's handle: which process listens, its segment (descriptor, size, token) and the listener's id.
+ * Little-endian layout:
  *
  * <pre>
- *  0  int32   magic 0x4A534848 ("JSHH")
+ *  0  int32   magic 0x4A534832 ("JSH2")
  *  4  uint8   version 1
- *  5  uint8   reserved 0
- *  6  uint16  directory length in bytes, 1 to {@value #MAX_DIR_BYTES}
- *  8  int32   hello stream id
- * 12  int32   reserved 0
- * 16  int64   pid of the listening process, positive
- * 24  byte[16] token
- * 40  byte[]  the media driver directory, UTF-8
+ *  5  uint8   listener id, 1 to 63
+ *  6  uint16  reserved 0
+ *  8  int64   pid of the listening process, positive
+ * 16  int64   its descriptor of the segment
+ * 24  int64   the segment's bytes
+ * 32  byte[16] the segment's token
+ * 48  int32   the listening rank
+ * 52  int32   reserved 0
  * </pre>
  *
- * @param directory the media driver directory the listener's transport uses
- * @param streamId  the IPC stream id hellos are published on
- * @param pid       the listening process
- * @param token     the secret a hello presents
+ * @param listenerId   the listener's bit in the segment's listener mask
+ * @param pid          the listening process
+ * @param fd           its descriptor of the segment
+ * @param segmentBytes the segment's size
+ * @param token        the segment's token
+ * @param rank         the listening rank
  */
-record ShmHandle(String directory, int streamId, long pid, byte[] token) {
-    static final int MAGIC = 0x4A534848;
+record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] token, int rank) {
+    static final int MAGIC = 0x4A534832;
     static final int VERSION = 1;
-    static final int FIXED_BYTES = 40;
-    static final int MAX_DIR_BYTES = 4096;
+    static final int BYTES = 56;
 
     ShmHandle {
-        if (token.length != Wire.TOKEN_BYTES) {
-            throw new IllegalArgumentException("token must have " + Wire.TOKEN_BYTES + " bytes, not " + token.length);
+        if (token.length != Layout.TOKEN_BYTES) {
+            throw new IllegalArgumentException("token must have " + Layout.TOKEN_BYTES + " bytes, not " + token.length);
         }
         token = token.clone();
     }
@@ -49,20 +48,14 @@ record ShmHandle(String directory, int streamId, long pid, byte[] token) {
 
     /** @return the handle's bytes */
     byte[] encode() {
-        byte[] dir = directory.getBytes(StandardCharsets.UTF_8);
-        if (dir.length == 0 || dir.length > MAX_DIR_BYTES) {
-            throw new IllegalStateException("directory name of " + dir.length + " bytes does not fit a handle");
-        }
-        ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + dir.length).order(ByteOrder.LITTLE_ENDIAN);
-        out.putInt(MAGIC).put((byte) VERSION).put((byte) 0).putShort((short) dir.length).putInt(streamId).putInt(0)
-                .putLong(pid).put(token).put(dir);
+        ByteBuffer out = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        out.putInt(MAGIC).put((byte) VERSION).put((byte) listenerId).putShort((short) 0).putLong(pid).putLong(fd)
+                .putLong(segmentBytes).put(token).putInt(rank).putInt(0);
         return out.array();
     }
 
     /**
-     * Parses a handle made by {@link #encode()}.
-     *
-     * @param bytes the handle
+     * @param bytes a handle made by {@link #encode()}
      * @return the handle
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when the bytes are not a valid handle
      */
@@ -70,8 +63,8 @@ record ShmHandle(String directory, int streamId, long pid, byte[] token) {
         if (bytes == null) {
             throw malformed("it is null");
         }
-        if (bytes.length < FIXED_BYTES + 1) {
-            throw malformed("it has " + bytes.length + " bytes, fewer than the " + (FIXED_BYTES + 1) + " it needs");
+        if (bytes.length != BYTES) {
+            throw malformed("it has " + bytes.length + " bytes, not " + BYTES);
         }
         ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int magic = in.getInt();
@@ -83,33 +76,34 @@ record ShmHandle(String directory, int streamId, long pid, byte[] token) {
         if (version != VERSION) {
             throw malformed("unsupported version " + version + " (this side reads " + VERSION + ")");
         }
-        int reserved = Byte.toUnsignedInt(in.get());
-        int dirBytes = Short.toUnsignedInt(in.getShort());
-        int streamId = in.getInt();
-        int reserved2 = in.getInt();
+        int listenerId = Byte.toUnsignedInt(in.get());
+        int reserved = Short.toUnsignedInt(in.getShort());
         long pid = in.getLong();
+        long fd = in.getLong();
+        long segmentBytes = in.getLong();
+        byte[] token = new byte[Layout.TOKEN_BYTES];
+        in.get(token);
+        int rank = in.getInt();
+        int reserved2 = in.getInt();
         if (reserved != 0 || reserved2 != 0) {
-            throw malformed("nonzero reserved fields");
+            throw malformed("nonzero reserved field");
         }
-        if (dirBytes == 0 || dirBytes > MAX_DIR_BYTES || bytes.length != FIXED_BYTES + dirBytes) {
-            throw malformed("it has " + bytes.length + " bytes but names a directory of " + dirBytes
-                    + " bytes (1 to " + MAX_DIR_BYTES + ")");
+        if (listenerId < 1 || listenerId > Layout.MAX_LISTENERS) {
+            throw malformed("listener id " + listenerId + " (1 to " + Layout.MAX_LISTENERS + ")");
         }
-        if (pid <= 0) {
+        if (pid <= 0 || pid > Integer.MAX_VALUE) {
             throw malformed("process id " + pid);
         }
-        byte[] token = new byte[Wire.TOKEN_BYTES];
-        in.get(token);
-        byte[] dir = new byte[dirBytes];
-        in.get(dir);
-        String directory;
-        try {
-            directory = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(dir)).toString();
-        } catch (CharacterCodingException e) {
-            throw malformed("the directory name is not UTF-8");
+        if (fd < 0 || fd > Integer.MAX_VALUE) {
+            throw malformed("descriptor " + fd);
         }
-        return new ShmHandle(directory, streamId, pid, token);
+        if (segmentBytes < Layout.HEADER_BYTES || segmentBytes > (1L << 46)) {
+            throw malformed("segment of " + segmentBytes + " bytes");
+        }
+        if (rank < 0) {
+            throw malformed("rank " + rank);
+        }
+        return new ShmHandle(listenerId, pid, fd, segmentBytes, token, rank);
     }
 
     private static NetException malformed(String why) {
@@ -118,17 +112,17 @@ record ShmHandle(String directory, int streamId, long pid, byte[] token) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ShmHandle h && h.directory.equals(directory) && h.streamId == streamId && h.pid == pid
-                && Arrays.equals(h.token, token);
+        return o instanceof ShmHandle h && h.listenerId == listenerId && h.pid == pid && h.fd == fd
+                && h.segmentBytes == segmentBytes && Arrays.equals(h.token, token) && h.rank == rank;
     }
 
     @Override
     public int hashCode() {
-        return (directory.hashCode() * 31 + streamId) * 31 + Long.hashCode(pid);
+        return (Long.hashCode(pid) * 31 + Long.hashCode(fd)) * 31 + listenerId;
     }
 
     @Override
     public String toString() {
-        return "ShmHandle[stream " + streamId + ", pid " + pid + ", " + directory + "]";
+        return "ShmHandle[rank " + rank + ", pid " + pid + ", fd " + fd + ", listener " + listenerId + ", " + segmentBytes + " bytes]";
     }
 }

@@ -1,47 +1,63 @@
 package io.jccl.net.shm;
 
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * The shm transport's configuration, read from {@link io.jccl.net.TransportContext#options()}.
  *
- * @param directory  the media driver's directory; every rank on a host must name the same one
- * @param termBytes  the term length of each connection's IPC log (three terms per log, sparse files)
- * @param driverIdle how the media driver's thread waits when it has nothing to do (only the JVM that starts the
- *                   driver applies it)
+ * @param ringBytes       bytes of each connection's ring (a power of two): small messages, message headers and, when
+ *                        cross-memory attach is not used, large messages in pipelined chunks
+ * @param eagerBytes      the largest message copied through the ring in one record; longer ones take the large-message
+ *                        path
+ * @param large           how large messages travel
+ * @param registeredBytes bytes of this rank's registered-memory heap ({@code Communicator.allocate}), 0 for none
  */
-record ShmOptions(Path directory, int termBytes, DriverIdle driverIdle) {
-    /** Option naming the media driver directory. */
-    static final String DIR = "JCCL_SHM_DIR";
-    /** Option naming the term length of a connection's log in bytes. */
-    static final String TERM_BYTES = "JCCL_SHM_TERM_BYTES";
-    /** Option naming the driver's idle strategy. */
-    static final String DRIVER_IDLE = "JCCL_SHM_DRIVER_IDLE";
-    /** Default term length: 16 MiB, so a sender may run up to 16 MiB ahead of its receiver. */
-    static final int DEFAULT_TERM_BYTES = 16 << 20;
-    /** Smallest term length accepted (Aeron's minimum is 64 KiB; a frame of 64 KiB must fit many times). */
-    static final int MIN_TERM_BYTES = 1 << 20;
-    /** Largest term length accepted: Aeron's maximum, 1 GiB. */
-    static final int MAX_TERM_BYTES = 1 << 30;
+record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredBytes) {
+    /** Option naming the ring size. */
+    static final String RING_BYTES = "JCCL_SHM_RING_BYTES";
+    /** Option naming the eager limit. */
+    static final String EAGER_BYTES = "JCCL_SHM_EAGER_BYTES";
+    /** Option naming the large-message mode. */
+    static final String LARGE = "JCCL_SHM_LARGE";
+    /** Option naming the registered-memory heap size. */
+    static final String REGISTERED_BYTES = "JCCL_SHM_REGISTERED_BYTES";
 
-    /** How the media driver's one thread waits for work. */
-    enum DriverIdle {
-        /** Spin briefly, yield, then park for up to 1 ms: little CPU when idle (default). */
-        BACKOFF,
-        /** Never sleep: lowest latency for window updates, one core busy per host. */
-        SPIN
+    static final long DEFAULT_RING_BYTES = 4 << 20;
+    static final long MIN_RING_BYTES = 64 << 10;
+    static final long MAX_RING_BYTES = 256L << 20;
+    static final long DEFAULT_EAGER_BYTES = 16 << 10;
+    /** The largest eager limit: a message that size takes at most a quarter of the ring in one record. */
+    static final long MAX_EAGER_BYTES = 1 << 20;
+    static final long DEFAULT_REGISTERED_BYTES = 1L << 30;
+    static final long MAX_REGISTERED_BYTES = 64L << 30;
+
+    /** How messages longer than the eager limit travel. */
+    enum Large {
+        /** Cross-memory attach where the kernel allows it, else the pipelined copy (default). */
+        AUTO,
+        /** Cross-memory attach only: a connection where it is refused fails to connect. */
+        CMA,
+        /** Always the pipelined copy through the ring. */
+        RING;
+
+        String optionValue() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
     ShmOptions {
-        if (!directory.isAbsolute()) {
-            throw new IllegalArgumentException("directory must be absolute, not " + directory);
+        if (Long.bitCount(ringBytes) != 1 || ringBytes < MIN_RING_BYTES || ringBytes > MAX_RING_BYTES) {
+            throw new IllegalArgumentException("ringBytes must be a power of two from " + MIN_RING_BYTES + " to "
+                    + MAX_RING_BYTES + ", not " + ringBytes);
         }
-        if (Integer.bitCount(termBytes) != 1 || termBytes < MIN_TERM_BYTES || termBytes > MAX_TERM_BYTES) {
-            throw new IllegalArgumentException("termBytes must be a power of two from " + MIN_TERM_BYTES + " to "
-                    + MAX_TERM_BYTES + ", not " + termBytes);
+        if (eagerBytes < 0 || eagerBytes > maxEagerBytes(ringBytes)) {
+            throw new IllegalArgumentException("eagerBytes must be from 0 to " + maxEagerBytes(ringBytes) + ", not "
+                    + eagerBytes);
+        }
+        if (registeredBytes < 0 || registeredBytes > MAX_REGISTERED_BYTES || registeredBytes % Layout.PAGE != 0) {
+            throw new IllegalArgumentException("registeredBytes must be a multiple of " + Layout.PAGE + " from 0 to "
+                    + MAX_REGISTERED_BYTES + ", not " + registeredBytes);
         }
     }
 
@@ -52,72 +68,75 @@ record ShmOptions(Path directory, int termBytes, DriverIdle driverIdle) {
      */
     static ShmOptions parse(Map<String, String> options) {
         Map<String, String> o = options == null ? Map.of() : options;
-        return new ShmOptions(directory(o.get(DIR)), termBytes(o.get(TERM_BYTES)), driverIdle(o.get(DRIVER_IDLE)));
+        long ring = ringBytes(o.get(RING_BYTES));
+        long eager = eagerBytes(o.get(EAGER_BYTES), ring);
+        return new ShmOptions(ring, eager, large(o.get(LARGE)), registeredBytes(o.get(REGISTERED_BYTES)));
     }
 
-    /** @return the default directory: {@code /dev/shm/jccl-aeron-<user>}, or under {@code java.io.tmpdir} */
-    static Path defaultDirectory() {
-        String user = System.getProperty("user.name", "unknown").replaceAll("[^A-Za-z0-9._-]", "_");
-        Path shm = Path.of("/dev/shm");
-        Path parent = Files.isDirectory(shm) && Files.isWritable(shm) ? shm
-                : Path.of(System.getProperty("java.io.tmpdir"));
-        return parent.resolve("jccl-aeron-" + user).toAbsolutePath().normalize();
-    }
-
-    private static Path directory(String raw) {
+    private static long ringBytes(String raw) {
         if (raw == null) {
-            return defaultDirectory();
+            return DEFAULT_RING_BYTES;
         }
-        String value = raw.strip();
-        if (value.isEmpty()) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: it must name a directory");
+        long value = number(raw);
+        if (Long.bitCount(value) != 1 || value < MIN_RING_BYTES || value > MAX_RING_BYTES) {
+            throw new IllegalArgumentException(RING_BYTES + "='" + raw + "' is invalid: it must be a power of two"
+                    + " number of bytes from " + MIN_RING_BYTES + " (64 KiB) to " + MAX_RING_BYTES + " (256 MiB)");
         }
-        Path dir;
-        try {
-            dir = Path.of(value).toAbsolutePath().normalize();
-        } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: " + e.getMessage(), e);
-        }
-        if (dir.getParent() == null || dir.getFileName() == null) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: the root directory cannot hold a"
-                    + " media driver (its lock file lives next to the directory)");
-        }
-        if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: it exists and is not a directory");
-        }
-        return dir;
+        return value;
     }
 
-    private static int termBytes(String raw) {
+    private static long eagerBytes(String raw, long ringBytes) {
         if (raw == null) {
-            return DEFAULT_TERM_BYTES;
+            return Math.min(DEFAULT_EAGER_BYTES, maxEagerBytes(ringBytes));
         }
-        long value;
-        try {
-            value = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            throw invalidTerm(raw);
+        long value = number(raw);
+        if (value < 0 || value > maxEagerBytes(ringBytes)) {
+            throw new IllegalArgumentException(EAGER_BYTES + "='" + raw + "' is invalid: it must be a number of bytes"
+                    + " from 0 to " + maxEagerBytes(ringBytes) + " (a quarter of " + RING_BYTES + ", at most 1 MiB)");
         }
-        if (Long.bitCount(value) != 1 || value < MIN_TERM_BYTES || value > MAX_TERM_BYTES) {
-            throw invalidTerm(raw);
-        }
-        return (int) value;
+        return value;
     }
 
-    private static IllegalArgumentException invalidTerm(String raw) {
-        return new IllegalArgumentException(TERM_BYTES + "='" + raw + "' is invalid: it must be a power of two"
-                + " number of bytes from " + MIN_TERM_BYTES + " (1 MiB) to " + MAX_TERM_BYTES + " (1 GiB)");
+    /** @return the largest eager limit for a ring of {@code ringBytes} */
+    static long maxEagerBytes(long ringBytes) {
+        return Math.min(ringBytes / 4, MAX_EAGER_BYTES);
     }
 
-    private static DriverIdle driverIdle(String raw) {
+    /** @return the chunk of a pipelined message: a sixteenth of the ring, from 4 KiB to 256 KiB */
+    long chunkBytes() {
+        return Math.max(4096, Math.min(256 << 10, ringBytes / 16));
+    }
+
+    private static long registeredBytes(String raw) {
         if (raw == null) {
-            return DriverIdle.BACKOFF;
+            return DEFAULT_REGISTERED_BYTES;
         }
-        return switch (raw.strip().toLowerCase(java.util.Locale.ROOT)) {
-            case "backoff" -> DriverIdle.BACKOFF;
-            case "spin" -> DriverIdle.SPIN;
-            default -> throw new IllegalArgumentException(DRIVER_IDLE + "='" + raw + "' is invalid: it must be"
-                    + " backoff or spin");
+        long value = number(raw);
+        if (value < 0 || value > MAX_REGISTERED_BYTES) {
+            throw new IllegalArgumentException(REGISTERED_BYTES + "='" + raw + "' is invalid: it must be a number of"
+                    + " bytes from 0 to " + MAX_REGISTERED_BYTES + " (64 GiB)");
+        }
+        return (value + Layout.PAGE - 1) / Layout.PAGE * Layout.PAGE;
+    }
+
+    private static Large large(String raw) {
+        if (raw == null) {
+            return Large.AUTO;
+        }
+        return switch (raw.strip().toLowerCase(Locale.ROOT)) {
+            case "auto" -> Large.AUTO;
+            case "cma" -> Large.CMA;
+            case "ring" -> Large.RING;
+            default -> throw new IllegalArgumentException(LARGE + "='" + raw + "' is invalid: it must be auto, cma or"
+                    + " ring");
         };
+    }
+
+    private static long number(String raw) {
+        try {
+            return Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            return Long.MIN_VALUE;
+        }
     }
 }

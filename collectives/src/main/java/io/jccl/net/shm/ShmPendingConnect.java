@@ -1,66 +1,187 @@
 package io.jccl.net.shm;
 
-import io.aeron.Publication;
+import io.jccl.net.NetException;
+import io.jccl.net.PendingConnect;
 import io.jccl.net.SendConnection;
-import io.jccl.net.aeron.HelloConnect;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
- * A non-blocking shm connection attempt ({@link HelloConnect}): the data publication is on a fresh stream of this
- * process, the hello carries this process's pid, and while waiting the listening process and the driver's host are
- * looked up (at most every {@link ShmDriver#LIVENESS_CHECK_INTERVAL_NS}), so a dead listener fails the attempt at
- * once rather than at the connect timeout.
+ * A connection attempt to a listener: the listener's segment is mapped when the attempt starts; the first
+ * {@link #poll()} claims a slot in it and writes the offer (so an attempt cancelled before its first poll never
+ * reaches the listener); later polls wait for the listener's answer, within the connect timeout, while the listening
+ * process lives.
  */
-final class ShmPendingConnect extends HelloConnect {
+final class ShmPendingConnect implements PendingConnect {
+    private static final VarHandle LONG = Layouts.LONG;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+
     private final ShmTransport transport;
-    private final ShmHandle peer;
-    private final ProcessHandle listenerProcess;
-    private long lastLivenessCheckNs = System.nanoTime();
+    private final ShmHandle handle;
+    private final Peer peer;
+    private final long deadlineNs;
+    private final Scratch scratch;
+    private final String description;
+    private int slot = -1;
+    private long at;
+    private ShmSendConnection connection;
+    private NetException failure;
+    private boolean cancelled;
+    private long lastLivenessCheckNs;
 
-    ShmPendingConnect(ShmTransport transport, ShmHandle peer, long helloRegistration, long dataRegistration,
-                      int dataStreamId) {
-        super(transport.driver().aeron(), "shm connection of rank " + transport.rank() + " to " + peer,
-                transport.rank(), Wire.HELLO_MAGIC, peer.token(), helloRegistration, dataRegistration, dataStreamId,
-                transport.connectTimeoutNs());
+    ShmPendingConnect(ShmTransport transport, ShmHandle handle, Peer peer, long timeoutNs) {
         this.transport = transport;
+        this.handle = handle;
         this.peer = peer;
-        this.listenerProcess = ProcessHandle.of(peer.pid()).orElse(null);
+        this.deadlineNs = System.nanoTime() + timeoutNs;
+        this.scratch = transport.newScratch();
+        this.description = "shm connection of rank " + transport.rank() + " to rank " + handle.rank() + " (pid "
+                + handle.pid() + ")";
     }
 
     @Override
-    protected long helloDetail(Publication data) {
-        return ProcessHandle.current().pid();
-    }
-
-    @Override
-    protected SendConnection open(Publication data) {
-        return transport.openSend(data, dataStreamId(), peer);
-    }
-
-    @Override
-    protected String listenerProblem(long nowNs) {
-        if (nowNs - lastLivenessCheckNs <= ShmDriver.LIVENESS_CHECK_INTERVAL_NS) {
-            return null;
+    public synchronized SendConnection poll() {
+        if (failure != null) {
+            throw failure;
         }
-        lastLivenessCheckNs = nowNs;
-        if (listenerProcess == null || !listenerProcess.isAlive()) {
-            return "the listening process (pid " + peer.pid() + ") is gone";
+        if (connection != null) {
+            return connection;
         }
-        if (!transport.driver().ownerAlive(nowNs)) {
-            return "the shm media driver's process (pid " + transport.driver().ownerPid() + ") is gone";
+        if (cancelled) {
+            throw new NetException(NetException.Reason.CLOSED, description + " was cancelled");
+        }
+        try {
+            if (slot < 0) {
+                offer();
+            }
+            return answer();
+        } catch (NetException e) {
+            fail(e);
+            throw e;
+        } catch (IllegalStateException e) {
+            NetException closed = new NetException(NetException.Reason.CLOSED, description + " failed: " + e.getMessage());
+            fail(closed);
+            throw closed;
+        }
+    }
+
+    private void offer() {
+        MemorySegment m = peer.segment.memory;
+        if (!listening()) {
+            throw new NetException(NetException.Reason.PEER_CLOSED, description + " failed: its listener is closed");
+        }
+        long index = (long) LONG.getAndAdd(m, Layout.H_NEXT_SLOT, 1L);
+        if (index < 0 || index >= peer.segment.slots) {
+            throw new NetException(NetException.Reason.IO_ERROR, description + " failed: all " + peer.segment.slots
+                    + " connection slots of its shm segment are taken");
+        }
+        slot = (int) index;
+        at = peer.segment.slotOffset(slot);
+        Segment own = transport.ownSegment();
+        m.set(INT, at + Layout.S_LISTENER, handle.listenerId());
+        m.set(INT, at + Layout.S_RANK, transport.rank());
+        m.set(WORD, at + Layout.S_PID, own.pid);
+        m.set(WORD, at + Layout.S_SEGMENT_FD, own.fd);
+        m.set(WORD, at + Layout.S_SEGMENT_BYTES, own.bytes);
+        MemorySegment.copy(MemorySegment.ofArray(own.token()), 0, m, at + Layout.S_SEGMENT_TOKEN, Layout.TOKEN_BYTES);
+        boolean cma = transport.allowsCrossMemory();
+        m.set(WORD, at + Layout.S_PROBE_ADDRESS, cma ? CrossMemory.probeAddress() : 0L);
+        m.set(WORD, at + Layout.S_PROBE_VALUE, cma ? CrossMemory.probeValue() : 0L);
+        m.set(INT, at + Layout.S_ALLOWS_CMA, cma ? 1 : 0);
+        LONG.setRelease(m, at + Layout.S_STATE, Layout.STATE_OFFERED);
+        VarHandle.fullFence();
+        if (!listening() && LONG.compareAndSet(m, at + Layout.S_STATE, Layout.STATE_OFFERED,
+                Layout.STATE_CANCELLED)) {
+            throw new NetException(NetException.Reason.PEER_CLOSED, description + " failed: its listener closed");
+        }
+        Doorbell.ringIfAsleep(m, scratch);
+    }
+
+    private boolean listening() {
+        return ((long) LONG.getAcquire(peer.segment.memory, Layout.H_LISTENERS) & (1L << handle.listenerId())) != 0;
+    }
+
+    private SendConnection answer() {
+        MemorySegment m = peer.segment.memory;
+        long state = (long) LONG.getAcquire(m, at + Layout.S_STATE);
+        if (state == Layout.STATE_ACCEPTED) {
+            int mode = m.get(INT, at + Layout.S_MODE);
+            if (mode != Layout.MODE_CMA && mode != Layout.MODE_RING) {
+                throw new NetException(NetException.Reason.PROTOCOL_ERROR, description + " failed: the listener"
+                        + " answered with mode " + mode);
+            }
+            connection = transport.openSend(peer.segment.slot(slot), peer, handle.rank(), mode);
+            return connection;
+        }
+        if (state == Layout.STATE_REFUSED) {
+            int reason = m.get(INT, at + Layout.S_MODE);
+            int errno = m.get(INT, at + Layout.S_MODE_ERRNO);
+            throw switch (reason) {
+                case ShmListener.REFUSED_CLOSED -> new NetException(NetException.Reason.PEER_CLOSED, description
+                        + " failed: its listener closed");
+                case ShmListener.REFUSED_NO_CMA -> new NetException(NetException.Reason.IO_ERROR, description
+                        + " refused: rank " + handle.rank() + " cannot read this process's memory with process_vm_readv ("
+                        + ShmListener.probeFailure(errno) + ") and its " + ShmOptions.LARGE + " is cma");
+                default -> new NetException(NetException.Reason.PROTOCOL_ERROR, description + " refused: the"
+                        + " listener found the offer invalid (see its log)");
+            };
+        }
+        if (state != Layout.STATE_OFFERED) {
+            throw new NetException(NetException.Reason.PROTOCOL_ERROR, description + " failed: its slot went to state "
+                    + state);
+        }
+        long now = System.nanoTime();
+        if (now - deadlineNs > 0) {
+            if (LONG.compareAndSet(m, at + Layout.S_STATE, Layout.STATE_OFFERED, Layout.STATE_CANCELLED)) {
+                throw new NetException(NetException.Reason.IO_ERROR, description + " timed out: the listener did not"
+                        + " accept it within the connect timeout");
+            }
+            return answer();
+        }
+        if (now - lastLivenessCheckNs > ShmConnection.LIVENESS_CHECK_INTERVAL_NS) {
+            lastLivenessCheckNs = now;
+            if (!peer.isAlive(scratch)) {
+                LONG.compareAndSet(m, at + Layout.S_STATE, Layout.STATE_OFFERED, Layout.STATE_CANCELLED);
+                throw new NetException(NetException.Reason.PEER_CLOSED, description + " failed: the process is gone");
+            }
         }
         return null;
     }
 
-    @Override
-    protected String noListenerReason() {
-        return "no listener subscribed to the hello stream";
+    private void fail(NetException e) {
+        failure = e;
+        transport.forget(this);
+        transport.releasePeer(peer);
     }
 
     @Override
-    protected void ended(boolean connected) {
-        if (!connected) {
-            StreamIds.release(dataStreamId());
+    public synchronized void cancel() {
+        if (connection != null || failure != null || cancelled) {
+            return;
         }
-        transport.forget(this);
+        cancelled = true;
+        try {
+            if (slot >= 0 && peer.segment.isOpen()) {
+                MemorySegment m = peer.segment.memory;
+                if (!LONG.compareAndSet(m, at + Layout.S_STATE, Layout.STATE_OFFERED, Layout.STATE_CANCELLED)
+                        && (long) LONG.getAcquire(m, at + Layout.S_STATE) == Layout.STATE_ACCEPTED) {
+                    // Accepted, but the connection was never taken: the receiving end learns it is closed.
+                    LONG.setRelease(m, at + Layout.S_SENDER_CLOSED, 1L);
+                    Doorbell.ringIfAsleep(m, scratch);
+                }
+            }
+        } catch (IllegalStateException ignored) {
+            // the transport is closing
+        } finally {
+            transport.forget(this);
+            transport.releasePeer(peer);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return description;
     }
 }

@@ -1,48 +1,313 @@
 package io.jccl.net.shm;
 
-import io.aeron.Publication;
-import io.jccl.net.aeron.AeronSendConnection;
+import io.jccl.net.MemoryRegistration;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import io.jccl.net.SendConnection;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
- * The sending end of an shm connection: one IPC publication on a stream of this process that only this connection
- * uses (the data path is {@link AeronSendConnection}'s); the peer's death is noticed through its process
- * ({@link ShmPeer}).
+ * The sending end of a connection: it writes {@link Records} into the ring of its slot in the receiver's segment.
+ *
+ * <p>Each send takes one path, chosen when its first record is written:
+ * <ul>
+ *   <li>up to the eager limit: one INLINE record, payload copied into the ring (one line, a fast box, up to 48
+ *       bytes); the send completes when the record is published;</li>
+ *   <li>native memory in this rank's registered heap: a REG descriptor; the receiver copies from its mapping of
+ *       this rank's segment;</li>
+ *   <li>other native memory, on a connection that uses cross-memory attach: a CMA descriptor; the receiver reads
+ *       the message with {@code process_vm_readv}. Descriptor sends complete when the receiver acknowledges them,
+ *       after its copy;</li>
+ *   <li>everything else (heap arrays, or no cross-memory attach): START and MORE records, copied through the ring
+ *       in chunks as it drains; the send completes when its last chunk is published.</li>
+ * </ul>
+ * Sends are written in posting order, each as far as the ring's free space allows; the receiver's consumed position
+ * (head) is read only when the cached one leaves too little room. One line beyond every record is kept free and
+ * zeroed before the record's stamp is published (see {@link Records}).
+ *
+ * <p>Closing publishes how many records were written ({@code S_SENDER_CLOSED}), after which the receiver fails
+ * later receives with {@link NetException.Reason#PEER_CLOSED} once it took those records; it then waits while the
+ * receiver is copying from this process's memory, so no byte of a send that did not complete is read after
+ * {@code close()} returns.
  */
-final class ShmSendConnection extends AeronSendConnection {
-    private final ShmTransport transport;
-    private final int streamId;
-    private final ShmPeer peer;
+final class ShmSendConnection extends ShmConnection implements SendConnection {
+    private static final VarHandle LONG = Layouts.LONG;
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
+    /** Smallest chunk written when the ring has no room for a whole one. */
+    private static final long MIN_CHUNK = 4096;
+    /** Longest a close waits for the receiver to finish a copy from this process's memory. */
+    private static final long CLOSE_WAIT_NS = 10_000_000_000L;
 
-    ShmSendConnection(ShmTransport transport, Publication publication, int streamId, int peerRank, long peerPid,
-                      String description) {
-        super(ShmTransportProvider.NAME, publication, peerRank, description);
-        this.transport = transport;
-        this.streamId = streamId;
-        this.peer = new ShmPeer(transport, peerRank, peerPid);
+    private final int peerRank;
+    private final int mode;
+    private final long eagerBytes;
+    private final long chunkBytes;
+    /** Addresses of this rank's registered heap: sends from there are REG descriptors. */
+    private final long heapBase;
+    private final long heapEnd;
+    private final RequestFifo unwritten = new RequestFifo(MAX_INFLIGHT_REQUESTS);
+    private final RequestFifo awaitingAck = new RequestFifo(MAX_INFLIGHT_REQUESTS);
+    /** Ring position (absolute, in bytes) of the next record. */
+    private long tail;
+    /** The receiver's head as last read. */
+    private long cachedHead;
+    private long nextRecord = 1;
+    private long descriptorsPosted;
+    private long acksSeen;
+
+    ShmSendConnection(ShmTransport transport, String description, MemorySegment slot, Peer peer, int peerRank,
+                      int mode, ShmOptions options, long heapBase, long heapBytes) {
+        super(transport, description, slot, peer);
+        this.peerRank = peerRank;
+        this.mode = mode;
+        this.eagerBytes = options.eagerBytes();
+        this.chunkBytes = options.chunkBytes();
+        this.heapBase = heapBase;
+        this.heapEnd = heapBase + heapBytes;
     }
 
     @Override
-    protected void checkLiveness(boolean sender) {
-        peer.check(sender, description, this::breakConnection);
+    public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
+        ShmRequest request = take(buffer, offset, sizeBytes, tag);
+        if (request == null) {
+            return null;
+        }
+        unwritten.add(request);
+        if (unwritten.size() == 1) {
+            progress();
+        }
+        return request;
+    }
+
+    /** @return the connection's large-message path: {@link Layout#MODE_CMA} or {@link Layout#MODE_RING} */
+    int mode() {
+        return mode;
     }
 
     @Override
-    protected String peerName() {
-        return peer.name();
+    void step() {
+        boolean progressed = false;
+        if (!awaitingAck.isEmpty()) {
+            long acks = (long) LONG.getAcquire(control, Layout.S_ACKS);
+            if (acks != acksSeen) {
+                if (acks < acksSeen || acks > descriptorsPosted) {
+                    breakConnection(NetException.Reason.PROTOCOL_ERROR, description + ": " + peerName()
+                            + " acknowledged " + acks + " messages read from this rank's memory; " + acksSeen
+                            + " were acknowledged before and " + descriptorsPosted + " posted");
+                    return;
+                }
+                while (acksSeen < acks) {
+                    ShmRequest done = awaitingAck.pop();
+                    acksSeen++;
+                    done.complete(done.sizeBytes);
+                }
+                progressed = true;
+            }
+        }
+        if ((long) LONG.getAcquire(control, Layout.S_RECEIVER_CLOSED) != 0) {
+            breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName()
+                    + " closed its receiving end");
+            return;
+        }
+        long firstRecord = nextRecord;
+        while (!unwritten.isEmpty()) {
+            ShmRequest request = unwritten.first();
+            if (!write(request)) {
+                break;
+            }
+            unwritten.pop();
+            if (request.kind == Records.CMA || request.kind == Records.REG) {
+                awaitingAck.add(request);
+            } else {
+                request.complete(request.sizeBytes);
+            }
+        }
+        if (brokenReason != null) {
+            return;
+        }
+        if (nextRecord != firstRecord) {
+            Doorbell.ringIfAsleep(peer.segment.memory, scratch);
+            progressed = true;
+        }
+        if (!progressed && hasPending()) {
+            checkPeerAlive();
+        }
+    }
+
+    /** @return true when the request is entirely in the ring; false when the ring has no room (or broke) */
+    private boolean write(ShmRequest r) {
+        if (!r.started) {
+            r.kind = chooseKind(r);
+        }
+        switch (r.kind) {
+            case Records.INLINE -> {
+                long bytes = Records.lines(Records.INLINE_HEADER + r.sizeBytes);
+                if (!reserve(bytes)) {
+                    return false;
+                }
+                long pos = tail & ringMask;
+                ring.set(WORD, pos + Records.TAG, r.tag);
+                if (r.sizeBytes > 0) {
+                    MemorySegment.copy(r.segment, r.offset, ring, pos + Records.INLINE_HEADER, r.sizeBytes);
+                }
+                publish(pos, bytes, Records.INLINE, r.sizeBytes);
+                r.started = true;
+                r.movedBytes = r.sizeBytes;
+                return true;
+            }
+            case Records.CMA, Records.REG -> {
+                if (!reserve(Records.DESCRIPTOR_BYTES)) {
+                    return false;
+                }
+                long pos = tail & ringMask;
+                long address = r.segment.address() + r.offset;
+                ring.set(WORD, pos + Records.TAG, r.tag);
+                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes);
+                ring.set(WORD, pos + Records.ADDRESS, r.kind == Records.REG ? address - heapBase : address);
+                publish(pos, Records.DESCRIPTOR_BYTES, r.kind, 0);
+                r.started = true;
+                r.movedBytes = r.sizeBytes;
+                r.ackIndex = ++descriptorsPosted;
+                return true;
+            }
+            default -> {
+                return writeChunks(r);
+            }
+        }
+    }
+
+    /** Writes START and MORE records while the ring has room. @return true once the last chunk is written */
+    private boolean writeChunks(ShmRequest r) {
+        while (!r.started || r.movedBytes < r.sizeBytes) {
+            long header = r.started ? Records.MORE_HEADER : Records.START_HEADER;
+            long remaining = r.sizeBytes - r.movedBytes;
+            long chunk = Math.min(remaining, chunkBytes);
+            while (!reserve(Records.lines(header + chunk))) {
+                if (chunk <= MIN_CHUNK || brokenReason != null) {
+                    return false;
+                }
+                chunk = Math.max(MIN_CHUNK, chunk >>> 1);
+            }
+            long pos = tail & ringMask;
+            if (r.started) {
+                ring.set(WORD, pos + Records.TAG, 0L);
+            } else {
+                ring.set(WORD, pos + Records.TAG, r.tag);
+                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes);
+                ring.set(WORD, pos + Records.ADDRESS, 0L);
+            }
+            MemorySegment.copy(r.segment, r.offset + r.movedBytes, ring, pos + header, chunk);
+            publish(pos, Records.lines(header + chunk), r.started ? Records.MORE : Records.START, chunk);
+            r.started = true;
+            r.movedBytes += chunk;
+        }
+        return true;
+    }
+
+    private int chooseKind(ShmRequest r) {
+        if (r.sizeBytes <= eagerBytes) {
+            return Records.INLINE;
+        }
+        if (r.segment.isNative()) {
+            long address = r.segment.address() + r.offset;
+            if (address >= heapBase && address + r.sizeBytes <= heapEnd) {
+                return Records.REG;
+            }
+            if (mode == Layout.MODE_CMA) {
+                return Records.CMA;
+            }
+        }
+        return Records.START;
+    }
+
+    /**
+     * Makes room for a record of {@code bytes} at the tail, and one more line, writing a PAD record first when the
+     * record would not fit before the ring's end.
+     *
+     * @return whether there is room now
+     */
+    private boolean reserve(long bytes) {
+        long pos = tail & ringMask;
+        long pad = pos + bytes > ringBytes ? ringBytes - pos : 0;
+        long need = pad + bytes + Layout.LINE;
+        if (tail + need - cachedHead > ringBytes) {
+            long head = (long) LONG.getAcquire(control, Layout.S_HEAD);
+            if (head < cachedHead || head > tail || (head & (Layout.LINE - 1)) != 0) {
+                breakConnection(NetException.Reason.PROTOCOL_ERROR, description + ": " + peerName()
+                        + " published ring position " + head + " (this side wrote up to " + tail + ", and it had"
+                        + " reached " + cachedHead + ")");
+                return false;
+            }
+            cachedHead = head;
+            if (tail + need - cachedHead > ringBytes) {
+                return false;
+            }
+        }
+        if (pad > 0) {
+            publish(pos, pad, Records.PAD, 0);
+        }
+        return true;
+    }
+
+    /** Zeroes the word where the next record will start, then publishes this record's stamp. */
+    private void publish(long pos, long bytes, int kind, long length) {
+        ring.set(WORD, (pos + bytes) & ringMask, 0L);
+        LONG.setRelease(ring, pos, Records.stamp(nextRecord, kind, length));
+        nextRecord++;
+        tail += bytes;
     }
 
     @Override
-    protected String publicationClosedCause() {
-        return "the shm media driver " + transport.driver().directory() + " went away?";
+    boolean hasPending() {
+        return !unwritten.isEmpty() || !awaitingAck.isEmpty();
     }
 
     @Override
-    protected void afterPublicationClosed() {
-        StreamIds.release(streamId);
+    void failPending(NetException.Reason reason, String message) {
+        while (!unwritten.isEmpty()) {
+            unwritten.pop().fail(new NetException(reason, message));
+        }
+        while (!awaitingAck.isEmpty()) {
+            awaitingAck.pop().fail(new NetException(reason, message));
+        }
     }
 
     @Override
-    protected void onClosed() {
-        transport.forget(this);
+    boolean hasNews() {
+        if (isClosed() || brokenReason != null || !hasPending()) {
+            return false;
+        }
+        if (!awaitingAck.isEmpty() && (long) LONG.getAcquire(control, Layout.S_ACKS) != acksSeen) {
+            return true;
+        }
+        if (!unwritten.isEmpty() && (long) LONG.getAcquire(control, Layout.S_HEAD) != cachedHead) {
+            return true;
+        }
+        return (long) LONG.getAcquire(control, Layout.S_RECEIVER_CLOSED) != 0;
+    }
+
+    @Override
+    void closeShared() {
+        LONG.setRelease(control, Layout.S_SENDER_CLOSED, nextRecord);
+        VarHandle.fullFence();
+        long deadline = System.nanoTime() + CLOSE_WAIT_NS;
+        for (int spins = 0; (long) LONG.getVolatile(control, Layout.S_COPYING) != 0; spins++) {
+            if (spins % 1024 == 1023 && (!peer.isAlive(scratch) || System.nanoTime() - deadline > 0)) {
+                break;
+            }
+            if (spins < 1000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        Doorbell.ringIfAsleep(peer.segment.memory, scratch);
+    }
+
+    @Override
+    String peerName() {
+        return "rank " + peerRank;
     }
 }

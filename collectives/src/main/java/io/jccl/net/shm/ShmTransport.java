@@ -1,9 +1,7 @@
 package io.jccl.net.shm;
 
-import io.aeron.Aeron;
-import io.aeron.Image;
-import io.aeron.Publication;
-import io.aeron.Subscription;
+import io.jccl.log.JcclLog;
+import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
@@ -11,55 +9,69 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import io.jccl.net.aeron.AeronConnection;
-import io.jccl.net.aeron.Frames;
-import io.jccl.net.aeron.Resources;
-import java.security.SecureRandom;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
 
 /**
- * One rank's shm transport: listeners, connection attempts and connections over Aeron IPC publications in the
- * host's media driver ({@link ShmDriver}), progressed by the caller inside {@link io.jccl.net.NetRequest#test()};
- * it starts no threads of its own and never calls the {@link ProgressSignal}s it is given.
+ * One rank's shm transport: its segment (rings of the connections into it, doorbell, registered heap), its listeners,
+ * connection attempts and connections, and the mappings of its peers' segments. No thread of its own: everything
+ * moves inside {@link io.jccl.net.NetRequest#test()}; an idle caller can sleep on the segment's doorbell
+ * ({@link #awaitProgress}).
  */
 final class ShmTransport implements NetTransport {
-    /** Sustained bandwidth reported to the tuner: one memory copy per byte, a round figure of what we measured. */
-    static final long SPEED_MBPS = 40_000;
-    /** One-way small-message latency reported to the tuner: a poll loop on shared memory. */
-    static final double LATENCY_US = 3.0;
-    /** The MTU of a connection's publication: Aeron's largest, so a frame carries up to 64 KiB - 64 bytes. */
-    static final int MTU_BYTES = 65_504;
-    /** Term length of the short-lived hello publications. */
-    static final int HELLO_TERM_BYTES = 64 << 10;
-    /** Channel every subscription uses: IPC, told apart by stream id. */
-    static final String SUBSCRIPTION_CHANNEL = "aeron:ipc";
-    static final String HELLO_CHANNEL = "aeron:ipc?term-length=" + HELLO_TERM_BYTES + "|sparse=true";
-
-    private static final NetProperties PROPERTIES = new NetProperties("shm", SPEED_MBPS, LATENCY_US,
-            AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
-    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmTransport.class);
+    /** The startup decision and refused probes: INIT|SHM, shown with {@code JCCL_DEBUG=INFO} by default. */
+    private static final Logger INIT_LOG = JcclLog.logger(EnumSet.of(Subsystem.INIT, Subsystem.SHM),
+            ShmTransport.class);
+    private static final VarHandle LONG = Layouts.LONG;
+    /** Bandwidth reported to the tuner: about one memory copy per byte, a round figure. */
+    static final long SPEED_MBPS = 64_000;
+    /** Small-message latency reported to the tuner: a store and a poll on shared memory. */
+    static final double LATENCY_US = 1.0;
+    static final long MAX_MESSAGE_BYTES = 1L << 40;
     private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
-    /** How long {@link #listen} waits for the driver to add the hello subscription. */
-    private static final long LISTEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
+    private static final NetProperties PROPERTIES = new NetProperties(ShmTransportProvider.NAME, SPEED_MBPS,
+            LATENCY_US, ShmConnection.MAX_INFLIGHT_REQUESTS, MAX_MESSAGE_BYTES, false);
+    /** Lines logged once per JVM: the startup decision, refused probes. */
+    private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
 
     private final TransportContext context;
     private final ShmOptions options;
-    private final ShmDriver driver;
-    private final String dataChannel;
     private final long connectTimeoutNs;
-    private final Resources resources;
+    private final boolean allowsCrossMemory;
+    private final Segment own;
+    private final Arena arena;
+    private final RegisteredHeap heap;
+    private final Scratch waitScratch;
+    private final Scratch wakeScratch;
+    private final Map<String, Peer> peers = new HashMap<>();
+    private final Set<Object> resources = ConcurrentHashMap.newKeySet();
+    private volatile ShmConnection[] connections = new ShmConnection[0];
+    private long listenerIds;
+    private volatile boolean closed;
+    private volatile boolean wakeRequested;
 
     /**
      * @param context the rank's context
      * @throws IllegalArgumentException when an option is invalid
-     * @throws NetException             when no media driver can be started or joined
+     * @throws NetException             when the segment cannot be created, or {@code JCCL_SHM_LARGE=cma} and
+     *                                  cross-memory attach is refused
      */
     ShmTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
-        this.resources = new Resources("shm transport of rank " + context.self().rank());
         Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
         if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
             throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
@@ -67,8 +79,62 @@ final class ShmTransport implements NetTransport {
         this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
                 : context.connectTimeout().toNanos();
         this.options = ShmOptions.parse(context.options());
-        this.dataChannel = "aeron:ipc?term-length=" + options.termBytes() + "|mtu=" + MTU_BYTES + "|sparse=true";
-        this.driver = ShmDriver.acquire(options, connectTimeoutNs);
+        String unavailable = LinuxCalls.Native.unavailableReason();
+        if (unavailable != null) {
+            throw new NetException(NetException.Reason.IO_ERROR, "shm transport unavailable: " + unavailable);
+        }
+        String decision;
+        if (options.large() == ShmOptions.Large.RING) {
+            allowsCrossMemory = false;
+            decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings (" + ShmOptions.LARGE
+                    + "=ring)";
+        } else {
+            CrossMemory.Availability cma = CrossMemory.check();
+            if (!cma.usable() && options.large() == ShmOptions.Large.CMA) {
+                throw new NetException(NetException.Reason.IO_ERROR, ShmOptions.LARGE + "=cma but process_vm_readv"
+                        + " is refused: " + cma.reason());
+            }
+            boolean forced = options.large() == ShmOptions.Large.CMA;
+            allowsCrossMemory = forced ? cma.usable() : cma.preferred();
+            if (!cma.usable()) {
+                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: process_vm_readv refused ("
+                        + cma.reason() + ")";
+            } else if (allowsCrossMemory) {
+                decision = "cross-memory attach (" + cma.speeds() + (forced ? "; " + ShmOptions.LARGE + "=cma" : "")
+                        + (cma.reason().isEmpty() ? "" : "; " + cma.reason()) + ")";
+            } else {
+                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: " + cma.speeds()
+                        + ", so two copies at once beat one cross-memory read (" + ShmOptions.LARGE
+                        + "=cma uses it anyway)";
+            }
+        }
+        this.own = Segment.create(Layout.slotsFor(context.size()), options.ringBytes(), options.registeredBytes());
+        this.arena = Arena.ofShared();
+        this.heap = new RegisteredHeap(own.memory.address() + own.heapOffset, own.heapBytes);
+        this.waitScratch = new Scratch(arena);
+        this.wakeScratch = new Scratch(arena);
+        logOnce("shm: messages over " + options.eagerBytes() + " bytes by " + decision + "; shorter ones through "
+                + bytes(options.ringBytes()) + " rings, up to " + Records.FAST_BOX_PAYLOAD
+                + " bytes in one cache line; registered memory " + bytes(options.registeredBytes()) + " per rank");
+    }
+
+    private static void logOnce(String line) {
+        if (LOGGED.add(line)) {
+            INIT_LOG.info(line);
+        }
+    }
+
+    static String bytes(long n) {
+        if (n >= 1L << 30 && n % (1L << 30) == 0) {
+            return (n >> 30) + " GiB";
+        }
+        if (n >= 1 << 20 && n % (1 << 20) == 0) {
+            return (n >> 20) + " MiB";
+        }
+        if (n >= 1 << 10 && n % (1 << 10) == 0) {
+            return (n >> 10) + " KiB";
+        }
+        return n + " bytes";
     }
 
     @Override
@@ -77,112 +143,268 @@ final class ShmTransport implements NetTransport {
     }
 
     @Override
-    public Listener listen(ProgressSignal signal) {
+    public synchronized Listener listen(ProgressSignal signal) {
         checkOpen();
-        int streamId = StreamIds.allocate();
-        Aeron aeron = driver.aeron();
-        Subscription hellos;
-        try {
-            long registration = aeron.asyncAddSubscription(SUBSCRIPTION_CHANNEL, streamId);
-            long deadline = System.nanoTime() + Math.min(connectTimeoutNs, LISTEN_TIMEOUT_NS);
-            while ((hellos = aeron.getSubscription(registration)) == null) {
-                if (System.nanoTime() - deadline > 0) {
-                    aeron.asyncRemoveSubscription(registration);
-                    throw new NetException(NetException.Reason.IO_ERROR, "the shm media driver "
-                            + driver.directory() + " did not add the listener's subscription in time");
-                }
-                LockSupport.parkNanos(100_000);
-            }
-        } catch (RuntimeException e) {
-            StreamIds.release(streamId);
-            if (e instanceof NetException n) {
-                throw n;
-            }
-            throw new NetException(NetException.Reason.IO_ERROR, "rank " + rank() + " cannot listen on shm: " + e, e);
+        int id = 1;
+        while (id <= Layout.MAX_LISTENERS && (listenerIds & (1L << id)) != 0) {
+            id++;
         }
-        byte[] token = new byte[Wire.TOKEN_BYTES];
-        RANDOM.nextBytes(token);
-        ShmListener listener = new ShmListener(this, hellos, streamId, new ShmHandle(driver.directory().toString(),
-                streamId, ProcessHandle.current().pid(), token));
-        register(listener);
+        if (id > Layout.MAX_LISTENERS) {
+            throw new NetException(NetException.Reason.IO_ERROR, this + " has " + Layout.MAX_LISTENERS
+                    + " listeners open already");
+        }
+        listenerIds |= 1L << id;
+        LONG.getAndBitwiseOr(own.memory, Layout.H_LISTENERS, 1L << id);
+        ShmListener listener = new ShmListener(this, id, new ShmHandle(id, own.pid, own.fd, own.bytes, own.token(),
+                rank()));
+        resources.add(listener);
         return listener;
+    }
+
+    synchronized void forgetListener(ShmListener listener) {
+        listenerIds &= ~(1L << listener.id());
+        resources.remove(listener);
     }
 
     @Override
     public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
         checkOpen();
         ShmHandle handle = ShmHandle.decode(peerHandle);
-        if (!handle.directory().equals(driver.directory().toString())) {
-            throw new NetException(NetException.Reason.IO_ERROR, "rank " + rank() + " cannot connect over shm to a"
-                    + " listener of another media driver: it uses " + handle.directory() + ", this rank "
-                    + driver.directory() + "; every rank on a host needs the same " + ShmOptions.DIR);
+        Peer peer = acquirePeer(handle.pid(), handle.fd(), handle.segmentBytes(), handle.token());
+        ShmPendingConnect pending = new ShmPendingConnect(this, handle, peer, connectTimeoutNs);
+        resources.add(pending);
+        if (closed) {
+            pending.cancel();
+            throw new NetException(NetException.Reason.CLOSED, this + " is closed");
         }
-        int dataStream = StreamIds.allocate();
-        Aeron aeron = driver.aeron();
-        long helloRegistration;
-        long dataRegistration;
-        try {
-            helloRegistration = aeron.asyncAddExclusivePublication(HELLO_CHANNEL, handle.streamId());
-            dataRegistration = aeron.asyncAddPublication(dataChannel, dataStream);
-        } catch (RuntimeException e) {
-            StreamIds.release(dataStream);
-            throw new NetException(NetException.Reason.IO_ERROR, "rank " + rank() + " cannot connect over shm: " + e,
-                    e);
-        }
-        ShmPendingConnect pending = new ShmPendingConnect(this, handle, helloRegistration, dataRegistration,
-                dataStream);
-        register(pending);
         return pending;
     }
 
-    /** Wraps a data publication the peer subscribed to. */
-    ShmSendConnection openSend(Publication publication, int streamId, ShmHandle peer) {
-        ShmSendConnection connection = new ShmSendConnection(this, publication, streamId, -1, peer.pid(),
-                "shm send connection rank " + rank() + " -> pid " + peer.pid() + " (stream " + streamId + ")");
-        register(connection);
-        return connection;
+    /** Maps a peer's segment, or takes another reference to a mapping this transport holds. */
+    synchronized Peer acquirePeer(long pid, long fd, long bytes, byte[] token) {
+        checkOpen();
+        String key = pid + "/" + fd + "/" + HexFormat.of().formatHex(token);
+        Peer peer = peers.get(key);
+        if (peer == null) {
+            peer = Peer.of(Segment.map(pid, fd, bytes, token));
+            peers.put(key, peer);
+        }
+        peer.references++;
+        return peer;
     }
 
-    /** Wraps a data subscription whose sender's log is linked. */
-    ShmRecvConnection openRecv(Subscription subscription, Image image, int peerRank, long peerPid) {
-        ShmRecvConnection connection = new ShmRecvConnection(this, subscription, image, peerRank, peerPid,
-                "shm receive connection rank " + rank() + " <- rank " + peerRank + " (pid " + peerPid + ", stream "
-                        + subscription.streamId() + ")");
-        register(connection);
-        return connection;
+    /** Drops a reference taken by {@link #acquirePeer}; the last one unmaps. */
+    synchronized void releasePeer(Peer peer) {
+        if (--peer.references == 0) {
+            peers.values().remove(peer);
+            peer.close();
+        }
     }
 
-    ShmDriver driver() {
-        return driver;
+    /** Wraps an accepted slot of a peer's segment; takes over the attempt's reference to the peer. */
+    ShmSendConnection openSend(MemorySegment slot, Peer peer, int peerRank, int mode) {
+        ShmSendConnection c = new ShmSendConnection(this, "shm send connection rank " + rank() + " -> rank "
+                + peerRank + " (pid " + peer.pid + ")", slot, peer, peerRank, mode, options,
+                own.memory.address() + own.heapOffset, own.heapBytes);
+        add(c);
+        return c;
+    }
+
+    /** Wraps a slot of this rank's segment that a peer connected through; takes over the listener's reference. */
+    ShmRecvConnection openRecv(MemorySegment slot, Peer peer, int peerRank, int mode) {
+        ShmRecvConnection c = new ShmRecvConnection(this, "shm receive connection rank " + rank() + " <- rank "
+                + peerRank + " (pid " + peer.pid + ")", slot, peer, peerRank, mode);
+        add(c);
+        return c;
+    }
+
+    private synchronized void add(ShmConnection c) {
+        if (closed) {
+            c.close();
+            throw new NetException(NetException.Reason.CLOSED, this + " is closed");
+        }
+        ShmConnection[] now = Arrays.copyOf(connections, connections.length + 1);
+        now[now.length - 1] = c;
+        connections = now;
+    }
+
+    /** Stops tracking a connection or attempt that closed itself; a connection releases its peer. */
+    void forget(Object resource) {
+        resources.remove(resource);
+        if (resource instanceof ShmConnection c) {
+            synchronized (this) {
+                List<ShmConnection> now = new ArrayList<>(Arrays.asList(connections));
+                if (now.remove(c)) {
+                    connections = now.toArray(ShmConnection[]::new);
+                    releasePeer(c.peer);
+                }
+            }
+        }
+    }
+
+    Scratch newScratch() {
+        return new Scratch(arena);
+    }
+
+    /** @return native memory for cross-memory reads into heap receives, freed with the transport */
+    MemorySegment bounceBuffer(long bytes) {
+        return arena.allocate(bytes, Layout.PAGE);
+    }
+
+    Segment ownSegment() {
+        return own;
+    }
+
+    boolean ownSegmentOpen() {
+        return own.isOpen();
+    }
+
+    ShmOptions options() {
+        return options;
+    }
+
+    boolean allowsCrossMemory() {
+        return allowsCrossMemory;
     }
 
     int rank() {
         return context.self().rank();
     }
 
-    long connectTimeoutNs() {
-        return connectTimeoutNs;
+    void noteRefusedCrossMemory(int peerRank, long pid, String why) {
+        logOnce("shm: process_vm_readv of rank " + peerRank + " (pid " + pid + ") refused (" + why + "): its messages"
+                + " to rank " + rank() + " take the pipelined copy through the ring");
     }
 
-    private void register(Object resource) {
-        resources.register(resource);
+    @Override
+    public MemorySegment allocateMemory(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("bytes must be at least 1, not " + bytes);
+        }
+        checkOpen();
+        if (heap.bytes() == 0) {
+            return null;
+        }
+        MemorySegment segment = heap.allocate(bytes);
+        if (segment == null) {
+            throw new NetException(NetException.Reason.IO_ERROR, "the shm registered memory of rank " + rank() + " ("
+                    + bytes(heap.bytes()) + ", " + ShmOptions.REGISTERED_BYTES + ") has no free block of " + bytes
+                    + " bytes");
+        }
+        return segment;
     }
 
-    /** Stops tracking a resource that closed itself. */
-    void forget(Object resource) {
-        resources.forget(resource);
+    @Override
+    public boolean freeMemory(MemorySegment segment) {
+        return segment != null && heap.free(segment);
+    }
+
+    @Override
+    public boolean awaitProgress(long timeoutNs) {
+        if (closed) {
+            return true;
+        }
+        if (timeoutNs <= 0) {
+            return true;
+        }
+        MemorySegment m = own.memory;
+        int seen = Doorbell.enter(m);
+        try {
+            if (wakeRequested) {
+                return true;
+            }
+            for (ShmConnection c : connections) {
+                if (c.hasNews()) {
+                    return true;
+                }
+            }
+            Doorbell.sleep(m, seen, timeoutNs, waitScratch);
+        } catch (IllegalStateException e) {
+            return true;   // closed under us
+        } finally {
+            wakeRequested = false;
+            try {
+                Doorbell.leave(m);
+            } catch (IllegalStateException ignored) {
+                // closed under us
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public void wakeUp() {
+        wakeRequested = true;
+        try {
+            Doorbell.ringIfAsleep(own.memory, wakeScratch);
+        } catch (IllegalStateException ignored) {
+            // closed
+        }
+    }
+
+    /**
+     * Tests: steps the receiving connections that the calling thread drives and that have receives posted, as the
+     * receiving rank's own executor would (a descriptor send completes only when its receiver copies it).
+     */
+    void stepReceivesOfThisThread() {
+        Thread me = Thread.currentThread();
+        for (ShmConnection c : connections) {
+            if (c instanceof ShmRecvConnection && c.driver == me && c.hasPending()) {
+                c.progress();
+            }
+        }
     }
 
     private void checkOpen() {
-        resources.checkOpen();
+        if (closed) {
+            throw new NetException(NetException.Reason.CLOSED, this + " is closed");
+        }
     }
 
     @Override
     public void close() {
-        if (!resources.closeAll()) {
-            return;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        driver.release();
+        wakeUp();   // a thread asleep on the doorbell looks again and finds the transport closed
+        for (Object r : List.copyOf(resources)) {
+            try {
+                if (r instanceof Listener l) {
+                    l.close();
+                } else if (r instanceof PendingConnect p) {
+                    p.cancel();
+                }
+            } catch (RuntimeException ignored) {
+                // best effort
+            }
+        }
+        for (ShmConnection c : connections) {
+            try {
+                c.close();
+            } catch (RuntimeException ignored) {
+                // best effort
+            }
+        }
+        boolean heapReleased = heap.close();
+        synchronized (this) {
+            for (Peer p : List.copyOf(peers.values())) {
+                p.close();
+            }
+            peers.clear();
+        }
+        if (heapReleased) {
+            own.close();
+        } else {
+            LOG.warn("{}: registered memory still in use by another thread; its segment stays mapped", this);
+        }
+        try {
+            arena.close();
+        } catch (IllegalStateException e) {
+            LOG.debug("{}: a system call still uses its scratch memory; left to the garbage collector", this);
+        }
     }
 
     @Override

@@ -4,18 +4,19 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
-
 import java.util.Map;
 
 /**
- * The {@code shm} transport: connects ranks in different JVMs of the same host over shared memory (Aeron IPC
- * through one embedded media driver per host). Priority {@value #PRIORITY}: below the in-JVM transport, above
- * {@code metaroce} and {@code tcp}, which then serve only the pairs on different hosts.
+ * The {@code shm} transport: connects ranks in different JVMs of the same host through shared memory, with no
+ * media driver and no thread of its own (see {@link io.jccl.net.shm}). Priority {@value #PRIORITY}: below the in-JVM
+ * transport, above {@code metaroce} and {@code tcp}, which then serve only the pairs on different hosts.
  *
- * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SHM_DIR} (the media driver directory,
- * default {@code /dev/shm/jccl-aeron-<user>}), {@code JCCL_SHM_TERM_BYTES} (term length of each connection's log,
- * a power of two from 1 MiB to 1 GiB, default 16 MiB), {@code JCCL_SHM_DRIVER_IDLE} ({@code backoff} or
- * {@code spin}); see {@code docs/transports.md}.
+ * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SHM_RING_BYTES} (each connection's ring, a
+ * power of two from 64 KiB to 256 MiB, default 4 MiB), {@code JCCL_SHM_EAGER_BYTES} (the largest message copied
+ * through the ring in one record, default 16 KiB), {@code JCCL_SHM_LARGE} ({@code auto}, {@code cma} or
+ * {@code ring}: how longer messages travel), {@code JCCL_SHM_REGISTERED_BYTES} (each rank's registered memory for
+ * {@code Communicator.allocate}, default 1 GiB of address space, touched only where allocated); see
+ * {@code docs/transports.md}.
  */
 public final class ShmTransportProvider implements NetTransportProvider {
     /** The name users select it by. */
@@ -45,14 +46,15 @@ public final class ShmTransportProvider implements NetTransportProvider {
 
     /**
      * @throws IllegalArgumentException when an option is invalid; the message names the key and the value
-     * @throws io.jccl.net.NetException when no media driver can be started or joined
+     * @throws io.jccl.net.NetException when the segment cannot be created (or {@code JCCL_SHM_LARGE=cma} and
+     *                                  cross-memory attach is refused)
      */
     @Override
     public NetTransport create(TransportContext context) {
         return new ShmTransport(context);
     }
 
-    /** Checks {@code JCCL_SHM_DIR}, {@code JCCL_SHM_TERM_BYTES} and {@code JCCL_SHM_DRIVER_IDLE}. */
+    /** Checks every {@code JCCL_SHM_*} option. */
     @Override
     public void checkOptions(Map<String, String> options) {
         ShmOptions.parse(options);

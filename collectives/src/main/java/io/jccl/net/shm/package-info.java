@@ -1,28 +1,28 @@
 /**
- * The {@code shm} transport: JCCL's transport SPI over shared memory, for ranks in different JVMs on one host.
+ * The {@code shm} transport: JCCL's transport SPI over shared memory for ranks in different JVMs of one host, with no
+ * media driver and no thread of its own.
  *
- * <h2>Driver</h2>
- * Messages travel through Aeron IPC logs (memory-mapped files) managed by one embedded media driver per host and
- * user, in {@code JCCL_SHM_DIR} (default {@code /dev/shm/jccl-aeron-<user>}). The first JVM to take the OS lock
- * on {@code <dir>.lock} hosts it; the others join as clients. See {@link io.jccl.net.shm.ShmDriver}.
- *
- * <h2>Connections</h2>
- * A listener subscribes to a hello stream named in its handle (with the driver directory, its pid and a random
- * token). A connecting side publishes one hello frame there naming a data stream of its own, and the listener
- * subscribes to that stream: every connection is one IPC publication with exactly one subscriber. Stream ids
- * carry the owning process's pid, so no two live processes collide.
+ * <h2>Segment</h2>
+ * Each rank's transport creates one segment ({@link io.jccl.net.shm.Segment}): an anonymous, size-sealed
+ * {@code memfd} that never has a name in {@code /dev/shm}, so nothing is left behind when ranks are killed. Peers map
+ * it through {@code /proc/<pid>/fd/<fd>}, named in the listener handle with a random token. It holds a header with
+ * the rank's doorbell (a futex word), one slot per connection into the rank (a control block and a ring, in the
+ * receiver's memory), and the rank's registered heap ({@code Communicator.allocate}). Layout:
+ * {@link io.jccl.net.shm.Layout}.
  *
  * <h2>Messages</h2>
- * Each message is written as frames of at most the publication's maximum payload (64 KiB less headers): a first
- * frame with tag and length, continuation frames, and a close frame when the sender closes; see
- * {@link io.jccl.net.shm.Wire}. The payload is copied once into the log and once out of it, straight into the
- * posted receive; a message nobody has posted a receive for stays in the log, so the log's window is the only
- * buffering.
+ * A sender writes records into its slot's ring ({@link io.jccl.net.shm.Records}); each record's first word, its
+ * stamp, is published last with release semantics, and a receiver polls the stamp at its head with acquire semantics.
+ * Messages up to {@code JCCL_SHM_EAGER_BYTES} travel inline (up to 48 bytes in one cache line with their stamp and
+ * tag: a fast box). Longer ones travel in one copy: the receiver reads them straight from the sender's memory, with
+ * {@code process_vm_readv} (cross-memory attach) or, for memory from the registered heap, from its mapping of the
+ * sender's segment; where cross-memory attach is refused (or {@code JCCL_SHM_LARGE=ring}), they are copied through
+ * the ring in chunks, pipelined.
  *
- * <h2>Progress and failure</h2>
- * Caller-driven, like TCP: everything happens inside {@link io.jccl.net.NetRequest#test()}. A test that makes no
- * progress looks the peer process up (at most every 50 ms) and fails the connection with
- * {@link io.jccl.net.NetException.Reason#PEER_CLOSED} once it is gone; a stalled sender also watches the driver's
- * host process.
+ * <h2>Progress, waiting and failure</h2>
+ * Caller-driven: everything moves inside {@link io.jccl.net.NetRequest#test()}. A caller with nothing to do may sleep
+ * on the rank's doorbell ({@link io.jccl.net.NetTransport#awaitProgress}); peers ring it only when a sleeper
+ * announced itself. A connection that makes no progress looks its peer's process up through a pidfd (at most every
+ * 50 ms) and fails with {@link io.jccl.net.NetException.Reason#PEER_CLOSED} once it is gone.
  */
 package io.jccl.net.shm;

@@ -15,12 +15,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A peer process for {@link ShmDriverTest}, killed by the test. Modes:
+ * A peer process for {@link ShmPeerDeathTest}, killed by the test. Modes:
  * <ul>
- *   <li>{@code listen <dir>}: creates a transport (hosting the driver when it is first), prints
- *       {@code HANDLE <hex> HOSTS <true|false>}, then accepts connections forever without posting receives;</li>
- *   <li>{@code connect <dir> <hex>}: creates a transport, connects to the handle, prints {@code CONNECTED}, and
- *       sleeps forever without sending.</li>
+ *   <li>{@code listen}: creates a transport, prints {@code HANDLE <hex>}, then accepts connections forever without
+ *       posting receives;</li>
+ *   <li>{@code connect <hex>}: creates a transport, connects to the handle, prints {@code CONNECTED}, and sleeps
+ *       forever without sending.</li>
  * </ul>
  */
 public final class ShmChildMain {
@@ -28,15 +28,13 @@ public final class ShmChildMain {
     }
 
     public static void main(String[] args) throws Exception {
-        String dir = args[1];
         NetTransport transport = new ShmTransportProvider().create(new TransportContext(new PeerIdentity(9, "host",
-                "child"), 2, InetAddress.getLoopbackAddress(), Duration.ofSeconds(20),
-                Map.of(ShmOptions.DIR, dir, ShmOptions.TERM_BYTES, String.valueOf(1 << 20))));
+                "child"), 2, InetAddress.getLoopbackAddress(), Duration.ofSeconds(30),
+                Map.of(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20))));
         List<Object> keep = new ArrayList<>();
         if (args[0].equals("listen")) {
             Listener listener = transport.listen(ProgressSignal.NONE);
-            System.out.println("HANDLE " + HexFormat.of().formatHex(listener.handle()) + " HOSTS "
-                    + ((ShmTransport) transport).driver().hostsDriver());
+            System.out.println("HANDLE " + HexFormat.of().formatHex(listener.handle()));
             System.out.flush();
             while (true) {
                 RecvConnection c = listener.accept();
@@ -46,7 +44,7 @@ public final class ShmChildMain {
                 Thread.sleep(1);
             }
         }
-        PendingConnect pending = transport.connect(HexFormat.of().parseHex(args[2]), ProgressSignal.NONE);
+        PendingConnect pending = transport.connect(HexFormat.of().parseHex(args[1]), ProgressSignal.NONE);
         while (true) {
             Object c = pending.poll();
             if (c != null) {

@@ -5,78 +5,77 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jccl.UniqueId;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real JVMs on this host running every collective with exact checks: over shm alone (2 and 4 JVMs), and a mixed
- * job of 4 JVMs posing as two hosts ({@code JCCL_HOST_ID}), each "host" with a media driver directory of its own,
- * where pairs on the same "host" use shm and the others tcp. Each rank logs its transport per peer, which the test
- * checks.
+ * Real JVMs on this host running every collective with exact checks over shm: 4 JVMs with buffers from
+ * {@code Communicator.allocate} (registered memory: large messages copied out of the sender's mapped segment), 2 JVMs
+ * with the pipelined copy through the ring ({@code JCCL_SHM_LARGE=ring}), and a mixed job of 4 JVMs posing as two
+ * hosts ({@code JCCL_HOST_ID}), where pairs on the same "host" use shm (large messages by cross-memory attach where the
+ * kernel allows it, {@code JCCL_SHM_LARGE=cma}) and the others tcp. Each rank logs its transport per peer and the shm startup line, which the
+ * test checks.
  */
 class ShmMultiProcessTest {
-    /** 1 MiB of floats per rank for the full-size collectives: several 64 KiB frames per message, and chunking. */
+    /** 1 MiB of floats per rank for the full-size collectives: large messages, and chunking. */
     private static final long COUNT = (1 << 18) + 3;
 
-    @TempDir
-    Path temp;
-
     @Test
-    void twoJvmsRunEveryCollectiveExactlyOverShm() throws Exception {
-        List<Jvm> ranks = job(2, r -> "host", r -> temp.resolve("aeron"), true);
-        for (int r = 0; r < 2; r++) {
-            assertThat(output(ranks.get(r))).contains("transport per peer [" + (r == 0 ? "null, shm" : "shm, null") + "]");
+    void fourJvmsRunEveryCollectiveExactlyWithRegisteredBuffers() throws Exception {
+        List<Jvm> ranks = job(4, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_TEST_ALLOCATE", "1"), "registered");
+        assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, shm, shm]");
+        assertThat(ranks.get(3).outputText()).contains("transport per peer [shm, shm, shm, null]");
+        for (Jvm rank : ranks) {
+            assertThat(rank.outputText()).as("where the allocated buffers live").contains("ALLOCATED IN /memfd:jccl-shm");
         }
     }
 
     @Test
-    void fourJvmsRunEveryCollectiveExactlyOverShm() throws Exception {
-        List<Jvm> ranks = job(4, r -> "host", r -> temp.resolve("aeron"), true);
-        assertThat(output(ranks.get(0))).contains("transport per peer [null, shm, shm, shm]");
-        assertThat(output(ranks.get(3))).contains("transport per peer [shm, shm, shm, null]");
+    void twoJvmsRunEveryCollectiveExactlyThroughTheRing() throws Exception {
+        List<Jvm> ranks = job(2, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_SHM_LARGE", "ring",
+                "JCCL_SHM_RING_BYTES", String.valueOf(256 << 10)), "ring");
+        for (int r = 0; r < 2; r++) {
+            assertThat(ranks.get(r).outputText())
+                    .contains("transport per peer [" + (r == 0 ? "null, shm" : "shm, null") + "]")
+                    .contains("by pipelined copy through 256 KiB rings (JCCL_SHM_LARGE=ring)");
+        }
     }
 
+    /** Large messages by cross-memory attach where the kernel allows it ({@code JCCL_SHM_LARGE=cma}). */
     @Test
     void mixedJobUsesShmWithinAHostAndTcpBetweenHosts() throws Exception {
-        List<Jvm> ranks = job(4, r -> r < 2 ? "host-a" : "host-b", r -> temp.resolve(r < 2 ? "aeron-a" : "aeron-b"),
-                false);
-        assertThat(output(ranks.get(0))).contains("transport per peer [null, shm, tcp, tcp]");
-        assertThat(output(ranks.get(1))).contains("transport per peer [shm, null, tcp, tcp]");
-        assertThat(output(ranks.get(2))).contains("transport per peer [tcp, tcp, null, shm]");
-        assertThat(output(ranks.get(3))).contains("transport per peer [tcp, tcp, shm, null]");
-        assertThat(Files.exists(temp.resolve("aeron-a.lock"))).as("host a's driver lock").isTrue();
-        assertThat(Files.exists(temp.resolve("aeron-b.lock"))).as("host b's driver lock").isTrue();
+        boolean cma = CrossMemory.check().usable();
+        List<Jvm> ranks = job(4, r -> r < 2 ? "host-a" : "host-b", cma ? Map.of("JCCL_SHM_LARGE", "cma") : Map.of(),
+                "mixed");
+        assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, tcp, tcp]");
+        assertThat(ranks.get(1).outputText()).contains("transport per peer [shm, null, tcp, tcp]");
+        assertThat(ranks.get(2).outputText()).contains("transport per peer [tcp, tcp, null, shm]");
+        assertThat(ranks.get(3).outputText()).contains("transport per peer [tcp, tcp, shm, null]");
+        String path = cma ? "by cross-memory attach (process_vm_readv at " : "by pipelined copy";
+        assertThat(ranks.get(0).outputText()).contains("shm: messages over 16384 bytes " + path);
     }
 
-    private List<Jvm> job(int size, java.util.function.IntFunction<String> hostOf,
-                          java.util.function.IntFunction<Path> dirOf, boolean forceShm) throws Exception {
+    private static List<Jvm> job(int size, IntFunction<String> hostOf, Map<String, String> extraEnv, String name)
+            throws Exception {
         UniqueId id = UniqueId.create();
         List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
         jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
         List<Jvm> ranks = new ArrayList<>();
         for (int r = 0; r < size; r++) {
-            Map<String, String> env = new HashMap<>();
+            Map<String, String> env = new HashMap<>(extraEnv);
             env.put("JCCL_TEST_UNIQUE_ID", id.encode());
             env.put("JCCL_DEBUG", "DEBUG");
             env.put("JCCL_HOST_ID", hostOf.apply(r));
-            env.put("JCCL_SHM_DIR", dirOf.apply(r).toString());
-            env.put("JCCL_SHM_TERM_BYTES", String.valueOf(4 << 20));
-            if (forceShm) {
-                env.put("JCCL_NET", "shm");
-            }
             ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
-                    Long.toString(COUNT)), env, "shm-n" + size + "-" + (forceShm ? "shm" : "mixed") + "-rank" + r,
-                    jvmOptions));
+                    Long.toString(COUNT)), env, "shm-" + name + "-n" + size + "-rank" + r, jvmOptions));
         }
         for (int r = 0; r < size; r++) {
             Jvm jvm = ranks.get(r);
-            int code = jvm.await(120);
+            int code = jvm.await(180);
             assertThat(code).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
             String out = jvm.outputText();
             assertThat(out).contains("RESULT OK");
@@ -86,9 +85,5 @@ class ShmMultiProcessTest {
             }
         }
         return ranks;
-    }
-
-    private static String output(Jvm jvm) {
-        return jvm.outputText();
     }
 }

@@ -14,10 +14,12 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * One rank in its own JVM for {@link ShmMultiProcessTest}: joins the communicator named by
- * {@code JCCL_TEST_UNIQUE_ID}, runs every collective once with exact checks, prints one line per collective
- * ({@code <KIND> wrong=<n>}) and {@code RESULT OK} or {@code RESULT WRONG <n>}. Usage:
- * {@code ShmRankMain rank size count}.
+ * One rank in its own JVM for {@link ShmMultiProcessTest} (and the other transports' multi-process tests): joins the
+ * communicator named by {@code JCCL_TEST_UNIQUE_ID}, runs every collective once with exact checks, prints one line
+ * per collective ({@code <KIND> wrong=<n>}) and {@code RESULT OK} or {@code RESULT WRONG <n>}. With
+ * {@code JCCL_TEST_ALLOCATE=1} the buffers come from {@link Communicator#allocate} (and are freed after each
+ * collective), and the rank prints {@code ALLOCATED IN <mapping>}: the {@code /proc/self/maps} entry holding the
+ * first one. Usage: {@code ShmRankMain rank size count}.
  */
 public final class ShmRankMain {
     private static final List<OpKind> KINDS = List.of(OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE,
@@ -36,8 +38,14 @@ public final class ShmRankMain {
         try (Arena arena = Arena.ofShared();
              Communicator comm = Communicator.init(id, rank, size, CommConfig.builder()
                      .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(60)).build())) {
+            boolean allocate = "1".equals(System.getenv("JCCL_TEST_ALLOCATE"));
+            if (allocate) {
+                MemorySegment probe = comm.allocate(1);
+                System.out.println("ALLOCATED IN " + mappingOf(probe.address()));
+                comm.free(probe);
+            }
             for (OpKind kind : KINDS) {
-                failures += run(comm, arena, kind, count, 1000 + kind.ordinal());
+                failures += run(comm, arena, kind, count, 1000 + kind.ordinal(), allocate);
             }
             comm.barrier().await();
         } catch (RuntimeException e) {
@@ -49,7 +57,24 @@ public final class ShmRankMain {
         System.exit(failures == 0 ? 0 : 1);
     }
 
-    private static int run(Communicator comm, Arena arena, OpKind kind, long size, long seed) {
+    /** @return the name of the mapping holding {@code address} in {@code /proc/self/maps}, or "?" */
+    private static String mappingOf(long address) {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/maps"))) {
+                String[] f = line.trim().split("\\s+", 6);
+                String[] range = f[0].split("-");
+                if (Long.compareUnsigned(Long.parseUnsignedLong(range[0], 16), address) <= 0
+                        && Long.compareUnsigned(address, Long.parseUnsignedLong(range[1], 16)) < 0) {
+                    return f.length > 5 ? f[5] : "(anonymous)";
+                }
+            }
+        } catch (java.io.IOException e) {
+            return "? (" + e + ")";
+        }
+        return "?";
+    }
+
+    private static int run(Communicator comm, Arena arena, OpKind kind, long size, long seed, boolean allocate) {
         int rank = comm.rank();
         int n = comm.size();
         long count = switch (kind) {
@@ -64,9 +89,9 @@ public final class ShmRankMain {
         boolean rootOnly = kind == OpKind.BROADCAST || kind == OpKind.REDUCE || kind == OpKind.GATHER
                 || kind == OpKind.SCATTER;
         MemorySegment send = check.sendElements(rank) > 0 || !rootOnly
-                ? arena.allocate(Math.max(1, check.sendElements(rank) * type.sizeBytes())) : null;
+                ? memory(comm, arena, allocate, Math.max(1, check.sendElements(rank) * type.sizeBytes())) : null;
         MemorySegment recv = check.recvElements(rank) > 0 || !rootOnly
-                ? arena.allocate(Math.max(1, check.recvElements(rank) * type.sizeBytes())) : null;
+                ? memory(comm, arena, allocate, Math.max(1, check.recvElements(rank) * type.sizeBytes())) : null;
         if (send != null) {
             check.fillSend(rank, send);
         }
@@ -90,6 +115,19 @@ public final class ShmRankMain {
         f.await();
         long wrong = check.recvElements(rank) > 0 ? check.countWrong(rank, recv) : 0;
         System.out.println(kind + " wrong=" + wrong + (wrong > 0 ? " first: " + check.firstMismatch(rank, recv) : ""));
+        if (allocate) {
+            // Freed at once: an operation completes after its sends did, and a send from registered memory
+            // completes once its receiver has copied it.
+            for (MemorySegment m : new MemorySegment[] {send, recv}) {
+                if (m != null) {
+                    comm.free(m);
+                }
+            }
+        }
         return wrong == 0 ? 0 : 1;
+    }
+
+    private static MemorySegment memory(Communicator comm, Arena arena, boolean allocate, long bytes) {
+        return allocate ? comm.allocate(bytes) : arena.allocate(bytes);
     }
 }

@@ -74,9 +74,9 @@ public final class AotTrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         for (String t : transports) {
-            if (!List.of("shm", "tcp", "metaroce", "aeron-udp").contains(t)) {
+            if (!List.of("shm", "tcp", "metaroce", "aeron-ipc", "aeron-udp").contains(t)) {
                 throw new IllegalArgumentException("--transports: '" + t + "' is not one of shm, tcp, metaroce, "
-                        + "aeron-udp (transports between processes)");
+                        + "aeron-ipc, aeron-udp (transports between processes)");
             }
         }
         if (System.getenv("JCCL_RANK") != null) {

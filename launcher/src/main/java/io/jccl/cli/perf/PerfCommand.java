@@ -77,7 +77,7 @@ public final class PerfCommand implements Callable<Integer> {
     Integer np;
 
     @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
-            description = "auto, metaroce, shm or tcp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
+            description = "auto, metaroce, shm, tcp, aeron-ipc or aeron-udp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
     String transport;
 
     @Option(names = {"-b", "--minbytes"}, defaultValue = "32M", paramLabel = "SIZE",
@@ -110,6 +110,11 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-c", "--check"}, defaultValue = "1", description = "check every element: 1 or 0 "
             + "(default ${DEFAULT-VALUE})")
     int check;
+
+    @Option(names = {"-R", "--local_register"}, defaultValue = "0", description = "1: the test buffers come from "
+            + "Communicator.allocate (registered memory that peers on this host read directly); 0: ordinary memory "
+            + "(default ${DEFAULT-VALUE})")
+    int register;
 
     @Option(names = {"-o", "--op"}, defaultValue = "sum", description = "sum, prod, min, max, avg, mulsum or all "
             + "(default ${DEFAULT-VALUE})")
@@ -164,6 +169,7 @@ public final class PerfCommand implements Callable<Integer> {
      * @param warmup     -w
      * @param agg        -m
      * @param check      -c
+     * @param register   -R: 1 when the buffers come from {@code Communicator.allocate}
      * @param ops        reductions (ignored for non-reducing collectives)
      * @param types      element types
      * @param root       -r
@@ -176,7 +182,7 @@ public final class PerfCommand implements Callable<Integer> {
      * @param testCorrupt test hook
      */
     record Settings(List<PerfCollective> collectives, int np, String transport, List<Long> sizes, long minBytes,
-                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int agg, int check,
+                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int agg, int check, int register,
                     List<ReduceOp.Kind> ops, List<DataType> types, int root, int average, long timeoutSeconds,
                     boolean json, Path plot, int metricsPort, long metricsLingerSeconds,
                     boolean testCorrupt) {
@@ -269,6 +275,9 @@ public final class PerfCommand implements Callable<Integer> {
         if (check != 0 && check != 1) {
             throw usage("-c must be 0 or 1, got " + check);
         }
+        if (register != 0 && register != 1) {
+            throw usage("-R must be 0 or 1, got " + register);
+        }
         if (average < 0 || average > 3) {
             throw usage("-a must be 0 (rank 0), 1 (mean), 2 (min) or 3 (max), got " + average);
         }
@@ -293,7 +302,7 @@ public final class PerfCommand implements Callable<Integer> {
             }
         }
         return new Settings(List.copyOf(c), np == null ? 0 : np, t, List.copyOf(sizes), minBytes, maxBytes, stepBytes, stepFactor,
-                iters, warmup, agg, check, ops(), types(), root, average, timeoutSeconds, json,
+                iters, warmup, agg, check, register, ops(), types(), root, average, timeoutSeconds, json,
                 plot == null ? null : plot.toAbsolutePath(), metricsPort, metricsLingerSeconds, testCorrupt);
     }
 
@@ -383,6 +392,7 @@ public final class PerfCommand implements Callable<Integer> {
                 "--transport", s.transport(), "-b", Long.toString(s.minBytes()), "-e", Long.toString(s.maxBytes()),
                 "-i", Long.toString(s.stepBytes()), "-f", Long.toString(s.stepFactor()), "-n", Integer.toString(s.iters()),
                 "-w", Integer.toString(s.warmup()), "-m", Integer.toString(s.agg()), "-c", Integer.toString(s.check()),
+                "-R", Integer.toString(s.register()),
                 "-r", Integer.toString(s.root()), "-a", Integer.toString(s.average()),
                 "-T", Long.toString(s.timeoutSeconds())));
         a.add("-o");

@@ -281,18 +281,26 @@ final class PerfRunner {
         long recvB = check.recvElements(rank) * es;
         long big = Math.max(64, Math.max(count * n * es, Math.max(sendB, recvB)));
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment a = arena.allocate(big, 64);
-            MemorySegment b = arena.allocate(big, 64);
-            a.fill((byte) 0);
-            b.fill((byte) 0);
-            Place out = new Place(sendB > 0 ? a.asSlice(0, sendB) : null, recvB > 0 ? b.asSlice(0, recvB) : null);
-            PerfFormat.Result outR = timeAndCheck(check, type, count, out);
-            PerfFormat.Result inR = null;
-            if (c.inPlace) {
-                inR = timeAndCheck(check, type, count, inPlace(a, b, root, count, type));
+            // -R 1: registered memory (Communicator.allocate, zeroed); otherwise ordinary memory.
+            MemorySegment a = s.register() == 1 ? comm.allocate(big) : arena.allocate(big, 64);
+            MemorySegment b = s.register() == 1 ? comm.allocate(big) : arena.allocate(big, 64);
+            try {
+                a.fill((byte) 0);
+                b.fill((byte) 0);
+                Place out = new Place(sendB > 0 ? a.asSlice(0, sendB) : null, recvB > 0 ? b.asSlice(0, recvB) : null);
+                PerfFormat.Result outR = timeAndCheck(check, type, count, out);
+                PerfFormat.Result inR = null;
+                if (c.inPlace) {
+                    inR = timeAndCheck(check, type, count, inPlace(a, b, root, count, type));
+                }
+                return new PerfFormat.Row(c.cliName(), c.sizeBytes(count, n, es), count, typeName(type),
+                        op == null ? "none" : opName(op), root, outR, inR);
+            } finally {
+                if (s.register() == 1) {
+                    comm.free(a);
+                    comm.free(b);
+                }
             }
-            return new PerfFormat.Row(c.cliName(), c.sizeBytes(count, n, es), count, typeName(type),
-                    op == null ? "none" : opName(op), root, outR, inR);
         }
     }
 

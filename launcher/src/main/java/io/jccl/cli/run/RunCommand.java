@@ -62,7 +62,7 @@ public final class RunCommand implements Callable<Integer> {
     /** The environment variable naming the launch agent. */
     static final String AGENT_VARIABLE = "JCCL_RUN_SSH";
     /** Transport names --transport accepts, here and in {@code jccl perf}; auto leaves JCCL_NET unset. */
-    public static final List<String> TRANSPORTS = List.of("auto", "aeron-udp", "metaroce", "shm", "tcp");
+    public static final List<String> TRANSPORTS = List.of("auto", "aeron-ipc", "aeron-udp", "metaroce", "shm", "tcp");
     private static final Pattern JAVA_ID = Pattern.compile(
             "\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}"
                     + "\\p{javaJavaIdentifierPart}*)+");
@@ -94,7 +94,7 @@ public final class RunCommand implements Callable<Integer> {
     List<String> exports = new ArrayList<>();
 
     @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
-            description = "JCCL_NET for the ranks: auto (leave unset), aeron-udp, metaroce, shm, tcp (default ${DEFAULT-VALUE})")
+            description = "JCCL_NET for the ranks: auto (leave unset), aeron-ipc, aeron-udp, metaroce, shm, tcp (default ${DEFAULT-VALUE})")
     String transport;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", description = "wall-clock limit for the whole job")

@@ -58,7 +58,7 @@ public final class SoakCommand implements Callable<Integer> {
     int np;
 
     @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
-            description = "auto, metaroce, shm, tcp or aeron-udp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
+            description = "auto, metaroce, shm, tcp, aeron-ipc or aeron-udp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
     String transport;
 
     @Option(names = "--ops", defaultValue = "1000", paramLabel = "N",

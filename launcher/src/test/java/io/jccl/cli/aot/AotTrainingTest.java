@@ -22,8 +22,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The real training run, tiny ({@code aot-train --quick --transports shm,tcp}: two JVMs, a few collectives; shm made
- * impossible, so that it is left out and tcp alone trains): under {@code -XX:AOTCacheOutput} it makes a cache that a
+ * The real training run, tiny ({@code aot-train --quick --transports aeron-ipc,tcp}: two JVMs, a few collectives;
+ * aeron-ipc made impossible, so that it is left out and tcp alone trains): under {@code -XX:AOTCacheOutput} it makes a cache that a
  * JVM with the same flags and class path maps ({@code -XX:AOTMode=on}) and loads JCCL's classes from. Once a jar changes, the JVM cannot use the cache: it runs
  * without it, and with the options {@code ./jccl} gives ({@code -Xlog:aot*=off,cds*=off}) says nothing about it.
  * The class path is made of jars, as {@code ./jccl}'s is: a JVM makes no AOT cache with classes from a directory.
@@ -100,13 +100,13 @@ class AotTrainingTest {
     void aTinyTrainingMakesACacheThatJvmsLoadJcclFromAndAStaleOneIsIgnoredQuietly() throws Exception {
         String cp = jarClassPath();
         Path cache = tmp.resolve("jccl.aot");
-        // shm cannot run here (its driver directory would be inside a file): it is left out, tcp trains.
+        // aeron-ipc cannot run here (its driver directory would be inside a file): it is left out, tcp trains.
         Path file = Files.writeString(tmp.resolve("a-file"), "not a directory");
-        Run train = java(Map.of("JCCL_SHM_DIR", file.resolve("shm").toString()),
-                List.of("-XX:AOTCacheOutput=" + cache), cp, "aot-train", "--quick", "--transports", "shm,tcp",
+        Run train = java(Map.of("JCCL_AERON_IPC_DIR", file.resolve("aeron").toString()),
+                List.of("-XX:AOTCacheOutput=" + cache), cp, "aot-train", "--quick", "--transports", "aeron-ipc,tcp",
                 "--time-limit", "240");
         assertThat(train.exit()).as("%s", train).isZero();
-        assertThat(train.lines()).as("%s", train).anyMatch(l -> l.startsWith("jccl aot-train: shm left out: "))
+        assertThat(train.lines()).as("%s", train).anyMatch(l -> l.startsWith("jccl aot-train: aeron-ipc left out: "))
                 .anyMatch(l -> l.startsWith("jccl aot-train: trained over tcp in "));
         assertThat(cache).isNotEmptyFile();
 

@@ -61,6 +61,16 @@ class PerfCommandTest {
         assertThat(dataRows(r.out()).stream().filter(l -> l.contains("N/A"))).hasSize(4);   // alltoall, sendrecv
     }
 
+    /** {@code -R 1}: the buffers come from Communicator.allocate (shm registered memory between these rank JVMs). */
+    @Test
+    void registeredBuffersRunExactly() {
+        CliRun r = CliRun.of("perf", "all_reduce,alltoall", "-np", "2", "-b", "8", "-e", "1M", "-f", "32", "-n", "1",
+                "-w", "0", "-R", "1", "-T", "60");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out().lines().filter(l -> l.equals("# Out of bounds values : 0 OK"))).hasSize(2);
+        assertThat(dataRows(r.out())).hasSize(2 * 4);   // 8, 256, 8K and 256K each
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void jsonIsOneObjectAndPlotIsAPng(@TempDir Path dir) throws Exception {
@@ -176,6 +186,7 @@ class PerfCommandTest {
         assertThat(CliRun.of("perf", "all_reduce", "-o", "xor").err()).contains("unknown reduction 'xor'");
         assertThat(CliRun.of("perf", "all_reduce", "-a", "4").err()).contains("-a must be 0");
         assertThat(CliRun.of("perf", "all_reduce", "-c", "2").err()).contains("-c must be 0 or 1");
+        assertThat(CliRun.of("perf", "all_reduce", "-R", "2").err()).contains("-R must be 0 or 1");
         assertThat(CliRun.of("perf", "all_reduce", "-n", "0").err()).contains("-n must be at least 1");
         assertThat(CliRun.of("perf", "all_reduce", "--transport", "ib").err()).contains("--transport 'ib'");
         assertThat(CliRun.of("perf", "broadcast", "-np", "2", "-r", "2").err()).contains("-r 2 is not a rank of 2");

@@ -257,7 +257,7 @@ class RunCommandTest {
         assertThat(CliRun.of("run", "-np", "2").err()).contains("no command after --");
         assertThat(CliRun.of("run", "-np", "0", "--", "true").err()).contains("-np 0 is out of range");
         assertThat(CliRun.of("run", "-np", "2", "--transport", "udp", "--", "true").err())
-                .contains("--transport 'udp' is not one of auto, aeron-udp, metaroce, shm, tcp");
+                .contains("--transport 'udp' is not one of auto, aeron-ipc, aeron-udp, metaroce, shm, tcp");
         assertThat(CliRun.of("run", "-np", "5", "-H", "a:2,b:2", "--", "true").err())
                 .contains("-np 5 needs more slots than the 4 given (a:2, b:2)");
         assertThat(CliRun.of("run", "-np", "2", "-x", "JCCL_RANK=3", "--", "true").err())

@@ -135,7 +135,7 @@ class SoakCommandTest {
     void badOptionsAreRefusedNamingThem() {
         String[][] cases = {
             {"-np 0", "-np must be between 1 and 64, got 0"},
-            {"--transport ib", "--transport 'ib' is not one of auto, aeron-udp, metaroce, shm, tcp"},
+            {"--transport ib", "--transport 'ib' is not one of auto, aeron-ipc, aeron-udp, metaroce, shm, tcp"},
             {"--ops 0", "--ops must be between 1 and"},
             {"--max-bytes 12Q", "--max-bytes: '12Q' is not a size"},
             {"--max-bytes 0", "--max-bytes must be between 1 and 1G, got 0"},

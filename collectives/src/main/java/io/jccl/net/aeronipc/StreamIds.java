@@ -1,4 +1,4 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +32,7 @@ final class StreamIds {
                 return id;
             }
         }
-        throw new IllegalStateException("all " + (COUNTER_MASK + 1) + " shm stream ids of this process are in use");
+        throw new IllegalStateException("all " + (COUNTER_MASK + 1) + " aeron-ipc stream ids of this process are in use");
     }
 
     /** Returns an id for reuse once its publication or subscription is closed. */

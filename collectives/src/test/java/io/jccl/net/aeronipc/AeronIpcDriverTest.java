@@ -1,4 +1,4 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The media driver's election, reuse and crash cleanup, and peer-death detection, with real child JVMs that are
  * killed with SIGKILL ({@link Process#destroyForcibly()}).
  */
-class ShmDriverTest {
+class AeronIpcDriverTest {
     /** How fast a dead peer must be noticed; the transport looks every 50 ms, the rest is slack for a busy host. */
     private static final long DETECTION_LIMIT_MS = 5_000;
 
@@ -57,15 +57,15 @@ class ShmDriverTest {
                 // the transport may be broken on purpose
             }
         }
-        ShmDriver.shutdownIfUnused(temp.resolve("aeron"));
+        AeronIpcDriver.shutdownIfUnused(temp.resolve("aeron"));
         arena.close();
     }
 
     @Test
     void transportsOfOneJvmShareOneDriverThatThisJvmHosts() throws Exception {
         Path dir = temp.resolve("aeron");
-        ShmTransport a = transport(dir, 0);
-        ShmTransport b = transport(dir, 1);
+        AeronIpcTransport a = transport(dir, 0);
+        AeronIpcTransport b = transport(dir, 1);
         assertThat(a.driver()).isSameAs(b.driver());
         assertThat(a.driver().hostsDriver()).isTrue();
         assertThat(a.driver().ownerPid()).isEqualTo(ProcessHandle.current().pid());
@@ -80,7 +80,7 @@ class ShmDriverTest {
         Files.createDirectories(dir);
         Files.write(dir.resolve("cnc.dat"), new byte[4096]);   // what a crashed driver might leave
         Files.writeString(temp.resolve("aeron.lock"), "999999999\n");
-        ShmTransport a = transport(dir, 0);
+        AeronIpcTransport a = transport(dir, 0);
         assertThat(a.driver().hostsDriver()).isTrue();
         assertMessageGoesThrough(a, transport(dir, 1));
     }
@@ -98,7 +98,7 @@ class ShmDriverTest {
         assertThat(line).endsWith("HOSTS true");
         byte[] handle = HexFormat.of().parseHex(line.split(" ")[1]);
 
-        ShmTransport joined = transport(dir, 0);
+        AeronIpcTransport joined = transport(dir, 0);
         assertThat(joined.driver().hostsDriver()).as("this JVM joins the child's driver").isFalse();
         assertThat(joined.driver().ownerPid()).isEqualTo(child.process().pid());
         SendConnection send = track(connect(joined, handle));
@@ -116,7 +116,7 @@ class ShmDriverTest {
         assertThat(e.reason()).isIn(NetException.Reason.PEER_CLOSED, NetException.Reason.IO_ERROR);
         assertThat(e.getMessage()).contains("pid " + child.process().pid());
 
-        ShmTransport fresh = transport(dir, 1);
+        AeronIpcTransport fresh = transport(dir, 1);
         assertThat(fresh.driver()).isNotSameAs(joined.driver());
         assertThat(fresh.driver().hostsDriver()).as("a fresh driver, hosted here").isTrue();
         assertMessageGoesThrough(fresh, transport(dir, 2));
@@ -126,7 +126,7 @@ class ShmDriverTest {
     @Test
     void peerKilledMidReceiveFailsTheReceivePromptly() throws Exception {
         Path dir = temp.resolve("aeron");
-        ShmTransport local = transport(dir, 0);
+        AeronIpcTransport local = transport(dir, 0);
         Listener listener = track(local.listen(ProgressSignal.NONE));
         Jvm child = child("sender", "connect", dir.toString(), HexFormat.of().formatHex(listener.handle()));
         RecvConnection recv = null;
@@ -153,11 +153,11 @@ class ShmDriverTest {
         assertThat(e.getMessage()).contains("pid " + child.process().pid()).contains("gone");
     }
 
-    private ShmTransport transport(Path dir, int rank) {
-        return track((ShmTransport) new ShmTransportProvider().create(new TransportContext(
+    private AeronIpcTransport transport(Path dir, int rank) {
+        return track((AeronIpcTransport) new AeronIpcTransportProvider().create(new TransportContext(
                 new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
-                Duration.ofSeconds(20), Map.of(ShmOptions.DIR, dir.toString(),
-                        ShmOptions.TERM_BYTES, String.valueOf(1 << 20)))));
+                Duration.ofSeconds(20), Map.of(AeronIpcOptions.DIR, dir.toString(),
+                        AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20)))));
     }
 
     private SendConnection connect(NetTransport from, byte[] handle) throws InterruptedException {
@@ -210,7 +210,7 @@ class ShmDriverTest {
     }
 
     private Jvm child(String name, String... args) throws Exception {
-        Jvm jvm = JvmProcesses.start(ShmChildMain.class, List.of(args), Map.of(), "shm-driver-test-" + name);
+        Jvm jvm = JvmProcesses.start(AeronIpcChildMain.class, List.of(args), Map.of(), "aeron-ipc-driver-test-" + name);
         children.add(jvm);
         return jvm;
     }

@@ -1,4 +1,4 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import io.aeron.Aeron;
 import io.aeron.CommonContext;
@@ -29,7 +29,7 @@ import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 
 /**
- * The media driver of one directory as this JVM sees it: the Aeron client all of this JVM's shm transports share,
+ * The media driver of one directory as this JVM sees it: the Aeron client all of this JVM's aeron-ipc transports share,
  * and, in the one JVM per host that won the election, the embedded {@link MediaDriver} itself.
  *
  * <h2>Election</h2>
@@ -46,8 +46,8 @@ import io.jccl.log.Subsystem;
  * or Aeron closed the client) is discarded by the next {@link #acquire}, which runs the election again, so
  * transports created after a crash start or join a fresh driver.
  */
-final class ShmDriver {
-    private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmDriver.class);
+final class AeronIpcDriver {
+    private static final Logger LOG = JcclLog.logger(Subsystem.SHM, AeronIpcDriver.class);
     /** Aeron client: how long without a driver heartbeat before the client gives up (Aeron's default). */
     static final long DRIVER_TIMEOUT_MS = 10_000;
     /** Driver: how long a client may go without a keepalive before its resources are released (Aeron's default). */
@@ -57,8 +57,8 @@ final class ShmDriver {
     /** How often at most the owner process's liveness is looked up (one read of /proc). */
     static final long LIVENESS_CHECK_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private static final Map<Path, ShmDriver> DRIVERS = new HashMap<>();
-    private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-shm-driver");
+    private static final Map<Path, AeronIpcDriver> DRIVERS = new HashMap<>();
+    private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-aeron-ipc-driver");
 
     private final Path directory;
     private final Aeron aeron;
@@ -71,7 +71,7 @@ final class ShmDriver {
     private volatile long lastCheckNs;
     private volatile boolean ownerDead;
 
-    private ShmDriver(Path directory, Aeron aeron, MediaDriver driver, FileChannel lockChannel, FileLock lock,
+    private AeronIpcDriver(Path directory, Aeron aeron, MediaDriver driver, FileChannel lockChannel, FileLock lock,
                       long ownerPid) {
         this.directory = directory;
         this.aeron = aeron;
@@ -91,19 +91,19 @@ final class ShmDriver {
      * @return the driver, referenced once more
      * @throws NetException with {@link NetException.Reason#IO_ERROR} when no driver can be started or joined
      */
-    static synchronized ShmDriver acquire(ShmOptions options, long timeoutNs) {
+    static synchronized AeronIpcDriver acquire(AeronIpcOptions options, long timeoutNs) {
         Path dir = options.directory();
-        ShmDriver current = DRIVERS.get(dir);
+        AeronIpcDriver current = DRIVERS.get(dir);
         if (current != null) {
             if (current.usable()) {
                 current.references++;
                 return current;
             }
-            LOG.warn("the shm media driver of {} (pid {}) is gone; electing a new one", dir, current.ownerPid);
+            LOG.warn("the aeron-ipc media driver of {} (pid {}) is gone; electing a new one", dir, current.ownerPid);
             DRIVERS.remove(dir);
             current.discard();
         }
-        ShmDriver started = start(options, timeoutNs);
+        AeronIpcDriver started = start(options, timeoutNs);
         started.references = 1;
         DRIVERS.put(dir, started);
         return started;
@@ -111,7 +111,7 @@ final class ShmDriver {
 
     /** Drops a reference; the last one closes the client (a driver this JVM hosts keeps running). */
     void release() {
-        synchronized (ShmDriver.class) {
+        synchronized (AeronIpcDriver.class) {
             if (--references > 0) {
                 return;
             }
@@ -128,8 +128,8 @@ final class ShmDriver {
      * @return true when a driver was stopped
      */
     static boolean shutdownIfUnused(Path directory) {
-        synchronized (ShmDriver.class) {
-            ShmDriver d = DRIVERS.get(directory.toAbsolutePath().normalize());
+        synchronized (AeronIpcDriver.class) {
+            AeronIpcDriver d = DRIVERS.get(directory.toAbsolutePath().normalize());
             if (d == null || d.references > 0) {
                 return false;
             }
@@ -191,13 +191,13 @@ final class ShmDriver {
             try {
                 driver.close();
             } catch (RuntimeException e) {
-                LOG.warn("closing the shm media driver of {} failed", directory, e);
+                LOG.warn("closing the aeron-ipc media driver of {} failed", directory, e);
             }
             releaseLock(lockChannel, lock);
         }
     }
 
-    private static ShmDriver start(ShmOptions options, long timeoutNs) {
+    private static AeronIpcDriver start(AeronIpcOptions options, long timeoutNs) {
         Path dir = options.directory();
         Path lockPath = dir.resolveSibling(dir.getFileName() + ".lock");
         FileChannel channel;
@@ -206,8 +206,8 @@ final class ShmDriver {
             channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new NetException(NetException.Reason.IO_ERROR, "cannot open the shm driver lock file " + lockPath
-                    + " (" + ShmOptions.DIR + "): " + e, e);
+            throw new NetException(NetException.Reason.IO_ERROR, "cannot open the aeron-ipc driver lock file " + lockPath
+                    + " (" + AeronIpcOptions.DIR + "): " + e, e);
         }
         long startNs = System.nanoTime();
         String lastProblem = "no driver heartbeat";
@@ -235,15 +235,15 @@ final class ShmDriver {
                     Aeron aeron = Aeron.connect(clientContext(dir, Math.max(1000,
                             TimeUnit.NANOSECONDS.toMillis(timeoutNs - (System.nanoTime() - startNs)))));
                     closeQuietly(channel);
-                    LOG.debug("joined the shm media driver of {} hosted by pid {}", dir, ownerPid);
-                    return new ShmDriver(dir, aeron, null, null, null, ownerPid);
+                    LOG.debug("joined the aeron-ipc media driver of {} hosted by pid {}", dir, ownerPid);
+                    return new AeronIpcDriver(dir, aeron, null, null, null, ownerPid);
                 } catch (RuntimeException e) {
                     lastProblem = "connecting to it failed: " + e;
                 }
             }
             if (System.nanoTime() - startNs > timeoutNs) {
                 closeQuietly(channel);
-                throw new NetException(NetException.Reason.IO_ERROR, "no shm media driver in " + dir + " after "
+                throw new NetException(NetException.Reason.IO_ERROR, "no aeron-ipc media driver in " + dir + " after "
                         + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms: its lock " + lockPath
                         + " is held by pid " + ownerPid + " but " + lastProblem);
             }
@@ -251,41 +251,41 @@ final class ShmDriver {
         }
     }
 
-    private static ShmDriver host(ShmOptions options, FileChannel channel, FileLock lock) {
+    private static AeronIpcDriver host(AeronIpcOptions options, FileChannel channel, FileLock lock) {
         Path dir = options.directory();
         long pid = ProcessHandle.current().pid();
         MediaDriver driver = null;
         try {
             channel.truncate(0);   // the dead owner's pid must not be read while this driver starts
             channel.force(false);
-            IdleStrategy idle = options.driverIdle() == ShmOptions.DriverIdle.SPIN ? new BusySpinIdleStrategy()
+            IdleStrategy idle = options.driverIdle() == AeronIpcOptions.DriverIdle.SPIN ? new BusySpinIdleStrategy()
                     : new BackoffIdleStrategy(64, 16, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
             MediaDriver.Context ctx = EmbeddedDrivers.sharedContext(dir.toString(), idle, DAEMONS)
                     .clientLivenessTimeoutNs(CLIENT_LIVENESS_TIMEOUT_NS)
                     .publicationLingerTimeoutNs(PUBLICATION_LINGER_NS)
-                    .errorHandler(e -> LOG.warn("shm media driver error", e));
+                    .errorHandler(e -> LOG.warn("aeron-ipc media driver error", e));
             driver = MediaDriver.launch(ctx);
             channel.write(ByteBuffer.wrap((pid + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
             channel.force(false);
             Aeron aeron = Aeron.connect(clientContext(dir, DRIVER_TIMEOUT_MS));
-            ShmDriver hosted = new ShmDriver(dir, aeron, driver, channel, lock, pid);
+            AeronIpcDriver hosted = new AeronIpcDriver(dir, aeron, driver, channel, lock, pid);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                synchronized (ShmDriver.class) {
+                synchronized (AeronIpcDriver.class) {
                     if (DRIVERS.get(dir) == hosted) {
                         DRIVERS.remove(dir);
                         hosted.discard();
                     }
                 }
-            }, "jccl-shm-driver-shutdown"));
-            LOG.debug("hosting the shm media driver of {}", dir);
+            }, "jccl-aeron-ipc-driver-shutdown"));
+            LOG.debug("hosting the aeron-ipc media driver of {}", dir);
             return hosted;
         } catch (IOException | RuntimeException e) {
             if (driver != null) {
                 driver.close();
             }
             releaseLock(channel, lock);
-            throw new NetException(NetException.Reason.IO_ERROR, "cannot start the shm media driver in " + dir
-                    + " (" + ShmOptions.DIR + "): " + e, e);
+            throw new NetException(NetException.Reason.IO_ERROR, "cannot start the aeron-ipc media driver in " + dir
+                    + " (" + AeronIpcOptions.DIR + "): " + e, e);
         }
     }
 
@@ -296,7 +296,7 @@ final class ShmDriver {
                 .threadFactory(DAEMONS)
                 // The client's thread only handles driver responses and keepalives; 1 ms is quick enough for setup.
                 .idleStrategy(new SleepingMillisIdleStrategy(1))
-                .errorHandler(e -> LOG.warn("shm Aeron client error in {}", dir, e));
+                .errorHandler(e -> LOG.warn("aeron-ipc Aeron client error in {}", dir, e));
     }
 
     private static long readOwnerPid(FileChannel channel) {
@@ -334,6 +334,6 @@ final class ShmDriver {
 
     @Override
     public String toString() {
-        return "shm media driver " + directory + (driver != null ? " (hosted here)" : " (pid " + ownerPid + ")");
+        return "aeron-ipc media driver " + directory + (driver != null ? " (hosted here)" : " (pid " + ownerPid + ")");
     }
 }

@@ -1,28 +1,28 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import io.jccl.net.NetException;
 import io.jccl.net.aeron.AeronConnection;
 
 /**
- * The process at the other end of an shm connection, and how its death is noticed: when a test makes no progress,
+ * The process at the other end of an aeron-ipc connection, and how its death is noticed: when a test makes no progress,
  * the peer process (and, for a sender, the driver's host process) is looked up at most every
- * {@link ShmDriver#LIVENESS_CHECK_INTERVAL_NS}; a dead one breaks the connection with
+ * {@link AeronIpcDriver#LIVENESS_CHECK_INTERVAL_NS}; a dead one breaks the connection with
  * {@link NetException.Reason#PEER_CLOSED} naming the peer. {@link ProcessHandle#isAlive()} also compares the
  * process start time, so a recycled pid does not pass for the peer.
  */
-final class ShmPeer {
+final class AeronIpcPeer {
     /** What a connection does with a verdict: {@link AeronConnection}'s breakConnection. */
     interface Breaker {
         void breakConnection(NetException.Reason reason, String message);
     }
 
-    private final ShmTransport transport;
+    private final AeronIpcTransport transport;
     private final int rank;
     private final long pid;
     private final ProcessHandle process;
     private long lastCheckNs = System.nanoTime();
 
-    ShmPeer(ShmTransport transport, int rank, long pid) {
+    AeronIpcPeer(AeronIpcTransport transport, int rank, long pid) {
         this.transport = transport;
         this.rank = rank;
         this.pid = pid;
@@ -32,14 +32,14 @@ final class ShmPeer {
     /** Breaks the connection when the peer, or for a sender the driver's host, is gone. */
     void check(boolean sender, String description, Breaker breaker) {
         long now = System.nanoTime();
-        if (now - lastCheckNs < ShmDriver.LIVENESS_CHECK_INTERVAL_NS) {
+        if (now - lastCheckNs < AeronIpcDriver.LIVENESS_CHECK_INTERVAL_NS) {
             return;
         }
         lastCheckNs = now;
         if (process == null || !process.isAlive()) {
             breaker.breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + name() + " is gone");
         } else if (sender && !transport.driver().ownerAlive(now)) {
-            breaker.breakConnection(NetException.Reason.IO_ERROR, description + " failed: the shm media driver's"
+            breaker.breakConnection(NetException.Reason.IO_ERROR, description + " failed: the aeron-ipc media driver's"
                     + " process (pid " + transport.driver().ownerPid() + ", " + transport.driver().directory()
                     + ") is gone");
         }

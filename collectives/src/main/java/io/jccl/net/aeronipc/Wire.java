@@ -1,9 +1,9 @@
-package io.jccl.net.shm;
+package io.jccl.net.aeronipc;
 
 import io.jccl.net.aeron.HelloFrame;
 
 /**
- * The shm transport's hello: an {@link HelloFrame} with magic 0x4A53484C ("JSHL") whose detail is the connecting process's pid. The
+ * The aeron-ipc transport's hello: an {@link HelloFrame} with magic 0x4A53484C ("JSHL") whose detail is the connecting process's pid. The
  * message frames are {@link io.jccl.net.aeron.Frames}.
  */
 final class Wire {

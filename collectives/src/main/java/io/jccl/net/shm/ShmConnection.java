@@ -1,0 +1,207 @@
+package io.jccl.net.shm;
+
+import io.jccl.net.NetException;
+import io.jccl.net.PostArgs;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What both ends of a connection share: the slot (control block and ring, in the receiver's segment), the peer, the
+ * request pool, and the rules for breaking and closing.
+ *
+ * <p>Progress is caller-driven: shared memory is read and written only inside {@link #progress()}, on the thread that
+ * drives the connection (from {@link ShmRequest#test()}, and once when a request is posted to an idle connection).
+ * {@link #close()} may come from any thread: it marks the connection closed, waits until a driving thread inside
+ * {@code progress()} has left it (a volatile flag each side writes before it reads the other's, so one of them sees
+ * the other), and then does the closing side's part in shared memory; the driving thread fails pending requests with
+ * {@link NetException.Reason#CLOSED} the next time it tests one.
+ */
+abstract class ShmConnection implements AutoCloseable {
+    /** Requests one connection accepts before posting returns null. */
+    static final int MAX_INFLIGHT_REQUESTS = 64;
+    /** How often at most a stalled connection looks up its peer's process. */
+    static final long LIVENESS_CHECK_INTERVAL_NS = 50_000_000L;
+
+    final ShmTransport transport;
+    final String description;
+    /** The slot: control block then ring, in the receiver's segment. */
+    final MemorySegment control;
+    final MemorySegment ring;
+    final long ringBytes;
+    final long ringMask;
+    /** The other end's transport: its segment and process. */
+    final Peer peer;
+    final Scratch scratch;
+    private final ShmRequest[] free;
+    private int freeCount;
+
+    private volatile boolean closed;
+    /** The driving thread is inside {@link #progress()}. */
+    private volatile boolean busy;
+    /** Which thread is inside {@link #progress()} while {@link #busy} holds. */
+    private Thread busyThread;
+    /** Why the connection broke, or null while it works; only the driving thread writes it. */
+    NetException.Reason brokenReason;
+    String brokenMessage;
+    private long lastLivenessCheckNs;
+    /** The thread that last posted a request: tests step the connections of their own thread. */
+    Thread driver;
+
+    ShmConnection(ShmTransport transport, String description, MemorySegment slot, Peer peer) {
+        this.transport = transport;
+        this.description = description;
+        this.control = slot.asSlice(0, Layout.CONTROL_BYTES);
+        this.ring = slot.asSlice(Layout.CONTROL_BYTES);
+        this.ringBytes = ring.byteSize();
+        this.ringMask = ringBytes - 1;
+        this.peer = peer;
+        this.scratch = transport.newScratch();
+        this.free = new ShmRequest[MAX_INFLIGHT_REQUESTS];
+        for (int i = 0; i < free.length; i++) {
+            free[i] = new ShmRequest(this);
+        }
+        this.freeCount = free.length;
+    }
+
+    /** Moves data for the pending requests as far as shared memory allows, without blocking. */
+    abstract void step();
+
+    /** Fails every pending request and drops per-message state. */
+    abstract void failPending(NetException.Reason reason, String message);
+
+    /** @return whether requests are pending */
+    abstract boolean hasPending();
+
+    /** Does the closing side's part in shared memory; called once, after the driving thread left. */
+    abstract void closeShared();
+
+    /**
+     * Looks at shared memory without changing anything: whether {@link #progress()} would find something new. Called
+     * by a thread about to sleep, which must be the one that drives the connection.
+     */
+    abstract boolean hasNews();
+
+    /** Makes progress; called by {@link ShmRequest#test()} and after posts. */
+    final void progress() {
+        busyThread = Thread.currentThread();
+        busy = true;
+        try {
+            if (closed) {
+                if (hasPending()) {
+                    failPending(NetException.Reason.CLOSED, description + " was closed while the request was pending");
+                }
+                return;
+            }
+            if (brokenReason != null) {
+                return;
+            }
+            step();
+        } catch (IllegalStateException e) {
+            // A mapping closed under us (the transport closed from another thread).
+            breakConnection(NetException.Reason.CLOSED, description + " was closed: " + e.getMessage());
+        } catch (IndexOutOfBoundsException e) {
+            // Every field read from shared memory is checked before use; should one slip through, the access is
+            // refused by the segment's bounds and the peer is treated as broken, never followed.
+            breakConnection(NetException.Reason.PROTOCOL_ERROR, description + ": " + peerName()
+                    + " wrote shared memory that led outside its bounds: " + e.getMessage());
+        } finally {
+            busy = false;
+        }
+    }
+
+    /**
+     * Checks a post's arguments and the connection, and takes a request object.
+     *
+     * @return the request, already started, or null when the in-flight limit is reached
+     */
+    final ShmRequest take(MemorySegment buffer, long offset, long sizeBytes, long tag) {
+        PostArgs.check(buffer, offset, sizeBytes, ShmTransport.MAX_MESSAGE_BYTES, ShmTransportProvider.NAME);
+        if (closed) {
+            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
+        }
+        if (brokenReason != null) {
+            throw new NetException(brokenReason, brokenMessage);
+        }
+        if (freeCount == 0) {
+            return null;
+        }
+        ShmRequest request = free[--freeCount];
+        request.start(buffer, offset, sizeBytes, tag);
+        driver = Thread.currentThread();
+        return request;
+    }
+
+    final void release(ShmRequest request) {
+        request.state = ShmRequest.FREE;
+        request.segment = null;
+        request.failure = null;
+        free[freeCount++] = request;
+    }
+
+    /** Marks the connection broken and fails every pending request. */
+    final void breakConnection(NetException.Reason reason, String message) {
+        if (brokenReason == null) {
+            brokenReason = reason;
+            brokenMessage = message;
+        }
+        failPending(reason, message);
+    }
+
+    /** @return whether this connection was closed locally */
+    final boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Called when a step made no progress while requests wait: at most every {@value #LIVENESS_CHECK_INTERVAL_NS} ns,
+     * looks the peer's process up and breaks the connection with {@link NetException.Reason#PEER_CLOSED} when it is gone.
+     *
+     * @return whether the peer is (still taken for) alive
+     */
+    final boolean checkPeerAlive() {
+        long now = System.nanoTime();
+        if (now - lastLivenessCheckNs < LIVENESS_CHECK_INTERVAL_NS) {
+            return true;
+        }
+        lastLivenessCheckNs = now;
+        if (peer.isAlive(scratch)) {
+            return true;
+        }
+        breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: " + peerName() + " (pid " + peer.pid
+                + ") is gone");
+        return false;
+    }
+
+    /** @return the peer, for messages */
+    abstract String peerName();
+
+    @Override
+    public final void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            for (int spins = 0; busy && busyThread != Thread.currentThread(); spins++) {
+                if (spins < 1000) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            }
+            if (peer.segment.isOpen() && transport.ownSegmentOpen()) {
+                closeShared();
+            }
+        } catch (IllegalStateException ignored) {
+            // a mapping was closed under us: the transport is closing, nothing left to tell
+        } finally {
+            transport.forget(this);
+        }
+    }
+
+    @Override
+    public final String toString() {
+        return description;
+    }
+}

@@ -1,0 +1,59 @@
+package io.jccl.net.aeronipc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jccl.UniqueId;
+import io.jccl.net.shm.ShmRankMain;
+import io.jccl.testing.JvmProcesses;
+import io.jccl.testing.JvmProcesses.Jvm;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two real JVMs on this host running every collective with exact checks over {@code JCCL_NET=aeron-ipc} (the
+ * Aeron IPC transport is only used when named), on a media driver directory of the test's own. Each rank logs its
+ * transport per peer, which the test checks.
+ */
+class AeronIpcMultiProcessTest {
+    /** 1 MiB of floats per rank for the full-size collectives: several 64 KiB frames per message, and chunking. */
+    private static final long COUNT = (1 << 18) + 3;
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void twoJvmsRunEveryCollectiveExactlyOverAeronIpc() throws Exception {
+        int size = 2;
+        UniqueId id = UniqueId.create();
+        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
+        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
+        List<Jvm> ranks = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            Map<String, String> env = new HashMap<>();
+            env.put("JCCL_TEST_UNIQUE_ID", id.encode());
+            env.put("JCCL_DEBUG", "DEBUG");
+            env.put("JCCL_AERON_IPC_DIR", temp.resolve("aeron").toString());
+            env.put("JCCL_AERON_IPC_TERM_BYTES", String.valueOf(4 << 20));
+            env.put("JCCL_NET", "aeron-ipc");
+            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
+                    Long.toString(COUNT)), env, "aeron-ipc-n" + size + "-rank" + r, jvmOptions));
+        }
+        for (int r = 0; r < size; r++) {
+            Jvm jvm = ranks.get(r);
+            int code = jvm.await(120);
+            assertThat(code).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
+            String out = jvm.outputText();
+            assertThat(out).contains("RESULT OK");
+            for (String kind : List.of("ALL_REDUCE", "BROADCAST", "REDUCE", "ALL_GATHER", "REDUCE_SCATTER",
+                    "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
+                assertThat(out).contains(kind + " wrong=0");
+            }
+            assertThat(out).contains("transport per peer [" + (r == 0 ? "null, aeron-ipc" : "aeron-ipc, null") + "]");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.jccl.net.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.jccl.net.Listener;
+import io.jccl.net.NetException;
+import io.jccl.net.NetRequest;
+import io.jccl.net.PeerIdentity;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.ProgressSignal;
+import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
+import io.jccl.net.TransportContext;
+import io.jccl.testing.JvmProcesses;
+import io.jccl.testing.JvmProcesses.Jvm;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Peer death with real child JVMs killed with SIGKILL ({@link Process#destroyForcibly()}): a receive waiting for the
+ * dead sender and a large send waiting for the dead receiver's copy both fail with
+ * {@link NetException.Reason#PEER_CLOSED}, naming the pid; and nothing of the dead process is left in
+ * {@code /dev/shm} (its segment never had a name there).
+ */
+class ShmPeerDeathTest {
+    /** Only turns a hang into a failure; the transport looks every 50 ms. */
+    private static final long WAIT_LIMIT_NS = 60_000_000_000L;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final List<Jvm> children = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (Jvm child : children) {
+            child.process().destroyForcibly();
+            child.process().waitFor();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (RuntimeException ignored) {
+                // broken on purpose
+            }
+        }
+        arena.close();
+    }
+
+    @Test
+    void aKilledSenderFailsAPendingReceive() throws Exception {
+        ShmTransport local = transport(0);
+        Listener listener = track(local.listen(ProgressSignal.NONE));
+        Jvm child = child("sender", "connect", HexFormat.of().formatHex(listener.handle()));
+        RecvConnection recv = null;
+        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
+        while (recv == null) {
+            recv = listener.accept();
+            if (System.nanoTime() - deadline > 0) {
+                fail("the child did not connect; output:%n%s", child.outputText());
+            }
+            Thread.sleep(1);
+        }
+        track(recv);
+        awaitLine(child, "CONNECTED");
+        NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
+        for (int i = 0; i < 100; i++) {
+            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
+        }
+        long killedNs = kill(child);
+        NetException e = awaitFailure(request);
+        System.out.println("noticed the SIGKILLed sender after " + (System.nanoTime() - killedNs) / 1_000_000 + " ms: "
+                + e.getMessage());
+        assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(e.getMessage()).contains("pid " + child.process().pid()).contains("gone");
+        assertNothingLeftInDevShm(child.process().pid());
+    }
+
+    @Test
+    void aKilledReceiverFailsAPendingLargeSend() throws Exception {
+        Jvm child = child("receiver", "listen");
+        String line = awaitLine(child, "HANDLE ");
+        byte[] handle = HexFormat.of().parseHex(line.split(" ")[1]);
+        ShmTransport local = transport(0);
+        SendConnection send = track(connect(local, handle));
+        long bytes = 8L << 20;   // past the eager limit: waits for the receiver's copy, which never comes
+        NetRequest request = send.isend(arena.allocate(bytes), 0, bytes, 1, null);
+        for (int i = 0; i < 100; i++) {
+            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
+        }
+        long killedNs = kill(child);
+        NetException e = awaitFailure(request);
+        System.out.println("noticed the SIGKILLed receiver after " + (System.nanoTime() - killedNs) / 1_000_000
+                + " ms: " + e.getMessage());
+        assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(e.getMessage()).contains("pid " + child.process().pid());
+        assertNothingLeftInDevShm(child.process().pid());
+    }
+
+    @Test
+    void connectingToAKilledListenerFails() throws Exception {
+        Jvm child = child("listener", "listen");
+        String line = awaitLine(child, "HANDLE ");
+        byte[] handle = HexFormat.of().parseHex(line.split(" ")[1]);
+        kill(child);
+        ShmTransport local = transport(0);
+        NetException e = org.junit.jupiter.api.Assertions.assertThrows(NetException.class,
+                () -> local.connect(handle, ProgressSignal.NONE));
+        assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(e.getMessage()).contains("gone");
+    }
+
+    private static void assertNothingLeftInDevShm(long pid) throws IOException {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm)) {
+            return;
+        }
+        try (Stream<Path> entries = Files.list(shm)) {
+            assertThat(entries.map(p -> p.getFileName().toString()))
+                    .noneMatch(n -> n.contains("jccl-shm") || n.contains(Long.toString(pid)));
+        }
+    }
+
+    private ShmTransport transport(int rank) {
+        return track((ShmTransport) new ShmTransportProvider().create(new TransportContext(
+                new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
+                Duration.ofSeconds(30), Map.of(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20)))));
+    }
+
+    private static SendConnection connect(ShmTransport from, byte[] handle) throws InterruptedException {
+        PendingConnect pending = from.connect(handle, ProgressSignal.NONE);
+        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
+        while (true) {
+            SendConnection s = pending.poll();
+            if (s != null) {
+                return s;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail("connect did not complete");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private static NetException awaitFailure(NetRequest request) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                if (request.test() != NetRequest.NOT_DONE) {
+                    fail("the request completed");
+                }
+            } catch (NetException e) {
+                return e;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("the request did not fail within the wait limit");
+    }
+
+    private Jvm child(String name, String... args) throws IOException {
+        Jvm jvm = JvmProcesses.start(ShmChildMain.class, List.of(args), Map.of(), "shm-peer-death-" + name);
+        children.add(jvm);
+        return jvm;
+    }
+
+    private static String awaitLine(Jvm jvm, String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
+        while (System.nanoTime() - deadline < 0) {
+            for (String line : jvm.outputText().split("\n")) {
+                if (line.startsWith(prefix)) {
+                    return line.strip();
+                }
+            }
+            if (!jvm.process().isAlive()) {
+                fail("the child exited; output:%n%s", jvm.outputText());
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the child did not print " + prefix + "; output:\n" + jvm.outputText());
+    }
+
+    private static long kill(Jvm jvm) throws InterruptedException {
+        jvm.process().destroyForcibly();
+        long killed = System.nanoTime();
+        jvm.process().waitFor();
+        return killed;
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+}
