@@ -219,6 +219,9 @@ final class CommExecutor implements Runnable, Progress {
     void start() {
         control.start();
         if (thread != null) {
+            if (links.transports.size() == 1 && links.transports.getFirst().awaitProgress(0)) {
+                waitTransport = links.transports.getFirst();   // it can block on what its peers signal
+            }
             thread.start();
         }
     }
@@ -288,13 +291,24 @@ final class CommExecutor implements Runnable, Progress {
                 continue;
             }
             int work;
+            boolean waited = false;
             try {
                 work = doWork();
+                if (work == 0 && state == RUNNING && waitTransport != null && idle.wouldPark()
+                        && waitingCallers.get() == 0) {
+                    // Block on what the peers signal (a futex word, sockets) instead of a blind park, still the
+                    // driver: the transport is driven by one thread at a time. A caller that comes to wait, or an
+                    // operation queued, wakes it (ExecutorSignal.signal).
+                    signal.awaitIn(waitTransport, Math.min(MAX_TRANSPORT_WAIT_NS, planParkLimitNs()));
+                    waited = true;
+                }
             } finally {
                 stopDriving();
             }
             if (work > 0) {
                 idle.reset();
+            } else if (waited) {
+                continue;
             } else if (state == IDLE) {
                 idle.idleWithoutWork(Long.MAX_VALUE);
             } else if (state != TERMINATED) {
@@ -304,6 +318,14 @@ final class CommExecutor implements Runnable, Progress {
     }
 
     // ---- Caller-driven progress (Progress): one driver at a time, the executor thread or a waiting caller ----
+
+    /** The longest the executor thread waits in a transport at once (peer death wakes nobody: look again). */
+    private static final long MAX_TRANSPORT_WAIT_NS = 10_000_000;
+    /**
+     * The transport the executor thread can block on while an operation waits for peers (the only transport the
+     * communicator uses, when it supports {@link io.jccl.net.NetTransport#awaitProgress}); null: it parks.
+     */
+    private io.jccl.net.NetTransport waitTransport;
 
     /** How long the executor thread parks at most while a caller drives (a safety net: callers signal). */
     private static final long CALLER_DRIVES_PARK_NS = 1_000_000;
@@ -368,7 +390,9 @@ final class CommExecutor implements Runnable, Progress {
     @Override
     public void callerWaiting(boolean waiting) {
         if (waiting) {
-            waitingCallers.incrementAndGet();
+            if (waitingCallers.getAndIncrement() == 0 && waitTransport != null) {
+                waitTransport.wakeUp();   // the executor thread may be waiting in the transport, holding the driver flag
+            }
         } else if (waitingCallers.decrementAndGet() == 0) {
             signal.signal();   // the executor thread carries on with what nobody waits for
         }

@@ -68,6 +68,17 @@ final class ExecutorIdle {
         everBusy = true;
     }
 
+    /**
+     * @return whether the next wait within an operation would park, spinning and yielding being spent: then a
+     *         transport that can block on what its peers signal may be waited on instead (no state is changed)
+     */
+    boolean wouldPark() {
+        if (spins < MIN_SPINS || (spinNs == 0 && spins < MIN_SPINS + YIELDS)) {
+            return false;
+        }
+        return !(everBusy && spinNs > 0 && clock.nanoTime() - busyNs < spinNs);
+    }
+
     /** @return whether to poll once more (rather than park) this time */
     private boolean spin(long budgetNs) {
         if (spins < MIN_SPINS) {

@@ -17,10 +17,17 @@ final class ExecutorSignal implements ProgressSignal {
         this.owner = thread;
     }
 
+    /** The transport the owner waits on ({@code awaitProgress}) while it does, else null. */
+    private volatile io.jccl.net.NetTransport waitingOn;
+
     @Override
     public void signal() {
         if (!signalled) {
             signalled = true;
+        }
+        io.jccl.net.NetTransport transport = waitingOn;
+        if (transport != null) {
+            transport.wakeUp();   // ends the owner's wait in the transport (it reads signalled after publishing waitingOn)
         }
         if (parked) {
             Thread t = owner;
@@ -37,6 +44,20 @@ final class ExecutorSignal implements ProgressSignal {
             LockSupport.parkNanos(this, maxNanos);
         }
         parked = false;
+        signalled = false;
+    }
+
+    /**
+     * Waits in {@code transport} ({@link io.jccl.net.NetTransport#awaitProgress}: on what the peers signal, in the
+     * kernel) until progress may be possible, a {@link #signal()} or {@code maxNanos}; no lost wake-up, as with
+     * {@link #park}.
+     */
+    void awaitIn(io.jccl.net.NetTransport transport, long maxNanos) {
+        waitingOn = transport;
+        if (!signalled) {
+            transport.awaitProgress(maxNanos);
+        }
+        waitingOn = null;
         signalled = false;
     }
 
