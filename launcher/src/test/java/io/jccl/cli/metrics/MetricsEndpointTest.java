@@ -35,7 +35,7 @@ class MetricsEndpointTest {
             assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
                     v -> assertThat(v).startsWith("text/plain"));
             assertThat(response.body()).contains("# TYPE jccl_collective_seconds summary")
-                    .containsPattern("jccl_collective_seconds_count\\{algorithm=\"[a-z]+\",collective=\"allReduce\","
+                    .containsPattern("jccl_collective_seconds_count\\{algorithm=\"[a-z_]+\",collective=\"allReduce\","
                             + "transport=\"local\",type=\"float32\"} 6")
                     .contains("jccl_collective_bytes_total{");
         }
