@@ -94,6 +94,8 @@ final class CommExecutor implements Runnable, Progress {
     private final ControlPlane control;
     private final StagingPool staging;
     private final PlanRunner runner;
+    /** What runs the current operation's data movement. */
+    private OpRun running;
     private final Tuner tuner;
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
@@ -181,6 +183,7 @@ final class CommExecutor implements Runnable, Progress {
         this.staging = new StagingPool(stagingSlotBytes);
         this.staging.preallocate(PREALLOCATED_STAGING_SLOTS);
         this.runner = new PlanRunner(rank, links, staging, peerNames);
+        this.running = runner;
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.opTimeoutNs = config.opTimeout().toNanos();
         this.p2pSendSeq = new long[size];
@@ -515,7 +518,7 @@ final class CommExecutor implements Runnable, Progress {
     /** Starts the current operation's next plans until one has work left (RUNNING) or none is left (done). */
     private void startPlans() {
         while (startNextPlan()) {
-            if (!runner.done()) {
+            if (!running.done()) {
                 state = RUNNING;
                 return;
             }
@@ -555,7 +558,7 @@ final class CommExecutor implements Runnable, Progress {
             if (!progressPlan()) {
                 return 0;
             }
-            if (runner.done()) {
+            if (running.done()) {
                 planDone();
                 startPlans();
             }
@@ -574,7 +577,7 @@ final class CommExecutor implements Runnable, Progress {
      * @throws JcclException   when the plan failed, the communicator was aborted, a peer died, or the time is up
      */
     private boolean progressPlan() {
-        boolean progressed = runner.progress();
+        boolean progressed = running.progress();
         if (abortRequested) {
             throw aborted();
         }
@@ -603,7 +606,7 @@ final class CommExecutor implements Runnable, Progress {
         String what = members.length == 1 ? members[0].describe()
                 : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
         return new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank + " did not complete within "
-                + config.opTimeout().toMillis() + " ms; still waiting for " + runner.waitingFor());
+                + config.opTimeout().toMillis() + " ms; still waiting for " + running.waitingFor());
     }
 
     /** The current operation's data movement finished: staging back to the device, then the futures. */
@@ -699,7 +702,7 @@ final class CommExecutor implements Runnable, Progress {
 
     /** The communicator broke: no peer may write into user memory any more. */
     private void dropData(JcclException e) {
-        runner.abandon();
+        running.abandon();
         links.closeData();
         if (e.code() != ErrorCode.ABORTED) {
             LOG.warn("rank {}: communicator failed: {}", rank, e.getMessage());
@@ -969,6 +972,7 @@ final class CommExecutor implements Runnable, Progress {
         }
         planMembers = members;
         iterations = 0;
+        running = runner;
         runner.start(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
     }
 
@@ -992,7 +996,7 @@ final class CommExecutor implements Runnable, Progress {
     private void runPlanBlocking(Plan plan, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
                                  int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
         startPlan(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
-        while (!runner.done()) {
+        while (!running.done()) {
             if (progressPlan()) {
                 idle.reset();
             } else {
