@@ -42,8 +42,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a communicator's operations, one at a time in queue order. It assigns call numbers (and so the fingerprint
- * tags), picks or reuses a plan, runs it with the {@link PlanRunner}, enforces the operation timeout, watches the
- * control plane, and turns any failure into the communicator's broken state.
+ * tags), picks or reuses a plan, runs it with the {@link PlanRunner} — or, for an all-reduce between the ranks of
+ * one {@code Communicator.local} call, reads the peers' buffers in place ({@link DirectAllReduce}) — enforces the
+ * operation timeout, watches the control plane, and turns any failure into the communicator's broken state.
  *
  * <p>It is a state machine that never blocks: {@link #doWork()} does one bounded slice of work and says whether it
  * did any. Normally the communicator's own thread ({@link #run()}) calls it in a loop and idles between calls that
@@ -94,8 +95,12 @@ final class CommExecutor implements Runnable, Progress {
     private final ControlPlane control;
     private final StagingPool staging;
     private final PlanRunner runner;
-    /** What runs the current operation's data movement. */
+    /** What runs the current operation's data movement: {@link #runner}, or {@link #direct} (all-reduce in one JVM). */
     private OpRun running;
+    /** The ranks of this rank's {@code Communicator.local} call, when all-reduce reads peers' buffers; else null. */
+    private DirectGroup directGroup;
+    /** Runs the direct-read all-reduces; null without {@link #directGroup}. */
+    private DirectAllReduce direct;
     private final Tuner tuner;
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
@@ -196,6 +201,17 @@ final class CommExecutor implements Runnable, Progress {
             this.thread = Thread.ofPlatform().daemon().name("jccl-" + name + "-r" + rank).unstarted(this);
             signal.owner(thread);
         }
+    }
+
+    /**
+     * Joins the ranks of one {@code Communicator.local} call, all connected by the in-JVM transport: from now on
+     * every collective announces itself to them, and all-reduces with {@link Algorithm#AUTO} read the peers' buffers
+     * in place ({@link DirectAllReduce}). Before {@link #start()}.
+     */
+    void joinDirectGroup(DirectGroup group) {
+        directGroup = group;
+        direct = new DirectAllReduce(group, rank, clock);
+        group.join(rank, signal);
     }
 
     /** @return the executor's thread, or null when the caller steps it */
@@ -790,6 +806,9 @@ final class CommExecutor implements Runnable, Progress {
             OpRequest op = current;
             current = null;
             if (op != null) {
+                if (running == direct) {
+                    direct.abandon();   // before the future fails: peers may be reading its buffers
+                }
                 fail(op, internal);
             }
             shutdownError = abortRequested ? aborted()
@@ -905,9 +924,20 @@ final class CommExecutor implements Runnable, Progress {
     // ---- Plans ----
 
     private void startSingle(OpRequest op) {
+        long seq = collectiveSeq;
+        long tag = nextTag(op);
+        if (directGroup != null && op.type == OpRequest.Type.COLLECTIVE) {
+            directGroup.announce(rank, seq, tag);
+            // Decided by what every rank has in common (group, kind, configured algorithm), never by the count or
+            // the buffers: ranks that disagree must all reach the fingerprint check rather than wait on each other.
+            if (op.kind == OpKind.ALL_REDUCE && config.algorithm() == Algorithm.AUTO) {
+                startDirect(op, seq, tag);
+                return;
+            }
+        }
         oneSend[0] = op.send;
         oneRecv[0] = op.recv;
-        oneTag[0] = nextTag(op);
+        oneTag[0] = tag;
         oneElementBytes[0] = elementBytes(op);
         oneReducer[0] = reducer(op);
         oneOp[0] = op;
@@ -915,6 +945,17 @@ final class CommExecutor implements Runnable, Progress {
         Plan plan = planFor(op);
         planAlgorithm = plan.algorithm();
         startPlan(plan, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+    }
+
+    /** Starts an all-reduce that reads the peers' buffers in place (its device buffers are staged by now). */
+    private void startDirect(OpRequest op, long seq, long tag) {
+        oneOp[0] = op;
+        planMembers = oneOp;
+        planAlgorithm = DirectAllReduce.ALGORITHM;
+        planStartNs = clock.nanoTime();
+        iterations = 0;
+        running = direct;
+        direct.start(op, seq, tag, reducer(op));
     }
 
     /**
@@ -1182,7 +1223,11 @@ final class CommExecutor implements Runnable, Progress {
     void internalAllGather(MemorySegment mine, MemorySegment all, int recordBytes, OpRequest op) {
         PlanBuilder b = new PlanBuilder(rank, size, 1, Math.max(1, staging.slotBytes()));
         RingAllGather.build(b, recordBytes, false);
-        long[] tags = {Fingerprint.tag(OpKind.SPLIT, collectiveSeq++, recordBytes, null, null, -1)};
+        long seq = collectiveSeq++;
+        long[] tags = {Fingerprint.tag(OpKind.SPLIT, seq, recordBytes, null, null, -1)};
+        if (directGroup != null) {
+            directGroup.announce(rank, seq, tags[0]);
+        }
         runPlanBlocking(b.build("ring"), new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
                 new int[] {1}, new Reducer[1], new OpRequest[] {op});
     }
