@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Algorithm;
 import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
@@ -289,7 +290,7 @@ final class CommInit {
         // Every rank of the group decides alike: one JVM, one configuration, so the same transport to every peer.
         if (directGroup != null && !networked && size > 1 && directGroup.size() == size) {
             comm.executor().joinDirectGroup(directGroup);
-            if (TUNE_LOG.isInfoEnabled() && config.algorithm() == io.jccl.Algorithm.AUTO) {
+            if (TUNE_LOG.isInfoEnabled() && config.algorithm() == Algorithm.AUTO) {
                 TUNE_LOG.info("{} rank {}: all-reduce reads the peers' buffers in place (direct)", name, rank);
             }
         }
