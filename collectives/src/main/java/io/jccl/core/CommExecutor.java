@@ -42,8 +42,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a communicator's operations, one at a time in queue order. It assigns call numbers (and so the fingerprint
- * tags), picks or reuses a plan, runs it with the {@link PlanRunner}, enforces the operation timeout, watches the
- * control plane, and turns any failure into the communicator's broken state.
+ * tags), picks or reuses a plan, runs it with the {@link PlanRunner} — or, for an all-reduce between the ranks of
+ * one {@code Communicator.local} call, reads the peers' buffers in place ({@link DirectAllReduce}) — enforces the
+ * operation timeout, watches the control plane, and turns any failure into the communicator's broken state.
  *
  * <p>It is a state machine that never blocks: {@link #doWork()} does one bounded slice of work and says whether it
  * did any. Normally the communicator's own thread ({@link #run()}) calls it in a loop and idles between calls that
@@ -94,6 +95,12 @@ final class CommExecutor implements Runnable, Progress {
     private final ControlPlane control;
     private final StagingPool staging;
     private final PlanRunner runner;
+    /** What runs the current operation's data movement: {@link #runner}, or {@link #direct} (all-reduce in one JVM). */
+    private OpRun running;
+    /** The ranks of this rank's {@code Communicator.local} call, when all-reduce reads peers' buffers; else null. */
+    private DirectGroup directGroup;
+    /** Runs the direct-read all-reduces; null without {@link #directGroup}. */
+    private DirectAllReduce direct;
     private final Tuner tuner;
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
@@ -181,6 +188,7 @@ final class CommExecutor implements Runnable, Progress {
         this.staging = new StagingPool(stagingSlotBytes);
         this.staging.preallocate(PREALLOCATED_STAGING_SLOTS);
         this.runner = new PlanRunner(rank, links, staging, peerNames);
+        this.running = runner;
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.opTimeoutNs = config.opTimeout().toNanos();
         this.p2pSendSeq = new long[size];
@@ -193,6 +201,17 @@ final class CommExecutor implements Runnable, Progress {
             this.thread = Thread.ofPlatform().daemon().name("jccl-" + name + "-r" + rank).unstarted(this);
             signal.owner(thread);
         }
+    }
+
+    /**
+     * Joins the ranks of one {@code Communicator.local} call, all connected by the in-JVM transport: from now on
+     * every collective announces itself to them, and all-reduces with {@link Algorithm#AUTO} read the peers' buffers
+     * in place ({@link DirectAllReduce}). Before {@link #start()}.
+     */
+    void joinDirectGroup(DirectGroup group) {
+        directGroup = group;
+        direct = new DirectAllReduce(group, rank, clock);
+        group.join(rank, signal);
     }
 
     /** @return the executor's thread, or null when the caller steps it */
@@ -525,7 +544,7 @@ final class CommExecutor implements Runnable, Progress {
     /** Starts the current operation's next plans until one has work left (RUNNING) or none is left (done). */
     private void startPlans() {
         while (startNextPlan()) {
-            if (!runner.done()) {
+            if (!running.done()) {
                 state = RUNNING;
                 return;
             }
@@ -565,7 +584,7 @@ final class CommExecutor implements Runnable, Progress {
             if (!progressPlan()) {
                 return 0;
             }
-            if (runner.done()) {
+            if (running.done()) {
                 planDone();
                 startPlans();
             }
@@ -584,7 +603,7 @@ final class CommExecutor implements Runnable, Progress {
      * @throws JcclException   when the plan failed, the communicator was aborted, a peer died, or the time is up
      */
     private boolean progressPlan() {
-        boolean progressed = runner.progress();
+        boolean progressed = running.progress();
         if (abortRequested) {
             throw aborted();
         }
@@ -613,7 +632,7 @@ final class CommExecutor implements Runnable, Progress {
         String what = members.length == 1 ? members[0].describe()
                 : "a group of " + members.length + " operations (" + members[0].describe() + ", ...)";
         return new JcclException(ErrorCode.TIMEOUT, what + " on rank " + rank + " did not complete within "
-                + config.opTimeout().toMillis() + " ms; still waiting for " + runner.waitingFor());
+                + config.opTimeout().toMillis() + " ms; still waiting for " + running.waitingFor());
     }
 
     /** The current operation's data movement finished: staging back to the device, then the futures. */
@@ -709,7 +728,7 @@ final class CommExecutor implements Runnable, Progress {
 
     /** The communicator broke: no peer may write into user memory any more. */
     private void dropData(JcclException e) {
-        runner.abandon();
+        running.abandon();
         links.closeData();
         if (e.code() != ErrorCode.ABORTED) {
             LOG.warn("rank {}: communicator failed: {}", rank, e.getMessage());
@@ -797,6 +816,9 @@ final class CommExecutor implements Runnable, Progress {
             OpRequest op = current;
             current = null;
             if (op != null) {
+                if (running == direct) {
+                    direct.abandon();   // before the future fails: peers may be reading its buffers
+                }
                 fail(op, internal);
             }
             shutdownError = abortRequested ? aborted()
@@ -912,9 +934,20 @@ final class CommExecutor implements Runnable, Progress {
     // ---- Plans ----
 
     private void startSingle(OpRequest op) {
+        long seq = collectiveSeq;
+        long tag = nextTag(op);
+        if (directGroup != null && op.type == OpRequest.Type.COLLECTIVE) {
+            directGroup.announce(rank, seq, tag);
+            // Decided by what every rank has in common (group, kind, configured algorithm), never by the count or
+            // the buffers: ranks that disagree must all reach the fingerprint check rather than wait on each other.
+            if (op.kind == OpKind.ALL_REDUCE && config.algorithm() == Algorithm.AUTO) {
+                startDirect(op, seq, tag);
+                return;
+            }
+        }
         oneSend[0] = op.send;
         oneRecv[0] = op.recv;
-        oneTag[0] = nextTag(op);
+        oneTag[0] = tag;
         oneElementBytes[0] = elementBytes(op);
         oneReducer[0] = reducer(op);
         oneOp[0] = op;
@@ -922,6 +955,17 @@ final class CommExecutor implements Runnable, Progress {
         Plan plan = planFor(op);
         planAlgorithm = plan.algorithm();
         startPlan(plan, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+    }
+
+    /** Starts an all-reduce that reads the peers' buffers in place (its device buffers are staged by now). */
+    private void startDirect(OpRequest op, long seq, long tag) {
+        oneOp[0] = op;
+        planMembers = oneOp;
+        planAlgorithm = DirectAllReduce.ALGORITHM;
+        planStartNs = clock.nanoTime();
+        iterations = 0;
+        running = direct;
+        direct.start(op, seq, tag, reducer(op));
     }
 
     /**
@@ -979,6 +1023,7 @@ final class CommExecutor implements Runnable, Progress {
         }
         planMembers = members;
         iterations = 0;
+        running = runner;
         runner.start(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
     }
 
@@ -1002,7 +1047,7 @@ final class CommExecutor implements Runnable, Progress {
     private void runPlanBlocking(Plan plan, MemorySegment[] sends, MemorySegment[] recvs, long[] tags,
                                  int[] elementBytes, Reducer[] reducersByMember, OpRequest[] members) {
         startPlan(plan, sends, recvs, tags, elementBytes, reducersByMember, members);
-        while (!runner.done()) {
+        while (!running.done()) {
             if (progressPlan()) {
                 idle.reset();
             } else {
@@ -1188,7 +1233,11 @@ final class CommExecutor implements Runnable, Progress {
     void internalAllGather(MemorySegment mine, MemorySegment all, int recordBytes, OpRequest op) {
         PlanBuilder b = new PlanBuilder(rank, size, 1, Math.max(1, staging.slotBytes()));
         RingAllGather.build(b, recordBytes, false);
-        long[] tags = {Fingerprint.tag(OpKind.SPLIT, collectiveSeq++, recordBytes, null, null, -1)};
+        long seq = collectiveSeq++;
+        long[] tags = {Fingerprint.tag(OpKind.SPLIT, seq, recordBytes, null, null, -1)};
+        if (directGroup != null) {
+            directGroup.announce(rank, seq, tags[0]);
+        }
         runPlanBlocking(b.build("ring"), new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
                 new int[] {1}, new Reducer[1], new OpRequest[] {op});
     }

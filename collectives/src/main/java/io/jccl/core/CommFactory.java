@@ -95,13 +95,14 @@ public final class CommFactory {
         CommConfig.Resolved resolved = config.resolve(environment);
         List<Bootstrap> bootstraps = InProcessBootstrap.group(n, resolved.initTimeout());
         String name = CommInit.nextName();
+        DirectGroup directGroup = n > 1 ? new DirectGroup(n) : null;
         AtomicReferenceArray<Object> results = new AtomicReferenceArray<>(n);
         List<Thread> threads = new ArrayList<>();
         for (int r = 0; r < n; r++) {
             int rank = r;
             threads.add(Thread.ofPlatform().daemon().name("jccl-init-" + name + "-r" + r).start(() -> {
                 try (Bootstrap b = bootstraps.get(rank)) {
-                    results.set(rank, CommInit.create(b, resolved, name));
+                    results.set(rank, CommInit.create(b, resolved, name, directGroup));
                 } catch (Throwable t) {
                     results.set(rank, t);
                 }

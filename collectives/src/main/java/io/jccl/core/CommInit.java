@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Algorithm;
 import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
@@ -81,6 +82,15 @@ final class CommInit {
     }
 
     static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
+        return create(bootstrap, config, name, null);
+    }
+
+    /**
+     * @param directGroup shared by the ranks of one {@code Communicator.local} call (null otherwise): joined when
+     *                    every peer is connected by the in-JVM transport, so that all-reduce reads peers' buffers
+     *                    in place ({@link DirectAllReduce})
+     */
+    static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name, DirectGroup directGroup) {
         int rank = bootstrap.rank();
         int size = bootstrap.size();
         JcclLog.logVersionOnce();
@@ -212,7 +222,8 @@ final class CommInit {
         }
         ShrinkRendezvous shrink = ShrinkRendezvous.of(shrinkListener, shrinkAddresses,
                 bootstrap.communicatorSecret());
-        return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink);
+        return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink,
+                directGroup);
     }
 
     /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
@@ -226,7 +237,7 @@ final class CommInit {
     private static CommImpl build(String name, int rank, int size, CommConfig.Resolved config,
                                   NetTransportProvider[] chosen, Map<String, NetTransport> transports,
                                   PeerLinks links, ExecutorSignal signal, PeerIdentity[] peers,
-                                  String[] peerNames, ShrinkRendezvous shrink) {
+                                  String[] peerNames, ShrinkRendezvous shrink, DirectGroup directGroup) {
         double latencyUs = 0;
         double speedMbps = Double.MAX_VALUE;
         boolean allSignal = true;
@@ -276,6 +287,13 @@ final class CommInit {
         }
         CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal, spin,
                 peerNames, shrink, SystemNanoClock.INSTANCE, false);
+        // Every rank of the group decides alike: one JVM, one configuration, so the same transport to every peer.
+        if (directGroup != null && !networked && size > 1 && directGroup.size() == size) {
+            comm.executor().joinDirectGroup(directGroup);
+            if (TUNE_LOG.isInfoEnabled() && config.algorithm() == Algorithm.AUTO) {
+                TUNE_LOG.info("{} rank {}: all-reduce reads the peers' buffers in place (direct)", name, rank);
+            }
+        }
         comm.start();
         return comm;
     }

@@ -22,7 +22,7 @@ import java.util.List;
  * so the lane moves on at once). Nothing here allocates in steady state: lane state lives in arrays reused
  * from one run to the next.
  */
-final class PlanRunner {
+final class PlanRunner implements OpRun {
     private final String[] peerNames;
     private static final int START = 0;
     private static final int WAIT = 1;
@@ -130,7 +130,8 @@ final class PlanRunner {
     }
 
     /** @return true when every lane finished and every send completed */
-    boolean done() {
+    @Override
+    public boolean done() {
         for (int i = 0; i < lanes; i++) {
             if (stepIndex[i] < plan.lanes().get(i).size()) {
                 return false;
@@ -145,7 +146,8 @@ final class PlanRunner {
      * @return true when something progressed
      * @throws JcclException when a step failed (mismatch, peer gone, transport error)
      */
-    boolean progress() {
+    @Override
+    public boolean progress() {
         boolean progressed = false;
         for (int lane = 0; lane < lanes; lane++) {
             List<Step> steps = plan.lanes().get(lane);
@@ -508,7 +510,8 @@ final class PlanRunner {
     }
 
     /** @return which peers the current run still waits for, for timeout messages */
-    String waitingFor() {
+    @Override
+    public String waitingFor() {
         java.util.TreeSet<Integer> from = new java.util.TreeSet<>();
         for (int lane = 0; lane < lanes; lane++) {
             List<Step> steps = plan.lanes().get(lane);
@@ -530,7 +533,8 @@ final class PlanRunner {
     }
 
     /** Forgets the current run after a failure (its connections are closed). */
-    void abandon() {
+    @Override
+    public void abandon() {
         sends.clear();
         staging.releaseAll();
         for (int i = 0; i < lanes; i++) {

@@ -40,6 +40,10 @@ import static org.assertj.core.api.Assertions.fail;
  * afterwards every rank is broken: {@code asyncError()} reports the INVALID_USAGE and later operations fail
  * with it. A rank whose own part of a rooted collective or of a send/receive did not involve the odd rank may
  * complete its call (it receives correct data) and learns of the failure right after.
+ *
+ * <p>The cases run with the ring forced, so that all-reduce sends messages; the all-reduce cases run again with
+ * AUTO ({@link #mismatchIsDetectedOnTheDirectPath}), where in-JVM ranks read each other's buffers instead and the
+ * published and announced calls are compared before anything is read.
  */
 class MismatchTest {
     static final int[] RANKS = {2, 3, 4};
@@ -179,6 +183,45 @@ class MismatchTest {
         return tests.stream();
     }
 
+    /** The cases in which some rank calls all-reduce, and more, with all-reduce reading peers' buffers in place. */
+    @TestFactory
+    Stream<DynamicTest> mismatchIsDetectedOnTheDirectPath() {
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int n : RANKS) {
+            for (Case c : directCases()) {
+                tests.add(DynamicTest.dynamicTest("direct n=" + n + " " + c.name(),
+                        () -> run(n, c, null, Algorithm.AUTO)));
+            }
+        }
+        return tests.stream();
+    }
+
+    static List<Case> directCases() {
+        List<Case> cs = new ArrayList<>();
+        for (Case c : cases()) {
+            if (c.name().contains("allReduce")) {
+                cs.add(c);
+            }
+        }
+        Written nothing = Written.NOTHING;
+        cs.add(new Case("allReduce vs reduce, the odd rank reduces",
+                (c, odd, s, r) -> odd ? c.reduce(s, r, 100, FLOAT32, SUM, 0) : c.allReduce(s, r, 100, FLOAT32, SUM),
+                true, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
+        cs.add(new Case("allReduce vs barrier, the odd rank waits in a barrier",
+                (c, odd, s, r) -> odd ? c.barrier() : c.allReduce(s, r, 100, FLOAT32, SUM), true, nothing,
+                "operation barrier vs allReduce", "operation allReduce vs barrier"));
+        cs.add(new Case("allReduce vs broadcast, the odd rank receives a broadcast",
+                (c, odd, s, r) -> odd ? c.broadcast(s, r, 100, FLOAT32, 0) : c.allReduce(s, r, 100, FLOAT32, SUM),
+                true, nothing, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
+        cs.add(new Case("allReduce pre-mul-sum vs sum, count 4000 vs 4096",
+                (c, odd, s, r) -> c.allReduce(s, r, odd ? 4096 : 4000, FLOAT32, odd ? SUM : ReduceOp.preMulSum(2)),
+                true, nothing, "reduction pre_mul_sum vs sum", "reduction sum vs pre_mul_sum"));
+        cs.add(new Case("in-place allReduce count 4000 vs 4001",
+                (c, odd, s, r) -> c.allReduce(r, r, odd ? 4001 : 4000, DataType.INT32, ReduceOp.MIN), true, nothing,
+                "count 4000 vs 4001", "count 4001 vs 4000"));
+        return cs;
+    }
+
     @TestFactory
     Stream<DynamicTest> mismatchIsDetectedOverTcp() {
         List<DynamicTest> tests = new ArrayList<>();
@@ -194,8 +237,12 @@ class MismatchTest {
     }
 
     static void run(int n, Case c, String transport) {
+        run(n, c, transport, Algorithm.RING);
+    }
+
+    static void run(int n, Case c, String transport, Algorithm algorithm) {
         CommConfig.Builder config = CommConfig.builder().opTimeout(Duration.ofSeconds(10))
-                .algorithm(Algorithm.RING);
+                .algorithm(algorithm);
         if (transport != null) {
             config.transport(transport);
         }
