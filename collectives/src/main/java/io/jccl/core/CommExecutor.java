@@ -397,16 +397,6 @@ final class CommExecutor implements Runnable, Progress {
     }
 
     @Override
-    public boolean awaitProgress(long maxNs) {
-        io.jccl.net.NetTransport transport = waitTransport;
-        if (transport == null || state != RUNNING || waitingCallers.get() > 1) {
-            return false;   // several waiting callers: one blocked in the kernel would hold the others off the driving
-        }
-        signal.awaitIn(transport, Math.min(Math.min(MAX_TRANSPORT_WAIT_NS, maxNs), planParkLimitNs()));
-        return true;
-    }
-
-    @Override
     public void stopDriving() {
         DRIVER.setRelease(this, (Thread) null);
     }

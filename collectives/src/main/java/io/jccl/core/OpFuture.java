@@ -135,18 +135,7 @@ final class OpFuture implements CollectiveFuture {
                                 idle = 0;
                                 lastWorkNs = 0;
                             } else if ((++idle & 63) == 0) {
-                                // Spun long enough: block in the transport, still driving, so that the peer's data
-                                // wakes this thread itself; where that is impossible, look at the clock off the
-                                // driving flag (and hand over below).
-                                long now = System.nanoTime();
-                                if (lastWorkNs == 0) {
-                                    lastWorkNs = now;
-                                }
-                                long left = maxNs - (now - start);
-                                if (now - lastWorkNs < spinNs || left <= 0 || !progress.awaitProgress(left)) {
-                                    break;
-                                }
-                                idle = 0;
+                                break;   // look at the clock now and then, off the driving flag
                             } else {
                                 Thread.onSpinWait();
                             }

@@ -13,17 +13,6 @@ interface Progress {
     /** One bounded step of the state machine; only while driving. @return work done (0: nothing progressed) */
     int step();
 
-    /**
-     * While driving, with nothing to do: blocks in the transport on what the peers signal (shm's futex doorbell)
-     * until progress may be possible, a signal (an operation queued, an abort) or {@code maxNs} passed, so that the
-     * waiting caller is woken by the peer's data itself instead of handing over to the executor thread and being
-     * woken by it, two thread switches later.
-     *
-     * @param maxNs the longest to wait
-     * @return false when this communicator cannot block in its transport (the caller hands over instead)
-     */
-    boolean awaitProgress(long maxNs);
-
     /** Ends driving; the executor thread may drive again. */
     void stopDriving();
 

@@ -36,18 +36,13 @@ class ShmMultiProcessTest {
 
     @Test
     void twoJvmsRunEveryCollectiveExactlyThroughTheRing() throws Exception {
-        // No spinning (as with fewer cores than ranks): a waiting caller blocks on the doorbell itself, still
-        // driving, and the peer's data wakes it; its operations complete on it, not on the communicator's thread.
         List<Jvm> ranks = job(2, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_SHM_LARGE", "ring",
-                "JCCL_SHM_RING_BYTES", String.valueOf(256 << 10), "JCCL_SPIN_US", "0", "JCCL_IDLE_SPIN_US", "0",
-                "JCCL_TEST_CALLBACK_THREAD", "1"), "ring");
+                "JCCL_SHM_RING_BYTES", String.valueOf(256 << 10)), "ring");
         for (int r = 0; r < 2; r++) {
             assertThat(ranks.get(r).outputText())
                     .contains("transport per peer [" + (r == 0 ? "null, shm" : "shm, null") + "]")
                     .contains("by pipelined copy through 256 KiB rings (JCCL_SHM_LARGE=ring)");
         }
-        assertThat(ranks.get(0).outputText().lines().filter(l -> l.startsWith("CALLBACK ON ")).toList())
-                .containsExactly("CALLBACK ON main", "CALLBACK ON main", "CALLBACK ON main");
     }
 
     /** Large messages by cross-memory attach where the kernel allows it ({@code JCCL_SHM_LARGE=cma}). */

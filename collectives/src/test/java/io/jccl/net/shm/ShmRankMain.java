@@ -19,9 +19,7 @@ import java.util.List;
  * per collective ({@code <KIND> wrong=<n>}) and {@code RESULT OK} or {@code RESULT WRONG <n>}. With
  * {@code JCCL_TEST_ALLOCATE=1} the buffers come from {@link Communicator#allocate} (and are freed after each
  * collective), and the rank prints {@code ALLOCATED IN <mapping>}: the {@code /proc/self/maps} entry holding the
- * first one. With {@code JCCL_TEST_CALLBACK_THREAD=1} it then runs three all-reduces for which rank 0 waits (the others
- * join 200 ms late) and rank 0 prints {@code CALLBACK ON <thread>} for each: the thread that completed it. Usage:
- * {@code ShmRankMain rank size count}.
+ * first one. Usage: {@code ShmRankMain rank size count}.
  */
 public final class ShmRankMain {
     private static final List<OpKind> KINDS = List.of(OpKind.ALL_REDUCE, OpKind.BROADCAST, OpKind.REDUCE,
@@ -49,9 +47,6 @@ public final class ShmRankMain {
             for (OpKind kind : KINDS) {
                 failures += run(comm, arena, kind, count, 1000 + kind.ordinal(), allocate);
             }
-            if ("1".equals(System.getenv("JCCL_TEST_CALLBACK_THREAD"))) {
-                callbackThreads(comm, arena);
-            }
             comm.barrier().await();
         } catch (RuntimeException e) {
             e.printStackTrace(System.out);
@@ -60,28 +55,6 @@ public final class ShmRankMain {
         }
         System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
         System.exit(failures == 0 ? 0 : 1);
-    }
-
-    /** Three all-reduces that rank 0 waits for: it prints which thread completed each. */
-    private static void callbackThreads(Communicator comm, Arena arena) {
-        MemorySegment buf = arena.allocate(4096);
-        for (int round = 0; round < 3; round++) {
-            comm.barrier().await();
-            if (comm.rank() != 0) {
-                try {
-                    Thread.sleep(200);   // rank 0 waits meanwhile (long enough for it to reach await() on a busy host)
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            CollectiveFuture f = comm.allReduce(buf, buf, 1024, DataType.FLOAT32, ReduceOp.SUM);
-            java.util.concurrent.atomic.AtomicReference<String> thread = new java.util.concurrent.atomic.AtomicReference<>();
-            f.toCompletableFuture().whenComplete((v, t) -> thread.set(Thread.currentThread().getName()));
-            f.await();
-            if (comm.rank() == 0) {
-                System.out.println("CALLBACK ON " + thread.get());
-            }
-        }
     }
 
     /** @return the name of the mapping holding {@code address} in {@code /proc/self/maps}, or "?" */
