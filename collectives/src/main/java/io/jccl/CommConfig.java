@@ -25,7 +25,7 @@ import java.util.TreeMap;
  * <tr><td>{@code JCCL_CHUNK_SIZE}</td><td>0 (tuner)</td><td>pipeline chunk in bytes (suffixes K, M allowed), 4K to 64M</td></tr>
  * <tr><td>{@code JCCL_NET}</td><td>(automatic)</td><td>force one transport for every pair of ranks, e.g. {@code tcp}</td></tr>
  * <tr><td>{@code JCCL_MAX_PENDING_OPS}</td><td>1024</td><td>operations queued per communicator before callers wait</td></tr>
- * <tr><td>{@code JCCL_SPIN_US}</td><td>auto: 100 with more cores than ranks on the host, else 0</td><td>how long the
+ * <tr><td>{@code JCCL_SPIN_US}</td><td>auto: 100 with more cores than ranks on the host, 20 with as many, else 0</td><td>how long the
  * communicator's thread busy-polls for peers while an operation runs before it parks; 0 to 1000000</td></tr>
  * <tr><td>{@code JCCL_IDLE_SPIN_US}</td><td>auto: 50 with more cores than ranks on the host, else 0</td><td>how
  * long the communicator's thread polls its queue after an operation, and a caller of {@code await()} polls for

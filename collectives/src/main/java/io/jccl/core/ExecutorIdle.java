@@ -18,7 +18,7 @@ import org.agrona.concurrent.NanoClock;
  *
  * <p>With a spin time there is no {@link Thread#yield()} phase: on a host with more runnable threads than cores a
  * yield can hand the core to another process's thread for a whole scheduler slice (measured: about 1 ms on two
- * vCPUs), longer than any park. Without one (the default when the host has no more cores than ranks, e.g. several
+ * vCPUs), longer than any park. Without one (the default when the host has fewer cores than ranks, e.g. several
  * ranks in one JVM) the executor yields a few times before it parks, as before this option existed: the peer rank
  * whose data it waits for, or the caller it just completed, may need this very core.
  *

@@ -9,11 +9,12 @@ import io.jccl.CommConfig;
  * giving the woken thread a core), but only while the polling thread has a core of its own: on a host with
  * fewer cores than busy threads it takes the core from the thread that would make progress — a peer rank, or the
  * JVM's own compiler and GC threads. With caller-driven progress a rank has one busy thread while the application
- * waits (the waiting caller drives; the executor thread parks), so when not set, polling needs a core per rank of
- * the communicator on this host and one more for the JVMs' other threads. Measured at one core per rank (2 rank
- * JVMs, 2 cores; benchmarks in docs/performance.md): without polling the first operations of fresh JVMs ran 1.6x
- * faster (the JIT got its core), 1 MiB in one JVM 2.8x faster, the steady state at 8 MiB no slower, and 8 bytes
- * mixed.
+ * waits (the waiting caller drives; the executor thread parks), so when not set: with a core per rank and one more
+ * for the JVMs' other threads, 100 µs within operations and 50 µs between them; with exactly a core per rank, a short
+ * 20 µs within operations and none between; with fewer cores than ranks, none. Measured at one core per rank (2 rank
+ * JVMs on 2 cores, four interleaved sets, docs/performance.md): 20/0 gave the fastest 8-byte all-reduces over shm and
+ * tcp (shm 12.6 µs out of place against 30 µs with 100/50 and 68 µs with 0/0) and first operations as fast as with
+ * no polling (the JIT gets its core), where 100/50 made them slower.
  *
  * @param inOpNs how long the executor, or a caller driving in {@code await()}, polls without progress within an
  *               operation before it parks (the caller: before it hands over to the executor thread and blocks)
@@ -22,6 +23,8 @@ import io.jccl.CommConfig;
 record Spin(long inOpNs, long idleNs) {
     /** {@code JCCL_SPIN_US} when not set and the host has more cores than ranks. */
     static final long DEFAULT_IN_OP_US = 100;
+    /** {@code JCCL_SPIN_US} when not set and the host has exactly a core per rank. */
+    static final long CORE_PER_RANK_IN_OP_US = 20;
     /** {@code JCCL_IDLE_SPIN_US} when not set and the host has more cores than ranks. */
     static final long DEFAULT_IDLE_US = 50;
 
@@ -33,7 +36,7 @@ record Spin(long inOpNs, long idleNs) {
      */
     static Spin choose(CommConfig.Resolved config, int ranksOnHost, int cores) {
         long inOpUs = config.spinMicros() != CommConfig.SPIN_AUTO ? config.spinMicros()
-                : cores > ranksOnHost ? DEFAULT_IN_OP_US : 0;
+                : cores > ranksOnHost ? DEFAULT_IN_OP_US : cores == ranksOnHost ? CORE_PER_RANK_IN_OP_US : 0;
         long idleUs = config.idleSpinMicros() != CommConfig.SPIN_AUTO ? config.idleSpinMicros()
                 : cores > ranksOnHost ? DEFAULT_IDLE_US : 0;
         return new Spin(inOpUs * 1000, idleUs * 1000);
