@@ -4,7 +4,6 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
-import io.jccl.plan.Fingerprint;
 import io.jccl.reduce.Reducer;
 import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
@@ -251,9 +250,7 @@ final class DirectAllReduce implements OpRun {
     }
 
     private JcclException mismatch(int peer, long theirs) {
-        return new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank " + peer
-                + " called " + Fingerprint.describe(theirs) + " while rank " + rank + " called "
-                + Fingerprint.describe(tag) + " (different: " + Fingerprint.difference(tag, theirs) + ")");
+        return PlanRunner.callsDiffer(peer, theirs, rank, tag);
     }
 
     /**

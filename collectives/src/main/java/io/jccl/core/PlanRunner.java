@@ -486,6 +486,21 @@ final class PlanRunner implements OpRun {
         return true;
     }
 
+    /**
+     * The error of ranks whose calls differ, as every algorithm reports it (plans on a tag mismatch, the direct read
+     * on the calls its peers published).
+     *
+     * @param peer   the other rank
+     * @param theirs its call's fingerprint tag
+     * @param rank   this rank
+     * @param mine   this rank's call's tag
+     */
+    static JcclException callsDiffer(int peer, long theirs, int rank, long mine) {
+        return new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank " + peer
+                + " called " + Fingerprint.describe(theirs) + " while rank " + rank + " called "
+                + Fingerprint.describe(mine) + " (different: " + Fingerprint.difference(mine, theirs) + ")");
+    }
+
     private JcclException failure(NetException e, int peer, int member, boolean sending) {
         String what = member >= 0 ? members[member].describe() : "the current operation";
         // A transport may fail the send as well as the receive of a mismatched message. The exception's expected
@@ -493,9 +508,7 @@ final class PlanRunner implements OpRun {
         long mine = sending ? e.actualTag() : e.expectedTag();
         long theirs = sending ? e.expectedTag() : e.actualTag();
         return switch (e.reason()) {
-            case TAG_MISMATCH -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
-                    + peer + " called " + Fingerprint.describe(theirs) + " while rank " + rank + " called "
-                    + Fingerprint.describe(mine) + " (different: " + Fingerprint.difference(mine, theirs) + ")");
+            case TAG_MISMATCH -> callsDiffer(peer, theirs, rank, mine);
             case TRUNCATED -> new JcclException(ErrorCode.INVALID_USAGE, "operations do not match across ranks: rank "
                     + (sending ? rank : peer) + " sent more data than rank " + (sending ? peer : rank)
                     + " expected in " + what + " (different counts?): " + e.getMessage());
