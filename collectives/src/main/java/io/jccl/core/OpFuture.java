@@ -58,7 +58,15 @@ final class OpFuture implements CollectiveFuture {
         this.stepped = stepped;
     }
 
-    /** Records the operation's position in its communicator's issue order. */
+    /** Set when a caller started waiting for the operation before it completed (it drives then). */
+    private volatile boolean awaited;
+
+    /** @return whether a caller waited for the operation before it completed */
+    boolean awaited() {
+        return awaited;
+    }
+
+        /** Records the operation's position in its communicator's issue order. */
     void position(long position) {
         this.position = position;
     }
@@ -122,6 +130,7 @@ final class OpFuture implements CollectiveFuture {
             spinUntilDone(maxNs);
             return;
         }
+        awaited = true;
         long start = System.nanoTime();
         long lastWorkNs = start;
         progress.callerWaiting(true);

@@ -54,6 +54,16 @@ final class OpQueue<E> {
         }
     }
 
+    /** @return whether no element is claimed but not yet taken (a snapshot) */
+    boolean isEmpty() {
+        return (long) TAIL.getVolatile(this) == (long) HEAD.getVolatile(this);
+    }
+
+    /** @return how many elements were ever claimed (offers that succeeded) */
+    long claims() {
+        return (long) TAIL.getVolatile(this);
+    }
+
     /** Consumer only. @return the next element, or null when none is published yet */
     @SuppressWarnings("unchecked")
     E poll() {

@@ -3,6 +3,7 @@ package io.jccl.api;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
+import io.jccl.core.TestHooks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -115,5 +116,54 @@ class CallerDrivenProgressTest {
         }
         assertThat(mine).allMatch(f -> f.isDone() && f.error().isEmpty());
         assertThat(bufs[0].getAtIndex(ValueLayout.JAVA_FLOAT, 0)).isEqualTo((float) Math.pow(2, ops));
+    }
+
+    /**
+     * While callers wait for their operations right after issuing them, queuing one does not wake the communicator's
+     * thread (it only found the caller driving); an operation then issued and left alone still completes, the thread
+     * finding it within its watch interval, and from then on every queued operation wakes the thread again.
+     */
+    @Test
+    void anOperationLeftAloneAfterAwaitedOnesStillCompletes() throws Exception {
+        comms.addAll(Communicator.local(2));
+        MemorySegment[] bufs = {ones(64), ones(64)};
+        // An operation counts as waited for when its caller got to await() before it completed; on a loaded host the
+        // communicator's thread may now and then finish one first, so issue until the pattern shows.
+        int blocking = 0;
+        while (blocking < 20 || (TestHooks.wakesOnOffer(comms.get(0)) && blocking < 10_000)) {
+            CollectiveFuture peer = comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM);
+            comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM).await();
+            peer.await();
+            blocking++;
+        }
+        assertThat(TestHooks.wakesOnOffer(comms.get(0))).as("the blocking pattern: offers do not wake").isFalse();
+
+        List<CollectiveFuture> alone = List.of(comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM),
+                comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM));
+        long until = System.nanoTime() + HANG.toNanos();
+        while (!alone.stream().allMatch(CollectiveFuture::isDone) && System.nanoTime() < until) {
+            Thread.sleep(1);   // nobody awaits: only the communicators' threads can complete them
+        }
+        assertThat(alone).allMatch(f -> f.isDone() && f.error().isEmpty());
+        assertThat(TestHooks.wakesOnOffer(comms.get(0))).as("an operation nobody waited for: offers wake again")
+                .isTrue();
+        assertThat(bufs[0].getAtIndex(ValueLayout.JAVA_FLOAT, 0)).isEqualTo((float) Math.pow(2, blocking + 1));
+    }
+
+    /** After a quiet spell the communicator's thread asks to be woken again, so a late operation starts at once. */
+    @Test
+    void aQuietCommunicatorIsWokenByTheNextOperation() throws Exception {
+        comms.addAll(Communicator.local(2));
+        MemorySegment[] bufs = {ones(64), ones(64)};
+        for (int i = 0; i < 5; i++) {
+            CollectiveFuture peer = comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM);
+            comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM).await();
+            peer.await();
+        }
+        long until = System.nanoTime() + HANG.toNanos();
+        while (!TestHooks.wakesOnOffer(comms.get(0)) && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        assertThat(TestHooks.wakesOnOffer(comms.get(0))).isTrue();
     }
 }

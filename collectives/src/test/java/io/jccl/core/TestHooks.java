@@ -11,4 +11,9 @@ public final class TestHooks {
     public static void silence(Communicator comm) {
         ((CommImpl) comm).silenceForTests();
     }
+
+    /** @return whether queuing an operation on {@code comm} wakes its thread now ({@code CommExecutor.wakeOnOffer}) */
+    public static boolean wakesOnOffer(Communicator comm) {
+        return ((CommImpl) comm).executor().wakesOnOffer();
+    }
 }

@@ -61,6 +61,15 @@ final class RecvSocket {
         return ringCount;
     }
 
+    /**
+     * @param matching whether a receive waits for its message header on this socket (socket 0 only)
+     * @return whether this socket's progress waits for bytes from the kernel: a stripe is queued, or a header is
+     *         due; never once the stream ended (the end is already seen, so readiness would only repeat it)
+     */
+    boolean wantsRead(boolean matching) {
+        return !ended && (ringCount > 0 || matching);
+    }
+
     /** @return true when no further stripe can be queued */
     boolean full() {
         return ringCount == RING_CAPACITY;

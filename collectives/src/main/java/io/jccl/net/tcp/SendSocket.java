@@ -49,6 +49,11 @@ final class SendSocket {
         staging.limit(0);
     }
 
+    /** @return whether bytes wait for room in the kernel's socket buffer (staged, or a payload going direct) */
+    boolean wantsWrite() {
+        return staging.hasRemaining() || directPayload != null;
+    }
+
     /**
      * Writes as much of the pending sends' stripes as the socket takes without blocking, and clears this socket's
      * bit in each send whose stripe is all written.

@@ -4,6 +4,10 @@ import io.jccl.net.NetException;
 import io.jccl.net.PostArgs;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -68,6 +72,47 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
 
     /** Moves data for the pending requests as far as the socket allows, without blocking. */
     abstract void progress();
+
+    /**
+     * @param socket a socket index
+     * @return the readiness ({@link SelectionKey#OP_READ}, {@link SelectionKey#OP_WRITE} or 0) that would let
+     *         {@link #progress()} move data on that socket now that it moved all it could
+     */
+    abstract int wantedOps(int socket);
+
+    /** This connection's keys in the transport's selector (by socket), and the interest each was last given. */
+    private SelectionKey[] keys;
+    private int[] keyOps;
+
+    /**
+     * Registers the sockets with {@code selector} for what {@link #progress()} waits for; the driving thread calls
+     * it before it sleeps in {@link TcpNetTransport#awaitProgress}.
+     */
+    final void watch(Selector selector) {
+        if (closed || brokenReason != null) {
+            return;
+        }
+        if (keys == null) {
+            keys = new SelectionKey[channels.length];
+            keyOps = new int[channels.length];
+        }
+        for (int i = 0; i < channels.length; i++) {
+            int ops = wantedOps(i);
+            try {
+                if (keys[i] == null) {
+                    if (ops != 0) {
+                        keys[i] = channels[i].register(selector, ops);
+                        keyOps[i] = ops;
+                    }
+                } else if (keyOps[i] != ops) {
+                    keys[i].interestOps(ops);
+                    keyOps[i] = ops;
+                }
+            } catch (ClosedChannelException | CancelledKeyException e) {
+                return;   // closed meanwhile: the next progress() reports it
+            }
+        }
+    }
 
     /** Returns a request whose outcome {@link TcpRequest#test()} has reported. */
     final void release(TcpRequest request) {

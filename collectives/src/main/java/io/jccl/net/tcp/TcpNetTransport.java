@@ -12,6 +12,7 @@ import io.jccl.net.TransportContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
@@ -25,7 +26,9 @@ import org.slf4j.Logger;
 /**
  * One rank's TCP transport: listeners, connection attempts and connections over non-blocking
  * {@link SocketChannel}s, progressed by the caller inside {@link io.jccl.net.NetRequest#test()}; it starts no
- * threads and never calls the {@link ProgressSignal}s it is given.
+ * threads and never calls the {@link ProgressSignal}s it is given. The driving thread may sleep until a socket
+ * that a pending request waits on is ready ({@link #awaitProgress}: one {@link Selector}, each socket registered
+ * for exactly what its connection's progress waits for, so readiness is never news that nobody takes).
  */
 final class TcpNetTransport implements NetTransport {
     /** Sustained bandwidth reported to the tuner: a 10 Gbit/s network (a constant, not measured). */
@@ -46,6 +49,14 @@ final class TcpNetTransport implements NetTransport {
     private final long connectTimeoutNanos;
     private final Set<Object> resources = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** The open connections, for {@link #awaitProgress}; replaced (copy on write) under this transport's lock. */
+    private volatile TcpConnection[] connections = new TcpConnection[0];
+    /** Opened by the first {@link #awaitProgress}; used by the driving thread only (and woken from any). */
+    private volatile Selector selector;
+    private static final java.util.function.Consumer<java.nio.channels.SelectionKey> IGNORE_KEY = key -> { };
+    /** True while the driving thread sleeps in {@link #awaitProgress}: only then does {@link #wakeUp} call the kernel. */
+    private volatile boolean selecting;
+    private volatile boolean wakeRequested;
 
     /**
      * @param context the rank's context
@@ -158,6 +169,14 @@ final class TcpNetTransport implements NetTransport {
 
     private void register(Object resource) {
         resources.add(resource);
+        if (resource instanceof TcpConnection connection) {
+            synchronized (this) {
+                TcpConnection[] now = connections;
+                TcpConnection[] next = java.util.Arrays.copyOf(now, now.length + 1);
+                next[now.length] = connection;
+                connections = next;
+            }
+        }
         if (closed) {
             closeResource(resource);
             throw new NetException(NetException.Reason.CLOSED, "tcp transport of rank " + context.self().rank()
@@ -168,6 +187,12 @@ final class TcpNetTransport implements NetTransport {
     /** Stops tracking a resource that closed itself. */
     void forget(Object resource) {
         resources.remove(resource);
+        if (resource instanceof TcpConnection connection) {
+            synchronized (this) {
+                connections = java.util.Arrays.stream(connections).filter(c -> c != connection)
+                        .toArray(TcpConnection[]::new);
+            }
+        }
     }
 
     private void checkOpen() {
@@ -177,11 +202,75 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
+    /**
+     * Sleeps until a socket that a pending request waits on is ready (data, room in the send buffer, the peer's end
+     * of stream), {@link #wakeUp()}, or the timeout (rounded up to a millisecond, the selector's unit).
+     */
+    @Override
+    public boolean awaitProgress(long timeoutNs) {
+        if (closed || timeoutNs <= 0) {
+            return true;
+        }
+        Selector s = selector;
+        if (s == null) {
+            try {
+                s = Selector.open();
+            } catch (IOException e) {
+                LOG.warn("rank {}: cannot open a selector to wait on the tcp sockets; the thread parks instead ({})",
+                        context.self().rank(), e.toString());
+                return false;
+            }
+            selector = s;
+            if (closed) {
+                closeQuietly(s);
+                return true;
+            }
+        }
+        selecting = true;
+        try {
+            if (wakeRequested) {
+                return true;
+            }
+            for (TcpConnection c : connections) {
+                c.watch(s);
+            }
+            // The form with an action adds no key to the selected-key set (a HashSet node each time): the sleep
+            // allocates nothing, and the caller polls every connection after it anyway.
+            s.select(IGNORE_KEY, Math.max(1, (timeoutNs + 999_999) / 1_000_000));
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            return true;   // closed under us: the caller polls and finds out
+        } finally {
+            selecting = false;
+            wakeRequested = false;
+        }
+        return true;
+    }
+
+    /** @return whether a thread sleeps in {@link #awaitProgress} now (tests) */
+    boolean sleeping() {
+        return selecting;
+    }
+
+    @Override
+    public void wakeUp() {
+        wakeRequested = true;
+        if (selecting) {
+            Selector s = selector;
+            if (s != null) {
+                s.wakeup();
+            }
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
         for (Object resource : List.copyOf(resources)) {
             closeResource(resource);
+        }
+        Selector s = selector;
+        if (s != null) {
+            closeQuietly(s);   // also ends a select in progress
         }
     }
 
@@ -191,6 +280,14 @@ final class TcpNetTransport implements NetTransport {
             case PendingConnect pending -> pending.cancel();
             case TcpConnection connection -> connection.close();
             default -> throw new IllegalStateException("unknown resource " + resource);
+        }
+    }
+
+    private static void closeQuietly(Selector selector) {
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing waits on it any more
         }
     }
 

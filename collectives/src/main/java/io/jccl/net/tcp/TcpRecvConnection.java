@@ -5,6 +5,7 @@ import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvConnection;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -61,6 +62,18 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
         return post(buffer, offset, capacityBytes, expectedTag);
+    }
+
+    @Override
+    int wantedOps(int socket) {
+        boolean matching = false;
+        if (socket == 0 && matchSeq < queue.endSeq()) {
+            matching = true;
+            for (RecvSocket s : sockets) {
+                matching &= !s.full();   // matchNext() waits for room, not for bytes
+            }
+        }
+        return sockets[socket].wantsRead(matching) ? SelectionKey.OP_READ : 0;
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.SendConnection;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 
 /**
@@ -69,6 +70,11 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
             queue.pop();
             oldest.complete(oldest.sizeBytes);
         }
+    }
+
+    @Override
+    int wantedOps(int socket) {
+        return sockets[socket].wantsWrite() ? SelectionKey.OP_WRITE : 0;
     }
 
     @Override
