@@ -241,6 +241,7 @@ final class CommExecutor implements Runnable, Progress {
         if (thread != null) {
             if (links.transports.size() == 1 && links.transports.getFirst().awaitProgress(0)) {
                 waitTransport = links.transports.getFirst();   // it can block on what its peers signal
+                waitTransportPollNs = waitTransport.pollBeforeAwaitNs();
             }
             thread.start();
         }
@@ -312,24 +313,23 @@ final class CommExecutor implements Runnable, Progress {
                 continue;
             }
             int work;
-            boolean waited = false;
+            boolean sleep = false;
             try {
                 work = doWork();
-                if (work == 0 && state == RUNNING && waitTransport != null && idle.wouldPark()
-                        && waitingCallers.get() == 0) {
-                    // Block on what the peers signal (a futex word, sockets) instead of a blind park, still the
-                    // driver: the transport is driven by one thread at a time. A caller that comes to wait, or an
-                    // operation queued, wakes it (ExecutorSignal.signal).
-                    signal.awaitIn(waitTransport, Math.min(MAX_TRANSPORT_WAIT_NS, planParkLimitNs()));
-                    waited = true;
-                }
+                sleep = work == 0 && state == RUNNING && waitTransport != null && idle.wouldPark()
+                        && idle.idleFor(waitTransportPollNs) && waitingCallers.get() == 0;
             } finally {
                 stopDriving();
             }
+            if (sleep) {
+                // Block on what the peers signal (a futex word, sockets) instead of a blind park. Not as the driver:
+                // a caller that comes to wait drives at once rather than waiting for this thread to be woken and
+                // scheduled (it also wakes this one, ExecutorSignal.signal / callerWaiting).
+                signal.awaitIn(waitTransport, Math.min(MAX_TRANSPORT_WAIT_NS, planParkLimitNs()));
+                continue;
+            }
             if (work > 0) {
                 idle.reset();
-            } else if (waited) {
-                continue;
             } else if (state == IDLE) {
                 if (wakeOnOffer) {
                     idle.idleWithoutWork(Long.MAX_VALUE);
@@ -351,6 +351,11 @@ final class CommExecutor implements Runnable, Progress {
      * communicator uses, when it supports {@link io.jccl.net.NetTransport#awaitProgress}); null: it parks.
      */
     private io.jccl.net.NetTransport waitTransport;
+    /**
+     * How long the executor polls (parking briefly, {@link ExecutorIdle#idle}) after its spin before it sleeps in
+     * {@link #waitTransport} ({@link io.jccl.net.NetTransport#pollBeforeAwaitNs}).
+     */
+    private long waitTransportPollNs;
 
     /**
      * How long the executor thread parks at most while a caller drives, or while offers do not wake it: the longest

@@ -79,6 +79,11 @@ final class ExecutorIdle {
         return !(everBusy && spinNs > 0 && clock.nanoTime() - busyNs < spinNs);
     }
 
+    /** @return whether nothing progressed for the spin time and then {@code pollNs} more */
+    boolean idleFor(long pollNs) {
+        return pollNs <= 0 || !everBusy || clock.nanoTime() - busyNs >= spinNs + pollNs;
+    }
+
     /** @return whether to poll once more (rather than park) this time */
     private boolean spin(long budgetNs) {
         if (spins < MIN_SPINS) {

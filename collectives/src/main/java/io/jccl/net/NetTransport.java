@@ -80,8 +80,11 @@ public interface NetTransport extends AutoCloseable {
      * ({@code signalsCompletion = false}): a caller that has polled every pending request without progress may sleep
      * here instead of parking blindly, then polls again. Peer death wakes nobody: callers bound the timeout and poll.
      *
-     * <p>Called by the thread that drives the transport's connections, one thread at a time. The default returns
-     * false at once: the transport cannot wait this way.
+     * <p>Called by one thread at a time, right after it drove the transport's connections; another thread may start
+     * driving them while it sleeps (a caller that comes to wait for its operation), so the transport only looks at
+     * its connections here, never moves data, and must tolerate their state changing meanwhile: a stale look may
+     * only cost a spurious return or a sleep until {@link #wakeUp()} or the timeout. The default returns false at
+     * once: the transport cannot wait this way.
      *
      * @param timeoutNs the longest wait
      * @return true when the transport can wait this way (whether it waited or found news at once); false when it
@@ -89,6 +92,18 @@ public interface NetTransport extends AutoCloseable {
      */
     default boolean awaitProgress(long timeoutNs) {
         return false;
+    }
+
+    /**
+     * How long a thread that found nothing to do keeps polling, parking briefly between polls, before it sleeps in
+     * {@link #awaitProgress}: where a wake-up from the kernel reaches the sleeper late (a socket's readiness on a
+     * small, busy host) short waits are better polled, and only long ones slept through. The default is 0: sleep
+     * at once.
+     *
+     * @return nanoseconds, 0 or more
+     */
+    default long pollBeforeAwaitNs() {
+        return 0;
     }
 
     /**

@@ -85,8 +85,10 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
     private int[] keyOps;
 
     /**
-     * Registers the sockets with {@code selector} for what {@link #progress()} waits for; the driving thread calls
-     * it before it sleeps in {@link TcpNetTransport#awaitProgress}.
+     * Registers the sockets with {@code selector} for what {@link #progress()} waits for; the thread about to sleep
+     * in {@link TcpNetTransport#awaitProgress} calls it. Another thread may drive the connection meanwhile: the state
+     * read here may be stale, which costs at most a spurious wake-up or a sleep until the driver's
+     * {@link TcpNetTransport#wakeUp()} or the timeout; only this method touches the keys.
      */
     final void watch(Selector selector) {
         if (closed || brokenReason != null) {

@@ -246,6 +246,20 @@ final class TcpNetTransport implements NetTransport {
         return true;
     }
 
+    /**
+     * Measured on 2 rank JVMs on 2 cores (docs/performance.md): an executor that slept on the sockets right after its
+     * spin woke milliseconds after the data arrived (a woken thread waits for a core that two spinning callers
+     * hold), which doubled a 2-rank 8 B all-reduce while the JIT was still at work (-w 2000 -n 5000: 110-130 us
+     * against 51-57 us polling); polling first for 5 ms matched pure polling (64 us) and still sleeps through long
+     * waits.
+     */
+    static final long POLL_BEFORE_SLEEP_NS = 5_000_000;
+
+    @Override
+    public long pollBeforeAwaitNs() {
+        return POLL_BEFORE_SLEEP_NS;
+    }
+
     /** @return whether a thread sleeps in {@link #awaitProgress} now (tests) */
     boolean sleeping() {
         return selecting;
