@@ -593,6 +593,136 @@ public abstract class NetTransportConformanceTest {
     }
 
     /** @return {@code size} new transports, ranks 0 to {@code size - 1}, closed after the test */
+    // ---------------------------------------------------------------------------------------------------------
+    // Sleeping until a peer makes progress possible (awaitProgress), for transports that can
+
+    /**
+     * @param transport a transport of this test
+     * @return whether a thread sleeps in its {@link NetTransport#awaitProgress} now; transports that can sleep
+     *         override this (the default: the transport cannot)
+     */
+    protected boolean sleeping(NetTransport transport) {
+        return false;
+    }
+
+    /** @return whether this test's transports can sleep in awaitProgress (skips the tests below when not) */
+    private boolean canSleep(NetTransport transport) {
+        return transport.awaitProgress(0);
+    }
+
+    @Test
+    void aSleeperWakesForArrivingDataAndForWakeUp() throws Exception {
+        NetTransport[] t = transports(2);
+        assumeTrue(canSleep(t[1]), "the transport cannot sleep in awaitProgress");
+        Link link = connect(t[0], t[1]);
+        MemorySegment dst = arena.allocate(8);
+        NetRequest recv = link.recv().irecv(dst, 0, 8, 3, null);
+        assertThat(recv.test()).isEqualTo(NetRequest.NOT_DONE);
+        Thread sleeper = Thread.ofPlatform().start(() -> t[1].awaitProgress(WAIT_LIMIT.toNanos()));
+        pollUntil(() -> sleeping(t[1]), "the receiver to sleep");
+        NetRequest send = link.send().isend(patterned(arena.allocate(8), 0, 8, 3), 0, 8, 3, null);
+        sleeper.join(WAIT_LIMIT.toMillis());
+        assertThat(sleeper.isAlive()).as("sleeper still asleep after the data arrived").isFalse();
+        assertThat(awaitAll(send, recv)).containsExactly(8, 8);
+        assertPattern(dst, 0, 8, 3);
+
+        Thread second = Thread.ofPlatform().start(() -> t[1].awaitProgress(WAIT_LIMIT.toNanos()));
+        pollUntil(() -> sleeping(t[1]), "the receiver to sleep again");
+        t[1].wakeUp();
+        second.join(WAIT_LIMIT.toMillis());
+        assertThat(second.isAlive()).as("sleeper still asleep after wakeUp()").isFalse();
+        assertThat(sleeping(t[1])).isFalse();
+    }
+
+    @Test
+    void aSleeperWithDataAlreadyThereReturnsAtOnce() {
+        NetTransport[] t = transports(2);
+        assumeTrue(canSleep(t[1]), "the transport cannot sleep in awaitProgress");
+        Link link = connect(t[0], t[1]);
+        NetRequest recv = link.recv().irecv(arena.allocate(8), 0, 8, 3, null);
+        NetRequest send = link.send().isend(arena.allocate(8), 0, 8, 3, null);
+        assertThat(await(send)).as("a small send completes without its receiver's help").isEqualTo(8);
+        long start = System.nanoTime();
+        assertThat(t[1].awaitProgress(WAIT_LIMIT.toNanos())).isTrue();
+        assertThat(System.nanoTime() - start).as("a wait with news must not sleep the whole limit")
+                .isLessThan(WAIT_LIMIT.toNanos());
+        assertThat(await(recv)).isEqualTo(8);
+    }
+
+    @Test
+    void closingWakesASleeper() throws Exception {
+        NetTransport[] t = transports(2);
+        assumeTrue(canSleep(t[1]), "the transport cannot sleep in awaitProgress");
+        Link link = connect(t[0], t[1]);
+        NetRequest recv = link.recv().irecv(arena.allocate(8), 0, 8, 3, null);
+        assertThat(recv.test()).isEqualTo(NetRequest.NOT_DONE);
+        Thread sleeper = Thread.ofPlatform().start(() -> t[1].awaitProgress(WAIT_LIMIT.toNanos()));
+        pollUntil(() -> sleeping(t[1]), "the receiver to sleep");
+        t[1].close();
+        sleeper.join(WAIT_LIMIT.toMillis());
+        assertThat(sleeper.isAlive()).as("sleeper still asleep after close()").isFalse();
+    }
+
+    /**
+     * Two ranks on their own threads ping-pong messages of 8 bytes, 64 KiB and 8 MiB (more than a ring or a socket
+     * buffer holds, so senders also sleep for room), each sleeping in its transport whenever a request is not done.
+     * A lost wake-up would leave a sleeper for its whole timeout: every sleep must end well before it.
+     */
+    @Test
+    void sleepersOnBothSidesNeverMissAWakeUp() throws Exception {
+        NetTransport[] t = transports(2);
+        assumeTrue(canSleep(t[0]), "the transport cannot sleep in awaitProgress");
+        Link ab = connect(t[0], t[1]);
+        Link ba = connect(t[1], t[0]);
+        long sleepLimitNs = 30_000_000_000L;
+        long[] longestSleepNs = new long[2];
+        long[] waits = new long[2];
+        int rounds = 600;
+        int largeBytes = 8 << 20;
+        MemorySegment[] src = {arena.allocate(largeBytes), arena.allocate(largeBytes)};
+        MemorySegment[] dst = {arena.allocate(largeBytes), arena.allocate(largeBytes)};
+        List<java.util.concurrent.Callable<Void>> sides = new ArrayList<>();
+        for (int me = 0; me < 2; me++) {
+            int rank = me;
+            Link out = rank == 0 ? ab : ba;
+            Link in = rank == 0 ? ba : ab;
+            sides.add(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    long bytes = i % 50 == 0 ? largeBytes : i % 3 == 0 ? 64 << 10 : 8;
+                    NetRequest send = out.send().isend(src[rank], 0, bytes, i, null);
+                    NetRequest recv = in.recv().irecv(dst[rank], 0, bytes, i, null);
+                    boolean sent = false;
+                    boolean received = false;
+                    while (!sent || !received) {
+                        sent = sent || send.test() != NetRequest.NOT_DONE;
+                        received = received || recv.test() != NetRequest.NOT_DONE;
+                        if (!sent || !received) {
+                            long start = System.nanoTime();
+                            assertThat(t[rank].awaitProgress(sleepLimitNs)).isTrue();
+                            waits[rank]++;
+                            longestSleepNs[rank] = Math.max(longestSleepNs[rank], System.nanoTime() - start);
+                        }
+                    }
+                }
+                return null;
+            });
+        }
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Void>> done = threads.invokeAll(sides, 5, TimeUnit.MINUTES);
+            for (Future<Void> f : done) {
+                f.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(waits[0] + waits[1]).as("sleeps in awaitProgress").isPositive();
+        for (int rank = 0; rank < 2; rank++) {
+            assertThat(longestSleepNs[rank]).as("longest sleep of rank %d (a lost wake-up sleeps %d ns)", rank,
+                    sleepLimitNs).isLessThan(sleepLimitNs / 2);
+        }
+    }
+
     protected final NetTransport[] transports(int size) {
         NetTransport[] t = new NetTransport[size];
         for (int rank = 0; rank < size; rank++) {

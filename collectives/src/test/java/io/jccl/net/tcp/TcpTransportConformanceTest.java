@@ -95,29 +95,11 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Sleeping until a socket is ready (awaitProgress)
+    // Sleeping until a socket is ready (awaitProgress; the shared cases are in the base class)
 
-    @Test
-    void aSleeperWakesForArrivingDataAndForWakeUp() throws Exception {
-        NetTransport[] t = transports(2);
-        Link link = connect(t[0], t[1]);
-        TcpNetTransport receiver = (TcpNetTransport) t[1];
-        MemorySegment dst = arena.allocate(8);
-        NetRequest recv = link.recv().irecv(dst, 0, 8, 3, null);
-        assertThat(recv.test()).isEqualTo(NetRequest.NOT_DONE);
-        Thread sleeper = Thread.ofPlatform().start(() -> receiver.awaitProgress(WAIT_LIMIT.toNanos()));
-        pollUntil(receiver::sleeping, "the receiver to sleep on its sockets");
-        NetRequest send = link.send().isend(patterned(arena.allocate(8), 0, 8, 3), 0, 8, 3, null);
-        sleeper.join(WAIT_LIMIT.toMillis());
-        assertThat(sleeper.isAlive()).as("sleeper still asleep after the data arrived").isFalse();
-        assertThat(awaitAll(send, recv)).containsExactly(8, 8);
-        assertPattern(dst, 0, 8, 3);
-
-        Thread second = Thread.ofPlatform().start(() -> receiver.awaitProgress(WAIT_LIMIT.toNanos()));
-        pollUntil(receiver::sleeping, "the receiver to sleep again");
-        receiver.wakeUp();
-        second.join(WAIT_LIMIT.toMillis());
-        assertThat(second.isAlive()).as("sleeper still asleep after wakeUp()").isFalse();
+    @Override
+    protected boolean sleeping(NetTransport transport) {
+        return ((TcpNetTransport) transport).sleeping();
     }
 
     @Test
@@ -140,79 +122,6 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         for (int i = 0; i < sendSide.socketCount(); i++) {
             assertThat(sendSide.wantedOps(i)).as("nothing left to write on socket %d", i).isZero();
         }
-    }
-
-    /**
-     * Two ranks on their own threads ping-pong messages of 8 bytes, 64 KiB and 8 MiB (more than the socket buffers
-     * hold, so senders also sleep for room), each sleeping in its transport whenever a request is not done. A lost
-     * wake-up would leave a sleeper for its whole timeout: every sleep must end well before it.
-     */
-    @Test
-    void sleepersOnBothSidesNeverMissAWakeUp() throws Exception {
-        NetTransport[] t = transports(2);
-        Link ab = connect(t[0], t[1]);
-        Link ba = connect(t[1], t[0]);
-        long sleepLimitNs = 30_000_000_000L;
-        long[] longestSleepNs = new long[2];
-        long[] waits = new long[2];
-        int rounds = 600;
-        int largeBytes = 8 << 20;
-        MemorySegment[] src = {arena.allocate(largeBytes), arena.allocate(largeBytes)};
-        MemorySegment[] dst = {arena.allocate(largeBytes), arena.allocate(largeBytes)};
-        java.util.concurrent.Callable<Void>[] sides = new java.util.concurrent.Callable[2];
-        for (int me = 0; me < 2; me++) {
-            int rank = me;
-            Link out = rank == 0 ? ab : ba;
-            Link in = rank == 0 ? ba : ab;
-            sides[rank] = () -> {
-                for (int i = 0; i < rounds; i++) {
-                    long bytes = i % 50 == 0 ? largeBytes : i % 3 == 0 ? 64 << 10 : 8;
-                    NetRequest send = out.send().isend(src[rank], 0, bytes, i, null);
-                    NetRequest recv = in.recv().irecv(dst[rank], 0, bytes, i, null);
-                    boolean sent = false;
-                    boolean received = false;
-                    while (!sent || !received) {
-                        sent = sent || send.test() != NetRequest.NOT_DONE;
-                        received = received || recv.test() != NetRequest.NOT_DONE;
-                        if (!sent || !received) {
-                            long start = System.nanoTime();
-                            assertThat(t[rank].awaitProgress(sleepLimitNs)).isTrue();
-                            waits[rank]++;
-                            longestSleepNs[rank] = Math.max(longestSleepNs[rank], System.nanoTime() - start);
-                        }
-                    }
-                }
-                return null;
-            };
-        }
-        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
-        try {
-            var f0 = threads.submit(sides[0]);
-            var f1 = threads.submit(sides[1]);
-            f0.get(5, java.util.concurrent.TimeUnit.MINUTES);
-            f1.get(5, java.util.concurrent.TimeUnit.MINUTES);
-        } finally {
-            threads.shutdownNow();
-        }
-        assertThat(waits[0] + waits[1]).as("sleeps in awaitProgress").isPositive();
-        for (int rank = 0; rank < 2; rank++) {
-            assertThat(longestSleepNs[rank]).as("longest sleep of rank %d (a lost wake-up sleeps %d ns)", rank,
-                    sleepLimitNs).isLessThan(sleepLimitNs / 2);
-        }
-    }
-
-    @Test
-    void closingWakesASleeper() throws Exception {
-        NetTransport[] t = transports(2);
-        Link link = connect(t[0], t[1]);
-        NetRequest recv = link.recv().irecv(arena.allocate(8), 0, 8, 3, null);
-        assertThat(recv.test()).isEqualTo(NetRequest.NOT_DONE);
-        TcpNetTransport receiver = (TcpNetTransport) t[1];
-        Thread sleeper = Thread.ofPlatform().start(() -> receiver.awaitProgress(WAIT_LIMIT.toNanos()));
-        pollUntil(receiver::sleeping, "the receiver to sleep on its sockets");
-        receiver.close();
-        sleeper.join(WAIT_LIMIT.toMillis());
-        assertThat(sleeper.isAlive()).as("sleeper still asleep after close()").isFalse();
     }
 
     // ---------------------------------------------------------------------------------------------------------
