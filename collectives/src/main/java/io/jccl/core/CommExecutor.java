@@ -359,9 +359,10 @@ final class CommExecutor implements Runnable, Progress {
 
     /**
      * How long the executor thread parks at most while a caller drives, or while offers do not wake it: the longest
-     * an operation that nobody waits for then waits before this thread starts it.
+     * an operation that nobody waits for then waits before this thread starts it. Each look is a wake-up that takes
+     * a core from a spinning caller on a small host: 200 µs measured slower than 1 ms (docs/performance.md).
      */
-    static final long WATCH_NS = 200_000;
+    static final long WATCH_NS = 1_000_000;
     /** Without offers for this long, the executor thread goes back to being woken by each offer and parks long. */
     static final long WATCH_LIMIT_NS = 2_000_000;
 
