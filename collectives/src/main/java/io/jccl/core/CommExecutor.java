@@ -441,7 +441,9 @@ final class CommExecutor implements Runnable, Progress {
     public void callerWaiting(boolean waiting) {
         if (waiting) {
             if (waitingCallers.getAndIncrement() == 0 && waitTransport != null) {
-                waitTransport.wakeUp();   // the executor thread may be waiting in the transport, holding the driver flag
+                // The executor thread may be asleep in the transport: woken now, it steps aside, rather than later
+                // by the very data this caller is about to take.
+                waitTransport.wakeUp();
             }
         } else if (waitingCallers.decrementAndGet() == 0 && (state != IDLE || !queue.isEmpty())) {
             signal.signal();   // the executor thread carries on with what nobody waits for

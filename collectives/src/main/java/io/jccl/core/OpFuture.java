@@ -66,7 +66,7 @@ final class OpFuture implements CollectiveFuture {
         return awaited;
     }
 
-        /** Records the operation's position in its communicator's issue order. */
+    /** Records the operation's position in its communicator's issue order. */
     void position(long position) {
         this.position = position;
     }

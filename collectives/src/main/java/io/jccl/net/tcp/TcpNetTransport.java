@@ -9,18 +9,23 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
+import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 
 /**
@@ -53,7 +58,7 @@ final class TcpNetTransport implements NetTransport {
     private volatile TcpConnection[] connections = new TcpConnection[0];
     /** Opened by the first {@link #awaitProgress}; used by the driving thread only (and woken from any). */
     private volatile Selector selector;
-    private static final java.util.function.Consumer<java.nio.channels.SelectionKey> IGNORE_KEY = key -> { };
+    private static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
     /** True while the driving thread sleeps in {@link #awaitProgress}: only then does {@link #wakeUp} call the kernel. */
     private volatile boolean selecting;
     private volatile boolean wakeRequested;
@@ -172,7 +177,7 @@ final class TcpNetTransport implements NetTransport {
         if (resource instanceof TcpConnection connection) {
             synchronized (this) {
                 TcpConnection[] now = connections;
-                TcpConnection[] next = java.util.Arrays.copyOf(now, now.length + 1);
+                TcpConnection[] next = Arrays.copyOf(now, now.length + 1);
                 next[now.length] = connection;
                 connections = next;
             }
@@ -189,7 +194,7 @@ final class TcpNetTransport implements NetTransport {
         resources.remove(resource);
         if (resource instanceof TcpConnection connection) {
             synchronized (this) {
-                connections = java.util.Arrays.stream(connections).filter(c -> c != connection)
+                connections = Arrays.stream(connections).filter(c -> c != connection)
                         .toArray(TcpConnection[]::new);
             }
         }
@@ -237,7 +242,7 @@ final class TcpNetTransport implements NetTransport {
             // The form with an action adds no key to the selected-key set (a HashSet node each time): the sleep
             // allocates nothing, and the caller polls every connection after it anyway.
             s.select(IGNORE_KEY, Math.max(1, (timeoutNs + 999_999) / 1_000_000));
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+        } catch (IOException | ClosedSelectorException e) {
             return true;   // closed under us: the caller polls and finds out
         } finally {
             selecting = false;
@@ -297,18 +302,11 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
-    private static void closeQuietly(Selector selector) {
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // nothing waits on it any more
-        }
-    }
-
-    private static void closeQuietly(java.nio.channels.Channel channel) {
-        if (channel != null) {
+    /** Closes a channel or the selector (null: nothing), ignoring a failure: it is going away anyway. */
+    private static void closeQuietly(Closeable resource) {
+        if (resource != null) {
             try {
-                channel.close();
+                resource.close();
             } catch (IOException ignored) {
                 // already failing
             }

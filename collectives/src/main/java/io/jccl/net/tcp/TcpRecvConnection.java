@@ -66,14 +66,19 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
 
     @Override
     int wantedOps(int socket) {
-        boolean matching = false;
-        if (socket == 0 && matchSeq < queue.endSeq()) {
-            matching = true;
-            for (RecvSocket s : sockets) {
-                matching &= !s.full();   // matchNext() waits for room, not for bytes
+        // With no room for another stripe, matchNext() waits for room, not for bytes.
+        boolean matching = socket == 0 && matchSeq < queue.endSeq() && roomForAStripe();
+        return sockets[socket].wantsRead(matching) ? SelectionKey.OP_READ : 0;
+    }
+
+    /** @return whether every socket can queue another stripe (a message's header may be matched) */
+    private boolean roomForAStripe() {
+        for (RecvSocket socket : sockets) {
+            if (socket.full()) {
+                return false;
             }
         }
-        return sockets[socket].wantsRead(matching) ? SelectionKey.OP_READ : 0;
+        return true;
     }
 
     @Override
@@ -118,13 +123,8 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
      *         not all here yet
      */
     private boolean matchNext() {
-        if (matchSeq == queue.endSeq()) {
+        if (matchSeq == queue.endSeq() || !roomForAStripe()) {
             return false;
-        }
-        for (RecvSocket socket : sockets) {
-            if (socket.full()) {
-                return false;
-            }
         }
         RecvSocket lead = sockets[0];
         // A receive with room for a payload that would go straight into its memory most likely gets one (collectives
