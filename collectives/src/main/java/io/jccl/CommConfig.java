@@ -30,6 +30,10 @@ import java.util.TreeMap;
  * <tr><td>{@code JCCL_IDLE_SPIN_US}</td><td>auto: 50 with more cores than ranks on the host, else 0</td><td>how
  * long the communicator's thread polls its queue after an operation, and a caller of {@code await()} polls for
  * completion, before parking; 0 to 1000000</td></tr>
+ * <tr><td>{@code JCCL_WARMUP_MS}</td><td>2000</td><td>at most how long a new communicator whose ranks span processes
+ * runs all-reduces among its ranks before it is returned, so that the JIT has compiled the data path before the
+ * first real operation; it ends sooner once the JIT is quiet, the ranks agree on when to stop (the longest wish
+ * wins), and a JVM spends it only once across its communicators; 0 to 60000</td></tr>
  * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
  * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
  * <tr><td>{@code JCCL_MEMORY}</td><td>auto</td><td>memory domain for device buffers: host, hip, cuda or auto (the
@@ -64,6 +68,8 @@ public final class CommConfig {
     public static final String SPIN_US = "JCCL_SPIN_US";
     /** Busy-poll time between operations and in {@code await()} ({@code JCCL_IDLE_SPIN_US}). */
     public static final String IDLE_SPIN_US = "JCCL_IDLE_SPIN_US";
+    /** Warm-up at creation of a communicator spanning processes ({@code JCCL_WARMUP_MS}). */
+    public static final String WARMUP_MS = "JCCL_WARMUP_MS";
     /** Memory domain for device buffers ({@code JCCL_MEMORY}): host, hip, cuda or auto. */
     public static final String MEMORY = "JCCL_MEMORY";
     /** The HIP runtime library ({@code io.jccl.memory.hip}); JVM-wide, so the builder refuses it. */
@@ -80,6 +86,8 @@ public final class CommConfig {
     /** Below this a heartbeat interval (a fifth of the timeout) would cost more than it protects. */
     static final long MIN_PEER_TIMEOUT_MS = 100;
     static final int DEFAULT_MAX_PENDING_OPS = 1024;
+    static final long DEFAULT_WARMUP_MS = 2000;
+    static final long MAX_WARMUP_MS = 60_000;
     /** {@link Resolved#spinMicros()} and {@link Resolved#idleSpinMicros()} when not set: chosen per host. */
     public static final long SPIN_AUTO = -1;
     static final long MAX_SPIN_US = 1_000_000;
@@ -146,6 +154,7 @@ public final class CommConfig {
                         ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
                         : SPIN_AUTO,
                 merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
+                Duration.ofMillis(checked(merged, WARMUP_MS, () -> parseWarmup(merged))),
                 Collections.unmodifiableMap(merged));
         checkTransports(merged);
         return resolved;
@@ -198,11 +207,13 @@ public final class CommConfig {
      *                       {@code await()} for completion, before parking, or {@link #SPIN_AUTO}
      * @param memory         the memory domain for device buffers: one of {@link #MEMORY_DOMAINS}, {@code auto}
      *                       when not set
+     * @param warmup         how long this rank wants a new communicator spanning processes to warm its data path
+     *                       before it is returned; {@link Duration#ZERO} = not at all
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
                            String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, String memory,
-                           Map<String, String> options) {
+                           Duration warmup, Map<String, String> options) {
     }
 
     private static String blankToNull(String s) {
@@ -231,6 +242,14 @@ public final class CommConfig {
         if (ms != 0 && ms < MIN_PEER_TIMEOUT_MS) {
             throw new IllegalArgumentException(PEER_TIMEOUT_MS + "=" + ms + " must be 0 (off) or at least "
                     + MIN_PEER_TIMEOUT_MS + " ms");
+        }
+        return ms;
+    }
+
+    private static long parseWarmup(Map<String, String> m) {
+        long ms = parseMillis(m, WARMUP_MS, DEFAULT_WARMUP_MS);
+        if (ms > MAX_WARMUP_MS) {
+            throw new IllegalArgumentException(WARMUP_MS + "=" + ms + " is outside 0.." + MAX_WARMUP_MS + " ms");
         }
         return ms;
     }
@@ -470,6 +489,25 @@ public final class CommConfig {
          */
         public Builder idleSpin(Duration spin) {
             return micros(IDLE_SPIN_US, "idleSpin", spin);
+        }
+
+        /**
+         * @param warmup how long a new communicator whose ranks span processes runs small operations among its ranks
+         *               before it is returned, so that the JIT compiles the data path first (0 to 60 s, millisecond
+         *               resolution); zero turns it off on this rank (the ranks still agree on one end: the longest
+         *               wish wins)
+         * @return this builder
+         */
+        public Builder warmup(Duration warmup) {
+            Objects.requireNonNull(warmup, "warmup");
+            long ms = warmup.isNegative() ? -1 : warmup.compareTo(Duration.ofMillis(MAX_WARMUP_MS)) > 0
+                    ? MAX_WARMUP_MS + 1 : warmup.toMillis();
+            if (ms < 0 || ms > MAX_WARMUP_MS) {
+                throw JcclException.invalidArgument("warmup: " + WARMUP_MS + "=" + warmup + " is outside 0.."
+                        + MAX_WARMUP_MS + " ms");
+            }
+            options.put(WARMUP_MS, Long.toString(ms));
+            return this;
         }
 
         private Builder micros(String key, String what, Duration d) {

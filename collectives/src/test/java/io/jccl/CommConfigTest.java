@@ -61,6 +61,9 @@ class CommConfigTest {
             "JCCL_SPIN_US, 1000001",
             "JCCL_SPIN_US, 1.5",
             "JCCL_IDLE_SPIN_US, forever",
+            "JCCL_WARMUP_MS, -1",
+            "JCCL_WARMUP_MS, 60001",
+            "JCCL_WARMUP_MS, soon",
     })
     void badEnvironmentValuesAreNamed(String key, String value) {
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of(key, value)))
@@ -87,6 +90,18 @@ class CommConfigTest {
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_SPIN_US");
         assertThatThrownBy(() -> CommConfig.builder().idleSpin(Duration.ofDays(1)))
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_IDLE_SPIN_US");
+    }
+
+    @Test
+    void warmupIsAtMostTwoSecondsUnlessSet() {
+        assertThat(CommConfig.DEFAULT.resolve(Map.of()).warmup()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(CommConfig.DEFAULT.resolve(Map.of("JCCL_WARMUP_MS", " 0 ")).warmup()).isZero();
+        assertThat(CommConfig.builder().warmup(Duration.ofSeconds(2)).build()
+                .resolve(Map.of("JCCL_WARMUP_MS", "0")).warmup()).isEqualTo(Duration.ofSeconds(2));
+        assertThatThrownBy(() -> CommConfig.builder().warmup(Duration.ofMillis(-1)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_WARMUP_MS");
+        assertThatThrownBy(() -> CommConfig.builder().warmup(Duration.ofMinutes(2)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_WARMUP_MS");
     }
 
     @Test

@@ -295,7 +295,28 @@ final class CommInit {
             }
         }
         comm.start();
+        if (networked) {
+            warm(comm, config);
+        }
         return comm;
+    }
+
+    /** Runs the data path before the application does ({@link Warmup}); a failure aborts the communicator. */
+    private static void warm(CommImpl comm, CommConfig.Resolved config) {
+        try {
+            Warmup.Outcome outcome = Warmup.run(comm, config.warmup().toNanos());
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("{} rank {}: warmed the data path in {} rounds, {} ms", comm.name(), comm.rank(),
+                        outcome.rounds(), outcome.elapsedNs() / 1_000_000);
+            }
+        } catch (RuntimeException e) {
+            comm.abort();
+            if (e instanceof JcclException je) {
+                throw new JcclException(je.code(), "warming the new communicator's data path (" + CommConfig.WARMUP_MS
+                        + ") failed: " + je.detail(), je);
+            }
+            throw e;
+        }
     }
 
     /**
