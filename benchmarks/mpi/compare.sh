@@ -13,7 +13,7 @@
 #   --strict  exit 3 when a target is missed (the default exits 0 once both runs gave exact results)
 #   --same-host  issue 15's whole set of same-host measures and targets in one run instead (shm, registered shm,
 #                tcp, out-of-place vs in-place, cold start, the README's 4-rank command): runs benchmarks/mpi/same-host.sh
-#                with the options that follow (--reps N, --only LIST, --quick)
+#                with the options that follow (--reps N, --only LIST, --quick, --steady)
 # Environment: MPIRUN_ARGS adds mpirun options (e.g. "--bind-to none"); MPICC picks the MPI compiler wrapper.
 # Exit status: 0 done, 1 a run failed or Open MPI is missing (scripts/install-openmpi.sh), 2 bad usage, 3 see --strict.
 set -euo pipefail

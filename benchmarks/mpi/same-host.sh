@@ -13,9 +13,11 @@
 #   README command, 4 ranks on this host: 8 B time, 8 MiB busbw    vs mpirun -np 4 --oversubscribe vader
 #                                                                   targets <= 4x and >= 0.8x
 #
-# usage: benchmarks/mpi/same-host.sh [--reps N] [--only LIST] [--quick]
-#   --only  comma-separated subset of: shm,shmreg,tcp,cold,readme (default all)
-#   --quick fewer iterations (a smoke run, not a measurement)
+# usage: benchmarks/mpi/same-host.sh [--reps N] [--only LIST] [--quick | --steady]
+#   --only   comma-separated subset of: shm,shmreg,tcp,cold,readme (default all; shm,shmreg,tcp with --steady)
+#   --quick  fewer iterations (a smoke run, not a measurement)
+#   --steady the steady state instead of issue 15's short runs: 8 B with -w 20000 -n 100000, 1 MiB and 8 MiB with
+#            -w 1000 -n 1000, both sides (what the data paths do once the JVMs' JIT has finished)
 # Measure only on a quiet machine (load average below 1, nothing else running); the script prints the load first.
 # Needs Open MPI (scripts/install-openmpi.sh). Exit status: 0 done (whether targets are met or not), 1 a run failed.
 set -euo pipefail
@@ -24,12 +26,15 @@ root="$(cd "$here/../.." && pwd)"
 reps=3
 only=shm,shmreg,tcp,cold,readme
 quick=0
+steady=0
+only_given=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    --only) only="${2:?--only needs a list}"; shift 2 ;;
+    --only) only="${2:?--only needs a list}"; only_given=1; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --steady) steady=1; shift ;;
+    -h|--help) sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "same-host.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,6 +57,11 @@ if [ "$quick" = 1 ]; then
   small_iters=(-w 100 -n 200)
   large_iters=(-w 5 -n 10)
 fi
+if [ "$steady" = 1 ]; then
+  small_iters=(-w 20000 -n 100000)
+  large_iters=(-w 1000 -n 1000)
+  [ "$only_given" = 1 ] || only=shm,shmreg,tcp   # cold start and the README command are defined by their short runs
+fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -73,7 +83,8 @@ record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$results"; }
 field() { awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$3"; }
 
 echo "# same-host.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating"
+  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating" \
+  "$([ "$steady" = 1 ] && echo "(steady state: ${small_iters[*]} at 8 B, ${large_iters[*]} at 1 and 8 MiB)")"
 
 for ((rep = 1; rep <= reps; rep++)); do
   echo "# repetition $rep of $reps" >&2

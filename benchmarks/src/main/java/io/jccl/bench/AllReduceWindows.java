@@ -1,0 +1,83 @@
+package io.jccl.bench;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * How the first operations of a fresh rank JVM compare with later ones: fp32 sum all-reduces timed one by one in
+ * windows right after {@code Communicator.fromEnvironment()} returns, each window's mean, median and 90th percentile
+ * in µs and the JIT's compilation time during it. Run under {@code jccl run}:
+ *
+ * <pre>
+ * ./mvnw -q -B -pl benchmarks -am package -DskipTests
+ * ./jccl run -np 2 -cp benchmarks/target/classes -- io.jccl.bench.AllReduceWindows 1M 1500 3 oop-first
+ * </pre>
+ *
+ * Arguments: the size (bytes, K/M suffix), calls per window, windows per placement, and the order:
+ * {@code oop-first} (all out-of-place windows, then all in-place ones, like nccl-tests), {@code ip-first}, or
+ * {@code alternate}. Rank 0 prints one line.
+ */
+public final class AllReduceWindows {
+    private AllReduceWindows() {
+    }
+
+    /** @param args size, calls per window, windows per placement, order */
+    public static void main(String[] args) {
+        if (args.length != 4) {
+            System.err.println("usage: AllReduceWindows SIZE CALLS_PER_WINDOW WINDOWS oop-first|ip-first|alternate");
+            System.exit(2);
+        }
+        long bytes = io.jccl.CommConfig.parseBytes(args[0]);
+        int calls = Integer.parseInt(args[1]);
+        int windows = Integer.parseInt(args[2]);
+        String order = args[3];
+        if (bytes < Float.BYTES || calls < 1 || windows < 1
+                || !(order.equals("oop-first") || order.equals("ip-first") || order.equals("alternate"))) {
+            System.err.println("AllReduceWindows: the size must be at least 4 bytes, the counts positive, the order "
+                    + "oop-first, ip-first or alternate");
+            System.exit(2);
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        try (Communicator comm = Communicator.fromEnvironment(); Arena arena = Arena.ofShared()) {
+            MemorySegment send = arena.allocate(bytes, 64);
+            MemorySegment recv = arena.allocate(bytes, 64);
+            send.fill((byte) 1);
+            long count = bytes / Float.BYTES;
+            long[] ns = new long[calls];
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%d B, %d calls per window, %s:",
+                    bytes, calls, order));
+            for (int w = 0; w < 2 * windows; w++) {
+                boolean inPlace = switch (order) {
+                    case "oop-first" -> w >= windows;
+                    case "ip-first" -> w < windows;
+                    default -> w % 2 == 1;
+                };
+                long jitBefore = jit.getTotalCompilationTime();
+                for (int i = 0; i < calls; i++) {
+                    long start = System.nanoTime();
+                    comm.allReduce(send, inPlace ? send : recv, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                    ns[i] = System.nanoTime() - start;
+                }
+                long sum = 0;
+                for (long t : ns) {
+                    sum += t;
+                }
+                Arrays.sort(ns);
+                line.append(String.format(Locale.ROOT, " | %s mean %.0f median %.0f p90 %.0f µs, jit %d ms",
+                        inPlace ? "ip" : "oop", sum / 1e3 / calls, ns[calls / 2] / 1e3, ns[calls * 9 / 10] / 1e3,
+                        jit.getTotalCompilationTime() - jitBefore));
+            }
+            if (comm.rank() == 0) {
+                System.out.println(line);
+            }
+        }
+    }
+}
