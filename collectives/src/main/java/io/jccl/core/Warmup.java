@@ -13,20 +13,20 @@ import java.util.function.LongSupplier;
 /**
  * Runs a new communicator's data path before the application gets it: rounds of fp32 sum all-reduces, out of
  * place and in place, from 8 bytes to above the transports' eager limits. A fresh JVM interprets the path and the
- * reduction kernels (the Vector API is hundreds of times slower before C2 compiles it): measured on two cores, the
- * first 8 MiB all-reduces of a fresh pair of JVMs took 300, 63, 41 and 30 ms against 4 ms once compiled, and the
- * JIT kept compiling through the next hundreds of operations.
+ * reduction kernels (the Vector API is far slower before C2 compiles it: 30 times under C1 alone): measured on two
+ * cores, the first 8 MiB all-reduces of a fresh pair of JVMs took 300, 63, 41 and 30 ms against 4 ms once compiled,
+ * and the JIT kept compiling through the next hundreds of operations.
  *
  * <p>A rank wants another round until its JVM has warmed for the time asked ({@code JCCL_WARMUP_MS}, counted across
- * the JVM's communicators, so that a JVM that creates many warms once) or its JIT has gone quiet: less than
+ * the JVM's communicators, so that a JVM that creates many warms once) or its JIT has gone quiet: at most
  * {@link #QUIET_COMPILE_MS} of compilation in the last {@link #QUIET_WINDOW_NS}. The ranks must run the same
  * operations, though, so every round starts with an int64 max all-reduce of "I want another round": the rounds go
  * on while any rank wants one, and every rank sees the same answer.
  */
 final class Warmup {
     /**
-     * The sizes of one round's operations, each run out of place and then in place: mostly small ones, whose code
-     * the JIT compiles after thousands of calls, and some above the eager limits.
+     * The sizes of one round's operations, each run out of place and then in place: 32 of 8 bytes, whose code the
+     * JIT compiles after thousands of calls, then one below and one above the eager limits (16 KiB on shm).
      */
     static final long[] ROUND_BYTES = {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
             8, 8, 8, 8, 8, 8, 8, 4096, 256 << 10};
@@ -62,7 +62,7 @@ final class Warmup {
     record Outcome(int rounds, long elapsedNs) {
     }
 
-    /** {@link #run(Communicator, long, AtomicLong, LongSupplier, LongSupplier)} with this JVM's account, clock and JIT. */
+    /** {@link #run(Communicator, long, AtomicLong, LongSupplier, LongSupplier)} with this JVM's account and JIT. */
     static Outcome run(Communicator comm, long wantNs) {
         // Not asked for when this rank wants no rounds: the management beans cost tens of ms to load.
         return run(comm, wantNs, JVM_SPENT_NS, System::nanoTime, wantNs > 0 ? compileMillis() : () -> -1);
