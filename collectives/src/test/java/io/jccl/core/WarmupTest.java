@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The warm-up at creation: the ranks agree on one number of rounds, and the data path is right afterwards. */
 @Timeout(120)
@@ -91,6 +93,20 @@ class WarmupTest {
         List<Warmup.Outcome> outcomes = warmBoth(comms, new long[] {5 * MS, 5 * MS}, new long[] {5 * MS, 9 * MS});
         assertThat(outcomes).extracting(Warmup.Outcome::rounds).containsExactly(0, 0);
         assertExactAllReduce(comms);
+    }
+
+    @Test
+    void aRankAbortedDuringTheWarmupFailsItOnEveryRank() throws InterruptedException {
+        List<Communicator> comms = open(Communicator.local(2));
+        // Rank 0 wants rounds for an hour: only the abort ends them.
+        CompletableFuture<Warmup.Outcome> wanting = CompletableFuture.supplyAsync(() -> Warmup.run(comms.get(0),
+                3_600_000 * MS, new AtomicLong(), System::nanoTime, () -> -1), RANKS);
+        CompletableFuture<Warmup.Outcome> following = CompletableFuture.supplyAsync(() -> Warmup.run(comms.get(1),
+                0, new AtomicLong(), System::nanoTime, () -> -1), RANKS);
+        Thread.sleep(200);
+        comms.get(1).abort();
+        assertThatThrownBy(wanting::join).hasCauseInstanceOf(JcclException.class);
+        assertThatThrownBy(following::join).hasCauseInstanceOf(JcclException.class);
     }
 
     @Test
