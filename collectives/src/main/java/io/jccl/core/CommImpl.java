@@ -54,7 +54,8 @@ public final class CommImpl implements Communicator {
     private int groupDepth;
     private List<OpRequest> groupOps;
     /** How long {@code await()} polls for completion before blocking ({@code JCCL_IDLE_SPIN_US}). */
-    private final long awaitSpinNs;
+    /** How long waiting callers drive before they block, shared by this communicator's operations. */
+    private final AwaitSpin awaitSpin;
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */
     private Throwable groupAbandoned;
     /** What {@link #allocate} handed out. */
@@ -70,7 +71,7 @@ public final class CommImpl implements Communicator {
              ShrinkRendezvous shrinkRendezvous, NanoClock clock, boolean stepped) {
         this.shrinkRendezvous = shrinkRendezvous;
         this.stepped = stepped;
-        this.awaitSpinNs = spin.inOpNs();
+        this.awaitSpin = new AwaitSpin(spin.inOpNs());
         this.name = name;
         this.rank = rank;
         this.size = size;
@@ -142,7 +143,7 @@ public final class CommImpl implements Communicator {
     }
 
     private OpFuture newFuture() {
-        return new OpFuture(executorThread(), stepped ? null : executor, awaitSpinNs, stepped);
+        return new OpFuture(executorThread(), stepped ? null : executor, awaitSpin, stepped);
     }
 
     /** Refuses what would block the thread that steps this communicator. */

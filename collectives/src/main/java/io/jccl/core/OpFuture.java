@@ -30,9 +30,10 @@ final class OpFuture implements CollectiveFuture {
     private final Progress progress;
     /**
      * How long {@link #await()} and {@link #get()} drive (or poll) without progress before blocking: a small operation
-     * completes within it on the waiting thread, with no hand-over between threads.
+     * completes within it on the waiting thread, with no hand-over between threads. Shared by the communicator's
+     * operations, which tell it how their waits went.
      */
-    private final long spinNs;
+    private final AwaitSpin spin;
     /** The communicator is stepped by its caller: a blocking wait would wait forever, so it is refused. */
     private final boolean stepped;
     /** How to wait in stepped mode instead, for the messages that refuse a blocking wait. */
@@ -40,21 +41,25 @@ final class OpFuture implements CollectiveFuture {
             + "isDone() and error() between steps instead";
     private long position = -1;
 
+    /** Never spins, never raised (nothing shares it). */
+    private static final AwaitSpin NO_SPIN = new AwaitSpin(0);
+
     OpFuture(Thread executorThread) {
-        this(executorThread, null, 0, false);
+        this(executorThread, null, NO_SPIN, false);
     }
 
     /**
      * @param executorThread the communicator's thread (waiting on it for a pending operation is refused)
      * @param progress       what a waiter drives (the executor), or null
-     * @param spinNs         how long a waiter drives without progress before it blocks ({@code JCCL_SPIN_US}):
-     *                       a small operation then completes on the waiting thread, without any hand-over
+     * @param spin           how long a waiter drives without progress before it blocks ({@code JCCL_SPIN_US},
+     *                       raised while blocking does not pay): a small operation then completes on the waiting
+     *                       thread, without any hand-over
      * @param stepped        whether the communicator is stepped by its caller (blocking waits are refused)
      */
-    OpFuture(Thread executorThread, Progress progress, long spinNs, boolean stepped) {
+    OpFuture(Thread executorThread, Progress progress, AwaitSpin spin, boolean stepped) {
         this.executorThread = executorThread;
         this.progress = progress;
-        this.spinNs = spinNs;
+        this.spin = spin;
         this.stepped = stepped;
     }
 
@@ -118,7 +123,7 @@ final class OpFuture implements CollectiveFuture {
 
     /**
      * Caller-driven progress: the waiting thread steps the communicator itself while the operation is not done, for
-     * as long as steps keep progressing and then {@code spinNs} more (at most {@code maxNs} in all); then it hands
+     * as long as steps keep progressing and then the spin time more (at most {@code maxNs} in all); then it hands
      * over to the executor thread and the caller blocks. Without a spin time (more busy threads than cores) it makes
      * the progress that is possible at once and then blocks, leaving the cores to the peers.
      */
@@ -126,8 +131,9 @@ final class OpFuture implements CollectiveFuture {
         if (completion.isDone()) {
             return;
         }
+        long spinNs = spin.spinNs();
         if (progress == null) {
-            spinUntilDone(maxNs);
+            spinUntilDone(Math.min(spinNs, maxNs));
             return;
         }
         awaited = true;
@@ -170,9 +176,8 @@ final class OpFuture implements CollectiveFuture {
         }
     }
 
-    /** Polls for completion for at most {@code maxNs} (and {@code spinNs}); then the caller blocks. */
-    private void spinUntilDone(long maxNs) {
-        long budget = Math.min(spinNs, maxNs);
+    /** Polls for completion for at most {@code budget}; then the caller blocks. */
+    private void spinUntilDone(long budget) {
         if (budget <= 0 || completion.isDone()) {
             return;
         }
@@ -191,7 +196,7 @@ final class OpFuture implements CollectiveFuture {
         checkNotExecutor();
         driveUntilDone(Long.MAX_VALUE);
         try {
-            completion.get();
+            waitAndTell();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new JcclException(ErrorCode.SYSTEM_ERROR, "interrupted while waiting for a JCCL operation", e);
@@ -265,7 +270,26 @@ final class OpFuture implements CollectiveFuture {
     public Void get() throws InterruptedException, ExecutionException {
         checkNotExecutor();
         driveUntilDone(Long.MAX_VALUE);
-        return completion.get();
+        waitAndTell();
+        return null;
+    }
+
+    /**
+     * Waits for completion after driving, and tells the spin how it went: completed while driving, or blocked for
+     * how long (the outcome, a failure included, is the caller's to read from {@link #completion}).
+     */
+    private void waitAndTell() throws InterruptedException, ExecutionException {
+        if (completion.isDone()) {
+            spin.completedWithoutBlocking();
+            completion.get();
+            return;
+        }
+        long blockStart = System.nanoTime();
+        try {
+            completion.get();
+        } finally {
+            spin.blocked(System.nanoTime() - blockStart);
+        }
     }
 
     @Override
