@@ -17,7 +17,8 @@ import io.jccl.CommConfig;
  * no polling (the JIT gets its core), where 100/50 made them slower.
  *
  * @param inOpNs how long the executor, or a caller driving in {@code await()}, polls without progress within an
- *               operation before it parks (the caller: before it hands over to the executor thread and blocks)
+ *               operation before it parks (the caller: before it hands over to the executor thread and blocks;
+ *               {@link AwaitSpin} raises the caller's while blocking does not pay)
  * @param idleNs how long the executor polls for the next operation
  */
 record Spin(long inOpNs, long idleNs) {
