@@ -276,7 +276,7 @@ final class OpFuture implements CollectiveFuture {
 
     /**
      * Waits for completion after driving, and tells the spin how it went: completed while driving, or blocked for
-     * how long (the outcome, a failure included, is the caller's to read from {@link #completion}).
+     * how long. A failed operation throws as {@link CompletableFuture#get()} does.
      */
     private void waitAndTell() throws InterruptedException, ExecutionException {
         if (completion.isDone()) {
