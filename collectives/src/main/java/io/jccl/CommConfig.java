@@ -502,9 +502,10 @@ public final class CommConfig {
             Objects.requireNonNull(warmup, "warmup");
             long ms = warmup.isNegative() ? -1 : warmup.compareTo(Duration.ofMillis(MAX_WARMUP_MS)) > 0
                     ? MAX_WARMUP_MS + 1 : warmup.toMillis();
-            if (ms < 0 || ms > MAX_WARMUP_MS) {
-                throw JcclException.invalidArgument("warmup: " + WARMUP_MS + "=" + warmup + " is outside 0.."
-                        + MAX_WARMUP_MS + " ms");
+            try {
+                parseWarmup(Map.of(WARMUP_MS, Long.toString(ms)));   // the environment's check, one bound
+            } catch (IllegalArgumentException e) {
+                throw JcclException.invalidArgument("warmup: " + e.getMessage());
             }
             options.put(WARMUP_MS, Long.toString(ms));
             return this;

@@ -53,7 +53,6 @@ public final class CommImpl implements Communicator {
     private volatile Thread groupOwner;
     private int groupDepth;
     private List<OpRequest> groupOps;
-    /** How long {@code await()} polls for completion before blocking ({@code JCCL_IDLE_SPIN_US}). */
     /** How long waiting callers drive before they block, shared by this communicator's operations. */
     private final AwaitSpin awaitSpin;
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */

@@ -7,6 +7,8 @@ import io.jccl.ReduceOp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -70,7 +72,7 @@ final class Warmup {
 
     /** @return the JIT's total compilation time in milliseconds, or a supplier of -1 where the JVM does not say */
     static LongSupplier compileMillis() {
-        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
             return () -> -1;
         }
