@@ -137,8 +137,9 @@ final class OpFuture implements CollectiveFuture {
             return;
         }
         awaited = true;
-        long start = System.nanoTime();
-        long lastWorkNs = start;
+        // The clock is first read after a pass that ran out of work: a small operation completes before that.
+        long start = 0;
+        long lastWorkNs = 0;
         progress.callerWaiting(true);
         try {
             while (!completion.isDone()) {
@@ -163,6 +164,9 @@ final class OpFuture implements CollectiveFuture {
                     return;
                 }
                 long now = System.nanoTime();
+                if (start == 0) {
+                    start = now;
+                }
                 if (lastWorkNs == 0) {
                     lastWorkNs = now;
                 }
