@@ -16,8 +16,9 @@
 # usage: benchmarks/mpi/same-host.sh [--reps N] [--only LIST] [--quick | --steady]
 #   --only   comma-separated subset of: shm,shmreg,tcp,cold,readme (default all; shm,shmreg,tcp with --steady)
 #   --quick  fewer iterations (a smoke run, not a measurement)
-#   --steady the steady state instead of issue 15's short runs: 8 B with -w 20000 -n 100000, 1 MiB and 8 MiB with
-#            -w 1000 -n 1000, both sides (what the data paths do once the JVMs' JIT has finished)
+#   --steady the steady state instead of issue 15's short runs: 8 B with -w 100000 -n 300000, 1 MiB with -w 5000
+#            -n 3000, 8 MiB with -w 1000 -n 1000 (in runs of their own), both sides (what the data paths do once the
+#            JVMs' JIT has finished)
 # Measure only on a quiet machine (load average below 1, nothing else running); the script prints the load first.
 # Needs Open MPI (scripts/install-openmpi.sh). Exit status: 0 done (whether targets are met or not), 1 a run failed.
 set -euo pipefail
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     --only) only="${2:?--only needs a list}"; only_given=1; shift 2 ;;
     --quick) quick=1; shift ;;
     --steady) steady=1; shift ;;
-    -h|--help) sed -n '2,23s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "same-host.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,8 +58,11 @@ if [ "$quick" = 1 ]; then
   small_iters=(-w 100 -n 200)
   large_iters=(-w 5 -n 10)
 fi
+mid_iters=("${large_iters[@]}")   # 1 MiB; the short runs time 1 MiB and 8 MiB in one run, as issue 15 defines them
 if [ "$steady" = 1 ]; then
-  small_iters=(-w 20000 -n 100000)
+  # Long enough that the JIT of both rank JVMs is done before the timing starts: -w 2000 at 1 MiB was not.
+  small_iters=(-w 100000 -n 300000)
+  mid_iters=(-w 5000 -n 3000)
   large_iters=(-w 1000 -n 1000)
   [ "$only_given" = 1 ] || only=shm,shmreg,tcp   # cold start and the README command are defined by their short runs
 fi
@@ -66,6 +70,18 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 results="$work/results.tsv"   # measure <tab> rep <tab> value
+
+# 1 MiB and 8 MiB, MPI or JCCL (their output lines appended): one run with the short runs' counts, two in steady state.
+large() {  # mpi|jccl args... (the sizes are added)
+  local side="$1"; shift
+  if [ "${mid_iters[*]}" = "${large_iters[*]}" ]; then
+    if [ "$side" = mpi ]; then mpi "$@" "${large_iters[@]}" 1M 8M; else jccl "$@" -b 1M -e 8M -f 8 "${large_iters[@]}"; fi
+  elif [ "$side" = mpi ]; then
+    mpi "$@" "${mid_iters[@]}" 1M && mpi "$@" "${large_iters[@]}" 8M
+  else
+    jccl "$@" -b 1M -e 1M "${mid_iters[@]}" && jccl "$@" -b 8M -e 8M "${large_iters[@]}"
+  fi
+}
 
 # MPI: prints "size time busbw" per data line.
 mpi() {  # np btl iters... -- sizes...
@@ -84,7 +100,7 @@ field() { awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$3"; }
 
 echo "# same-host.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating" \
-  "$([ "$steady" = 1 ] && echo "(steady state: ${small_iters[*]} at 8 B, ${large_iters[*]} at 1 and 8 MiB)")"
+  "$([ "$steady" = 1 ] && echo "(steady state: ${small_iters[*]} at 8 B, ${mid_iters[*]} at 1 MiB, ${large_iters[*]} at 8 MiB)")"
 
 for ((rep = 1; rep <= reps; rep++)); do
   echo "# repetition $rep of $reps" >&2
@@ -92,10 +108,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     mpi 2 self,vader "${small_iters[@]}" 8 > "$work/m"; record mpi.shm.8B.us "$rep" "$(field 8 2 "$work/m")"
     jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport shm > "$work/j"
     record jccl.shm.8B.us "$rep" "$(field 8 2 "$work/j")"
-    mpi 2 self,vader "${large_iters[@]}" 1M 8M > "$work/m"
+    large mpi 2 self,vader > "$work/m"
     record mpi.shm.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
     record mpi.shm.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-    jccl -np 2 -b 1M -e 8M -f 8 "${large_iters[@]}" --transport shm > "$work/j"
+    large jccl -np 2 --transport shm > "$work/j"
     record jccl.shm.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
     record jccl.shm.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
     record jccl.shm.1M.oop_over_ip "$rep" "$(awk '$1 == 1048576 { printf "%.3f", $2 / $4 }' "$work/j")"
@@ -103,10 +119,10 @@ for ((rep = 1; rep <= reps; rep++)); do
   fi
   if want shmreg; then
     if "$root/jccl" perf --help 2>&1 | grep -q -- '-R'; then
-      mpi 2 self,vader "${large_iters[@]}" 1M 8M > "$work/m"
+      large mpi 2 self,vader > "$work/m"
       record mpi.shmreg.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
       record mpi.shmreg.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-      jccl -np 2 -b 1M -e 8M -f 8 "${large_iters[@]}" --transport shm -R 1 > "$work/j"
+      large jccl -np 2 --transport shm -R 1 > "$work/j"
       record jccl.shmreg.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
       record jccl.shmreg.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
     else
@@ -117,10 +133,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     mpi 2 self,tcp "${small_iters[@]}" 8 > "$work/m"; record mpi.tcp.8B.us "$rep" "$(field 8 2 "$work/m")"
     jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport tcp > "$work/j"
     record jccl.tcp.8B.us "$rep" "$(field 8 2 "$work/j")"
-    mpi 2 self,tcp "${large_iters[@]}" 1M 8M > "$work/m"
+    large mpi 2 self,tcp > "$work/m"
     record mpi.tcp.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
     record mpi.tcp.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-    jccl -np 2 -b 1M -e 8M -f 8 "${large_iters[@]}" --transport tcp > "$work/j"
+    large jccl -np 2 --transport tcp > "$work/j"
     record jccl.tcp.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
     record jccl.tcp.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
   fi

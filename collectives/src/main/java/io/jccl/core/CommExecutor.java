@@ -146,6 +146,16 @@ final class CommExecutor implements Runnable, Progress {
     /** The clock when the current operation started. */
     private long opStartNs;
     private int iterations;
+    // The last plan and reducer chosen, probed first (the executor's thread or driver only).
+    private OpKind lastPlanKind;
+    private long lastPlanCount;
+    private int lastPlanRoot;
+    private boolean lastPlanFlag;
+    private int lastPlanElementBytes;
+    private Plan lastPlan;
+    private ReduceOp lastReduceOp;
+    private DataType lastReduceType;
+    private Reducer lastReducer;
     /** Passes over the running plan that progressed nothing (see {@link #progressPlan}). */
     private int idlePasses;
     /** The clock when the running plan last found nothing to do. */
@@ -1134,6 +1144,17 @@ final class CommExecutor implements Runnable, Progress {
         if (op.op == null) {
             return null;
         }
+        if (op.op == lastReduceOp && op.dataType == lastReduceType) {
+            return lastReducer;   // a loop repeating one call skips the two lookups
+        }
+        Reducer r = lookUpReducer(op);
+        lastReduceOp = op.op;
+        lastReduceType = op.dataType;
+        lastReducer = r;
+        return r;
+    }
+
+    private Reducer lookUpReducer(OpRequest op) {
         Map<ReduceOp, Reducer> byOp = reducers.computeIfAbsent(op.dataType, t -> new HashMap<>());
         Reducer r = byOp.get(op.op);
         if (r == null) {
@@ -1162,13 +1183,30 @@ final class CommExecutor implements Runnable, Progress {
         if (op.kind == OpKind.ALL_GATHER || op.kind == OpKind.REDUCE_SCATTER || op.kind == OpKind.ALL_TO_ALL) {
             bytes *= size;
         }
+        boolean cacheable = op.kind != OpKind.ALL_TO_ALLV;
+        int root = op.type == OpRequest.Type.P2P ? op.peer : op.root;
+        boolean flag = op.type == OpRequest.Type.P2P ? op.p2pSend : op.inPlace;
+        if (cacheable && lastPlan != null && op.kind == lastPlanKind && op.count == lastPlanCount
+                && root == lastPlanRoot && flag == lastPlanFlag && elem == lastPlanElementBytes) {
+            return lastPlan;   // a loop repeating one call skips the tuner and the cache (the tuner never changes)
+        }
+        Plan plan = choosePlan(op, elem, bytes, cacheable, root, flag);
+        if (cacheable) {
+            lastPlanKind = op.kind;
+            lastPlanCount = op.count;
+            lastPlanRoot = root;
+            lastPlanFlag = flag;
+            lastPlanElementBytes = elem;
+            lastPlan = plan;
+        }
+        return plan;
+    }
+
+    private Plan choosePlan(OpRequest op, int elem, long bytes, boolean cacheable, int root, boolean flag) {
         Algorithm chosen = tuner.algorithm(op.kind, bytes);
         long chunkBytes = tuner.chunkBytes(chosen, bytes);
         long chunkElements = Math.max(1, chunkBytes / elem);
         Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? chosen : Algorithm.AUTO;
-        boolean cacheable = op.kind != OpKind.ALL_TO_ALLV;
-        int root = op.type == OpRequest.Type.P2P ? op.peer : op.root;
-        boolean flag = op.type == OpRequest.Type.P2P ? op.p2pSend : op.inPlace;
         if (cacheable) {
             Plan cached = plans.get(op.kind, op.count, root, flag, elem, algorithm, chunkBytes);
             if (cached != null) {

@@ -4,6 +4,8 @@ import io.jccl.CollectiveFuture;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +26,18 @@ import java.util.concurrent.TimeoutException;
  */
 final class OpFuture implements CollectiveFuture {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
-    private final CompletableFuture<Void> published = new CompletableFuture<>();
+    /** Made on the first {@link #toCompletableFuture()}: most operations are only awaited. */
+    private volatile CompletableFuture<Void> published;
+    private static final VarHandle PUBLISHED;
+
+    static {
+        try {
+            PUBLISHED = MethodHandles.lookup().findVarHandle(OpFuture.class, "published",
+                    CompletableFuture.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final Thread executorThread;
     /** What a waiter drives while it waits (caller-driven progress); null: only the executor thread progresses. */
     private final Progress progress;
@@ -89,12 +102,18 @@ final class OpFuture implements CollectiveFuture {
 
     void complete() {
         completion.complete(null);   // first, so a callback that awaits this operation finds it complete
-        published.complete(null);
+        CompletableFuture<Void> p = published;
+        if (p != null) {
+            p.complete(null);
+        }
     }
 
     void fail(JcclException e) {
         completion.completeExceptionally(e);
-        published.completeExceptionally(e);
+        CompletableFuture<Void> p = published;
+        if (p != null) {
+            p.completeExceptionally(e);
+        }
     }
 
     /** Set while the operation sits in a group that {@code owner} has open; null once launched. */
@@ -252,7 +271,24 @@ final class OpFuture implements CollectiveFuture {
 
     @Override
     public CompletableFuture<Void> toCompletableFuture() {
-        return published.copy();
+        CompletableFuture<Void> p = published;
+        if (p == null) {
+            CompletableFuture<Void> made = new CompletableFuture<>();
+            p = PUBLISHED.compareAndSet(this, null, made) ? made : published;
+            // The completion first, then its read of this field; here the field first, then the completion's state:
+            // one of the two sees the other, so a completion that missed the new future is carried over here.
+            if (completion.isDone()) {
+                CompletableFuture<Void> target = p;
+                completion.whenComplete((v, e) -> {
+                    if (e == null) {
+                        target.complete(null);
+                    } else {
+                        target.completeExceptionally(e);
+                    }
+                });
+            }
+        }
+        return p.copy();
     }
 
     @Override

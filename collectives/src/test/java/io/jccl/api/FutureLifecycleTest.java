@@ -363,11 +363,15 @@ class FutureLifecycleTest {
         CommAssertions.awaitSuccess(comms.get(1).barrier());
         CommAssertions.awaitSuccess(f);
         assertThat(f.error()).isEmpty();
+        assertThat(f.toCompletableFuture()).as("asked for after completion").isCompletedWithValue(null);
         // A failed one: get() wraps, await() throws the JcclException itself.
         comms.get(0).allReduce(ints(4, 1), arena.allocate(16), 4, INT32, SUM);
         CollectiveFuture bad = comms.get(1).allReduce(ints(4, 1), arena.allocate(16), 4, FLOAT32, SUM);
         JcclException e = awaitFailure(bad, ErrorCode.INVALID_USAGE, "type");
         assertThat(bad.error()).isPresent();
+        assertThat(bad.toCompletableFuture()).as("asked for after the failure").isCompletedExceptionally();
+        assertThat(bad.toCompletableFuture().handle((v, t) -> t).join()).cause().isInstanceOf(JcclException.class)
+                .hasMessage(e.getMessage());
         try {
             bad.get();
         } catch (ExecutionException ee) {
