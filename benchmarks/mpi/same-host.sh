@@ -16,9 +16,9 @@
 # usage: benchmarks/mpi/same-host.sh [--reps N] [--only LIST] [--quick | --steady]
 #   --only   comma-separated subset of: shm,shmreg,tcp,cold,readme (default all; shm,shmreg,tcp with --steady)
 #   --quick  fewer iterations (a smoke run, not a measurement)
-#   --steady the steady state instead of issue 15's short runs: 8 B with -w 100000 -n 300000, 1 MiB with -w 5000
-#            -n 3000, 8 MiB with -w 1000 -n 1000 (in runs of their own), both sides (what the data paths do once the
-#            JVMs' JIT has finished)
+#   --steady the steady state instead of issue 15's short runs: 8 B with -w 300000 -n 1000000, 1 MiB with -w 20000
+#            -n 10000, 8 MiB with -w 2000 -n 1000 (in runs of their own), both sides (what the data paths do once the
+#            JVMs' JIT has finished; fewer calls still carried its stalls); about 15 minutes
 # Measure only on a quiet machine (load average below 1, nothing else running); the script prints the load first.
 # Needs Open MPI (scripts/install-openmpi.sh). Exit status: 0 done (whether targets are met or not), 1 a run failed.
 set -euo pipefail
@@ -61,9 +61,9 @@ fi
 mid_iters=("${large_iters[@]}")   # 1 MiB; the short runs time 1 MiB and 8 MiB in one run, as issue 15 defines them
 if [ "$steady" = 1 ]; then
   # Long enough that the JIT of both rank JVMs is done before the timing starts: -w 2000 at 1 MiB was not.
-  small_iters=(-w 100000 -n 300000)
-  mid_iters=(-w 5000 -n 3000)
-  large_iters=(-w 1000 -n 1000)
+  small_iters=(-w 300000 -n 1000000)
+  mid_iters=(-w 20000 -n 10000)
+  large_iters=(-w 2000 -n 1000)
   [ "$only_given" = 1 ] || only=shm,shmreg,tcp   # cold start and the README command are defined by their short runs
 fi
 
