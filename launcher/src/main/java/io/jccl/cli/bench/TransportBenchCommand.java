@@ -190,7 +190,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                         .field("wallNs", r.wallNs());
                 if (!relayed) {
                     j.field("rawUdpBytesPerSec", r.rawBytesPerSec()).field("vsRawUdp", r.vsRaw())
-                            .field("rawUdpDelivered", r.rawDeliveredShare());
+                            .field("rawUdpDelivered", r.rawDeliveredShare())
+                            .field("rawUdpWindow", r.rawWindow());
                 }
                 j.endObject();
             }
@@ -213,8 +214,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         if (!relayed) {
             UdpLoopbackBench.Result r = results.getFirst();
-            out.printf(Locale.ROOT, "  %-9s %5s %5d %11d %14.3f %7s %11s %9s  (%.1f%% of its datagrams arrived)%n",
-                    "raw-udp", "-", 1, bytes, r.rawBytesPerSec() / 1e9, "-", "-", "-", 100 * r.rawDeliveredShare());
+            out.printf(Locale.ROOT, "  %-9s %5s %5d %11d %14.3f %7s %11s %9s  (flow-controlled, at most %d datagrams in "
+                    + "flight: %.1f%% of its datagrams arrived)%n", "raw-udp", "-", 1, bytes, r.rawBytesPerSec() / 1e9,
+                    "-", "-", "-", r.rawWindow(), 100 * r.rawDeliveredShare());
             out.printf(Locale.ROOT, "# MetaRoCE / raw UDP: %.2f (every byte checked)%n", r.vsRaw());
         } else {
             out.printf(Locale.ROOT, "# ratio: goodput over the same path through the relay at loss 0 (every byte "

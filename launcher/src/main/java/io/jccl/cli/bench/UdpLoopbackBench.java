@@ -32,8 +32,9 @@ final class UdpLoopbackBench {
 
     /**
      * @param goodputBytesPerSec MetaRoCE payload bytes per second, first post to last completion
-     * @param rawBytesPerSec     payload bytes per second the raw blast delivered (its losses not counted)
+     * @param rawBytesPerSec     payload bytes per second the raw blast delivered
      * @param rawDeliveredShare  share of the raw blast's datagrams that arrived
+     * @param rawWindow          the most datagrams the raw blast had in flight (its flow control)
      * @param retransmits        MetaRoCE retransmissions
      * @param datagramsSent      datagrams the MetaRoCE sender handed to the kernel
      * @param wallNs             the timed transfer's wall time
@@ -41,8 +42,9 @@ final class UdpLoopbackBench {
      * @param sendCalls          send system calls the MetaRoCE sender made (datagrams per call: the batching)
      * @param gsoSegmentsSent    datagrams the MetaRoCE sender sent as GSO segments
      */
-    record Result(double goodputBytesPerSec, double rawBytesPerSec, double rawDeliveredShare, long retransmits,
-                  long datagramsSent, long wallNs, IoMethod io, long sendCalls, long gsoSegmentsSent) {
+    record Result(double goodputBytesPerSec, double rawBytesPerSec, double rawDeliveredShare, long rawWindow,
+                  long retransmits, long datagramsSent, long wallNs, IoMethod io, long sendCalls,
+                  long gsoSegmentsSent) {
         double vsRaw() {
             return rawBytesPerSec > 0 ? goodputBytesPerSec / rawBytesPerSec : 0;
         }
@@ -108,7 +110,7 @@ final class UdpLoopbackBench {
                     throw new IllegalStateException("the bytes that arrived differ from those sent at byte "
                             + dst.mismatch(src));
                 }
-                measured = new Result(bytes * 1e9 / wallNs, 0, 0, retransmits(e) - retransmitsBefore,
+                measured = new Result(bytes * 1e9 / wallNs, 0, 0, 0, retransmits(e) - retransmitsBefore,
                         sender.datagramsSent() - sentBefore, wallNs, sender.ioMethod(),
                         sender.sendCalls() - callsBefore, sender.gsoSegmentsSent() - gsoBefore);
             } finally {
@@ -127,7 +129,8 @@ final class UdpLoopbackBench {
         RawUdpBlast.Result raw = RawUdpBlast.run(udp.withIo(measured.io()), datagram,
                 (bytes + payloadBytes - 1) / payloadBytes);
         double rawBytesPerSec = raw.datagramsReceived() * (double) payloadBytes * 1e9 / raw.elapsedNs();
-        return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), measured.retransmits(),
+        return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), raw.windowDatagrams(),
+                measured.retransmits(),
                 measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
                 measured.gsoSegmentsSent());
     }
