@@ -68,6 +68,10 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     private final NanoClock clock;
     private final IoMethod ioMethod;
     private final DatagramIo[] sockets;
+    /** Native I/O: which path sockets are readable, asked after a round that received nothing; else null. */
+    private final ReadySockets readySockets;
+    /** The last round received nothing: ask {@link #readySockets} before reading. */
+    private boolean lastRoundSilent;
     private final IoCounters io = new IoCounters();
     private final AddressKeys keys = new AddressKeys();
     /** Peer id to the address key each of its paths is answered at. */
@@ -122,6 +126,7 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
             throw new UncheckedIOException(new IOException("cannot open " + sockets.length + " UDP sockets ("
                     + ioMethod + ") on " + config.bindAddress().getHostAddress() + ": " + e.getMessage(), e));
         }
+        this.readySockets = ioMethod == IoMethod.NATIVE ? ReadySockets.open(sockets) : null;
         warnIfBuffersShort(config.socketBufferBytes(), grantedReceiveBufferBytes(), grantedSendBufferBytes());
     }
 
@@ -255,24 +260,32 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     }
 
     /**
-     * One round: reads what arrived on every socket (about {@code receiveBatch} datagrams each at most), runs
-     * expired timers, hands the endpoint's packets to the sockets and flushes their send batches.
+     * One round: reads what arrived on every socket (about {@code receiveBatch} datagrams each at most; after a
+     * round that received nothing, only on the sockets {@code ppoll} says are ready), runs expired timers, hands the
+     * endpoint's packets to the sockets and flushes their send batches.
      *
      * @return datagrams received and packets transmitted (0: idle)
      */
     @Override
     public int doWork() {
         long nowNs = clock.nanoTime();
-        int work = 0;
+        int received = 0;
         receiveNowNs = nowNs;
-        for (int p = 0; p < sockets.length; p++) {
-            receivingPath = p;
-            work += sockets[p].receive(config.receiveBatch(), receiver);
+        int ready = lastRoundSilent && readySockets != null ? readySockets.poll(sockets) : -1;
+        if (ready != 0) {   // -1: not asked (or the call failed): read every socket
+            for (int p = 0; p < sockets.length; p++) {
+                if (ready < 0 || readySockets.ready(p)) {
+                    receivingPath = p;
+                    received += sockets[p].receive(config.receiveBatch(), receiver);
+                }
+            }
         }
         for (int i = 0; i < reroutedCount; i++) {
             receivingPath = reroutedPath[i];
-            work += rerouted[i].receive(config.receiveBatch(), receiver);
+            received += rerouted[i].receive(config.receiveBatch(), receiver);
         }
+        lastRoundSilent = received == 0;
+        int work = received;
         if (endpoint.nextTimeoutNs() <= nowNs) {
             endpoint.onTimeout(nowNs);
         }
