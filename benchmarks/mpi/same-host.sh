@@ -42,14 +42,9 @@ done
 case "$reps" in ''|*[!0-9]*|0) echo "same-host.sh: --reps must be a positive number" >&2; exit 2 ;; esac
 want() { [[ ",$only," == *",$1,"* ]]; }
 
-"$here/build.sh" >/dev/null
-mpi_bin="$root/benchmarks/target/mpi/allreduce_perf"
-if [ ! -x "$mpi_bin" ] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "same-host.sh: Open MPI is needed (mpicc, mpirun): run scripts/install-openmpi.sh" >&2
-  exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-"$root/jccl" version >/dev/null   # builds JCCL (and its AOT cache) before anything is timed
+# shellcheck source=prepare.sh
+. "$here/prepare.sh"
+prepare_mpi_and_jccl same-host.sh
 
 small_iters=(-w 2000 -n 5000)
 large_iters=(-w 100 -n 200)

@@ -21,14 +21,9 @@ while [ $# -gt 0 ]; do
 done
 case "$reps" in ''|*[!0-9]*|0) echo "small-floor.sh: --reps must be a positive number" >&2; exit 2 ;; esac
 
-"$here/build.sh" >/dev/null
-mpi_bin="$root/benchmarks/target/mpi/allreduce_perf"
-if [ ! -x "$mpi_bin" ] || ! command -v mpirun >/dev/null 2>&1; then
-  echo "small-floor.sh: Open MPI is needed (mpicc, mpirun): run scripts/install-openmpi.sh" >&2
-  exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-"$root/jccl" version >/dev/null   # builds JCCL (and its AOT cache) before anything is timed
+# shellcheck source=prepare.sh
+. "$here/prepare.sh"
+prepare_mpi_and_jccl small-floor.sh
 jdk="$("$root/scripts/find-jdk.sh")"
 if ! (cd "$root" && JAVA_HOME="$jdk" ./mvnw -q -B -pl benchmarks -am package -DskipTests >/dev/null); then
   echo "small-floor.sh: building the benchmarks failed (./mvnw -pl benchmarks -am package)" >&2
