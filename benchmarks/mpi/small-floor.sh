@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # The 8-byte all-reduce between two processes of this host in the steady state, three ways side by side, alternating
-# REPS times (default 3): Open MPI's vader (mpirun --mca btl self,vader, -w 20000 -n 1000000), the floor a JVM
-# reaches (io.jccl.bench.ShmExchangeFloor: one shared cache line per rank, nothing else; its last of 5 repetitions
-# of 1,000,000) and JCCL's shm transport (io.jccl.bench.AllReduceWindows 8 1000000 2 ip-first under jccl run: the
-# last of four windows of 1,000,000 calls, mean and median). Prints the medians, spreads and ratios.
+# REPS times (default 3), over shared memory and over loopback TCP:
+#   Open MPI        mpirun --mca btl self,vader (or self,tcp) allreduce_perf -w W -n N 8
+#   the JVM floor   io.jccl.bench.ShmExchangeFloor (one shared cache line per rank) or TcpExchangeFloor (one
+#                   connection, non-blocking busy-polled reads): 8 bytes each way and nothing else; the last of its
+#                   repetitions
+#   JCCL            io.jccl.bench.AllReduceWindows 8 N 2 ip-first under jccl run with JCCL_NET=shm (or tcp): the last
+#                   of four windows, mean and median call
+# N is 1,000,000 calls for shared memory, 200,000 for TCP. Prints the medians, spreads and ratios to Open MPI.
 #
-# usage: benchmarks/mpi/small-floor.sh [--reps N]
+# usage: benchmarks/mpi/small-floor.sh [--reps N] [--only shm|tcp]
 # Measure only on a quiet machine (load average below 1, nothing else running). Needs Open MPI
 # (scripts/install-openmpi.sh). Exit status: 0 done, 1 a run failed, 2 bad usage.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps=3
+only=shm,tcp
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --only) only="${2:?--only needs shm or tcp}"; shift 2 ;;
+    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "small-floor.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 case "$reps" in ''|*[!0-9]*|0) echo "small-floor.sh: --reps must be a positive number" >&2; exit 2 ;; esac
+case "$only" in shm|tcp|shm,tcp|tcp,shm) ;; *) echo "small-floor.sh: --only must be shm or tcp" >&2; exit 2 ;; esac
 
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
@@ -33,33 +40,55 @@ java="$jdk/bin/java"
 classes="$root/benchmarks/target/classes"
 
 echo "# small-floor.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$reps repetitions, vader / JVM floor / JCCL shm alternating"
-vader=() floor=() jmean=() jmedian=()
-for ((i = 1; i <= reps; i++)); do
-  v="$(mpirun -np 2 --mca btl self,vader --allow-run-as-root "$mpi_bin" -w 20000 -n 1000000 8 \
-    | awk '!/^#/ && NF >= 8 { print $5 }')"
-  f="$("$java" -cp "$classes" io.jccl.bench.ShmExchangeFloor 1000000 5 | awk '{ print $NF }')"
-  line="$("$root/jccl" run -np 2 -x JCCL_NET=shm -cp "$classes" -- io.jccl.bench.AllReduceWindows 8 1000000 2 ip-first \
-    2>/dev/null | grep '^\[0\]')"
-  last="${line##*|}"   # the last window: " oop mean M median D p90 ..."
-  m="$(awk '{ for (k = 1; k < NF; k++) if ($k == "mean") print $(k + 1) }' <<< "$last")"
-  d="$(awk '{ for (k = 1; k < NF; k++) if ($k == "median") print $(k + 1) }' <<< "$last")"
-  if [ -z "$v" ] || [ -z "$f" ] || [ -z "$m" ] || [ -z "$d" ]; then
-    echo "small-floor.sh: repetition $i failed (vader '$v', floor '$f', JCCL '$line')" >&2
-    exit 1
-  fi
-  echo "# repetition $i: vader $v µs, JVM floor $f µs, JCCL shm mean $m median $d µs"
-  vader+=("$v") floor+=("$f") jmean+=("$m") jmedian+=("$d")
-done
+  "$reps repetitions, Open MPI / JVM floor / JCCL alternating"
+
 stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
-read -r vm vlo vhi <<< "$(stats "${vader[@]}")"
-read -r fm flo fhi <<< "$(stats "${floor[@]}")"
-read -r mm mlo mhi <<< "$(stats "${jmean[@]}")"
-read -r dm dlo dhi <<< "$(stats "${jmedian[@]}")"
+field() {  # the number after WORD in TEXT
+  awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) print $(k + 1) }' <<< "$2"
+}
+
+measure() {  # net btl calls floor-class floor-exchanges floor-reps mpi-label
+  local net="$1" btl="$2" calls="$3" floor_class="$4" floor_n="$5" floor_reps="$6" label="$7"
+  local mpi=() floor=() jmean=() jmedian=()
+  for ((i = 1; i <= reps; i++)); do
+    local v f line last m d
+    v="$(mpirun -np 2 --mca btl "$btl" --allow-run-as-root "$mpi_bin" -w $((calls / 5)) -n "$calls" 8 \
+      | awk '!/^#/ && NF >= 8 { print $5 }')"
+    f="$("$java" -cp "$classes" "io.jccl.bench.$floor_class" "$floor_n" "$floor_reps" | awk '{ print $NF }')"
+    line="$("$root/jccl" run -np 2 -x JCCL_NET="$net" -cp "$classes" -- io.jccl.bench.AllReduceWindows 8 "$calls" 2 \
+      ip-first 2>/dev/null | grep '^\[0\]')"
+    last="${line##*|}"   # the last window: " oop mean M median D p90 ..."
+    m="$(field mean "$last")"
+    d="$(field median "$last")"
+    if [ -z "$v" ] || [ -z "$f" ] || [ -z "$m" ] || [ -z "$d" ]; then
+      echo "small-floor.sh: $net repetition $i failed (MPI '$v', floor '$f', JCCL '$line')" >&2
+      exit 1
+    fi
+    echo "# $net repetition $i: $label $v µs, JVM floor $f µs, JCCL mean $m median $d µs"
+    mpi+=("$v") floor+=("$f") jmean+=("$m") jmedian+=("$d")
+  done
+  local vm vlo vhi fm flo fhi mm mlo mhi dm dlo dhi
+  read -r vm vlo vhi <<< "$(stats "${mpi[@]}")"
+  read -r fm flo fhi <<< "$(stats "${floor[@]}")"
+  read -r mm mlo mhi <<< "$(stats "${jmean[@]}")"
+  read -r dm dlo dhi <<< "$(stats "${jmedian[@]}")"
+  rows+=("$(awk -v v="$vm" -v lo="$vlo" -v hi="$vhi" -v l="$label" 'BEGIN { printf "| %s | %s | %s-%s | 1 |", l, v, lo, hi }')")
+  rows+=("$(awk -v v="$vm" -v x="$fm" -v lo="$flo" -v hi="$fhi" -v c="$floor_class" \
+    'BEGIN { printf "| JVM floor (%s) | %s | %s-%s | %.2f |", c, x, lo, hi, x / v }')")
+  rows+=("$(awk -v v="$vm" -v x="$mm" -v lo="$mlo" -v hi="$mhi" -v n="$net" \
+    'BEGIN { printf "| JCCL %s, mean of the call times | %s | %s-%s | %.2f |", n, x, lo, hi, x / v }')")
+  rows+=("$(awk -v v="$vm" -v x="$dm" -v lo="$dlo" -v hi="$dhi" -v n="$net" \
+    'BEGIN { printf "| JCCL %s, median call | %s | %s-%s | %.2f |", n, x, lo, hi, x / v }')")
+}
+
+rows=()
+if [[ ",$only," == *",shm,"* ]]; then
+  measure shm self,vader 1000000 ShmExchangeFloor 1000000 5 "Open MPI vader"
+fi
+if [[ ",$only," == *",tcp,"* ]]; then
+  measure tcp self,tcp 200000 TcpExchangeFloor 200000 4 "Open MPI tcp"
+fi
 echo
-echo "| 8-byte all-reduce, 2 processes, steady state | µs, median | spread | / vader |"
+echo "| 8-byte all-reduce, 2 processes, steady state | µs, median | spread | / Open MPI |"
 echo "|---|---:|---|---:|"
-awk -v v="$vm" 'BEGIN { printf "| Open MPI vader | %s | %s-%s | 1 |\n", v, ARGV[1], ARGV[2] }' "$vlo" "$vhi"
-awk -v v="$vm" -v x="$fm" 'BEGIN { printf "| JVM floor (ShmExchangeFloor) | %s | %s-%s | %.2f |\n", x, ARGV[1], ARGV[2], x / v }' "$flo" "$fhi"
-awk -v v="$vm" -v x="$mm" 'BEGIN { printf "| JCCL shm, mean of the call times | %s | %s-%s | %.2f |\n", x, ARGV[1], ARGV[2], x / v }' "$mlo" "$mhi"
-awk -v v="$vm" -v x="$dm" 'BEGIN { printf "| JCCL shm, median call | %s | %s-%s | %.2f |\n", x, ARGV[1], ARGV[2], x / v }' "$dlo" "$dhi"
+printf '%s\n' "${rows[@]}"
