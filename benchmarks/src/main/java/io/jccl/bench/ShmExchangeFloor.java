@@ -9,8 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -36,37 +34,15 @@ public final class ShmExchangeFloor {
 
     /** @param args exchanges, repetitions (and, in the two children, the rank and the shared file) */
     public static void main(String[] args) throws Exception {
-        if (args.length != 2 && args.length != 4) {
-            System.err.println("usage: ShmExchangeFloor EXCHANGES REPETITIONS");
-            System.exit(2);
-        }
-        int exchanges = Integer.parseInt(args[0]);
-        int reps = Integer.parseInt(args[1]);
-        if (exchanges < 1 || reps < 1) {
-            System.err.println("ShmExchangeFloor: the counts must be positive");
-            System.exit(2);
-        }
+        int[] counts = ExchangeFloors.counts("ShmExchangeFloor", args);
         if (args.length == 4) {
-            System.out.println(exchange(Integer.parseInt(args[2]), Path.of(args[3]), exchanges, reps));
+            System.out.println(exchange(Integer.parseInt(args[2]), Path.of(args[3]), counts[0], counts[1]));
             return;
         }
         Path file = Files.createTempFile(Path.of("/dev/shm"), "jccl-floor-", ".bin");
         try {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<Process> children = new ArrayList<>();
-            for (int rank = 0; rank < 2; rank++) {
-                children.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                        ShmExchangeFloor.class.getName(), args[0], args[1], Integer.toString(rank), file.toString())
-                        .redirectErrorStream(true).start());
-            }
-            String line = new String(children.get(0).getInputStream().readAllBytes()).strip();
-            children.get(1).getInputStream().readAllBytes();
-            int status = children.get(0).waitFor() | children.get(1).waitFor();
-            if (status != 0) {
-                System.err.println("ShmExchangeFloor: a child failed: " + line);
-                System.exit(1);
-            }
-            System.out.println("8-byte exchange between two JVMs through shared memory, µs per exchange: " + line);
+            ExchangeFloors.runRanks(ShmExchangeFloor.class, args, file.toString(),
+                    "8-byte exchange between two JVMs through shared memory");
         } finally {
             Files.deleteIfExists(file);
         }

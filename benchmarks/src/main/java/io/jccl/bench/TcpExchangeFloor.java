@@ -9,9 +9,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -37,39 +34,17 @@ public final class TcpExchangeFloor {
 
     /** @param args exchanges, repetitions (and, in the two children, the rank and the port) */
     public static void main(String[] args) throws Exception {
-        if (args.length != 2 && args.length != 4) {
-            System.err.println("usage: TcpExchangeFloor EXCHANGES REPETITIONS");
-            System.exit(2);
-        }
-        int exchanges = Integer.parseInt(args[0]);
-        int reps = Integer.parseInt(args[1]);
-        if (exchanges < 1 || reps < 1) {
-            System.err.println("TcpExchangeFloor: the counts must be positive");
-            System.exit(2);
-        }
+        int[] counts = ExchangeFloors.counts("TcpExchangeFloor", args);
         if (args.length == 4) {
-            System.out.println(exchange(Integer.parseInt(args[2]), Integer.parseInt(args[3]), exchanges, reps));
+            System.out.println(exchange(Integer.parseInt(args[2]), Integer.parseInt(args[3]), counts[0], counts[1]));
             return;
         }
         int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();   // free now; rank 0 binds it again (with retries)
         }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> children = new ArrayList<>();
-        for (int rank = 0; rank < 2; rank++) {
-            children.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                    TcpExchangeFloor.class.getName(), args[0], args[1], Integer.toString(rank), Integer.toString(port))
-                    .redirectErrorStream(true).start());
-        }
-        String line = new String(children.get(0).getInputStream().readAllBytes()).strip();
-        String other = new String(children.get(1).getInputStream().readAllBytes()).strip();
-        int status = children.get(0).waitFor() | children.get(1).waitFor();
-        if (status != 0) {
-            System.err.println("TcpExchangeFloor: a child failed: " + line + " / " + other);
-            System.exit(1);
-        }
-        System.out.println("8-byte exchange between two JVMs over loopback TCP, µs per exchange: " + line);
+        ExchangeFloors.runRanks(TcpExchangeFloor.class, args, Integer.toString(port),
+                "8-byte exchange between two JVMs over loopback TCP");
     }
 
     private static String exchange(int rank, int port, int exchanges, int reps) throws IOException,

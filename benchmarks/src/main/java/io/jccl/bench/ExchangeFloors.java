@@ -1,0 +1,53 @@
+package io.jccl.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What {@link ShmExchangeFloor} and {@link TcpExchangeFloor} share: their arguments and their two rank processes. */
+final class ExchangeFloors {
+    private ExchangeFloors() {
+    }
+
+    /**
+     * Checks {@code EXCHANGES REPETITIONS} (and, in a rank process, two more arguments); exits 2 with a usage line
+     * otherwise.
+     *
+     * @return exchanges and repetitions
+     */
+    static int[] counts(String name, String[] args) {
+        if (args.length != 2 && args.length != 4) {
+            System.err.println("usage: " + name + " EXCHANGES REPETITIONS");
+            System.exit(2);
+        }
+        int exchanges = Integer.parseInt(args[0]);
+        int reps = Integer.parseInt(args[1]);
+        if (exchanges < 1 || reps < 1) {
+            System.err.println(name + ": the counts must be positive");
+            System.exit(2);
+        }
+        return new int[] {exchanges, reps};
+    }
+
+    /**
+     * Runs {@code main} as ranks 0 and 1 in two JVMs of this classpath, with {@code args}, the rank and {@code meetAt}
+     * (where the two find each other), and prints rank 0's line after {@code what}; exits 1 when a rank fails.
+     */
+    static void runRanks(Class<?> main, String[] args, String meetAt, String what) throws IOException,
+            InterruptedException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<Process> ranks = new ArrayList<>();
+        for (int rank = 0; rank < 2; rank++) {
+            ranks.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), main.getName(), args[0],
+                    args[1], Integer.toString(rank), meetAt).redirectErrorStream(true).start());
+        }
+        String line = new String(ranks.get(0).getInputStream().readAllBytes()).strip();
+        String other = new String(ranks.get(1).getInputStream().readAllBytes()).strip();
+        if ((ranks.get(0).waitFor() | ranks.get(1).waitFor()) != 0) {
+            System.err.println(main.getSimpleName() + ": a rank failed: " + line + " / " + other);
+            System.exit(1);
+        }
+        System.out.println(what + ", µs per exchange: " + line);
+    }
+}
