@@ -1110,10 +1110,12 @@ final class CommExecutor implements Runnable, Progress {
 
     /** The running plan finished: its operations' listeners hear of it. */
     private void planDone() {
-        if (OperationListeners.global().length > 0 || listeners.length > 0) {   // no clock read for nobody
+        OperationListener[] all = OperationListeners.global();
+        OperationListener[] mine = listeners;
+        if (all.length > 0 || mine.length > 0) {   // nobody listening: not even the clock is read
             long durationNs = clock.nanoTime() - planStartNs;
             for (OpRequest m : planMembers) {
-                report(m, planAlgorithm, durationNs);
+                report(m, all, mine, planAlgorithm, durationNs);
             }
         }
         clearBindings();
@@ -1224,13 +1226,9 @@ final class CommExecutor implements Runnable, Progress {
         return plan;
     }
 
-    /** Tells the operation listeners (global, then this communicator's) that {@code op} finished its data movement. */
-    private void report(OpRequest op, String algorithm, long durationNs) {
-        OperationListener[] all = OperationListeners.global();
-        OperationListener[] mine = listeners;
-        if (all.length == 0 && mine.length == 0) {
-            return;
-        }
+    /** Tells the listeners ({@code all}: the JVM-wide ones, then {@code mine}) that {@code op} moved its data. */
+    private void report(OpRequest op, OperationListener[] all, OperationListener[] mine, String algorithm,
+                        long durationNs) {
         String transport = transportTag;
         if (transport == null) {
             transport = transportTag = transportTag(links.transportNames);
