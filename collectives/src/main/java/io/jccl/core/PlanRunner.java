@@ -61,6 +61,9 @@ final class PlanRunner implements OpRun {
     private MemorySegment[] sourceBuffer = new MemorySegment[4];
     private long[] sourceOffset = new long[4];
     private int[] sourceSlot = new int[4];
+    /** Each lane's reduction done where the transport holds the received data, and whether the step uses it. */
+    private CombineSink[] sinks = newSinks(4);
+    private boolean[] sunk = new boolean[4];
 
     /** @return e.g. {@code rank 2 (pid 4711 on node3)}, for messages about a peer that went away */
     private String name(int peer) {
@@ -115,6 +118,16 @@ final class PlanRunner implements OpRun {
         sourceBuffer = new MemorySegment[n];
         sourceOffset = new long[n];
         sourceSlot = new int[n];
+        sinks = newSinks(n);
+        sunk = new boolean[n];
+    }
+
+    private static CombineSink[] newSinks(int n) {
+        CombineSink[] made = new CombineSink[n];
+        for (int i = 0; i < n; i++) {
+            made[i] = new CombineSink();
+        }
+        return made;
     }
 
     private void resetRequests(int lane) {
@@ -127,6 +140,10 @@ final class PlanRunner implements OpRun {
         exchangePrepared[lane] = false;
         sendsPosted[lane] = 0;
         sourceBuffer[lane] = null;
+        if (sunk[lane]) {
+            sinks[lane].clear();
+            sunk[lane] = false;
+        }
     }
 
     /** @return true when every lane finished and every send completed */
@@ -229,21 +246,36 @@ final class PlanRunner implements OpRun {
                 return true;
             }
             case RECV_REDUCE_SEND -> {
-                if (step.dst() != Buf.NONE && sends.reads(buffer(step.dst(), member), step.dstOffset(), bytes)) {
+                boolean stored = step.dst() != Buf.NONE;
+                if (stored && sends.reads(buffer(step.dst(), member), step.dstOffset(), bytes)) {
                     return false;
                 }
-                if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
+                // One received operand and a local one: the transport's sink combines them into the result (the
+                // step's destination, or staging when it keeps the result there), with no copy into staging first.
+                boolean sink = step.recvPeer1() < 0 && step.src() != Buf.NONE
+                        && links.dataRecv[step.recvPeer0()].acceptsSinks();
+                if ((!sink || !stored) && slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
                     return false;
                 }
                 if (step.recvPeer1() >= 0 && slot1[lane] < 0 && (slot1[lane] = staging.acquire()) < 0) {
                     return false;
                 }
                 if (recv0[lane] == null) {
-                    NetRequest r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    NetRequest r;
+                    if (sink) {
+                        sinks[lane].bind(reducers[member], buffer(step.src(), member), step.srcOffset(),
+                                stored ? buffer(step.dst(), member) : staging.segment(slot0[lane]),
+                                stored ? step.dstOffset() : 0, elementBytes[member], true, step.prepare(),
+                                step.finish());
+                        r = irecv(step.recvPeer0(), sinks[lane], bytes, member);
+                    } else {
+                        r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    }
                     if (r == null) {
                         return false;
                     }
                     recv0[lane] = r;
+                    sunk[lane] = sink;
                 }
                 if (step.recvPeer1() >= 0) {
                     NetRequest r = irecv(step.recvPeer1(), staging.segment(slot1[lane]), 0, bytes, member);
@@ -266,15 +298,25 @@ final class PlanRunner implements OpRun {
             }
             case EXCHANGE_REDUCE -> {
                 MemorySegment acc = buffer(step.dst(), member);
-                if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
-                    return false;
-                }
                 if (recv0[lane] == null) {
-                    NetRequest r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    NetRequest r;
+                    boolean sink = exchangeSinks(step, member);
+                    if (sink) {
+                        // acc = input ⊕ received, combined where the transport holds the received data.
+                        sinks[lane].bind(reducers[member], buffer(step.src(), member), step.srcOffset(), acc,
+                                step.dstOffset(), elementBytes[member], false, false, false);
+                        r = irecv(step.recvPeer0(), sinks[lane], bytes, member);
+                    } else {
+                        if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
+                            return false;
+                        }
+                        r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
+                    }
                     if (r == null) {
                         return false;
                     }
                     recv0[lane] = r;
+                    sunk[lane] = sink;
                 }
                 MemorySegment out = acc;
                 long outOffset = step.dstOffset();
@@ -299,6 +341,18 @@ final class PlanRunner implements OpRun {
             }
             default -> throw new IllegalStateException("unknown step " + step.kind());
         }
+    }
+
+    /**
+     * An exchange may combine in the transport's sink when it reads its operand from an input that is not where the
+     * result goes: the data it sends (the input) is then never written while the peer may still read it, and the
+     * result is written only by the sink. In place, or with a prepared operand, the result buffer is also what is
+     * sent, so it must not change before the send completes: those go through staging.
+     */
+    private boolean exchangeSinks(Step step, int member) {
+        return step.src() != Buf.NONE && step.src() != step.dst() && !members[member].inPlace
+                && !(step.prepare() && reducers[member].needsPrepare())
+                && links.dataRecv[step.recvPeer0()].acceptsSinks();
     }
 
     private void copy(Step step, int member, long bytes, MemorySegment dst) {
@@ -348,6 +402,10 @@ final class PlanRunner implements OpRun {
             case RECV_COPY_SEND -> setSource(lane, buffer(step.dst(), member), step.dstOffset(), -1);
             case RECV_REDUCE_SEND -> reduce(lane, step, member);
             case EXCHANGE_REDUCE -> {
+                if (sunk[lane]) {
+                    finishStep(lane);   // the sink has combined every piece
+                    return true;
+                }
                 MemorySegment acc = buffer(step.dst(), member);
                 if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
                     // acc = input ⊕ received: the input read once, the result written once.
@@ -370,6 +428,15 @@ final class PlanRunner implements OpRun {
     }
 
     private void reduce(int lane, Step step, int member) {
+        if (sunk[lane]) {   // the sink has combined every piece into the step's destination or the staging slot
+            if (step.dst() != Buf.NONE) {
+                setSource(lane, buffer(step.dst(), member), step.dstOffset(), -1);
+            } else {
+                setSource(lane, staging.segment(slot0[lane]), 0, slot0[lane]);
+            }
+            slot0[lane] = -1;
+            return;
+        }
         Reducer reducer = reducers[member];
         MemorySegment stage0 = staging.segment(slot0[lane]);
         MemorySegment local = buffer(step.src(), member);
@@ -455,6 +522,14 @@ final class PlanRunner implements OpRun {
     private NetRequest irecv(int peer, MemorySegment buffer, long offset, long bytes, int member) {
         try {
             return links.dataRecv[peer].irecv(buffer, offset, bytes, tags[member], null);
+        } catch (NetException e) {
+            throw failure(e, peer, member, false);
+        }
+    }
+
+    private NetRequest irecv(int peer, CombineSink sink, long bytes, int member) {
+        try {
+            return links.dataRecv[peer].irecv(sink, bytes, tags[member]);
         } catch (NetException e) {
             throw failure(e, peer, member, false);
         }

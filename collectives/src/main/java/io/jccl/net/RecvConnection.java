@@ -19,6 +19,28 @@ public interface RecvConnection extends AutoCloseable {
      */
     NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag, MemoryRegistration mr);
 
+    /** @return whether {@link #irecv(RecvSink, long, long)} is supported */
+    default boolean acceptsSinks() {
+        return false;
+    }
+
+    /**
+     * Posts a receive whose bytes go to {@code sink} where the transport holds them, instead of into a buffer. It
+     * matches messages as {@link #irecv(MemorySegment, long, long, long, MemoryRegistration)} does, and the sink
+     * sees a message only once its tag and length are accepted; the receive completes after the sink took the last
+     * piece. A receive that fails after its first piece leaves what the sink did with the pieces before.
+     *
+     * @param sink          takes the message's bytes, piece by piece, on the thread that drives the connection
+     * @param capacityBytes the most bytes the message may have
+     * @param expectedTag   the tag the message must carry
+     * @return the request, or null when {@link NetProperties#maxInflightRequests()} are outstanding
+     * @throws UnsupportedOperationException when {@link #acceptsSinks()} is false
+     * @throws NetException                  when the connection is broken
+     */
+    default NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not take receive sinks");
+    }
+
     /** Closes this end. */
     @Override
     void close();

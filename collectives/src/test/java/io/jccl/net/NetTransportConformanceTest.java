@@ -333,6 +333,108 @@ public abstract class NetTransportConformanceTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // Receive sinks (transports that hand received bytes over where they hold them)
+
+    @Test
+    void sinkTakesEveryByteInOrderInAlignedPieces() {
+        NetTransport[] t = transports(2);
+        Link link = connect(t[0], t[1]);
+        assumeTrue(link.recv.acceptsSinks(), "transport does not take receive sinks");
+        List<MemorySegment> registered = new ArrayList<>();
+        for (int size : new int[] {0, 8, 100, 4093, 100_003, 1_000_003, 3 << 20}) {
+            List<MemorySegment> sources = new ArrayList<>(List.of(BufferKind.NATIVE.allocate(arena, size),
+                    BufferKind.BYTE_ARRAY.allocate(arena, size)));
+            MemorySegment reg = t[0].allocateMemory(Math.max(1, size));   // sent by reference where supported
+            if (reg != null) {
+                registered.add(reg);
+                sources.add(reg);
+            }
+            for (MemorySegment src : sources) {
+                patterned(src, 0, size, size);
+                CollectingSink sink = new CollectingSink(arena.allocate(Math.max(1, size)));
+                NetRequest recv = link.recv.irecv(sink, size + 64, size);
+                NetRequest send = link.send.isend(src, 0, size, size, null);
+                assertThat(awaitAll(send, recv)).as("%d bytes from %s", size, src).containsExactly(size, size);
+                assertThat(sink.taken).as("bytes the sink took").isEqualTo(size);
+                assertPattern(sink.into, 0, size, size);
+            }
+        }
+        for (MemorySegment reg : registered) {
+            assertThat(t[0].freeMemory(reg)).isTrue();
+        }
+    }
+
+    @Test
+    void sinkReceivesMixWithBufferReceivesInPostingOrder() {
+        Link link = link();
+        assumeTrue(link.recv.acceptsSinks(), "transport does not take receive sinks");
+        int[] sizes = {40, 300_000, 17, 70_000};
+        MemorySegment[] sources = new MemorySegment[sizes.length];
+        NetRequest[] requests = new NetRequest[2 * sizes.length];
+        CollectingSink[] sinks = new CollectingSink[sizes.length];
+        MemorySegment[] buffers = new MemorySegment[sizes.length];
+        for (int i = 0; i < sizes.length; i++) {
+            sources[i] = patterned(arena.allocate(sizes[i]), 0, sizes[i], 100 + i);
+            if (i % 2 == 0) {
+                sinks[i] = new CollectingSink(arena.allocate(sizes[i]));
+                requests[i] = link.recv.irecv(sinks[i], sizes[i], 100 + i);
+            } else {
+                buffers[i] = arena.allocate(sizes[i]);
+                requests[i] = link.recv.irecv(buffers[i], 0, sizes[i], 100 + i, null);
+            }
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            requests[sizes.length + i] = link.send.isend(sources[i], 0, sizes[i], 100 + i, null);
+        }
+        awaitAll(requests);
+        for (int i = 0; i < sizes.length; i++) {
+            assertPattern(i % 2 == 0 ? sinks[i].into : buffers[i], 0, sizes[i], 100 + i);
+        }
+    }
+
+    @Test
+    void sinkSeesNothingOfAMismatchedOrTooLongMessage() {
+        Link link = link();
+        assumeTrue(link.recv.acceptsSinks(), "transport does not take receive sinks");
+        int bytes = 100_000;
+        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 5);
+        CollectingSink sink = new CollectingSink(arena.allocate(bytes));
+        NetRequest send = link.send.isend(src, 0, bytes, 0x1234, null);
+        NetException e = awaitFailure(link.recv.irecv(sink, bytes, 0x9876), send);
+        assertThat(e.reason()).isEqualTo(NetException.Reason.TAG_MISMATCH);
+        assertNextMessageDeliveredOrProtocolError(link);
+        send = link.send.isend(src, 0, bytes, TAG, null);
+        e = awaitFailure(link.recv.irecv(sink, bytes - 1, TAG), send);
+        assertThat(e.reason()).isEqualTo(NetException.Reason.TRUNCATED);
+        assertThat(sink.taken).as("bytes the sink took of rejected messages").isZero();
+        assertNextMessageDeliveredOrProtocolError(link);
+    }
+
+    /**
+     * Copies what a receive sink is given, checking that pieces come in message order, start at multiples of
+     * {@link RecvSink#ALIGN_BYTES} and are multiples of it long but for the last.
+     */
+    private static final class CollectingSink implements RecvSink {
+        final MemorySegment into;
+        long taken;
+        private boolean shortPieceSeen;
+
+        CollectingSink(MemorySegment into) {
+            this.into = into;
+        }
+
+        @Override
+        public void accept(MemorySegment from, long fromOffset, long messageOffset, long bytes) {
+            assertThat(messageOffset).as("offset of the next piece").isEqualTo(taken);
+            assertThat(shortPieceSeen).as("a piece after one shorter than the alignment's multiple").isFalse();
+            assertThat(messageOffset % RecvSink.ALIGN_BYTES).as("piece offset modulo the alignment").isZero();
+            assertThat(bytes).as("piece length").isPositive();
+            shortPieceSeen = bytes % RecvSink.ALIGN_BYTES != 0;
+            MemorySegment.copy(from, fromOffset, into, messageOffset, bytes);
+            taken += bytes;
+        }
+    }
+
     // Failures
 
     @Test

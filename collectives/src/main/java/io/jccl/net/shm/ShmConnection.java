@@ -135,6 +135,7 @@ abstract class ShmConnection implements AutoCloseable {
     final void release(ShmRequest request) {
         request.state = ShmRequest.FREE;
         request.segment = null;
+        request.sink = null;
         request.failure = null;
         free[freeCount++] = request;
     }

@@ -4,9 +4,11 @@ import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvConnection;
+import io.jccl.net.RecvSink;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * The receiving end of a connection: it reads {@link Records} from the ring of its slot in this rank's segment, in
@@ -76,6 +78,37 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         if (request == null) {
             return null;
         }
+        posted.add(request);
+        if (posted.size() == 1) {
+            progress();
+        }
+        return request;
+    }
+
+    @Override
+    public boolean acceptsSinks() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The sink reads pipelined chunks and inline payloads in the ring, registered-heap messages in this process's
+     * mapping of the sender's heap, and cross-memory messages in a bounce buffer they are read into.
+     */
+    @Override
+    public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
+        Objects.requireNonNull(sink, "sink");
+        if (capacityBytes < 0 || capacityBytes > ShmTransport.MAX_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("receive capacity of " + capacityBytes + " bytes is outside 0 to "
+                    + ShmTransport.MAX_MESSAGE_BYTES);
+        }
+        ShmRequest request = take(MemorySegment.NULL, 0, 0, expectedTag);
+        if (request == null) {
+            return null;
+        }
+        request.sizeBytes = capacityBytes;
+        request.sink = sink;
         posted.add(request);
         if (posted.size() == 1) {
             progress();
@@ -169,7 +202,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
                 long tag = ring.get(WORD, pos + Records.TAG);
                 if (accepts(r, tag, length)) {
                     if (length > 0) {
-                        MemorySegment.copy(ring, pos + Records.INLINE_HEADER, r.segment, r.offset, length);
+                        place(r, ring, pos + Records.INLINE_HEADER, 0, length);
                     }
                     posted.pop();
                     r.complete(length);
@@ -191,7 +224,9 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
                 long tag = ring.get(WORD, pos + Records.TAG);
                 if (accepts(r, tag, total)) {
                     r.messageBytes = total;
-                    deliverChunk(r, pos + Records.START_HEADER, length);
+                    if (!deliverChunk(r, pos + Records.START_HEADER, length)) {
+                        return false;
+                    }
                 } else {
                     discardBytes = total - length;
                 }
@@ -213,7 +248,9 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
                     if (length > inMessage.messageBytes - inMessage.movedBytes) {
                         return protocolError("more payload than its message header announced");
                     }
-                    deliverChunk(inMessage, pos + Records.MORE_HEADER, length);
+                    if (!deliverChunk(inMessage, pos + Records.MORE_HEADER, length)) {
+                        return false;
+                    }
                 } else {
                     return protocolError("a continuation record outside any message");
                 }
@@ -285,9 +322,14 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         return true;
     }
 
-    private void deliverChunk(ShmRequest r, long at, long length) {
+    /** @return false when the chunk broke the protocol */
+    private boolean deliverChunk(ShmRequest r, long at, long length) {
+        if (r.sink != null && length % RecvSink.ALIGN_BYTES != 0 && r.movedBytes + length != r.messageBytes) {
+            return protocolError("a chunk of " + length + " bytes in the middle of a message (only a message's last"
+                    + " chunk may be other than a multiple of " + RecvSink.ALIGN_BYTES + " bytes)");
+        }
         if (length > 0) {
-            MemorySegment.copy(ring, at, r.segment, r.offset + r.movedBytes, length);
+            place(r, ring, at, r.movedBytes, length);
             r.movedBytes += length;
         }
         if (r.movedBytes == r.messageBytes) {
@@ -296,6 +338,16 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
             r.complete(r.messageBytes);
         } else {
             inMessage = r;
+        }
+        return true;
+    }
+
+    /** Hands bytes of a message to the receive: its sink, or a copy into its memory. */
+    private static void place(ShmRequest r, MemorySegment from, long fromOffset, long messageOffset, long bytes) {
+        if (r.sink != null) {
+            r.sink.accept(from, fromOffset, messageOffset, bytes);
+        } else {
+            MemorySegment.copy(from, fromOffset, r.segment, r.offset + messageOffset, bytes);
         }
     }
 
@@ -317,8 +369,8 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
             }
             if (piece > 0) {
                 if (r.kind == Records.REG) {
-                    MemorySegment.copy(peer.segment.memory, peer.segment.heapOffset + r.source + r.movedBytes,
-                            r.segment, r.offset + r.movedBytes, piece);
+                    place(r, peer.segment.memory, peer.segment.heapOffset + r.source + r.movedBytes, r.movedBytes,
+                            piece);
                 } else if (!readCrossMemory(r, piece)) {
                     return false;
                 }
@@ -347,15 +399,26 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         while (done < piece) {
             long remote = r.source + r.movedBytes + done;
             long n;
-            if (r.segment.isNative()) {
+            if (r.sink == null && r.segment.isNative()) {
                 n = readv(r.segment.address() + r.offset + r.movedBytes + done, remote, piece - done);
             } else {
                 if (bounce == null) {
                     bounce = transport.bounceBuffer(BOUNCE_BYTES);
                 }
-                n = readv(bounce.address(), remote, Math.min(piece - done, BOUNCE_BYTES));
+                // A sink takes whole bounce buffers (a short read is completed first), so that its pieces keep
+                // RecvSink.ALIGN_BYTES.
+                long want = Math.min(piece - done, BOUNCE_BYTES);
+                n = readv(bounce.address(), remote, want);
+                while (r.sink != null && n > 0 && n < want) {
+                    long more = readv(bounce.address() + n, remote + n, want - n);
+                    if (more <= 0) {
+                        n = more;
+                        break;
+                    }
+                    n += more;
+                }
                 if (n > 0) {
-                    MemorySegment.copy(bounce, 0, r.segment, r.offset + r.movedBytes + done, n);
+                    place(r, bounce, 0, r.movedBytes + done, n);
                 }
             }
             if (n <= 0) {

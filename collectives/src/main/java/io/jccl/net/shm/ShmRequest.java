@@ -2,6 +2,7 @@ package io.jccl.net.shm;
 
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
+import io.jccl.net.RecvSink;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -19,6 +20,8 @@ final class ShmRequest implements NetRequest {
 
     int state = FREE;
     MemorySegment segment;
+    /** Receive: takes the message's bytes where the ring or the sender's memory holds them, instead of segment. */
+    RecvSink sink;
     long offset;
     /** Send: the message length. Receive: the capacity. */
     long sizeBytes;
@@ -45,6 +48,7 @@ final class ShmRequest implements NetRequest {
     void start(MemorySegment segment, long offset, long sizeBytes, long tag) {
         this.state = PENDING;
         this.segment = segment;
+        this.sink = null;
         this.offset = offset;
         this.sizeBytes = sizeBytes;
         this.tag = tag;
@@ -62,12 +66,14 @@ final class ShmRequest implements NetRequest {
         state = DONE;
         resultBytes = bytes;
         segment = null;
+        sink = null;
     }
 
     void fail(NetException e) {
         state = FAILED;
         failure = e;
         segment = null;
+        sink = null;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.jccl.net.shm;
 import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
+import io.jccl.net.RecvSink;
 import io.jccl.net.SendConnection;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,7 +22,8 @@ import java.lang.invoke.VarHandle;
  *       the message with {@code process_vm_readv}. Descriptor sends complete when the receiver acknowledges them,
  *       after its copy;</li>
  *   <li>everything else (heap arrays, or no cross-memory attach): START and MORE records, copied through the ring
- *       in chunks as it drains; the send completes when its last chunk is published.</li>
+ *       in chunks as it drains (each but the last a multiple of {@link RecvSink#ALIGN_BYTES} long, so that a
+ *       receive sink never sees an element split); the send completes when its last chunk is published.</li>
  * </ul>
  * Sends are written in posting order, each as far as the ring's free space allows; the receiver's consumed position
  * (head) is read only when the cached one leaves too little room. One line beyond every record is kept free and
@@ -188,7 +190,8 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
                 if (chunk <= MIN_CHUNK || brokenReason != null) {
                     return false;
                 }
-                chunk = Math.max(MIN_CHUNK, chunk >>> 1);
+                // Halved to a multiple of RecvSink.ALIGN_BYTES: every chunk but a message's last is one.
+                chunk = Math.max(MIN_CHUNK, (chunk >>> 1) & -RecvSink.ALIGN_BYTES);
             }
             long pos = tail & ringMask;
             if (r.started) {

@@ -203,6 +203,19 @@ class ShmMalformedMemoryTest {
     }
 
     @Test
+    void aChunkThatWouldSplitAnElementForASinkIsRefused() {
+        Bad bad = link(Map.of());
+        long[] taken = {0};
+        NetRequest recv = bad.recv().irecv((from, fromOffset, messageOffset, bytes) -> taken[0] += bytes, CAPACITY, 7);
+        record(bad.ring(), 0, 1, Records.START, 100, 7L, 200L, 0L);   // a first chunk of 100 bytes of 200
+        NetException e = outcome(recv);
+        assertThat(e).as("outcome of the receive").isNotNull();
+        assertThat(e.reason()).as(e.getMessage()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+        assertThat(e.getMessage()).contains("in the middle of a message");
+        assertThat(taken[0]).as("bytes the sink was given").isZero();
+    }
+
+    @Test
     void aNewMessageInsideAnotherIsRefused() {
         Bad bad = link(Map.of());
         MemorySegment buffer = guarded();
