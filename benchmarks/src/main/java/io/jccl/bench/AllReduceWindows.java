@@ -71,10 +71,20 @@ public final class AllReduceWindows {
                     sum += t;
                 }
                 Arrays.sort(ns);
-                line.append(String.format(Locale.ROOT, " | %s mean %s median %s p90 %s p99 %s µs, jit %d ms",
+                // Calls 20 times the median or slower: stalls (a descheduled rank, a wake-up), and their share of
+                // the window's time, which is what separates the mean from the median.
+                long stallNs = 20 * ns[calls / 2];
+                long stalls = 0;
+                long stalledNs = 0;
+                for (int i = calls - 1; i >= 0 && ns[i] > stallNs; i--) {
+                    stalls++;
+                    stalledNs += ns[i];
+                }
+                line.append(String.format(Locale.ROOT, " | %s mean %s median %s p90 %s p99 %s max %s µs, %d stalls"
+                                + " (%.0f%% of the time), jit %d ms",
                         inPlace ? "ip" : "oop", micros(sum / (double) calls), micros(ns[calls / 2]),
-                        micros(ns[calls * 9 / 10]), micros(ns[calls * 99 / 100]),
-                        jit.getTotalCompilationTime() - jitBefore));
+                        micros(ns[calls * 9 / 10]), micros(ns[calls * 99 / 100]), micros(ns[calls - 1]), stalls,
+                        100.0 * stalledNs / sum, jit.getTotalCompilationTime() - jitBefore));
             }
             if (comm.rank() == 0) {
                 System.out.println(line);
