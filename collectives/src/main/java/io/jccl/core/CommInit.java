@@ -270,9 +270,10 @@ final class CommInit {
         }
         int availableCores = Runtime.getRuntime().availableProcessors();
         double cores = availableCores;
-        bandwidth = Math.min(bandwidth, CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm)));
+        double coreShare = CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm));
+        bandwidth = Math.min(bandwidth, coreShare);
         long maxChunk = maxChunkBytes(networked);
-        Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, maxChunk,
+        Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, coreShare, maxChunk,
                 config.algorithm(), config.chunkSizeBytes());
         if (TUNE_LOG.isInfoEnabled()) {
             TUNE_LOG.info("{} rank {}: cost model latency {} us, bandwidth {} MB/s, max chunk {} bytes; algorithm {},"

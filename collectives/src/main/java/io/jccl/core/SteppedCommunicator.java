@@ -92,7 +92,8 @@ public final class SteppedCommunicator {
         // The cost model from the transport's properties alone (not this host's cores), so runs replay anywhere.
         long maxChunk = CommInit.maxChunkBytes(!props.name().equals("local"));
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(props.latencyUs() * 1e-6, props.signalsCompletion()),
-                Math.min(props.speedMbps() * 1e6 / 8, CommInit.CORE_COPY_BYTES_PER_SECOND), maxChunk,
+                Math.min(props.speedMbps() * 1e6 / 8, CommInit.CORE_COPY_BYTES_PER_SECOND),
+                CommInit.CORE_COPY_BYTES_PER_SECOND, maxChunk,
                 resolved.algorithm(), resolved.chunkSizeBytes());
         long slotBytes = resolved.chunkSizeBytes() > 0 ? resolved.chunkSizeBytes() : maxChunk;
         CommImpl comm = new CommImpl(name, rank, size, resolved, peers, new ExecutorSignal(), tuner, slotBytes,

@@ -10,14 +10,19 @@ import io.jccl.plan.OpKind;
  * <p>A <em>hop</em> (one message on the critical path) costs {@code h = transport latency + executor overhead},
  * the overhead being {@link #SIGNALLED_HOP_OVERHEAD_SECONDS} when the transport wakes the executor and
  * {@link #POLLED_HOP_OVERHEAD_SECONDS} when the executor must poll it. Moving {@code b} bytes costs
- * {@code b / beta}. For an all-reduce of {@code S} bytes per rank over {@code n} ranks:
+ * {@code b / beta}, reducing them {@code b / gamma}, where {@code gamma} is the rank's share of a core's copy
+ * bandwidth divided by {@link #REDUCE_TRAFFIC_FACTOR} (a reduction reads two operands and writes one where a copy
+ * reads one and writes one). For an all-reduce of {@code S} bytes per rank over {@code n} ranks:
  * <ul>
- * <li>ring: {@code (2(n-1) + loops - 1) h + 2(n-1)/n S/beta};</li>
- * <li>double binary tree: {@code (2 ceil(log2 n) + pieces - 1) 1.5 h + 2.6 S/beta} — each tree step waits on
- *     two children, and the staging copies of this implementation move about 2.6 S per rank;</li>
- * <li>recursive doubling: {@code pieces r (2h + piece/beta)} with {@code r = ceil(log2 n)} rounds (+2 when n is
- *     not a power of two); each round is a symmetric exchange, so two hops.</li>
+ * <li>ring: {@code (2(n-1) + loops - 1) h + 2(n-1)/n S/beta + (n-1)/n S/gamma};</li>
+ * <li>double binary tree: {@code (2 ceil(log2 n) + pieces - 1) 1.5 h + 2.6 S/beta + S/gamma} — each tree step
+ *     waits on two children, and the staging copies of this implementation move about 2.6 S per rank;</li>
+ * <li>recursive doubling: {@code pieces r (2h + piece/beta) + r S/gamma} with {@code r = ceil(log2 n)} rounds (+2
+ *     when n is not a power of two); each round is a symmetric exchange, so two hops, and reduces the whole
+ *     message.</li>
  * </ul>
+ * The reduction term is what makes the ring win at 2 ranks for large messages: both move {@code S} bytes each way,
+ * but the ring reduces half of them per rank, recursive doubling all (docs/tuning.md).
  * The cheapest wins unless the configuration forces one.
  */
 public final class Tuner {
@@ -29,12 +34,17 @@ public final class Tuner {
     static final double TREE_HOP_FACTOR = 1.5;
     /** Bytes the double binary tree moves per rank, per byte of message (measured). */
     static final double TREE_BANDWIDTH_FACTOR = 2.6;
+    /** Memory traffic of reducing a byte relative to copying it: two reads and a write against a read and a write. */
+    static final double REDUCE_TRAFFIC_FACTOR = 1.5;
+    /** Relative difference of two predictions below which they count as a tie. */
+    static final double TIE_TOLERANCE = 0.01;
     /** Smallest chunk the tuner picks. */
     public static final long MIN_CHUNK_BYTES = 16 << 10;
 
     private final int nRanks;
     private final double hopSeconds;
     private final double betaBytesPerSecond;
+    private final double gammaBytesPerSecond;
     private final long maxChunkBytes;
     private final Algorithm forcedAlgorithm;
     private final long forcedChunkBytes;
@@ -53,15 +63,17 @@ public final class Tuner {
      * @param hopSeconds              cost of one message on the critical path: latency of the slowest transport
      *                                in use plus the executor overhead for it
      * @param bandwidthBytesPerSecond bandwidth one rank gets from the slowest transport in use
+     * @param copyBytesPerSecond      bytes per second one rank copies in memory (its share of a core)
      * @param maxChunkBytes           largest chunk worth using on these transports
      * @param forcedAlgorithm         {@link Algorithm#AUTO} or the algorithm to use
      * @param forcedChunkBytes        0 or the chunk to use
      */
-    public Tuner(int nRanks, double hopSeconds, double bandwidthBytesPerSecond, long maxChunkBytes,
-                 Algorithm forcedAlgorithm, long forcedChunkBytes) {
+    public Tuner(int nRanks, double hopSeconds, double bandwidthBytesPerSecond, double copyBytesPerSecond,
+                 long maxChunkBytes, Algorithm forcedAlgorithm, long forcedChunkBytes) {
         this.nRanks = nRanks;
         this.hopSeconds = hopSeconds;
         this.betaBytesPerSecond = bandwidthBytesPerSecond;
+        this.gammaBytesPerSecond = copyBytesPerSecond / REDUCE_TRAFFIC_FACTOR;
         this.maxChunkBytes = Math.max(MIN_CHUNK_BYTES, maxChunkBytes);
         this.forcedAlgorithm = forcedAlgorithm;
         this.forcedChunkBytes = forcedChunkBytes;
@@ -134,10 +146,11 @@ public final class Tuner {
         }
         Algorithm best = Algorithm.RING;
         double bestSeconds = predictAllReduceSeconds(Algorithm.RING, bytes);
-        // A tie goes to recursive doubling: it is one exchange round where the ring is two steps in series (at 2
-        // ranks a small all-reduce costs the same 2h either way in the model, and one hop less in fact).
+        // A tie, within the model's resolution, goes to recursive doubling: it is one exchange round where the ring
+        // is two steps in series (at 2 ranks a small all-reduce costs 2h either way in the model, the ring's smaller
+        // share of a few bytes' reduction aside, and one hop less in fact).
         double rd = predictAllReduceSeconds(Algorithm.RECURSIVE_DOUBLING, bytes);
-        if (rd <= bestSeconds) {
+        if (rd <= bestSeconds * (1 + TIE_TOLERANCE)) {
             best = Algorithm.RECURSIVE_DOUBLING;
             bestSeconds = rd;
         }
@@ -164,16 +177,18 @@ public final class Tuner {
             case TREE -> {
                 double pieces = Math.max(1, Math.ceil(s / 2 / chunk));
                 yield (2 * log2 + pieces - 1) * TREE_HOP_FACTOR * hopSeconds
-                        + TREE_BANDWIDTH_FACTOR * s / betaBytesPerSecond;
+                        + TREE_BANDWIDTH_FACTOR * s / betaBytesPerSecond + s / gammaBytesPerSecond;
             }
             case RECURSIVE_DOUBLING -> {
                 double rounds = log2 + (Integer.bitCount(n) == 1 ? 0 : 2);
                 double pieces = Math.max(1, Math.ceil(s / chunk));
-                yield pieces * rounds * (2 * hopSeconds + Math.min(s, chunk) / betaBytesPerSecond);
+                yield pieces * rounds * (2 * hopSeconds + Math.min(s, chunk) / betaBytesPerSecond)
+                        + rounds * s / gammaBytesPerSecond;
             }
             default -> {
                 double loops = Math.max(1, Math.ceil(s / ((double) n * chunk)));
-                yield (2.0 * (n - 1) + (loops - 1)) * hopSeconds + 2.0 * (n - 1) / n * s / betaBytesPerSecond;
+                yield (2.0 * (n - 1) + (loops - 1)) * hopSeconds + 2.0 * (n - 1) / n * s / betaBytesPerSecond
+                        + (double) (n - 1) / n * s / gammaBytesPerSecond;
             }
         };
     }

@@ -12,11 +12,11 @@ class TunerTest {
     private static final double TCP_HOP = Tuner.hopSeconds(30e-6, false);
 
     private static Tuner local(int n) {
-        return new Tuner(n, LOCAL_HOP, 4e9, 256 << 10, Algorithm.AUTO, 0);
+        return new Tuner(n, LOCAL_HOP, 4e9, 8e9, 256 << 10, Algorithm.AUTO, 0);
     }
 
     private static Tuner tcp(int n) {
-        return new Tuner(n, TCP_HOP, 1.25e9, 1 << 20, Algorithm.AUTO, 0);
+        return new Tuner(n, TCP_HOP, 1.25e9, 8e9, 1 << 20, Algorithm.AUTO, 0);
     }
 
     @Test
@@ -26,6 +26,22 @@ class TunerTest {
             assertThat(t.choose(OpKind.ALL_REDUCE, 8).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
             assertThat(t.choose(OpKind.ALL_REDUCE, 16 << 20).algorithm()).isEqualTo(Algorithm.RING);
         }
+    }
+
+    /**
+     * At 2 ranks both algorithms move the whole message each way, but the ring reduces half of it per rank where
+     * recursive doubling reduces all of it: over shared memory the ring wins from about 1 MiB (measured: 47 against
+     * 70 µs in place, 2026-12-02, docs/tuning.md), over TCP, whose hops cost more, above it.
+     */
+    @Test
+    void twoRanksTakeTheRingOnceTheReductionOutweighsAHop() {
+        Tuner shm = new Tuner(2, Tuner.hopSeconds(1e-6, false), 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0);
+        assertThat(shm.choose(OpKind.ALL_REDUCE, 64 << 10).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+        assertThat(shm.choose(OpKind.ALL_REDUCE, 1 << 20).algorithm()).isEqualTo(Algorithm.RING);
+        assertThat(shm.choose(OpKind.ALL_REDUCE, 8 << 20).algorithm()).isEqualTo(Algorithm.RING);
+        Tuner tcp = new Tuner(2, Tuner.hopSeconds(30e-6, false), 1.25e9, 8e9, 1 << 20, Algorithm.AUTO, 0);
+        assertThat(tcp.choose(OpKind.ALL_REDUCE, 1 << 20).algorithm()).isEqualTo(Algorithm.RECURSIVE_DOUBLING);
+        assertThat(tcp.choose(OpKind.ALL_REDUCE, 8 << 20).algorithm()).isEqualTo(Algorithm.RING);
     }
 
     @Test
@@ -46,7 +62,7 @@ class TunerTest {
 
     @Test
     void theConfigurationOverridesTheModel() {
-        Tuner forced = new Tuner(4, LOCAL_HOP, 4e9, 256 << 10, Algorithm.TREE, 65536);
+        Tuner forced = new Tuner(4, LOCAL_HOP, 4e9, 8e9, 256 << 10, Algorithm.TREE, 65536);
         Tuner.Choice c = forced.choose(OpKind.ALL_REDUCE, 64);
         assertThat(c.algorithm()).isEqualTo(Algorithm.TREE);
         assertThat(c.chunkBytes()).isEqualTo(65536);
