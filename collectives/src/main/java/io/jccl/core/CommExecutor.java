@@ -318,11 +318,11 @@ final class CommExecutor implements Runnable, Progress {
     public void run() {
         TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
         while (state != TERMINATED) {
-            if (waitingCallers.get() > 0 || !tryDrive()) {
+            if (waitingCallers.get() > 0 || callersTakeTheirOwn() || !tryDrive()) {
                 // A caller waiting for an operation drives (caller-driven progress): stay out of its way. The last
                 // caller to stop waiting signals when work is left; the bound also lets this thread find, while
                 // offers do not wake it, an operation that no caller waits for.
-                signal.park(WATCH_NS);
+                parkWatching();
                 idle.reset();
                 continue;
             }
@@ -348,6 +348,7 @@ final class CommExecutor implements Runnable, Progress {
             }
             if (work > 0) {
                 idle.reset();
+                watchNs = WATCH_NS;   // this thread found work: look often again
             } else if (state == IDLE) {
                 if (wakeOnOffer) {
                     idle.idleWithoutWork(Long.MAX_VALUE);
@@ -381,6 +382,15 @@ final class CommExecutor implements Runnable, Progress {
      * a core from a spinning caller on a small host: 200 µs measured slower than 1 ms (docs/performance.md).
      */
     static final long WATCH_NS = 1_000_000;
+    /**
+     * The longest the watch grows to while its looks find callers driving their own operations: each look is a
+     * context switch on a core where a caller spins, and at 1 ms they took about 7% of a 2-rank 8 B shm all-reduce's
+     * time in stalls of 10-100 µs (docs/performance.md). The cost: an operation issued and then left alone after a
+     * run of awaited ones starts up to twice this late, once (it completes without a waiter, so offers wake again).
+     */
+    static final long MAX_WATCH_NS = 4_000_000;
+    /** The current watch: {@link #WATCH_NS}, doubled by each look that found nothing for this thread. */
+    private long watchNs = WATCH_NS;
     /** Without offers for this long, the executor thread goes back to being woken by each offer and parks long. */
     static final long WATCH_LIMIT_NS = 2_000_000;
 
@@ -397,6 +407,8 @@ final class CommExecutor implements Runnable, Progress {
     /** The queue's claim count when {@link #watchForOffers} last saw it change, and when. */
     private long watchedClaims = -1;
     private long watchedSinceNs;
+    /** Operations taken from the queue when a look last found it not empty; -1: it was empty. */
+    private long takenAtLastLook = -1;
     private static final VarHandle DRIVER;
 
     static {
@@ -490,9 +502,47 @@ final class CommExecutor implements Runnable, Progress {
             watchedSinceNs = now;
         } else if (now - watchedSinceNs >= WATCH_LIMIT_NS) {
             wakeOnOffer = true;
+            watchNs = WATCH_NS;
             return;
         }
-        signal.park(WATCH_NS);
+        parkWatching();
+    }
+
+    /** Parks for the current watch, then lengthens it: the look that ends it found nothing unless it finds work. */
+    private void parkWatching() {
+        signal.park(watchNs);
+        watchNs = Math.min(MAX_WATCH_NS, 2 * watchNs);
+    }
+
+    /**
+     * Whether a look of the executor thread, while callers drive their own operations (offers do not wake it), finds
+     * nothing for it: no operation runs, none has waited in the queue since the previous look, and operations are
+     * still being offered. It then parks again without taking the driver flag. Taken at the moment a caller comes to
+     * wait, the flag made that caller wait for this thread, which a small host may preempt right after waking it: the
+     * caller handed over after its spin and blocked, and both paid a wake-up (docs/performance.md).
+     */
+    private boolean callersTakeTheirOwn() {
+        if (wakeOnOffer || state != IDLE) {
+            return false;
+        }
+        long claims = queue.claims();
+        long now = clock.nanoTime();
+        if (claims != watchedClaims) {
+            watchedClaims = claims;
+            watchedSinceNs = now;
+        } else if (now - watchedSinceNs >= WATCH_LIMIT_NS) {
+            return false;   // quiet: watchForOffers asks to be woken by offers again
+        }
+        if (queue.isEmpty()) {
+            takenAtLastLook = -1;
+            return true;
+        }
+        long taken = queue.taken();
+        if (taken == takenAtLastLook) {
+            return false;   // an operation has waited since the last look: nobody takes it
+        }
+        takenAtLastLook = taken;
+        return true;
     }
 
     /** @return how long the thread may park while the running plan waits: until the operation's deadline */

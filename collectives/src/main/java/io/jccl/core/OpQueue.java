@@ -64,7 +64,12 @@ final class OpQueue<E> {
         return (long) TAIL.getVolatile(this);
     }
 
-    /** Consumer only. @return the next element, or null when none is published yet */
+    /** @return how many elements were ever taken (a snapshot; any thread) */
+    long taken() {
+        return (long) HEAD.getVolatile(this);
+    }
+
+        /** Consumer only. @return the next element, or null when none is published yet */
     @SuppressWarnings("unchecked")
     E poll() {
         long h = (long) HEAD.get(this);
