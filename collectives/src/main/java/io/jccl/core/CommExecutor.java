@@ -490,22 +490,29 @@ final class CommExecutor implements Runnable, Progress {
     }
 
     /**
-     * The executor thread, idle while offers do not wake it: parks {@link #WATCH_NS} and looks again; after
+     * The executor thread, idle while offers do not wake it: parks for the current watch and looks again; after
      * {@link #WATCH_LIMIT_NS} without an offer it asks to be woken by the next one (then the loop polls the queue
      * once more before it parks, so an offer that did not see the request is not missed).
      */
     private void watchForOffers() {
-        long claims = queue.claims();
-        long now = clock.nanoTime();
-        if (claims != watchedClaims) {
-            watchedClaims = claims;
-            watchedSinceNs = now;
-        } else if (now - watchedSinceNs >= WATCH_LIMIT_NS) {
+        if (offersStopped()) {
             wakeOnOffer = true;
             watchNs = WATCH_NS;
             return;
         }
         parkWatching();
+    }
+
+    /** @return whether nothing was offered for {@link #WATCH_LIMIT_NS}, as this thread's looks have seen the queue */
+    private boolean offersStopped() {
+        long claims = queue.claims();
+        long now = clock.nanoTime();
+        if (claims != watchedClaims) {
+            watchedClaims = claims;
+            watchedSinceNs = now;
+            return false;
+        }
+        return now - watchedSinceNs >= WATCH_LIMIT_NS;
     }
 
     /** Parks for the current watch, then lengthens it: the look that ends it found nothing unless it finds work. */
@@ -522,16 +529,8 @@ final class CommExecutor implements Runnable, Progress {
      * caller handed over after its spin and blocked, and both paid a wake-up (docs/performance.md).
      */
     private boolean callersTakeTheirOwn() {
-        if (wakeOnOffer || state != IDLE) {
-            return false;
-        }
-        long claims = queue.claims();
-        long now = clock.nanoTime();
-        if (claims != watchedClaims) {
-            watchedClaims = claims;
-            watchedSinceNs = now;
-        } else if (now - watchedSinceNs >= WATCH_LIMIT_NS) {
-            return false;   // quiet: watchForOffers asks to be woken by offers again
+        if (wakeOnOffer || state != IDLE || offersStopped()) {
+            return false;   // stopped offers: watchForOffers asks to be woken by them again
         }
         if (queue.isEmpty()) {
             takenAtLastLook = -1;
