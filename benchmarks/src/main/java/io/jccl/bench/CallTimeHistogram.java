@@ -1,0 +1,83 @@
+package io.jccl.bench;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+
+/**
+ * Where the mean of a small all-reduce goes beyond its median: out-of-place fp32 sum all-reduces timed one by one in
+ * rounds, and per round the mean and, for calls of 10 µs or more, how many fell into each duration band and their
+ * share of the round's wall time. Short stalls (10-100 µs) are context switches on a core where a caller spins;
+ * milliseconds are compiler threads, collections and scheduler slices. Run under {@code jccl run}:
+ *
+ * <pre>
+ * ./mvnw -q -B -pl benchmarks -am package -DskipTests
+ * ./jccl run -np 2 -x JCCL_NET=shm -cp benchmarks/target/classes -- io.jccl.bench.CallTimeHistogram 8 2000000 3
+ * </pre>
+ *
+ * Arguments: the size in bytes (K/M suffix), calls per round, rounds. Rank 0 prints one line per round.
+ */
+public final class CallTimeHistogram {
+    /** Lower bounds of the bands, in ns; the last band is open. */
+    private static final long[] BAND_NS = {10_000, 20_000, 50_000, 100_000, 500_000, 1_000_000, 5_000_000};
+    private static final String[] BAND_NAMES = {"10-20us", "20-50us", "50-100us", "0.1-0.5ms", "0.5-1ms", "1-5ms",
+        ">5ms"};
+
+    private CallTimeHistogram() {
+    }
+
+    /** @param args size, calls per round, rounds */
+    public static void main(String[] args) {
+        if (args.length != 3) {
+            System.err.println("usage: CallTimeHistogram SIZE CALLS_PER_ROUND ROUNDS");
+            System.exit(2);
+        }
+        long bytes = io.jccl.CommConfig.parseBytes(args[0]);
+        long calls = Long.parseLong(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        if (bytes < Float.BYTES || calls < 1 || rounds < 1) {
+            System.err.println("CallTimeHistogram: the size must be at least 4 bytes, the counts positive");
+            System.exit(2);
+        }
+        try (Communicator comm = Communicator.fromEnvironment(); Arena arena = Arena.ofShared()) {
+            MemorySegment send = arena.allocate(bytes, 64);
+            MemorySegment recv = arena.allocate(bytes, 64);
+            send.fill((byte) 1);
+            long count = bytes / Float.BYTES;
+            for (int round = 0; round < rounds; round++) {
+                long[] stalls = new long[BAND_NS.length];
+                long[] stalledNs = new long[BAND_NS.length];
+                long totalNs = 0;
+                long begin = System.nanoTime();
+                for (long i = 0; i < calls; i++) {
+                    long start = System.nanoTime();
+                    comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                    long ns = System.nanoTime() - start;
+                    totalNs += ns;
+                    if (ns >= BAND_NS[0]) {
+                        int band = BAND_NS.length - 1;
+                        while (ns < BAND_NS[band]) {
+                            band--;
+                        }
+                        stalls[band]++;
+                        stalledNs[band] += ns;
+                    }
+                }
+                double wallNs = System.nanoTime() - begin;
+                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d: %d calls of %d B, mean %.3f"
+                        + " us;", round, calls, bytes, totalNs / 1e3 / calls));
+                for (int b = 0; b < BAND_NS.length; b++) {
+                    line.append(String.format(Locale.ROOT, " %s %d (%.1f%%)", BAND_NAMES[b], stalls[b],
+                            100.0 * stalledNs[b] / wallNs));
+                }
+                if (comm.rank() == 0) {
+                    System.out.println(line);
+                }
+            }
+        }
+    }
+}
