@@ -69,7 +69,7 @@ final class OpQueue<E> {
         return (long) HEAD.getVolatile(this);
     }
 
-        /** Consumer only. @return the next element, or null when none is published yet */
+    /** Consumer only. @return the next element, or null when none is published yet */
     @SuppressWarnings("unchecked")
     E poll() {
         long h = (long) HEAD.get(this);

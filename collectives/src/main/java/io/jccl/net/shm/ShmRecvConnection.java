@@ -74,7 +74,11 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        ShmRequest request = take(buffer, offset, capacityBytes, expectedTag);
+        return post(take(buffer, offset, capacityBytes, expectedTag));
+    }
+
+    /** Queues a taken receive (null: the in-flight limit was reached) and, when it is the only one, looks for it. */
+    private NetRequest post(ShmRequest request) {
         if (request == null) {
             return null;
         }
@@ -104,16 +108,11 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
                     + ShmTransport.MAX_MESSAGE_BYTES);
         }
         ShmRequest request = take(MemorySegment.NULL, 0, 0, expectedTag);
-        if (request == null) {
-            return null;
+        if (request != null) {
+            request.sizeBytes = capacityBytes;
+            request.sink = sink;
         }
-        request.sizeBytes = capacityBytes;
-        request.sink = sink;
-        posted.add(request);
-        if (posted.size() == 1) {
-            progress();
-        }
-        return request;
+        return post(request);
     }
 
     /** @return the connection's large-message path: {@link Layout#MODE_CMA} or {@link Layout#MODE_RING} */
