@@ -64,6 +64,8 @@ final class PlanRunner implements OpRun {
     /** Each lane's reduction done where the transport holds the received data, and whether the step uses it. */
     private CombineSink[] sinks = newSinks(4);
     private boolean[] sunk = new boolean[4];
+    /** An out-of-place exchange that received straight into its result, combined there with the input afterwards. */
+    private boolean[] receivedInResult = new boolean[4];
 
     /** @return e.g. {@code rank 2 (pid 4711 on node3)}, for messages about a peer that went away */
     private String name(int peer) {
@@ -120,6 +122,7 @@ final class PlanRunner implements OpRun {
         sourceSlot = new int[n];
         sinks = newSinks(n);
         sunk = new boolean[n];
+        receivedInResult = new boolean[n];
     }
 
     private static CombineSink[] newSinks(int n) {
@@ -144,6 +147,7 @@ final class PlanRunner implements OpRun {
             sinks[lane].clear();
             sunk[lane] = false;
         }
+        receivedInResult[lane] = false;
     }
 
     /** @return true when every lane finished and every send completed */
@@ -254,7 +258,11 @@ final class PlanRunner implements OpRun {
                 // step's destination, or staging when it keeps the result there), with no copy into staging first.
                 boolean sink = step.recvPeer1() < 0 && step.src() != Buf.NONE
                         && links.dataRecv[step.recvPeer0()].acceptsSinks();
-                if ((!sink || !stored) && slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
+                // Without a sink, out of place, the received operand lands in the result and the local one, the
+                // input, is combined into it there: two buffers touched, not three (staging). Out of place the
+                // input and the result are disjoint, so the input stays as it was while the receive writes.
+                boolean intoResult = !sink && step.recvPeer1() < 0 && readsInputIntoResult(step, member);
+                if ((!sink || !stored) && !intoResult && slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
                     return false;
                 }
                 if (step.recvPeer1() >= 0 && slot1[lane] < 0 && (slot1[lane] = staging.acquire()) < 0) {
@@ -268,6 +276,9 @@ final class PlanRunner implements OpRun {
                                 stored ? step.dstOffset() : 0, elementBytes[member], true, step.prepare(),
                                 step.finish());
                         r = irecv(step.recvPeer0(), sinks[lane], bytes, member);
+                    } else if (intoResult) {
+                        r = irecv(step.recvPeer0(), buffer(step.dst(), member), step.dstOffset(), bytes, member);
+                        receivedInResult[lane] = r != null;
                     } else {
                         r = irecv(step.recvPeer0(), staging.segment(slot0[lane]), 0, bytes, member);
                     }
@@ -306,6 +317,11 @@ final class PlanRunner implements OpRun {
                         sinks[lane].bind(reducers[member], buffer(step.src(), member), step.srcOffset(), acc,
                                 step.dstOffset(), elementBytes[member], false, false, false);
                         r = irecv(step.recvPeer0(), sinks[lane], bytes, member);
+                    } else if (exchangeReceivesInResult(step, member, acc, bytes)) {
+                        // Out of place, the result is not what is sent: the peer's data lands there and is combined
+                        // with the input in place, touching two buffers as in place does, not three (staging).
+                        r = irecv(step.recvPeer0(), acc, step.dstOffset(), bytes, member);
+                        receivedInResult[lane] = r != null;
                     } else {
                         if (slot0[lane] < 0 && (slot0[lane] = staging.acquire()) < 0) {
                             return false;
@@ -353,6 +369,27 @@ final class PlanRunner implements OpRun {
         return step.src() != Buf.NONE && step.src() != step.dst() && !members[member].inPlace
                 && !(step.prepare() && reducers[member].needsPrepare())
                 && links.dataRecv[step.recvPeer0()].acceptsSinks();
+    }
+
+    /**
+     * Without a sink, an out-of-place exchange receives straight into its result when the result is neither what it
+     * sends (the input is, {@link #readsInputIntoResult}) nor read by a send still in flight; the combine
+     * then reads the input and the received data in the result and writes the result (the same operands in the same
+     * order as through staging, so the same bits). With a prepared operand the result is what is sent: those go
+     * through staging.
+     */
+    private boolean exchangeReceivesInResult(Step step, int member, MemorySegment acc, long bytes) {
+        return readsInputIntoResult(step, member) && !(step.prepare() && reducers[member].needsPrepare())
+                && !sends.reads(acc, step.dstOffset(), bytes);
+    }
+
+    /**
+     * Whether a step combines the operation's input into its result out of place: the two are then disjoint, so a
+     * receive may write the result without touching the operand. (A step that reads a partial result out of RECV
+     * into RECV does not qualify: the receive would overwrite its operand.)
+     */
+    private boolean readsInputIntoResult(Step step, int member) {
+        return step.src() == Buf.SEND && step.dst() == Buf.RECV && !members[member].inPlace;
     }
 
     private void copy(Step step, int member, long bytes, MemorySegment dst) {
@@ -407,6 +444,14 @@ final class PlanRunner implements OpRun {
                     return true;
                 }
                 MemorySegment acc = buffer(step.dst(), member);
+                if (receivedInResult[lane]) {
+                    // acc = input ⊕ received, the received data already in acc.
+                    reducers[member].combine(buffer(step.src(), member), step.srcOffset(), acc, step.dstOffset(),
+                            acc, step.dstOffset(), step.count(), false);
+                    receivedInResult[lane] = false;
+                    finishStep(lane);
+                    return true;
+                }
                 if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
                     // acc = input ⊕ received: the input read once, the result written once.
                     reducers[member].combine(buffer(step.src(), member), step.srcOffset(),
@@ -437,6 +482,14 @@ final class PlanRunner implements OpRun {
             slot0[lane] = -1;
             return;
         }
+        if (receivedInResult[lane]) {   // the received operand is in the result: combine the local one there
+            MemorySegment out = buffer(step.dst(), member);
+            combineWithLocal(reducers[member], step, out, step.dstOffset(), buffer(step.src(), member), out,
+                    step.dstOffset(), step.finish());
+            receivedInResult[lane] = false;
+            setSource(lane, out, step.dstOffset(), -1);
+            return;
+        }
         Reducer reducer = reducers[member];
         MemorySegment stage0 = staging.segment(slot0[lane]);
         MemorySegment local = buffer(step.src(), member);
@@ -455,13 +508,13 @@ final class PlanRunner implements OpRun {
         if (two) {
             MemorySegment stage1 = staging.segment(slot1[lane]);
             if (hasLocal) {
-                combineWithLocal(reducer, step, stage0, local, stage0, 0, false);
+                combineWithLocal(reducer, step, stage0, 0, local, stage0, 0, false);
             }
             reducer.combine(stage0, 0, stage1, 0, out, outOffset, n, step.finish());
             staging.release(slot1[lane]);
             slot1[lane] = -1;
         } else if (hasLocal) {
-            combineWithLocal(reducer, step, stage0, local, out, outOffset, step.finish());
+            combineWithLocal(reducer, step, stage0, 0, local, out, outOffset, step.finish());
         } else if (step.finish()) {
             reducer.finish(stage0, 0, out, outOffset, n);
         } else if (out != stage0) {
@@ -476,12 +529,13 @@ final class PlanRunner implements OpRun {
         slot0[lane] = -1;
     }
 
-    private static void combineWithLocal(Reducer reducer, Step step, MemorySegment partial, MemorySegment local,
-                                         MemorySegment out, long outOffset, boolean finish) {
+    private static void combineWithLocal(Reducer reducer, Step step, MemorySegment partial, long partialOffset,
+                                         MemorySegment local, MemorySegment out, long outOffset, boolean finish) {
         if (step.prepare()) {
-            reducer.combineLocal(partial, 0, local, step.srcOffset(), out, outOffset, step.count(), finish);
+            reducer.combineLocal(partial, partialOffset, local, step.srcOffset(), out, outOffset, step.count(),
+                    finish);
         } else {
-            reducer.combine(partial, 0, local, step.srcOffset(), out, outOffset, step.count(), finish);
+            reducer.combine(partial, partialOffset, local, step.srcOffset(), out, outOffset, step.count(), finish);
         }
     }
 
