@@ -36,11 +36,21 @@ final class ExchangeFloors {
      */
     static void runRanks(Class<?> main, String[] args, String meetAt, String what) throws IOException,
             InterruptedException {
+        runRanks(main, List.of(args[0], args[1]), meetAt, what);
+    }
+
+    /** As {@link #runRanks(Class, String[], String, String)}, passing {@code passed} before the rank. */
+    static void runRanks(Class<?> main, List<String> passed, String meetAt, String what) throws IOException,
+            InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> ranks = new ArrayList<>();
         for (int rank = 0; rank < 2; rank++) {
-            ranks.add(new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), main.getName(), args[0],
-                    args[1], Integer.toString(rank), meetAt).redirectErrorStream(true).start());
+            List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                    main.getName()));
+            command.addAll(passed);
+            command.add(Integer.toString(rank));
+            command.add(meetAt);
+            ranks.add(new ProcessBuilder(command).redirectErrorStream(true).start());
         }
         String line = new String(ranks.get(0).getInputStream().readAllBytes()).strip();
         String other = new String(ranks.get(1).getInputStream().readAllBytes()).strip();

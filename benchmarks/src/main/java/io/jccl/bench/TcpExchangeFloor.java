@@ -83,7 +83,7 @@ public final class TcpExchangeFloor {
         }
     }
 
-    private static SocketChannel accept(InetSocketAddress address) throws IOException, InterruptedException {
+    static SocketChannel accept(InetSocketAddress address) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + CONNECT_LIMIT_NS;
         while (true) {
             try (ServerSocketChannel server = ServerSocketChannel.open()) {
@@ -98,7 +98,7 @@ public final class TcpExchangeFloor {
         }
     }
 
-    private static SocketChannel connect(InetSocketAddress address) throws IOException, InterruptedException {
+    static SocketChannel connect(InetSocketAddress address) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + CONNECT_LIMIT_NS;
         while (true) {
             try {
