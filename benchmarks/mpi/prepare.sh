@@ -1,4 +1,4 @@
-# Sourced by the same-host benchmarks (same-host.sh, small-floor.sh) after $root and $here are set:
+# Sourced by the same-host benchmarks (same-host.sh, small-floor.sh, tcp-bulk.sh) after $root and $here are set:
 #   prepare_mpi_and_jccl NAME
 # builds benchmarks/target/mpi/allreduce_perf (sets mpi_bin), checks that Open MPI is installed, lets mpirun run as
 # root, and builds JCCL (and its AOT cache) before anything is timed. Exits 1, naming NAME, when Open MPI is missing.
@@ -13,3 +13,15 @@ prepare_mpi_and_jccl() {
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   "$root/jccl" version >/dev/null
 }
+
+# build_benchmarks NAME: builds the benchmark classes (sets jdk to the JDK used); exits 1, naming NAME, on failure.
+build_benchmarks() {
+  jdk="$("$root/scripts/find-jdk.sh")"
+  if ! (cd "$root" && JAVA_HOME="$jdk" ./mvnw -q -B -pl benchmarks -am package -DskipTests >/dev/null); then
+    echo "$1: building the benchmarks failed (./mvnw -pl benchmarks -am package)" >&2
+    exit 1
+  fi
+}
+
+# stats VALUE...: prints the median, the smallest and the largest value.
+stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }

@@ -31,18 +31,13 @@ case "$only" in shm|tcp|shm,tcp|tcp,shm) ;; *) echo "small-floor.sh: --only must
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_mpi_and_jccl small-floor.sh
-jdk="$("$root/scripts/find-jdk.sh")"
-if ! (cd "$root" && JAVA_HOME="$jdk" ./mvnw -q -B -pl benchmarks -am package -DskipTests >/dev/null); then
-  echo "small-floor.sh: building the benchmarks failed (./mvnw -pl benchmarks -am package)" >&2
-  exit 1
-fi
+build_benchmarks small-floor.sh
 java="$jdk/bin/java"
 classes="$root/benchmarks/target/classes"
 
 echo "# small-floor.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$reps repetitions, Open MPI / JVM floor / JCCL alternating"
 
-stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
 field() {  # the number after WORD in TEXT
   awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) print $(k + 1) }' <<< "$2"
 }

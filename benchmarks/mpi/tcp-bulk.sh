@@ -42,17 +42,12 @@ fi
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_mpi_and_jccl tcp-bulk.sh
-jdk="$("$root/scripts/find-jdk.sh")"
-if ! (cd "$root" && JAVA_HOME="$jdk" ./mvnw -q -B -pl benchmarks -am package -DskipTests >/dev/null); then
-  echo "tcp-bulk.sh: building the benchmarks failed (./mvnw -pl benchmarks -am package)" >&2
-  exit 1
-fi
+build_benchmarks tcp-bulk.sh
 classes="$root/benchmarks/target/classes:$root/collectives/target/classes"
 
 echo "# tcp-bulk.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$bytes bytes, $reps repetitions, Open MPI / exchange / JCCL alternating"
 
-stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
 
 mpi=() exchange=() oop=() ip=()
 for ((i = 1; i <= reps; i++)); do
