@@ -43,9 +43,19 @@ public final class TcpBulkExchangeFloor {
             System.err.println("usage: TcpBulkExchangeFloor SIZE EXCHANGES REPETITIONS");
             System.exit(2);
         }
-        long bytes = io.jccl.CommConfig.parseBytes(args[0]);
-        int exchanges = Integer.parseInt(args[1]);
-        int reps = Integer.parseInt(args[2]);
+        long bytes;
+        int exchanges;
+        int reps;
+        try {
+            bytes = io.jccl.CommConfig.parseBytes(args[0]);
+            exchanges = Integer.parseInt(args[1]);
+            reps = Integer.parseInt(args[2]);
+        } catch (IllegalArgumentException e) {
+            System.err.println("TcpBulkExchangeFloor: " + e.getMessage()
+                    + " (usage: TcpBulkExchangeFloor SIZE EXCHANGES REPETITIONS)");
+            System.exit(2);
+            return;
+        }
         if (bytes < 1 || bytes > Integer.MAX_VALUE || exchanges < 1 || reps < 1) {
             System.err.println("TcpBulkExchangeFloor: the size must be 1 byte to 2 GiB, the counts positive");
             System.exit(2);
