@@ -325,6 +325,17 @@ public final class FabricCommand implements Callable<Integer> {
                 relay.flapPath((int) f[0], start, f[1] * 1_000_000, f[2] * 1_000_000, (int) f[3]);
             }
             relay.start();
+            CountDownLatch stop = new CountDownLatch(1);
+            FinalLine report = new FinalLine(out, () -> String.format(Locale.ROOT, "jccl fabric: %s",
+                    relay.counters()));
+            // On Ctrl-C or SIGTERM the JVM may stop this thread before it gets to the report: the hook reports too.
+            // Registered before the addresses are printed: whoever stops the relay once it has read them (a script,
+            // a test) gets the counter line.
+            Thread hook = new Thread(() -> {
+                stop.countDown();
+                report.print();
+            }, "jccl-fabric-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
             if (relay instanceof ImpairmentProxy p) {
                 out.println("control (endpoints register here): " + join(List.of(p.controlAddress())));
             } else {
@@ -333,15 +344,6 @@ public final class FabricCommand implements Callable<Integer> {
                 out.println("for B (give these to B as A's addresses): " + join(r.addressesForB()));
             }
             out.flush();
-            CountDownLatch stop = new CountDownLatch(1);
-            FinalLine report = new FinalLine(out, () -> String.format(Locale.ROOT, "jccl fabric: %s",
-                    relay.counters()));
-            // On Ctrl-C or SIGTERM the JVM may stop this thread before it gets to the report: the hook reports too.
-            Thread hook = new Thread(() -> {
-                stop.countDown();
-                report.print();
-            }, "jccl-fabric-stop");
-            Runtime.getRuntime().addShutdownHook(hook);
             if (durationS > 0) {
                 stop.await(Math.round(durationS * 1e9), TimeUnit.NANOSECONDS);
             } else {
