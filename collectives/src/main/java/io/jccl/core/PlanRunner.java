@@ -444,25 +444,25 @@ final class PlanRunner implements OpRun {
                     return true;
                 }
                 MemorySegment acc = buffer(step.dst(), member);
-                if (receivedInResult[lane]) {
-                    // acc = input ⊕ received, the received data already in acc.
-                    reducers[member].combine(buffer(step.src(), member), step.srcOffset(), acc, step.dstOffset(),
-                            acc, step.dstOffset(), step.count(), false);
-                    receivedInResult[lane] = false;
-                    finishStep(lane);
-                    return true;
-                }
+                // The received operand: already in the result (received there out of place), or in staging.
+                boolean inResult = receivedInResult[lane];
+                MemorySegment received = inResult ? acc : staging.segment(slot0[lane]);
+                long receivedOffset = inResult ? step.dstOffset() : 0;
                 if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
                     // acc = input ⊕ received: the input read once, the result written once.
-                    reducers[member].combine(buffer(step.src(), member), step.srcOffset(),
-                            staging.segment(slot0[lane]), 0, acc, step.dstOffset(), step.count(), false);
+                    reducers[member].combine(buffer(step.src(), member), step.srcOffset(), received, receivedOffset,
+                            acc, step.dstOffset(), step.count(), false);
                 } else {
-                    reducers[member].combine(acc, step.dstOffset(), staging.segment(slot0[lane]), 0, acc,
-                            step.dstOffset(), step.count(), false);
+                    reducers[member].combine(acc, step.dstOffset(), received, receivedOffset, acc, step.dstOffset(),
+                            step.count(), false);
                 }
                 exchangePrepared[lane] = false;
-                staging.release(slot0[lane]);
-                slot0[lane] = -1;
+                if (inResult) {
+                    receivedInResult[lane] = false;
+                } else {
+                    staging.release(slot0[lane]);
+                    slot0[lane] = -1;
+                }
                 finishStep(lane);
                 return true;
             }
