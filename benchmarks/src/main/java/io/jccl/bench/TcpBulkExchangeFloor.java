@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.Locale;
@@ -78,7 +77,7 @@ public final class TcpBulkExchangeFloor {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
         // One connection per direction, as JCCL's TCP transport has them: a socket that one process only writes and
         // the other only reads.
-        SocketChannel[] both = rank == 0 ? acceptTwo(address)
+        SocketChannel[] both = rank == 0 ? TcpExchangeFloor.accept(address, 2)
                 : new SocketChannel[] {TcpExchangeFloor.connect(address), TcpExchangeFloor.connect(address)};
         try (SocketChannel first = both[0]; SocketChannel second = both[1]) {
             SocketChannel sending = rank == 0 ? first : second;
@@ -120,23 +119,6 @@ public final class TcpBulkExchangeFloor {
                 result.append(String.format(Locale.ROOT, rep == 0 ? "%.2f" : " %.2f", ns / 1e3 / exchanges));
             }
             return result.toString();
-        }
-    }
-
-    /** Rank 0's side of the two connections, accepted in the order rank 1 opens them. */
-    private static SocketChannel[] acceptTwo(InetSocketAddress address) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
-            try (ServerSocketChannel server = ServerSocketChannel.open()) {
-                server.bind(address, 2);
-                SocketChannel first = server.accept();
-                return new SocketChannel[] {first, server.accept()};
-            } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(10);   // the port is briefly held by the parent's probe
-            }
         }
     }
 }

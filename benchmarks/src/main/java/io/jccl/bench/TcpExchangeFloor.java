@@ -50,7 +50,7 @@ public final class TcpExchangeFloor {
     private static String exchange(int rank, int port, int exchanges, int reps) throws IOException,
             InterruptedException {
         InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-        try (SocketChannel ch = rank == 0 ? accept(address) : connect(address)) {
+        try (SocketChannel ch = rank == 0 ? accept(address, 1)[0] : connect(address)) {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.configureBlocking(false);
             ByteBuffer out = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
@@ -83,12 +83,18 @@ public final class TcpExchangeFloor {
         }
     }
 
-    static SocketChannel accept(InetSocketAddress address) throws IOException, InterruptedException {
+    /** Rank 0's side: {@code connections} connections accepted on {@code address}, in the order rank 1 opens them. */
+    static SocketChannel[] accept(InetSocketAddress address, int connections) throws IOException,
+            InterruptedException {
         long deadline = System.nanoTime() + CONNECT_LIMIT_NS;
         while (true) {
             try (ServerSocketChannel server = ServerSocketChannel.open()) {
-                server.bind(address);
-                return server.accept();
+                server.bind(address, connections);
+                SocketChannel[] accepted = new SocketChannel[connections];
+                for (int i = 0; i < connections; i++) {
+                    accepted[i] = server.accept();
+                }
+                return accepted;
             } catch (IOException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;
