@@ -2,6 +2,7 @@
  * allreduce_perf: MPI_Allreduce of float32 with MPI_SUM, timed and checked like nccl-tests, for comparing
  * `jccl bench collective` with an MPI library on the same machines. Build with benchmarks/mpi/build.sh; run with
  * e.g. `mpirun -np 2 --mca btl self,tcp benchmarks/target/mpi/allreduce_perf -n 20 -w 5 1M 8M 64M`.
+ * `-i` times the in-place form (MPI_IN_PLACE: the result overwrites the input in recv) instead of out of place.
  *
  * For each size: allocate and fill the buffers once, run the warm-up calls, then a barrier and the timed calls.
  * time(us) is the slowest rank's mean time per call (the timed loop's time reduced with MPI_MAX), algbw is
@@ -71,8 +72,8 @@ static int parse_count(const char *text, int min) {
 
 static void usage(int rank, const char *message) {
     if (rank == 0) {
-        fprintf(stderr, "allreduce_perf: %s\nusage: allreduce_perf [-n iters] [-w warmup] size... "
-                "(sizes in bytes, multiples of 4, with an optional K, M or G suffix)\n", message);
+        fprintf(stderr, "allreduce_perf: %s\nusage: allreduce_perf [-i] [-n iters] [-w warmup] size... "
+                "(-i: in place; sizes in bytes, multiples of 4, with an optional K, M or G suffix)\n", message);
     }
 }
 
@@ -87,7 +88,12 @@ int main(int argc, char **argv) {
     int warmup = 5;
     size_t sizes[MAX_SIZES];
     int nsizes = 0;
+    int in_place = 0;
     for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-i") == 0) {
+            in_place = 1;
+            continue;
+        }
         if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0) && a + 1 < argc) {
             int value = parse_count(argv[a + 1], argv[a][1] == 'n' ? 1 : 0);
             if (value < 0) {
@@ -121,8 +127,8 @@ int main(int argc, char **argv) {
         if (newline != NULL) {
             *newline = '\0';
         }
-        printf("# allreduce_perf (MPI_Allreduce, MPI_FLOAT, MPI_SUM): %d processes, %d timed iterations after %d "
-               "warm-up\n", ranks, iters, warmup);
+        printf("# allreduce_perf (MPI_Allreduce, MPI_FLOAT, MPI_SUM, %s): %d processes, %d timed iterations after "
+               "%d warm-up\n", in_place ? "in place" : "out of place", ranks, iters, warmup);
         printf("# MPI library: %s\n", version);
         printf("# time: the slowest rank's mean time per call; busbw = algbw * 2(n-1)/n; every element checked\n");
         printf("#\n");
@@ -146,15 +152,25 @@ int main(int argc, char **argv) {
             send[i] = input(rank, i);
             recv[i] = 0.0f;
         }
+        /* In place, the input is recv; each call overwrites it with the sum, so it is filled again before the
+           checked call (values growing call by call cost the same: no denormals, at worst infinities). */
+        const void *source = in_place ? MPI_IN_PLACE : (const void *) send;
+        if (in_place) {
+            memcpy(recv, send, sizes[s]);
+        }
         for (int i = 0; i < warmup; i++) {
-            MPI_Allreduce(send, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(source, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
         for (int i = 0; i < iters; i++) {
-            MPI_Allreduce(send, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Allreduce(source, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         }
         double seconds = (MPI_Wtime() - start) / iters;
+        if (in_place) {
+            memcpy(recv, send, sizes[s]);
+            MPI_Allreduce(MPI_IN_PLACE, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        }
 
         long long wrong = 0;
         for (size_t i = 0; i < count; i++) {
