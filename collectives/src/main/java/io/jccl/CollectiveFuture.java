@@ -37,7 +37,9 @@ public interface CollectiveFuture extends Future<Void> {
     /**
      * Callbacks attached to it run on the thread that completes the operation: the communicator's own thread, or a
      * thread that waits for an operation of the communicator and so drives it; one operation at a time, in issue
-     * order. Waiting for a pending operation of the same communicator from a callback is refused.
+     * order. Attached to an operation already complete — such as a small collective its issuing thread ran to the
+     * end inside the call — they run at once on the attaching thread, as {@link CompletableFuture}'s do. Waiting for
+     * a pending operation of the same communicator from a callback is refused.
      *
      * @return a {@link CompletableFuture} that completes with this operation (completing it has no effect here)
      */

@@ -1,6 +1,7 @@
 package io.jccl.core;
 
 import io.jccl.Algorithm;
+import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -428,6 +429,112 @@ final class CommExecutor implements Runnable, Progress {
     /** Callers in {@code await()} wanting to drive: the executor thread steps aside while there are any. */
     private final java.util.concurrent.atomic.AtomicInteger waitingCallers =
             new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The request of the operations run at once by the thread that issues them ({@link #runInline}). */
+    private final OpRequest inline = OpRequest.inline();
+    /** Inline operations handed over unfinished (their futures are the only thing the fast path allocates). */
+    private final java.util.concurrent.atomic.AtomicLong inlineHandOvers = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The fast path of a small collective: when nothing is queued or running and no thread drives, the issuing
+     * thread starts the operation itself and drives it for at most {@code budgetNs} (the waiting caller's spin) —
+     * the data goes out at once, with no queue, no hand-over between threads and, when it completes within the
+     * budget, nothing allocated: the shared {@link OpFuture#COMPLETED} is returned. Otherwise it hands the
+     * operation over unfinished: it gets a future, which the executor thread or a waiting caller completes, as any
+     * other. Issue order holds: the operation starts only when every earlier one has completed, and later ones queue
+     * behind it (nobody else drives meanwhile, and the queue is looked at with the driver flag held).
+     *
+     * @param budgetNs how long to drive at most (0: what is possible at once)
+     * @return the operation's future; null when the fast path does not apply (queue it)
+     */
+    CollectiveFuture runInline(OpKind kind, long count, DataType type, ReduceOp op, int root, MemorySegment send,
+                               MemorySegment recv, boolean inPlace, long budgetNs) {
+        if (stepped || !DRIVER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
+            return null;
+        }
+        boolean handedOver = false;
+        try {
+            long claims = queue.claims();
+            if (state != IDLE || current != null || failure != null || abortRequested || closeRequested
+                    || queue.taken() != claims) {
+                return null;
+            }
+            if (claims != handOverEpoch) {
+                handOverEpoch = claims;
+                handOversInEpoch = 0;
+            } else if (handOversInEpoch == MAX_HAND_OVERS_PER_EPOCH) {
+                return null;   // no order key left between two queued operations: queue this one
+            }
+            OpRequest r = inline;
+            r.resetCollective(kind, count, type, op, root, send, recv, inPlace);
+            startOperation(r);
+            long startNs = 0;
+            int passes = 0;
+            while (r.inlineOutcome == OpRequest.RUNNING) {
+                int work = step();
+                if ((++passes & 63) != 0) {
+                    if (work == 0) {
+                        Thread.onSpinWait();
+                    }
+                    continue;
+                }
+                long now = System.nanoTime();   // not before 64 passes: a small operation is done by then
+                if (startNs == 0) {
+                    startNs = now;
+                } else if (now - startNs >= budgetNs) {
+                    break;
+                }
+            }
+            if (r.inlineOutcome == OpRequest.DONE) {
+                r.clearInline();
+                return OpFuture.COMPLETED;
+            }
+            OpFuture f = comm.newFuture();
+            if (r.inlineOutcome == OpRequest.FAILED) {
+                r.clearInline();
+                f.fail(r.inlineError);
+                return f;
+            }
+            f.position(handOverOrder(claims, ++handOversInEpoch));
+            r.future = f;   // published to the next driver by the release of the driver flag below
+            handedOver = true;
+            inlineHandOvers.incrementAndGet();
+            return f;
+        } finally {
+            stopDriving();
+            if (handedOver && wakeOnOffer) {
+                // As an offer: this thread carries it on, woken now, or at its next look while callers drive theirs.
+                signal.signal();
+            }
+        }
+    }
+
+    /**
+     * Order keys of issued operations, for {@code synchronize()} (the latest issued is the one to wait for): an
+     * operation queued at position {@code p} has {@code (p + 1) << ORDER_SHIFT}; one handed over unfinished by its
+     * issuing thread, when {@code claims} operations had ever been queued, has {@code claims << ORDER_SHIFT} plus its
+     * number among those handed over since (1, 2, ...): after every operation queued before it, before every one
+     * queued after. 2^43 queued operations fit, 2^20 - 1 hand-overs between two of them.
+     */
+    static final int ORDER_SHIFT = 20;
+    private static final long MAX_HAND_OVERS_PER_EPOCH = (1L << ORDER_SHIFT) - 1;
+    /** The queue's claims when the last inline operation started, and how many were handed over since it moved. */
+    private long handOverEpoch = -1;
+    private long handOversInEpoch;
+
+    /** @return the order key of an operation queued at {@code position} */
+    static long queuedOrder(long position) {
+        return (position + 1) << ORDER_SHIFT;
+    }
+
+    private static long handOverOrder(long claims, long handOver) {
+        return (claims << ORDER_SHIFT) + handOver;
+    }
+
+    /** @return inline operations handed over unfinished so far (tests) */
+    long inlineHandOvers() {
+        return inlineHandOvers.get();
+    }
 
     @Override
     public boolean tryDrive() {
@@ -1020,6 +1127,12 @@ final class CommExecutor implements Runnable, Progress {
     }
 
     private void complete(OpRequest op) {
+        if (op.future == null) {
+            // Run by its issuing thread, which is still at it: it returns the shared completed future. Offers are
+            // left as they wake: this thread may be parked until one does (see wakeOnOffer).
+            op.inlineOutcome = OpRequest.DONE;
+            return;
+        }
         boolean awaited = op.future.awaited();
         if (op.type == OpRequest.Type.GROUP) {
             for (OpRequest m : op.members) {
@@ -1045,6 +1158,11 @@ final class CommExecutor implements Runnable, Progress {
         }
         if (op.splitResult != null) {
             op.splitResult.completeExceptionally(e);
+        }
+        if (op.future == null) {
+            op.inlineError = e;   // its issuing thread, still running it, returns a failed future
+            op.inlineOutcome = OpRequest.FAILED;
+            return;
         }
         op.future.fail(e);
     }

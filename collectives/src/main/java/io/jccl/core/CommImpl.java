@@ -141,7 +141,48 @@ public final class CommImpl implements Communicator {
         return executor.thread();
     }
 
-    private OpFuture newFuture() {
+    /**
+     * Collectives whose data (count x element size x ranks) is at most this go the fast path first
+     * ({@link CommExecutor#runInline}): the issuing thread runs them at once when nothing else is pending.
+     */
+    static final long INLINE_MAX_BYTES = 64 * 1024;
+    /**
+     * The longest the issuing thread runs such a collective before it hands it over unfinished (or the configured
+     * spin, when shorter): long enough for a peer that issues in step, short enough that one thread issuing for
+     * several in-JVM ranks ({@code Communicator.local}) loses little on each before the next has issued.
+     */
+    static final long INLINE_SPIN_NS = 5_000;
+
+    /**
+     * Issues a checked collective: run at once by this thread when it is small and nothing else is pending
+     * (nothing allocated when it completes within the waiting caller's spin), else queued.
+     */
+    private CollectiveFuture collective(OpKind kind, long count, DataType type, ReduceOp op, int root,
+                                        MemorySegment send, MemorySegment recv, boolean inPlace, DeviceArgs device) {
+        if (device == null && groupOwner == null && !stepped
+                && count <= INLINE_MAX_BYTES / size / (type == null ? 1 : type.sizeBytes())) {
+            CollectiveFuture f = executor.runInline(kind, count, type, op, root, send, recv, inPlace,
+                    Math.min(INLINE_SPIN_NS, awaitSpin.configuredNs()));
+            if (f == OpFuture.COMPLETED) {
+                awaitSpin.completedWithoutBlocking();
+                return f;
+            }
+            if (f != null) {
+                if (f instanceof OpFuture handedOver && handedOver.position() > 0) {   // not done: it joins the order
+                    lastIssued.accumulateAndGet(handedOver, CommImpl::later);
+                }
+                return f;
+            }
+        }
+        return submit(OpRequest.collective(kind, count, type, op, root, send, recv, inPlace, newFuture()), device);
+    }
+
+    /** @return the later of two issued operations, by their order keys ({@link CommExecutor#ORDER_SHIFT}) */
+    private static OpFuture later(OpFuture a, OpFuture b) {
+        return a == null || b.position() > a.position() ? b : a;
+    }
+
+    OpFuture newFuture() {
         return new OpFuture(executorThread(), stepped ? null : executor, awaitSpin, stepped);
     }
 
@@ -215,8 +256,8 @@ public final class CommImpl implements Communicator {
             LockSupport.parkNanos(parkNs);
             parkNs = Math.min(parkNs * 2, 1_000_000);
         }
-        op.future.position(position);
-        lastIssued.accumulateAndGet(op.future, (a, b) -> a == null || b.position() > a.position() ? b : a);
+        op.future.position(CommExecutor.queuedOrder(position));
+        lastIssued.accumulateAndGet(op.future, CommImpl::later);
         // close() may have drained the queue for the last time between the open check and the offer; then
         // nobody else will complete this operation. (The fence orders the offer before the check, against the
         // executor's "terminated, then drain".)
@@ -243,8 +284,7 @@ public final class CommImpl implements Communicator {
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         boolean inPlace = ArgChecks.inPlace("allReduce", "send", send, b, "recv", recv, b, 0);
-        return submit(OpRequest.collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, newFuture()),
-                device);
+        return collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, device);
     }
 
     @Override
@@ -267,8 +307,8 @@ public final class CommImpl implements Communicator {
         if (rank == root) {
             inPlace = ArgChecks.inPlace("broadcast", "send", send, b, "recv", recv, b, 0);
         }
-        return submit(OpRequest.collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
-                recv, inPlace, newFuture()), device);
+        return collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
+                recv, inPlace, device);
     }
 
     @Override
@@ -291,8 +331,8 @@ public final class CommImpl implements Communicator {
             buffer("recv", recv, b, true, executorThread());
             inPlace = ArgChecks.inPlace("reduce", "send", send, b, "recv", recv, b, 0);
         }
-        return submit(OpRequest.collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
-                inPlace, newFuture()), device);
+        return collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
+                inPlace, device);
     }
 
     @Override
@@ -310,8 +350,7 @@ public final class CommImpl implements Communicator {
         buffer("send", send, sb, false, executorThread());
         buffer("recv", recv, rb, true, executorThread());
         boolean inPlace = ArgChecks.inPlace("allGather", "send", send, sb, "recv", recv, rb, rank * sb);
-        return submit(OpRequest.collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace,
-                newFuture()), device);
+        return collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace, device);
     }
 
     @Override
@@ -332,8 +371,7 @@ public final class CommImpl implements Communicator {
         buffer("recv", recv, rb, true, executorThread());
         // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
         boolean inPlace = ArgChecks.inPlace("reduceScatter", "recv", recv, rb, "send", send, sb, rank * rb);
-        return submit(OpRequest.collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace,
-                newFuture()), device);
+        return collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace, device);
     }
 
     @Override
@@ -350,8 +388,7 @@ public final class CommImpl implements Communicator {
         buffer("send", send, b, false, executorThread());
         buffer("recv", recv, b, true, executorThread());
         ArgChecks.noOverlap("allToAll", send, b, recv, b);
-        return submit(OpRequest.collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, newFuture()),
-                device);
+        return collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, device);
     }
 
     @Override
@@ -438,8 +475,8 @@ public final class CommImpl implements Communicator {
             buffer("recv", recv, rb, true, executorThread());
             inPlace = ArgChecks.inPlace("gather", "send", send, sb, "recv", recv, rb, root * sb);
         }
-        return submit(OpRequest.collective(OpKind.GATHER, sendCount, type, null, root, send,
-                rank == root ? recv : null, inPlace, newFuture()), device);
+        return collective(OpKind.GATHER, sendCount, type, null, root, send,
+                rank == root ? recv : null, inPlace, device);
     }
 
     @Override
@@ -461,8 +498,8 @@ public final class CommImpl implements Communicator {
             buffer("send", send, sb, false, executorThread());
             inPlace = ArgChecks.inPlace("scatter", "recv", recv, rb, "send", send, sb, root * rb);
         }
-        return submit(OpRequest.collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
-                recv, inPlace, newFuture()), device);
+        return collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
+                recv, inPlace, device);
     }
 
     @Override
@@ -584,7 +621,7 @@ public final class CommImpl implements Communicator {
     @Override
     public CollectiveFuture barrier() {
         checkOpen();
-        return submit(OpRequest.collective(OpKind.BARRIER, 0, null, null, -1, null, null, false, newFuture()));
+        return collective(OpKind.BARRIER, 0, null, null, -1, null, null, false, null);
     }
 
     // ---- Groups ----

@@ -84,12 +84,12 @@ final class OpFuture implements CollectiveFuture {
         return awaited;
     }
 
-    /** Records the operation's position in its communicator's issue order. */
+    /** Records the operation's order key in its communicator's issue order ({@link CommExecutor#ORDER_SHIFT}). */
     void position(long position) {
         this.position = position;
     }
 
-    /** @return the position in issue order, or -1 before it was queued */
+    /** @return the order key in issue order, or -1 before it was queued or handed over */
     long position() {
         return position;
     }
@@ -99,6 +99,12 @@ final class OpFuture implements CollectiveFuture {
         f.complete();
         return f;
     }
+
+    /**
+     * What every operation that completed on the thread that issued it returns: a completed future holds no state
+     * of its own, so one serves them all, and such a call allocates nothing.
+     */
+    static final OpFuture COMPLETED = completed();
 
     void complete() {
         completion.complete(null);   // first, so a callback that awaits this operation finds it complete

@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import io.jccl.plan.OpKind;
 
@@ -10,16 +11,25 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** One queued operation, already checked. */
+/**
+ * One operation, already checked: queued, or run at once by the thread that issues it ({@link #inline()}: one per
+ * communicator, reset for each such operation, which then has no future unless it is handed over).
+ */
 final class OpRequest {
     enum Type { COLLECTIVE, P2P, GROUP, SPLIT }
 
+    /** {@link #inlineOutcome}: the inline operation has not ended (or the request is a queued one). */
+    static final int RUNNING = 0;
+    static final int DONE = 1;
+    static final int FAILED = 2;
+
     final Type type;
-    final OpKind kind;
-    final long count;
-    final DataType dataType;
-    final ReduceOp op;
-    final int root;
+    // Not final: the inline request is reset for each operation run at once (resetCollective).
+    OpKind kind;
+    long count;
+    DataType dataType;
+    ReduceOp op;
+    int root;
     final int peer;
     final boolean p2pSend;
     /**
@@ -30,7 +40,7 @@ final class OpRequest {
     MemorySegment recv;
     /** The device buffers to stage, or null for an operation on segments only. */
     DeviceArgs device;
-    final boolean inPlace;
+    boolean inPlace;
     final long[] sendCounts;
     final long[] sendDispls;
     final long[] recvCounts;
@@ -38,8 +48,16 @@ final class OpRequest {
     final List<OpRequest> members;
     final int color;
     final int key;
-    final OpFuture future;
+    /**
+     * What waiters wait on. Null only for the inline request while its issuing thread runs it: it completes or fails
+     * {@link #inlineOutcome} instead, and gets a future when it is handed over unfinished.
+     */
+    OpFuture future;
     final CompletableFuture<Optional<Communicator>> splitResult;
+    /** The inline request's outcome while it has no future: {@link #RUNNING}, {@link #DONE} or {@link #FAILED}. */
+    int inlineOutcome;
+    /** Why the inline request failed ({@link #FAILED}). */
+    JcclException inlineError;
 
     private OpRequest(Type type, OpKind kind, long count, DataType dataType, ReduceOp op, int root, int peer,
                       boolean p2pSend, MemorySegment send, MemorySegment recv, boolean inPlace, long[] sendCounts,
@@ -71,6 +89,34 @@ final class OpRequest {
                                 MemorySegment recv, boolean inPlace, OpFuture future) {
         return new OpRequest(Type.COLLECTIVE, kind, count, type, op, root, -1, false, send, recv, inPlace, null,
                 null, null, null, null, 0, 0, future, null);
+    }
+
+    /** @return the request a communicator reuses for the operations its issuing threads run at once */
+    static OpRequest inline() {
+        return new OpRequest(Type.COLLECTIVE, null, 0, null, null, -1, -1, false, null, null, false, null, null, null,
+                null, null, 0, 0, null, null);
+    }
+
+    /** Makes the inline request the collective given, with no future yet and its outcome {@link #RUNNING}. */
+    void resetCollective(OpKind kind, long count, DataType type, ReduceOp op, int root, MemorySegment send,
+                         MemorySegment recv, boolean inPlace) {
+        this.kind = kind;
+        this.count = count;
+        this.dataType = type;
+        this.op = op;
+        this.root = root;
+        this.send = send;
+        this.recv = recv;
+        this.inPlace = inPlace;
+        this.future = null;
+        this.inlineOutcome = RUNNING;
+        this.inlineError = null;
+    }
+
+    /** Lets go of the inline request's buffers once its operation ended (they are the caller's). */
+    void clearInline() {
+        this.send = null;
+        this.recv = null;
     }
 
     static OpRequest allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,

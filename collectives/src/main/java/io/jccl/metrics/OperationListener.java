@@ -5,8 +5,9 @@ import io.jccl.DataType;
 import io.jccl.plan.OpKind;
 
 /**
- * Told of every operation a communicator completed, on that communicator's executor thread, right after the
- * operation's data movement finished and before its future completes. The hook the metrics hang on: the data path
+ * Told of every operation a communicator completed, on the thread that drives it — the communicator's own thread, a
+ * caller waiting for an operation, or, for a small collective run at once, the thread that issued it, inside the call
+ * — right after the operation's data movement finished and before its future completes. The hook the metrics hang on: the data path
  * calls it with what it already has (no allocation, no lock), and an implementation must not allocate, block or
  * throw in steady state either — it runs inside every operation's latency.
  *
@@ -26,7 +27,8 @@ public interface OperationListener {
      *                     {@code self} for a communicator of one rank
      * @param bytes        the operation's size: count × element size, times the number of ranks for all-gather,
      *                     reduce-scatter and all-to-all (the size nccl-tests reports)
-     * @param durationNs   from the executor taking the operation off its queue until its data movement finished
+     * @param durationNs   from the executor starting the operation (taking it off its queue, or the issuing thread
+     *                     running it at once) until its data movement finished
      */
     void operationCompleted(Communicator communicator, OpKind kind, DataType type, String algorithm,
                             String transport, long bytes, long durationNs);

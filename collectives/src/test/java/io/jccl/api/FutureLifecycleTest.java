@@ -219,6 +219,29 @@ class FutureLifecycleTest {
         }
     }
 
+    /**
+     * A small operation its issuing thread could not finish at once (the peer has not issued yet) is handed over
+     * unfinished; {@code synchronize()} waits for it, also when it is the second such since anything was queued (the
+     * two get increasing order keys: with equal ones, synchronize waited only for the first, long complete).
+     */
+    @Test
+    void synchronizeWaitsForASmallOperationHandedOverUnfinished() throws Exception {
+        List<Communicator> comms = local(2);
+        Communicator c0 = comms.get(0);
+        Communicator c1 = comms.get(1);
+        for (int round = 0; round < 3; round++) {
+            CollectiveFuture mine = c0.allReduce(ints(2, 1), arena.allocate(8), 2, INT32, SUM);
+            assertThat(mine.isDone()).as("rank 0's all-reduce before rank 1 issued it").isFalse();
+            CompletableFuture<Void> synchronize = CompletableFuture.runAsync(c0::synchronize,
+                    CommAssertions.daemonPool());
+            Thread.sleep(50);   // long enough for a synchronize that waited for the wrong operation to return
+            assertThat(synchronize.isDone()).as("synchronize() before rank 1 issued, round %d", round).isFalse();
+            c1.allReduce(ints(2, 2), arena.allocate(8), 2, INT32, SUM).await();
+            synchronize.get(HANG.toSeconds(), TimeUnit.SECONDS);
+            assertThat(mine.isDone()).isTrue();
+        }
+    }
+
     @Test
     void closeWaitsForIssuedOperations() {
         List<Communicator> comms = local(3);

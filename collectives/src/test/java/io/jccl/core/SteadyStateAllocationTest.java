@@ -72,6 +72,45 @@ class SteadyStateAllocationTest {
         }
     }
 
+    /**
+     * The calling thread of a blocking small all-reduce, each rank a JVM of its own: the call, its future and the
+     * steps it drives allocate nothing — the operation runs at once on the thread that issues it and returns the
+     * shared completed future — but for the calls it hands over unfinished (a peer descheduled for longer than the
+     * inline spin), each of which gets a future of its own (at most {@value #HAND_OVER_BYTES} bytes with what a
+     * blocking wait for it allocates). A loaded machine hands more over; the allowance follows the count.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void callerAllocatesNothingPerBlockingSmallAllReduce(String transport) throws Exception {
+        io.jccl.UniqueId id = io.jccl.UniqueId.create();
+        List<Jvm> ranks = new java.util.ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            ranks.add(JvmProcesses.start(CallerAllocationMain.class, List.of(Integer.toString(r), "2"),
+                    Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", transport),
+                    "caller-allocation-" + transport + "-rank" + r, JvmProcesses.inheritedJvmOptions()));
+        }
+        for (Jvm jvm : ranks) {
+            assertThat(jvm.await(600)).as("exit code; output:%n%s", jvm.outputText()).isZero();
+            Matcher m = Pattern.compile("CALLER_BYTES (\\d+) CALLS (\\d+) HAND_OVERS (\\d+)")
+                    .matcher(jvm.outputText());
+            if (!m.find()) {
+                fail("no measurement in the output:%n%s", jvm.outputText());
+            }
+            long bytes = Long.parseLong(m.group(1));
+            long calls = Long.parseLong(m.group(2));
+            long handOvers = Long.parseLong(m.group(3));
+            assertThat(handOvers).as("calls handed over unfinished, of %d (%s)", calls, jvm.outputText())
+                    .isLessThan(calls / 2);
+            assertThat((bytes - handOvers * HAND_OVER_BYTES) / calls)
+                    .as("bytes the calling thread allocated per blocking 8-byte all-reduce over %s, beyond its %d "
+                            + "hand-overs: %d bytes in %d calls", transport, handOvers, bytes, calls)
+                    .isLessThan(8);
+        }
+    }
+
+    /** The most a call handed over unfinished allocates: its future, and what blocking for it may add. */
+    static final long HAND_OVER_BYTES = 512;
+
     private static void measure(String transport, List<String> args, Map<String, String> env, String name)
             throws Exception {
         List<String> options = new java.util.ArrayList<>(JvmProcesses.inheritedJvmOptions());
