@@ -159,10 +159,12 @@ public final class CommImpl implements Communicator {
      */
     private CollectiveFuture collective(OpKind kind, long count, DataType type, ReduceOp op, int root,
                                         MemorySegment send, MemorySegment recv, boolean inPlace, DeviceArgs device) {
-        if (device == null && groupOwner == null && !stepped
+        // Not without a spin (more busy threads than cores): there the issuing thread would hold a core that a peer
+        // needs to answer, and hand over anyway (4 ranks on 2 cores measured slower, docs/performance.md).
+        long spinNs = Math.min(INLINE_SPIN_NS, awaitSpin.configuredNs());
+        if (spinNs > 0 && device == null && groupOwner == null && !stepped
                 && count <= INLINE_MAX_BYTES / size / (type == null ? 1 : type.sizeBytes())) {
-            CollectiveFuture f = executor.runInline(kind, count, type, op, root, send, recv, inPlace,
-                    Math.min(INLINE_SPIN_NS, awaitSpin.configuredNs()));
+            CollectiveFuture f = executor.runInline(kind, count, type, op, root, send, recv, inPlace, spinNs);
             if (f == OpFuture.COMPLETED) {
                 awaitSpin.completedWithoutBlocking();
                 return f;
