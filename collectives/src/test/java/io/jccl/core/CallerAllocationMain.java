@@ -1,15 +1,12 @@
 package io.jccl.core;
 
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
-import io.jccl.UniqueId;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 
 /**
  * One rank of a job (a JVM per rank, {@code JCCL_NET} chooses the transport) whose thread calls blocking 8-byte
@@ -27,14 +24,9 @@ public final class CallerAllocationMain {
     }
 
     public static void main(String[] args) {
-        int rank = Integer.parseInt(args[0]);
-        int size = Integer.parseInt(args[1]);
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
-        try (Arena arena = Arena.ofShared();
-             Communicator comm = Communicator.init(id, rank, size, CommConfig.builder()
-                     .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(120)).build())) {
+        try (Arena arena = Arena.ofShared(); Communicator comm = TestRankComm.join(args)) {
             MemorySegment send = arena.allocate(8);
             MemorySegment recv = arena.allocate(8);
             run(comm, send, recv, WARMUP);

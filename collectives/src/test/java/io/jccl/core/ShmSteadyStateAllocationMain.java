@@ -1,14 +1,11 @@
 package io.jccl.core;
 
 import io.jccl.CollectiveFuture;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
-import io.jccl.UniqueId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 
 /**
  * One rank of a job over shm (a JVM per rank, {@code JCCL_NET=shm}) that runs warm all-gathers as an application
@@ -34,15 +31,11 @@ public final class ShmSteadyStateAllocationMain {
     }
 
     public static void main(String[] args) {
-        int rank = Integer.parseInt(args[0]);
         int size = Integer.parseInt(args[1]);
         boolean registered = args.length > 2 && args[2].equals("registered");
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
-        try (Arena arena = Arena.ofShared();
-             Communicator comm = Communicator.init(id, rank, size, CommConfig.builder()
-                     .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(120)).build())) {
+        try (Arena arena = Arena.ofShared(); Communicator comm = TestRankComm.join(args)) {
             long big = 16 << 10;
             MemorySegment small = registered ? comm.allocate(32L * size) : arena.allocate(32L * size);
             MemorySegment large = registered ? comm.allocate(big * 4 * size) : arena.allocate(big * 4 * size);
