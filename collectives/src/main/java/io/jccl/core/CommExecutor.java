@@ -437,14 +437,15 @@ final class CommExecutor implements Runnable, Progress {
 
     /**
      * The fast path of a small collective: when nothing is queued or running and no thread drives, the issuing
-     * thread starts the operation itself and drives it for at most {@code budgetNs} (the waiting caller's spin) —
+     * thread starts the operation itself and drives it for about {@code budgetNs} at most ({@link
+     * CommImpl#INLINE_SPIN_NS}, or the configured spin when shorter) —
      * the data goes out at once, with no queue, no hand-over between threads and, when it completes within the
      * budget, nothing allocated: the shared {@link OpFuture#COMPLETED} is returned. Otherwise it hands the
      * operation over unfinished: it gets a future, which the executor thread or a waiting caller completes, as any
      * other. Issue order holds: the operation starts only when every earlier one has completed, and later ones queue
      * behind it (nobody else drives meanwhile, and the queue is looked at with the driver flag held).
      *
-     * @param budgetNs how long to drive at most (0: what is possible at once)
+     * @param budgetNs how long to drive at most, counted from the 64th pass (0: what is possible at once)
      * @return the operation's future; null when the fast path does not apply (queue it)
      */
     CollectiveFuture runInline(OpKind kind, long count, DataType type, ReduceOp op, int root, MemorySegment send,
