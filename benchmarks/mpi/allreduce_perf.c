@@ -16,11 +16,12 @@
  */
 #include <mpi.h>
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "args.h"
 
 #define MAX_SIZES 64
 
@@ -31,43 +32,6 @@ static float input(int rank, size_t i) {
 
 static float expected(int ranks, size_t i) {
     return (float) (ranks * (ranks + 1) / 2 * (int) (1 + i % 251));
-}
-
-/* Parses 4096, 512K, 64M, 1G (binary multiples); returns 0 when it is not such a size. */
-static size_t parse_size(const char *text) {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (errno != 0 || end == text) {
-        return 0;
-    }
-    int shift = 0;
-    if (*end == 'K' || *end == 'k') {
-        shift = 10;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        shift = 20;
-        end++;
-    } else if (*end == 'G' || *end == 'g') {
-        shift = 30;
-        end++;
-    }
-    if (*end == 'B' || *end == 'b') {
-        end++;
-    }
-    if (*end != '\0' || value > (SIZE_MAX >> shift)) {
-        return 0;
-    }
-    return (size_t) value << shift;
-}
-
-static int parse_count(const char *text, int min) {
-    char *end = NULL;
-    long value = strtol(text, &end, 10);
-    if (end == text || *end != '\0' || value < min || value > 1000000000L) {
-        return -1;
-    }
-    return (int) value;
 }
 
 static void usage(int rank, const char *message) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Out of place against in place, 2 ranks on this host, steady state, three sides alternating REPS times (default 3):
-#   the floor   benchmarks/floor/placement_floor.c: two threads run the direct-read all-reduce over shared buffers
+#   the floor   benchmarks/mpi/placement_floor.c: two threads run the direct-read all-reduce over shared buffers
 #               (each reduces its half reading both inputs in place, then copies the other's half): every byte an
 #               all-reduce must read or write once, nothing else; what the host's caches and memory make of
 #               placement alone (out of place, 4 distinct buffers; in place, 2)
@@ -28,11 +28,11 @@ case "$reps" in ''|*[!0-9]*|0) echo "placement.sh: --reps must be a positive num
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_mpi_and_jccl placement.sh
-floor_bin="$root/benchmarks/target/floor/placement_floor"
+floor_bin="$root/benchmarks/target/mpi/placement_floor"
 mkdir -p "$(dirname "$floor_bin")"
 if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -pthread -o "$floor_bin" \
-    "$root/benchmarks/floor/placement_floor.c"; then
-  echo "placement.sh: compiling benchmarks/floor/placement_floor.c failed (CC=${CC:-cc})" >&2
+    "$root/benchmarks/mpi/placement_floor.c"; then
+  echo "placement.sh: compiling benchmarks/mpi/placement_floor.c failed (CC=${CC:-cc})" >&2
   exit 1
 fi
 

@@ -10,7 +10,7 @@
  * A floor is the best the host gives: each thread is pinned to its own CPU (as Open MPI binds its two ranks), and
  * the two placements alternate ROUNDS times, each round timing ITERS all-reduces; the fastest round of each counts.
  *
- * Usage: placement_floor [-n iters] [-w warmup] [-r rounds] size...   (sizes: multiples of 64, optional K or M)
+ * Usage: placement_floor [-n iters] [-w warmup] [-r rounds] size...   (sizes: multiples of 64, optional K, M or G)
  * Output: one line per size: size(B) oop(us) ip(us) oop/ip, the mean per all-reduce of each one's fastest round.
  */
 #define _GNU_SOURCE
@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "args.h"
 
 #define RANKS 2
 
@@ -118,22 +120,6 @@ static double time_placement(Job *job, int in_place, int warmup, int iters) {
     return (seconds_now() - start) * 1e6 / iters;
 }
 
-static size_t parse_size(const char *text) {
-    char *end = NULL;
-    unsigned long long value = strtoull(text, &end, 10);
-    if (end == text) {
-        return 0;
-    }
-    if (*end == 'K' || *end == 'k') {
-        value <<= 10;
-        end++;
-    } else if (*end == 'M' || *end == 'm') {
-        value <<= 20;
-        end++;
-    }
-    return *end == '\0' ? (size_t) value : 0;
-}
-
 int main(int argc, char **argv) {
     int iters = 200;
     int warmup = 50;
@@ -142,8 +128,8 @@ int main(int argc, char **argv) {
     for (int a = 1; a < argc; a++) {
         if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0 || strcmp(argv[a], "-r") == 0)
                 && a + 1 < argc) {
-            int value = atoi(argv[a + 1]);
-            if (value < (argv[a][1] == 'w' ? 0 : 1)) {
+            int value = parse_count(argv[a + 1], argv[a][1] == 'w' ? 0 : 1);
+            if (value < 0) {
                 fprintf(stderr, "placement_floor: bad count '%s'\n", argv[a + 1]);
                 return 2;
             }
@@ -153,7 +139,8 @@ int main(int argc, char **argv) {
         }
         size_t size = parse_size(argv[a]);
         if (size == 0 || size % 64 != 0) {
-            fprintf(stderr, "placement_floor: bad size '%s' (a multiple of 64 bytes, optional K or M)\n", argv[a]);
+            fprintf(stderr, "placement_floor: bad size '%s' (a multiple of 64 bytes, optional K, M or G)\n",
+                    argv[a]);
             return 2;
         }
         Job job;
