@@ -25,11 +25,6 @@ final class AwaitSpin {
         this.configuredNs = Math.max(0, configuredNs);
     }
 
-    /** @return the configured spin, never raised: how long an issuing thread runs a small operation at most */
-    long configuredNs() {
-        return configuredNs;
-    }
-
     /** @return how long a waiter drives without progress before it blocks now */
     long spinNs() {
         if (configuredNs == 0) {

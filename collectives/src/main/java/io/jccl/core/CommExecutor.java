@@ -1,7 +1,6 @@
 package io.jccl.core;
 
 import io.jccl.Algorithm;
-import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -448,7 +447,7 @@ final class CommExecutor implements Runnable, Progress {
      * @param budgetNs how long to drive at most, counted from the 64th pass (0: what is possible at once)
      * @return the operation's future; null when the fast path does not apply (queue it)
      */
-    CollectiveFuture runInline(OpKind kind, long count, DataType type, ReduceOp op, int root, MemorySegment send,
+    OpFuture runInline(OpKind kind, long count, DataType type, ReduceOp op, int root, MemorySegment send,
                                MemorySegment recv, boolean inPlace, long budgetNs) {
         if (stepped || !DRIVER.compareAndSet(this, (Thread) null, Thread.currentThread())) {
             return null;

@@ -55,6 +55,13 @@ public final class CommImpl implements Communicator {
     private List<OpRequest> groupOps;
     /** How long waiting callers drive before they block, shared by this communicator's operations. */
     private final AwaitSpin awaitSpin;
+    /**
+     * How long the issuing thread runs a small collective at most ({@link #INLINE_SPIN_NS}, or the configured spin
+     * when shorter); 0, no fast path, without a spin (more busy threads than cores): there the issuing thread would
+     * hold a core that a peer needs to answer, and hand over anyway (4 ranks on 2 cores measured slower,
+     * docs/performance.md).
+     */
+    private final long inlineSpinNs;
     /** Why the open group must not launch: the body of a nested {@link #group} threw. */
     private Throwable groupAbandoned;
     /** What {@link #allocate} handed out. */
@@ -71,6 +78,7 @@ public final class CommImpl implements Communicator {
         this.shrinkRendezvous = shrinkRendezvous;
         this.stepped = stepped;
         this.awaitSpin = new AwaitSpin(spin.inOpNs());
+        this.inlineSpinNs = Math.min(INLINE_SPIN_NS, Math.max(0, spin.inOpNs()));
         this.name = name;
         this.rank = rank;
         this.size = size;
@@ -159,19 +167,16 @@ public final class CommImpl implements Communicator {
      */
     private CollectiveFuture collective(OpKind kind, long count, DataType type, ReduceOp op, int root,
                                         MemorySegment send, MemorySegment recv, boolean inPlace, DeviceArgs device) {
-        // Not without a spin (more busy threads than cores): there the issuing thread would hold a core that a peer
-        // needs to answer, and hand over anyway (4 ranks on 2 cores measured slower, docs/performance.md).
-        long spinNs = Math.min(INLINE_SPIN_NS, awaitSpin.configuredNs());
-        if (spinNs > 0 && device == null && groupOwner == null && !stepped
+        if (inlineSpinNs > 0 && device == null && groupOwner == null && !stepped
                 && count <= INLINE_MAX_BYTES / size / (type == null ? 1 : type.sizeBytes())) {
-            CollectiveFuture f = executor.runInline(kind, count, type, op, root, send, recv, inPlace, spinNs);
+            OpFuture f = executor.runInline(kind, count, type, op, root, send, recv, inPlace, inlineSpinNs);
             if (f == OpFuture.COMPLETED) {
                 awaitSpin.completedWithoutBlocking();
                 return f;
             }
             if (f != null) {
-                if (f instanceof OpFuture handedOver && handedOver.position() > 0) {   // not done: it joins the order
-                    lastIssued.accumulateAndGet(handedOver, CommImpl::later);
+                if (f.position() > 0) {   // handed over unfinished (not failed): it joins the issue order
+                    lastIssued.accumulateAndGet(f, CommImpl::later);
                 }
                 return f;
             }
