@@ -30,6 +30,9 @@ import java.util.TreeMap;
  * <tr><td>{@code JCCL_IDLE_SPIN_US}</td><td>auto: 50 with more cores than ranks on the host, else 0</td><td>how
  * long the communicator's thread polls its queue after an operation, and a caller of {@code await()} polls for
  * completion, before parking; 0 to 1000000</td></tr>
+ * <tr><td>{@code JCCL_YIELD_US}</td><td>auto: 200 with fewer cores than ranks on the host, else 0</td><td>how long a
+ * caller of {@code await()} goes on driving its operation after the spin, giving up its core between passes
+ * ({@code sched_yield}), before it hands over and blocks; 0 to 1000000</td></tr>
  * <tr><td>{@code JCCL_WARMUP_MS}</td><td>2000</td><td>at most how long a new communicator whose ranks span processes
  * runs all-reduces among its ranks before it is returned, so that the JIT has compiled the data path before the
  * first real operation; it ends sooner once the JIT is quiet, the ranks agree on when to stop (the longest wish
@@ -68,6 +71,8 @@ public final class CommConfig {
     public static final String SPIN_US = "JCCL_SPIN_US";
     /** Busy-poll time between operations and in {@code await()} ({@code JCCL_IDLE_SPIN_US}). */
     public static final String IDLE_SPIN_US = "JCCL_IDLE_SPIN_US";
+    /** How long a waiting caller drives yielding its core between passes, after the spin ({@code JCCL_YIELD_US}). */
+    public static final String YIELD_US = "JCCL_YIELD_US";
     /** Warm-up at creation of a communicator spanning processes ({@code JCCL_WARMUP_MS}). */
     public static final String WARMUP_MS = "JCCL_WARMUP_MS";
     /** Memory domain for device buffers ({@code JCCL_MEMORY}): host, hip, cuda or auto. */
@@ -88,7 +93,10 @@ public final class CommConfig {
     static final int DEFAULT_MAX_PENDING_OPS = 1024;
     static final long DEFAULT_WARMUP_MS = 2000;
     static final long MAX_WARMUP_MS = 60_000;
-    /** {@link Resolved#spinMicros()} and {@link Resolved#idleSpinMicros()} when not set: chosen per host. */
+    /**
+     * {@link Resolved#spinMicros()}, {@link Resolved#idleSpinMicros()} and {@link Resolved#yieldMicros()} when not set:
+     * chosen per host.
+     */
     public static final long SPIN_AUTO = -1;
     static final long MAX_SPIN_US = 1_000_000;
     static final long MIN_CHUNK_BYTES = 4096;
@@ -153,6 +161,8 @@ public final class CommConfig {
                 merged.containsKey(IDLE_SPIN_US)
                         ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
                         : SPIN_AUTO,
+                merged.containsKey(YIELD_US) ? checked(merged, YIELD_US, () -> parseSpin(YIELD_US, merged.get(YIELD_US)))
+                        : SPIN_AUTO,
                 merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
                 Duration.ofMillis(checked(merged, WARMUP_MS, () -> parseWarmup(merged))),
                 Collections.unmodifiableMap(merged));
@@ -205,6 +215,8 @@ public final class CommConfig {
      *                       parks, or {@link #SPIN_AUTO}
      * @param idleSpinMicros how long the communicator's thread polls for the next operation, and a caller of
      *                       {@code await()} for completion, before parking, or {@link #SPIN_AUTO}
+     * @param yieldMicros    how long a caller waiting in {@code await()} goes on driving after its spin, yielding its
+     *                       core between passes, before it blocks, or {@link #SPIN_AUTO}
      * @param memory         the memory domain for device buffers: one of {@link #MEMORY_DOMAINS}, {@code auto}
      *                       when not set
      * @param warmup         how long this rank wants a new communicator spanning processes to warm its data path
@@ -212,7 +224,8 @@ public final class CommConfig {
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
-                           String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, String memory,
+                           String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, long yieldMicros,
+                           String memory,
                            Duration warmup, Map<String, String> options) {
     }
 
@@ -489,6 +502,17 @@ public final class CommConfig {
          */
         public Builder idleSpin(Duration spin) {
             return micros(IDLE_SPIN_US, "idleSpin", spin);
+        }
+
+        /**
+         * @param yieldTime how long a caller waiting in {@code await()} goes on driving its operation after the spin,
+         *                  giving up its core between passes, before it hands over and blocks (0 to 1 s): on a host
+         *                  with fewer cores than ranks the peer a rank waits for then gets the core at once, with no
+         *                  wake-up to pay
+         * @return this builder
+         */
+        public Builder yieldTime(Duration yieldTime) {
+            return micros(YIELD_US, "yieldTime", yieldTime);
         }
 
         /**

@@ -61,6 +61,8 @@ class CommConfigTest {
             "JCCL_SPIN_US, 1000001",
             "JCCL_SPIN_US, 1.5",
             "JCCL_IDLE_SPIN_US, forever",
+            "JCCL_YIELD_US, soon",
+            "JCCL_YIELD_US, 2000000",
             "JCCL_WARMUP_MS, -1",
             "JCCL_WARMUP_MS, 60001",
             "JCCL_WARMUP_MS, soon",
@@ -78,18 +80,24 @@ class CommConfigTest {
         CommConfig.Resolved auto = CommConfig.DEFAULT.resolve(Map.of());
         assertThat(auto.spinMicros()).isEqualTo(CommConfig.SPIN_AUTO);
         assertThat(auto.idleSpinMicros()).isEqualTo(CommConfig.SPIN_AUTO);
-        Map<String, String> variables = Map.of("JCCL_SPIN_US", " 0 ", "JCCL_IDLE_SPIN_US", "250");
+        assertThat(auto.yieldMicros()).isEqualTo(CommConfig.SPIN_AUTO);
+        Map<String, String> variables = Map.of("JCCL_SPIN_US", " 0 ", "JCCL_IDLE_SPIN_US", "250",
+                "JCCL_YIELD_US", "75");
         CommConfig.Resolved env = CommConfig.DEFAULT.resolve(variables);
         assertThat(env.spinMicros()).isZero();
         assertThat(env.idleSpinMicros()).isEqualTo(250);
+        assertThat(env.yieldMicros()).isEqualTo(75);
         CommConfig.Resolved built = CommConfig.builder().spin(Duration.ofMillis(1)).idleSpin(Duration.ofNanos(20_500))
-                .build().resolve(variables);
+                .yieldTime(Duration.ZERO).build().resolve(variables);
         assertThat(built.spinMicros()).isEqualTo(1000);
         assertThat(built.idleSpinMicros()).isEqualTo(20);
+        assertThat(built.yieldMicros()).as("set in CommConfig: wins over the environment").isZero();
         assertThatThrownBy(() -> CommConfig.builder().spin(Duration.ofSeconds(-1)))
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_SPIN_US");
         assertThatThrownBy(() -> CommConfig.builder().idleSpin(Duration.ofDays(1)))
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_IDLE_SPIN_US");
+        assertThatThrownBy(() -> CommConfig.builder().yieldTime(Duration.ofSeconds(3)))
+                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_YIELD_US");
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.util.Locale;
 
 /**
  * Where the mean of a small all-reduce goes beyond its median: out-of-place fp32 sum all-reduces timed one by one in
- * rounds, and per round the mean and, for calls of 10 µs or more, how many fell into each duration band and their
+ * rounds, and per round the mean and how many calls fell into each duration band and their
  * share of the round's wall time. Short stalls (10-100 µs) are context switches on a core where a caller spins;
  * milliseconds are compiler threads, collections and scheduler slices. Run under {@code jccl run}:
  *
@@ -23,9 +23,10 @@ import java.util.Locale;
  */
 public final class CallTimeHistogram {
     /** Lower bounds of the bands, in ns; the last band is open. */
-    private static final long[] BAND_NS = {10_000, 20_000, 50_000, 100_000, 500_000, 1_000_000, 5_000_000};
-    private static final String[] BAND_NAMES = {"10-20us", "20-50us", "50-100us", "0.1-0.5ms", "0.5-1ms", "1-5ms",
-        ">5ms"};
+    private static final long[] BAND_NS = {0, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+        500_000, 1_000_000, 5_000_000};
+    private static final String[] BAND_NAMES = {"<0.25us", "0.25-0.5us", "0.5-1us", "1-2us", "2-5us", "5-10us",
+        "10-20us", "20-50us", "50-100us", "0.1-0.5ms", "0.5-1ms", "1-5ms", ">5ms"};
 
     private CallTimeHistogram() {
     }
@@ -58,14 +59,12 @@ public final class CallTimeHistogram {
                     comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM).await();
                     long ns = System.nanoTime() - start;
                     totalNs += ns;
-                    if (ns >= BAND_NS[0]) {
-                        int band = BAND_NS.length - 1;
-                        while (ns < BAND_NS[band]) {
-                            band--;
-                        }
-                        stalls[band]++;
-                        stalledNs[band] += ns;
+                    int band = BAND_NS.length - 1;
+                    while (ns < BAND_NS[band]) {
+                        band--;
                     }
+                    stalls[band]++;
+                    stalledNs[band] += ns;
                 }
                 double wallNs = System.nanoTime() - begin;
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d: %d calls of %d B, mean %.3f"

@@ -17,12 +17,27 @@ final class AwaitSpin {
     static final long MAX_NS = 1_000_000;
 
     private final long configuredNs;
+    private final long yieldNs;
     /** The last block that ended within {@link #MAX_NS}, decayed by calls that did not block; 0: none. */
     private volatile long shortBlockNs;
 
     /** @param configuredNs the configured spin; 0 (fewer cores than busy threads) is never raised */
     AwaitSpin(long configuredNs) {
+        this(configuredNs, 0);
+    }
+
+    /**
+     * @param configuredNs the configured spin; 0 (fewer cores than busy threads) is never raised
+     * @param yieldNs      how long a waiter goes on after the spin, yielding its core between passes ({@link Spin})
+     */
+    AwaitSpin(long configuredNs, long yieldNs) {
         this.configuredNs = Math.max(0, configuredNs);
+        this.yieldNs = Math.max(0, yieldNs);
+    }
+
+    /** @return how long a waiter drives on after {@link #spinNs()}, yielding between passes, before it blocks */
+    long yieldNs() {
+        return yieldNs;
     }
 
     /** @return how long a waiter drives without progress before it blocks now */

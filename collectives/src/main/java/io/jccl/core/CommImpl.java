@@ -77,7 +77,7 @@ public final class CommImpl implements Communicator {
              ShrinkRendezvous shrinkRendezvous, NanoClock clock, boolean stepped) {
         this.shrinkRendezvous = shrinkRendezvous;
         this.stepped = stepped;
-        this.awaitSpin = new AwaitSpin(spin.inOpNs());
+        this.awaitSpin = new AwaitSpin(spin.inOpNs(), spin.yieldNs());
         this.inlineSpinNs = Math.min(INLINE_SPIN_NS, Math.max(0, spin.inOpNs()));
         this.name = name;
         this.rank = rank;

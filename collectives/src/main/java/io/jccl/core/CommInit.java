@@ -283,8 +283,9 @@ final class CommInit {
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
         Spin spin = Spin.choose(config, sameHost, availableCores);
         if (LOG.isDebugEnabled()) {
-            LOG.debug("rank {}: {} ranks on this host, {} cores: spin {} µs within operations, {} µs between", rank,
-                    sameHost, availableCores, spin.inOpNs() / 1000, spin.idleNs() / 1000);
+            LOG.debug("rank {}: {} ranks on this host, {} cores: spin {} µs within operations, {} µs between, a waiting "
+                    + "caller yields {} µs more", rank, sameHost, availableCores, spin.inOpNs() / 1000,
+                    spin.idleNs() / 1000, spin.yieldNs() / 1000);
         }
         CommImpl comm = new CommImpl(name, rank, size, config, links, signal, tuner, slotBytes, allSignal, spin,
                 peerNames, shrink, SystemNanoClock.INSTANCE, false);

@@ -65,8 +65,8 @@ final class OpFuture implements CollectiveFuture {
      * @param executorThread the communicator's thread (waiting on it for a pending operation is refused)
      * @param progress       what a waiter drives (the executor), or null
      * @param spin           how long a waiter drives without progress before it blocks ({@code JCCL_SPIN_US},
-     *                       raised while blocking does not pay): a small operation then completes on the waiting
-     *                       thread, without any hand-over
+     *                       raised while blocking does not pay, then {@code JCCL_YIELD_US} yielding): a small
+     *                       operation then completes on the waiting thread, without any hand-over
      * @param stepped        whether the communicator is stepped by its caller (blocking waits are refused)
      */
     OpFuture(Thread executorThread, Progress progress, AwaitSpin spin, boolean stepped) {
@@ -148,17 +148,20 @@ final class OpFuture implements CollectiveFuture {
 
     /**
      * Caller-driven progress: the waiting thread steps the communicator itself while the operation is not done, for
-     * as long as steps keep progressing and then the spin time more (at most {@code maxNs} in all); then it hands
-     * over to the executor thread and the caller blocks. Without a spin time (more busy threads than cores) it makes
-     * the progress that is possible at once and then blocks, leaving the cores to the peers.
+     * as long as steps keep progressing and then the spin time more, then the yield time more giving up its core
+     * between passes (at most {@code maxNs} in all); then it hands over to the executor thread and the caller blocks.
+     * Without a spin time (more busy threads than cores) the yields let a peer of this core run at once, and this
+     * thread sees its data on its next turn with no wake-up paid; with neither it makes the progress that is
+     * possible at once and then blocks, leaving the cores to the peers.
      */
     private void driveUntilDone(long maxNs) {
         if (completion.isDone()) {
             return;
         }
         long spinNs = spin.spinNs();
+        long driveNs = spinNs + spin.yieldNs();
         if (progress == null) {
-            spinUntilDone(Math.min(spinNs, maxNs));
+            spinUntilDone(Math.min(spinNs, maxNs), Math.min(driveNs, maxNs));
             return;
         }
         awaited = true;
@@ -195,27 +198,44 @@ final class OpFuture implements CollectiveFuture {
                 if (lastWorkNs == 0) {
                     lastWorkNs = now;
                 }
-                if (now - lastWorkNs >= spinNs || now - start >= maxNs) {
+                long idleNs = now - lastWorkNs;
+                if (idleNs >= driveNs || now - start >= maxNs) {
                     return;   // hand over: the executor thread carries on while this one blocks
                 }
-                Thread.onSpinWait();
+                if (idleNs >= spinNs) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
             }
         } finally {
             progress.callerWaiting(false);
         }
     }
 
-    /** Polls for completion for at most {@code budget}; then the caller blocks. */
-    private void spinUntilDone(long budget) {
-        if (budget <= 0 || completion.isDone()) {
+    /**
+     * Polls for completion for at most {@code budgetNs}, busy for the first {@code spinNs} and yielding after; then
+     * the caller blocks.
+     */
+    private void spinUntilDone(long spinNs, long budgetNs) {
+        if (budgetNs <= 0 || completion.isDone()) {
             return;
         }
         long start = System.nanoTime();
         int i = 0;
+        boolean yielding = spinNs == 0;
         while (!completion.isDone()) {
-            Thread.onSpinWait();
-            if ((++i & 63) == 0 && System.nanoTime() - start > budget) {
-                return;
+            if (yielding) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+            if ((yielding || (++i & 63) == 0)) {
+                long elapsedNs = System.nanoTime() - start;
+                if (elapsedNs > budgetNs) {
+                    return;
+                }
+                yielding = elapsedNs >= spinNs;
             }
         }
     }

@@ -97,7 +97,7 @@ public final class SteppedCommunicator {
                 resolved.algorithm(), resolved.chunkSizeBytes());
         long slotBytes = resolved.chunkSizeBytes() > 0 ? resolved.chunkSizeBytes() : maxChunk;
         CommImpl comm = new CommImpl(name, rank, size, resolved, peers, new ExecutorSignal(), tuner, slotBytes,
-                props.signalsCompletion(), new Spin(0, 0), peerNames, null, clock, true);
+                props.signalsCompletion(), Spin.NONE, peerNames, null, clock, true);
         comm.start();
         return new SteppedCommunicator(comm);
     }
