@@ -161,7 +161,8 @@ public final class CommConfig {
                 merged.containsKey(IDLE_SPIN_US)
                         ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
                         : SPIN_AUTO,
-                merged.containsKey(YIELD_US) ? checked(merged, YIELD_US, () -> parseSpin(YIELD_US, merged.get(YIELD_US)))
+                merged.containsKey(YIELD_US)
+                        ? checked(merged, YIELD_US, () -> parseSpin(YIELD_US, merged.get(YIELD_US)))
                         : SPIN_AUTO,
                 merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
                 Duration.ofMillis(checked(merged, WARMUP_MS, () -> parseWarmup(merged))),
@@ -225,8 +226,7 @@ public final class CommConfig {
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
                            String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, long yieldMicros,
-                           String memory,
-                           Duration warmup, Map<String, String> options) {
+                           String memory, Duration warmup, Map<String, String> options) {
     }
 
     private static String blankToNull(String s) {

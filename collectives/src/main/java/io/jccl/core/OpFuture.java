@@ -230,7 +230,7 @@ final class OpFuture implements CollectiveFuture {
             } else {
                 Thread.onSpinWait();
             }
-            if ((yielding || (++i & 63) == 0)) {
+            if (yielding || (++i & 63) == 0) {
                 long elapsedNs = System.nanoTime() - start;
                 if (elapsedNs > budgetNs) {
                     return;

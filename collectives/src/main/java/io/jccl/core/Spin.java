@@ -26,7 +26,7 @@ import io.jccl.CommConfig;
  *                {@link #OVERSUBSCRIBED_YIELD_US} with fewer cores than ranks, else none. There the spin is 0 (a
  *                spinning rank would hold the core its peer needs), and blocking at once costs a wake-up per step
  *                and rank; a yield hands the core straight to a runnable peer, as Open MPI does when oversubscribed.
- *                Measured, 4 rank JVMs on 2 cores (docs/performance.md): 8-byte all-reduces 12-15 µs against 47-50
+ *                Measured, 4 rank JVMs on 2 cores (docs/performance.md): 8-byte all-reduces 9-15 µs against 39-48
  *                blocking at once, no loss at 1 and 8 MiB. With a spin time the core is the rank's own: no yield.
  */
 record Spin(long inOpNs, long idleNs, long yieldNs) {

@@ -17,7 +17,7 @@ class SpinTest {
         // for the JVMs' compiler and GC threads.
         assertThat(Spin.choose(AUTO, 2, 3)).isEqualTo(new Spin(100_000, 50_000, 0));
         assertThat(Spin.choose(AUTO, 1, 2)).isEqualTo(new Spin(100_000, 50_000, 0));
-        assertThat(Spin.choose(AUTO, 2, 2)).isEqualTo(new Spin(20_000, 0, 0));   // a core per rank: short, in operations
+        assertThat(Spin.choose(AUTO, 2, 2)).isEqualTo(new Spin(20_000, 0, 0));   // a core per rank: short, in ops
         // Fewer cores than ranks: no spin, but a waiting caller yields its core to the peers before it blocks.
         assertThat(Spin.choose(AUTO, 3, 2)).isEqualTo(new Spin(0, 0, Spin.OVERSUBSCRIBED_YIELD_US * 1000));
         assertThat(Spin.choose(AUTO, 4, 2)).isEqualTo(new Spin(0, 0, Spin.OVERSUBSCRIBED_YIELD_US * 1000));
