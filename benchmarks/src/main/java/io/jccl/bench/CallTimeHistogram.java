@@ -50,8 +50,8 @@ public final class CallTimeHistogram {
             send.fill((byte) 1);
             long count = bytes / Float.BYTES;
             for (int round = 0; round < rounds; round++) {
-                long[] stalls = new long[BAND_NS.length];
-                long[] stalledNs = new long[BAND_NS.length];
+                long[] callsInBand = new long[BAND_NS.length];
+                long[] nsInBand = new long[BAND_NS.length];
                 long totalNs = 0;
                 long begin = System.nanoTime();
                 for (long i = 0; i < calls; i++) {
@@ -63,15 +63,15 @@ public final class CallTimeHistogram {
                     while (ns < BAND_NS[band]) {
                         band--;
                     }
-                    stalls[band]++;
-                    stalledNs[band] += ns;
+                    callsInBand[band]++;
+                    nsInBand[band] += ns;
                 }
                 double wallNs = System.nanoTime() - begin;
                 StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d: %d calls of %d B, mean %.3f"
                         + " us;", round, calls, bytes, totalNs / 1e3 / calls));
                 for (int b = 0; b < BAND_NS.length; b++) {
-                    line.append(String.format(Locale.ROOT, " %s %d (%.1f%%)", BAND_NAMES[b], stalls[b],
-                            100.0 * stalledNs[b] / wallNs));
+                    line.append(String.format(Locale.ROOT, " %s %d (%.1f%%)", BAND_NAMES[b], callsInBand[b],
+                            100.0 * nsInBand[b] / wallNs));
                 }
                 if (comm.rank() == 0) {
                     System.out.println(line);
