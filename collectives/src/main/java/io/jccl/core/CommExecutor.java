@@ -101,6 +101,8 @@ final class CommExecutor implements Runnable, Progress {
     private DirectGroup directGroup;
     /** Runs the direct-read all-reduces; null without {@link #directGroup}. */
     private DirectAllReduce direct;
+    /** The all-reduce through the box lines of a host's ranks, or null where they have none. */
+    private BoxAllReduce box;
     private final Tuner tuner;
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
@@ -227,6 +229,15 @@ final class CommExecutor implements Runnable, Progress {
         directGroup = group;
         direct = new DirectAllReduce(group, rank, clock);
         group.join(rank, signal);
+    }
+
+    /**
+     * Every rank of the communicator is on this host and maps the others' box lines (agreed by all when it was
+     * created): from now on every collective announces itself there, and all-reduces of a few bytes with {@link
+     * Algorithm#AUTO} run through them ({@link BoxAllReduce}). Before {@link #start()}.
+     */
+    void joinBox(BoxAllReduce allReduce) {
+        box = allReduce;
     }
 
     /** @return the executor's thread, or null when the caller steps it */
@@ -1179,6 +1190,16 @@ final class CommExecutor implements Runnable, Progress {
     private void startSingle(OpRequest op) {
         long seq = collectiveSeq;
         long tag = nextTag(op);
+        if (box != null && op.type == OpRequest.Type.COLLECTIVE) {
+            // Decided by what every rank has in common (the host-wide box, kind, configured algorithm, count, type):
+            // ranks that disagree see each other's calls in the box lines and fail instead of waiting.
+            if (op.kind == OpKind.ALL_REDUCE && config.algorithm() == Algorithm.AUTO
+                    && BoxAllReduce.fits(op.count * elementBytes(op))) {
+                startBox(op, seq, tag);
+                return;
+            }
+            box.announce(seq, tag);
+        }
         if (directGroup != null && op.type == OpRequest.Type.COLLECTIVE) {
             directGroup.announce(rank, seq, tag);
             // Decided by what every rank has in common (group, kind, configured algorithm), never by the count or
@@ -1203,6 +1224,17 @@ final class CommExecutor implements Runnable, Progress {
     /** @return when {@code op}'s plan starts: the operation's start, unless staging or a group member ran first */
     private long planStartNs(OpRequest op) {
         return op == current && !currentHasDevice ? opStartNs : clock.nanoTime();
+    }
+
+    /** Starts an all-reduce through the box lines (its device buffers are staged by now). */
+    private void startBox(OpRequest op, long seq, long tag) {
+        oneOp[0] = op;
+        planMembers = oneOp;
+        planAlgorithm = BoxAllReduce.ALGORITHM;
+        planStartNs = planStartNs(op);
+        iterations = 0;
+        running = box;
+        box.start(op, seq, tag, reducer(op));
     }
 
     /** Starts an all-reduce that reads the peers' buffers in place (its device buffers are staged by now). */
@@ -1513,6 +1545,9 @@ final class CommExecutor implements Runnable, Progress {
         long[] tags = {Fingerprint.tag(OpKind.SPLIT, seq, recordBytes, null, null, -1)};
         if (directGroup != null) {
             directGroup.announce(rank, seq, tags[0]);
+        }
+        if (box != null) {
+            box.announce(seq, tags[0]);
         }
         runPlanBlocking(b.build("ring"), new MemorySegment[] {mine}, new MemorySegment[] {all}, tags,
                 new int[] {1}, new Reducer[1], new OpRequest[] {op});

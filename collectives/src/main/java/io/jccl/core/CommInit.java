@@ -8,6 +8,7 @@ import io.jccl.bootstrap.Bootstrap;
 import io.jccl.bootstrap.NetworkInterfaces;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
+import io.jccl.net.BoxPeer;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
@@ -202,9 +203,15 @@ final class CommInit {
                 // Best effort.
             }
         }
-        byte[][] statuses = bootstrap.allGather(status(problem));
+        BoxAllReduce box = problem == null ? boxAllReduce(rank, size, chosen, transports, links) : null;
+        byte[][] statuses = bootstrap.allGather(status(problem, box != null));
         if (problem == null) {
             problem = firstPeerFailure(statuses, rank);
+        }
+        for (byte[] status : statuses) {
+            if (status.length < 2 || status[1] != 1) {
+                box = null;   // every rank reads every rank's lines, or none uses them
+            }
         }
         if (problem != null) {
             if (shrinkListener != null) {
@@ -223,7 +230,36 @@ final class CommInit {
         ShrinkRendezvous shrink = ShrinkRendezvous.of(shrinkListener, shrinkAddresses,
                 bootstrap.communicatorSecret());
         return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink,
-                directGroup);
+                directGroup, box);
+    }
+
+    /**
+     * @return the all-reduce through box lines when this rank maps the box lines of every peer through one
+     *         transport (all on this host, shm), else null
+     */
+    private static BoxAllReduce boxAllReduce(int rank, int size, NetTransportProvider[] chosen,
+                                             Map<String, NetTransport> transports, PeerLinks links) {
+        if (size < 2) {
+            return null;
+        }
+        String transport = null;
+        BoxPeer[] peers = new BoxPeer[size];
+        for (int p = 0; p < size; p++) {
+            if (p == rank) {
+                continue;
+            }
+            if (chosen[p] == null || links.dataSend[p] == null
+                    || (transport != null && !transport.equals(chosen[p].name()))) {
+                return null;
+            }
+            transport = chosen[p].name();
+            peers[p] = links.dataSend[p].boxPeer();
+            if (peers[p] == null) {
+                return null;
+            }
+        }
+        MemorySegment own = transports.get(transport).boxLines();
+        return own == null ? null : new BoxAllReduce(rank, own, peers);
     }
 
     /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
@@ -237,7 +273,8 @@ final class CommInit {
     private static CommImpl build(String name, int rank, int size, CommConfig.Resolved config,
                                   NetTransportProvider[] chosen, Map<String, NetTransport> transports,
                                   PeerLinks links, ExecutorSignal signal, PeerIdentity[] peers,
-                                  String[] peerNames, ShrinkRendezvous shrink, DirectGroup directGroup) {
+                                  String[] peerNames, ShrinkRendezvous shrink, DirectGroup directGroup,
+                                  BoxAllReduce box) {
         double latencyUs = 0;
         double speedMbps = Double.MAX_VALUE;
         boolean allSignal = true;
@@ -294,6 +331,13 @@ final class CommInit {
             comm.executor().joinDirectGroup(directGroup);
             if (TUNE_LOG.isInfoEnabled() && config.algorithm() == Algorithm.AUTO) {
                 TUNE_LOG.info("{} rank {}: all-reduce reads the peers' buffers in place (direct)", name, rank);
+            }
+        }
+        if (box != null && directGroup == null) {
+            comm.executor().joinBox(box);
+            if (TUNE_LOG.isInfoEnabled() && config.algorithm() == Algorithm.AUTO) {
+                TUNE_LOG.info("{} rank {}: all-reduces of up to {} bytes go through box lines every rank of the host "
+                        + "reads in place", name, rank, BoxAllReduce.PAYLOAD_BYTES);
             }
         }
         comm.start();
@@ -400,9 +444,10 @@ final class CommInit {
         throw new JcclException(ErrorCode.REMOTE_ERROR, "rank " + peer + " did not listen on transport " + transport);
     }
 
-    private static byte[] status(JcclException problem) {
+    /** @return this rank's status for the round after connecting: 0 and whether it maps every peer's box lines */
+    private static byte[] status(JcclException problem, boolean boxes) {
         if (problem == null) {
-            return new byte[] {0};
+            return new byte[] {0, (byte) (boxes ? 1 : 0)};
         }
         byte[] text = (problem.code() + ": " + problem.detail()).getBytes(StandardCharsets.UTF_8);
         byte[] out = new byte[1 + Math.min(text.length, 2000)];

@@ -116,4 +116,16 @@ public interface NetTransport extends AutoCloseable {
     /** Closes the transport and everything it still holds. */
     @Override
     void close();
+
+    /**
+     * This rank's box lines, which peers read in place through {@link SendConnection#boxPeer()}: {@link
+     * BoxPeer#BOX_BYTES} bytes of memory they map, zeroed at creation, written by this rank only. While a thread of
+     * this rank sleeps in {@link #awaitProgress}, a change a peer makes to its own lines (as this transport's
+     * connections see them) wakes it.
+     *
+     * @return the lines, or null where peers cannot read this rank's memory (the default)
+     */
+    default MemorySegment boxLines() {
+        return null;
+    }
 }

@@ -18,6 +18,15 @@ public interface SendConnection extends AutoCloseable {
      */
     NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr);
 
+    /**
+     * The peer's box lines, where its memory is mapped in this process ({@link NetTransport#boxLines()} on its side).
+     *
+     * @return the peer's lines, or null where this connection cannot read the peer's memory (the default)
+     */
+    default BoxPeer boxPeer() {
+        return null;
+    }
+
     /** Closes this end; the peer's pending and later receives fail with {@link NetException.Reason#PEER_CLOSED}. */
     @Override
     void close();

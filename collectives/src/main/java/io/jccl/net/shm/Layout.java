@@ -10,8 +10,8 @@ package io.jccl.net.shm;
  * </pre>
  *
  * <h2>Header</h2>
- * Written once by the creator before anyone else can see the segment, except the doorbell line, the slot counter and
- * the listener mask.
+ * Written once by the creator before anyone else can see the segment, except the doorbell line, the slot counter,
+ * the listener mask and the box lines.
  * <pre>
  *   0 int64 magic "JCCLSHM1"      8 int32 version       12 int32 slot count M
  *  16 int64 ring bytes            24 int64 slot bytes   32 int64 offset of slot 0
@@ -20,6 +20,7 @@ package io.jccl.net.shm;
  * 128 int32 doorbell (futex word: bumped to wake the rank)   132 int32 waiters (threads asleep on it)
  * 192 int64 slots claimed so far (fetch-and-add by connecting peers)
  * 200 int64 listener mask (bit i: listener i is open)
+ * 1024 byte[192] box lines (written by this rank only, read in place by its peers: {@link io.jccl.net.BoxPeer})
  * </pre>
  *
  * <h2>Slot control block</h2>
@@ -64,6 +65,7 @@ final class Layout {
     static final long H_WAITERS = 132;
     static final long H_NEXT_SLOT = 192;
     static final long H_LISTENERS = 200;
+    static final long H_BOX = 1024;
     static final long HEADER_BYTES = PAGE;
 
     static final long S_STATE = 0;

@@ -1,5 +1,6 @@
 package io.jccl.net.shm;
 
+import io.jccl.net.BoxPeer;
 import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
@@ -81,6 +82,28 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
             progress();
         }
         return request;
+    }
+
+    @Override
+    public BoxPeer boxPeer() {
+        MemorySegment lines = peer.segment.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
+        MemorySegment peerSegment = peer.segment.memory;
+        return new BoxPeer() {
+            @Override
+            public MemorySegment lines() {
+                return lines;
+            }
+
+            @Override
+            public void wakeIfAsleep() {
+                Doorbell.ringIfAsleep(peerSegment, scratch);   // ringing uses no scratch memory: any thread may
+            }
+        };
+    }
+
+    /** @return the peer's box lines as mapped here (the transport's sleepers look at them) */
+    MemorySegment peerBoxLines() {
+        return peer.segment.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
     }
 
     /** @return the connection's large-message path: {@link Layout#MODE_CMA} or {@link Layout#MODE_RING} */

@@ -2,6 +2,7 @@ package io.jccl.net.shm;
 
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
+import io.jccl.net.BoxPeer;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
@@ -63,6 +64,8 @@ final class ShmTransport implements NetTransport {
     private long listenerIds;
     private volatile boolean closed;
     private volatile boolean wakeRequested;
+    /** The peers' box lines ({@link #boxSum}) as each thread saw them when it last came to sleep. */
+    private final ThreadLocal<long[]> boxesSeen = ThreadLocal.withInitial(() -> new long[1]);
 
     /**
      * @param context the rank's context
@@ -313,10 +316,20 @@ final class ShmTransport implements NetTransport {
             if (wakeRequested) {
                 return true;
             }
+            long boxes = 0;
             for (ShmConnection c : connections) {
                 if (c.hasNews()) {
                     return true;
                 }
+                if (c instanceof ShmSendConnection s) {
+                    boxes += boxSum(s.peerBoxLines());
+                }
+            }
+            long[] seenByThisThread = boxesSeen.get();
+            if (boxes != seenByThisThread[0]) {
+                // A peer wrote its box lines since this thread last slept here, so maybe since its waiter last looked.
+                seenByThisThread[0] = boxes;
+                return true;
             }
             Doorbell.sleep(m, seen, timeoutNs, waitScratch);
         } catch (IllegalStateException e) {
@@ -330,6 +343,23 @@ final class ShmTransport implements NetTransport {
             }
         }
         return true;
+    }
+
+    /**
+     * @return the sum of the words of a peer's box lines: its writes only ever raise their call numbers, so the sum
+     *         moves whenever the peer published something a waiter here may wait for
+     */
+    private static long boxSum(MemorySegment lines) {
+        long sum = 0;
+        for (long at = 0; at < BoxPeer.BOX_BYTES; at += Layout.LINE) {
+            sum += (long) LONG.getAcquire(lines, at);
+        }
+        return sum;
+    }
+
+    @Override
+    public MemorySegment boxLines() {
+        return own.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
     }
 
     @Override

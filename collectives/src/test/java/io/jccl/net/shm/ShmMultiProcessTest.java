@@ -30,6 +30,9 @@ class ShmMultiProcessTest {
         assertThat(ranks.get(0).outputText()).contains("transport per peer [null, shm, shm, shm]");
         assertThat(ranks.get(3).outputText()).contains("transport per peer [shm, shm, shm, null]");
         for (Jvm rank : ranks) {
+            assertThat(boxAllReduces(rank)).as("all-reduces of a few bytes through the box lines").isPositive();
+        }
+        for (Jvm rank : ranks) {
             assertThat(rank.outputText()).as("where the allocated buffers live").contains("ALLOCATED IN /memfd:jccl-shm");
         }
     }
@@ -42,6 +45,7 @@ class ShmMultiProcessTest {
             assertThat(ranks.get(r).outputText())
                     .contains("transport per peer [" + (r == 0 ? "null, shm" : "shm, null") + "]")
                     .contains("by pipelined copy through 256 KiB rings (JCCL_SHM_LARGE=ring)");
+            assertThat(boxAllReduces(ranks.get(r))).as("all-reduces of a few bytes through the box lines").isPositive();
         }
     }
 
@@ -57,6 +61,45 @@ class ShmMultiProcessTest {
         assertThat(ranks.get(3).outputText()).contains("transport per peer [tcp, tcp, shm, null]");
         String path = cma ? "by cross-memory attach (process_vm_readv at " : "by pipelined copy";
         assertThat(ranks.get(0).outputText()).contains("shm: messages over 16384 bytes " + path);
+        for (Jvm rank : ranks) {
+            assertThat(boxAllReduces(rank)).as("no box lines across hosts").isZero();
+        }
+    }
+
+    /**
+     * Calls that differ across JVMs on the box path fail on every rank, none waits: another count that still fits a
+     * box line (the lines' tags differ), and one that does not (the odd rank runs another algorithm and announces it).
+     */
+    @Test
+    void differentCallsOnTheBoxPathFailOnEveryRankNamingTheDifference() throws Exception {
+        for (long oddCount : new long[] {2, 100}) {
+            UniqueId id = UniqueId.create();
+            List<Jvm> ranks = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                ranks.add(JvmProcesses.start(ShmBoxMismatchMain.class, List.of(Integer.toString(r), "2",
+                        Long.toString(oddCount)), Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", "shm"),
+                        "shm-box-mismatch-" + oddCount + "-rank" + r, JvmProcesses.inheritedJvmOptions()));
+            }
+            boolean named = false;
+            for (int r = 0; r < 2; r++) {
+                Jvm jvm = ranks.get(r);
+                assertThat(jvm.await(180)).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
+                assertThat(jvm.outputText()).as("odd count %d, rank %d", oddCount, r).contains("FAILED")
+                        .doesNotContain("COMPLETED");
+                named |= jvm.outputText().contains("FAILED INVALID_USAGE")
+                        && jvm.outputText().contains("operations do not match across ranks")
+                        && jvm.outputText().contains("allReduce(count=" + oddCount);
+            }
+            assertThat(named).as("a rank names the odd call (count %d)", oddCount).isTrue();
+        }
+    }
+
+    /** @return the all-reduces the rank ran through the box lines ({@code SMALL wrong=<n> box=<m>}) */
+    private static int boxAllReduces(Jvm rank) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("SMALL wrong=\\d+ box=(\\d+)")
+                .matcher(rank.outputText());
+        assertThat(m.find()).as("the small all-reduces' line in:%n%s", rank.outputText()).isTrue();
+        return Integer.parseInt(m.group(1));
     }
 
     private static List<Jvm> job(int size, IntFunction<String> hostOf, Map<String, String> extraEnv, String name)
@@ -83,6 +126,7 @@ class ShmMultiProcessTest {
                     "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
                 assertThat(out).contains(kind + " wrong=0");
             }
+            assertThat(out).contains("SMALL wrong=0");
         }
         return ranks;
     }

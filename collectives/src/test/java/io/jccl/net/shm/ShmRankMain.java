@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * One rank in its own JVM for {@link ShmMultiProcessTest} (and the other transports' multi-process tests): joins the
  * communicator named by {@code JCCL_TEST_UNIQUE_ID}, runs every collective once with exact checks, prints one line
- * per collective ({@code <KIND> wrong=<n>}) and {@code RESULT OK} or {@code RESULT WRONG <n>}. With
+ * per collective ({@code <KIND> wrong=<n>}), then all-reduces of a few bytes of every type and reduction
+ * ({@code SMALL wrong=<n> box=<all-reduces run through the box lines>}), and {@code RESULT OK} or {@code RESULT WRONG <n>}. With
  * {@code JCCL_TEST_ALLOCATE=1} the buffers come from {@link Communicator#allocate} (and are freed after each
  * collective), and the rank prints {@code ALLOCATED IN <mapping>}: the {@code /proc/self/maps} entry holding the
  * first one. Usage: {@code ShmRankMain rank size count}.
@@ -44,9 +45,18 @@ public final class ShmRankMain {
                 System.out.println("ALLOCATED IN " + mappingOf(probe.address()));
                 comm.free(probe);
             }
+            java.util.concurrent.atomic.AtomicInteger boxed = new java.util.concurrent.atomic.AtomicInteger();
+            io.jccl.metrics.OperationListeners.register(comm, (c, kind, type, algorithm, transport, bytes, ns) -> {
+                if (algorithm.equals("box")) {
+                    boxed.incrementAndGet();
+                }
+            });
             for (OpKind kind : KINDS) {
                 failures += run(comm, arena, kind, count, 1000 + kind.ordinal(), allocate);
             }
+            int smallWrong = smallAllReduces(comm, arena);
+            System.out.println("SMALL wrong=" + smallWrong + " box=" + boxed.get());
+            failures += smallWrong;
             comm.barrier().await();
         } catch (RuntimeException e) {
             e.printStackTrace(System.out);
@@ -55,6 +65,44 @@ public final class ShmRankMain {
         }
         System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * All-reduces of a few bytes (one element, and as many as 48 bytes hold: the box all-reduce where every rank is on
+     * this host) of every type with every reduction it supports, exactly checked, between a broadcast of 8 bytes and
+     * an all-reduce of 64 (other algorithms) so that box calls follow others and each other.
+     *
+     * @return the wrong elements
+     */
+    private static int smallAllReduces(Communicator comm, Arena arena) {
+        int rank = comm.rank();
+        int n = comm.size();
+        int wrong = 0;
+        long seed = 7;
+        MemorySegment bytes = arena.allocate(64);
+        for (DataType type : DataType.values()) {
+            for (ReduceOp.Kind op : ReduceOp.Kind.values()) {
+                if (new CollectiveCheck(OpKind.ALL_REDUCE, type, op, n, 1, -1, 0).opFor(0).unsupportedReason(type)
+                        != null) {
+                    continue;
+                }
+                for (long count : new long[] {1, 48 / type.sizeBytes(), 64 / type.sizeBytes()}) {
+                    CollectiveCheck check = new CollectiveCheck(OpKind.ALL_REDUCE, type, op, n, count, -1, seed++);
+                    MemorySegment send = arena.allocate(count * type.sizeBytes());
+                    MemorySegment recv = arena.allocate(count * type.sizeBytes());
+                    check.fillSend(rank, send);
+                    comm.allReduce(send, recv, count, type, check.opFor(rank)).await();
+                    long w = check.countWrong(rank, recv);
+                    if (w > 0) {
+                        System.out.println("SMALL " + type + " " + op + " count " + count + ": "
+                                + check.firstMismatch(rank, recv));
+                    }
+                    wrong += (int) w;
+                    comm.broadcast(bytes, bytes, 8, DataType.UINT8, (int) (seed % n)).await();
+                }
+            }
+        }
+        return wrong;
     }
 
     /** @return the name of the mapping holding {@code address} in {@code /proc/self/maps}, or "?" */

@@ -1,0 +1,41 @@
+package io.jccl.net.shm;
+
+import io.jccl.CommConfig;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.ReduceOp;
+import io.jccl.UniqueId;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+
+/**
+ * One rank in its own JVM for {@link ShmMultiProcessTest}'s mismatch cases: every rank runs an all-reduce of one
+ * int64 (through the box lines), then the last rank calls its second all-reduce with {@code oddCount} elements where
+ * the others call it with one. Prints {@code FAILED <code>: <message>} or {@code COMPLETED}, and exits 0 either way.
+ * Usage: {@code ShmBoxMismatchMain rank size oddCount}.
+ */
+public final class ShmBoxMismatchMain {
+    private ShmBoxMismatchMain() {
+    }
+
+    public static void main(String[] args) {
+        int rank = Integer.parseInt(args[0]);
+        int size = Integer.parseInt(args[1]);
+        long oddCount = Long.parseLong(args[2]);
+        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
+        try (Arena arena = Arena.ofShared();
+             Communicator comm = Communicator.init(id, rank, size, CommConfig.builder()
+                     .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(120)).build())) {
+            MemorySegment buffer = arena.allocate(8 * Math.max(1, oddCount));
+            comm.allReduce(buffer, buffer, 1, DataType.INT64, ReduceOp.SUM).await();
+            long count = rank == size - 1 ? oddCount : 1;
+            comm.allReduce(buffer, buffer, count, DataType.INT64, ReduceOp.SUM).await();
+            System.out.println("COMPLETED");
+        } catch (JcclException e) {
+            System.out.println("FAILED " + e.code() + ": " + e.getMessage());
+        }
+        System.exit(0);
+    }
+}
