@@ -13,7 +13,8 @@ import java.time.Duration;
 /**
  * One rank in its own JVM for {@link ShmMultiProcessTest}'s mismatch cases: every rank runs an all-reduce of one
  * int64 (through the box lines), then the last rank calls its second all-reduce with {@code oddCount} elements where
- * the others call it with one. Prints {@code FAILED <code>: <message>} or {@code COMPLETED}, and exits 0 either way.
+ * the others call it with one; with {@code oddCount} 0 the last rank halts instead, without closing anything. Prints
+ * {@code FAILED <code>: <message>} or {@code COMPLETED}, and exits 0 either way.
  * Usage: {@code ShmBoxMismatchMain rank size oddCount}.
  */
 public final class ShmBoxMismatchMain {
@@ -30,6 +31,9 @@ public final class ShmBoxMismatchMain {
                      .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(120)).build())) {
             MemorySegment buffer = arena.allocate(8 * Math.max(1, oddCount));
             comm.allReduce(buffer, buffer, 1, DataType.INT64, ReduceOp.SUM).await();
+            if (oddCount == 0 && rank == size - 1) {
+                Runtime.getRuntime().halt(0);   // gone without a word, as if killed
+            }
             long count = rank == size - 1 ? oddCount : 1;
             comm.allReduce(buffer, buffer, count, DataType.INT64, ReduceOp.SUM).await();
             System.out.println("COMPLETED");

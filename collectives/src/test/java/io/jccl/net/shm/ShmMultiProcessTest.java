@@ -94,6 +94,22 @@ class ShmMultiProcessTest {
         }
     }
 
+    /** A rank waiting in the box for a peer that is gone fails (the control plane notices), it does not wait. */
+    @Test
+    void aRankWaitingInTheBoxForAPeerThatDiedFails() throws Exception {
+        UniqueId id = UniqueId.create();
+        List<Jvm> ranks = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            ranks.add(JvmProcesses.start(ShmBoxMismatchMain.class, List.of(Integer.toString(r), "2", "0"),
+                    Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", "shm"), "shm-box-death-rank" + r,
+                    JvmProcesses.inheritedJvmOptions()));
+        }
+        Jvm waiting = ranks.get(0);
+        assertThat(waiting.await(100)).as("the waiting rank's exit code; output:%n%s", waiting.outputText()).isZero();
+        assertThat(waiting.outputText()).contains("FAILED REMOTE_ERROR").doesNotContain("COMPLETED");
+        assertThat(ranks.get(1).await(60)).isZero();
+    }
+
     /** @return the all-reduces the rank ran through the box lines ({@code SMALL wrong=<n> box=<m>}) */
     private static int boxAllReduces(Jvm rank) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("SMALL wrong=\\d+ box=(\\d+)")
