@@ -151,6 +151,59 @@ class BoxAllReduceTest {
         next[r] = Math.min(calls, next[r] + 1);
     }
 
+    /**
+     * Two threads, one rank each, alternating box calls with calls another algorithm runs (announced, done at once):
+     * a peer that publishes a call, completes it and announces the next between two of this rank's looks at its lines
+     * is not taken for one that called something else, and every result is exact.
+     */
+    @Test
+    void ranksOnTwoThreadsAlternatingBoxAndOtherCallsNeverSeeAFalseMismatch() throws Exception {
+        int calls = 200_000;
+        try (Arena arena = Arena.ofShared()) {
+            Host host = new Host(arena, 2);
+            Throwable[] failures = new Throwable[2];
+            java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread[] threads = new Thread[2];
+            for (int r = 0; r < 2; r++) {
+                int rank = r;
+                MemorySegment send = arena.allocate(8);
+                MemorySegment recv = arena.allocate(8);
+                threads[r] = Thread.ofPlatform().name("box-rank-" + r).start(() -> {
+                    try {
+                        for (long seq = 0; seq < calls; seq++) {
+                            if (seq % 2 == 1) {
+                                host.runs[rank].announce(seq, tag(seq, 3));
+                                continue;
+                            }
+                            send.set(ValueLayout.JAVA_LONG, 0, seq * 10 + rank);
+                            start(host, rank, seq, send, recv);
+                            while (!host.runs[rank].done()) {
+                                if (failed.get()) {
+                                    return;   // the peer failed: it will never publish
+                                }
+                                host.runs[rank].progress();
+                                Thread.onSpinWait();
+                            }
+                            long expected = 2 * seq * 10 + 1;
+                            if (recv.get(ValueLayout.JAVA_LONG, 0) != expected) {
+                                throw new AssertionError("rank " + rank + ", call " + seq + ": "
+                                        + recv.get(ValueLayout.JAVA_LONG, 0) + " instead of " + expected);
+                            }
+                        }
+                    } catch (Throwable t) {
+                        failures[rank] = t;
+                        failed.set(true);
+                    }
+                });
+            }
+            for (Thread t : threads) {
+                t.join(600_000);   // a hang, not slowness
+                assertThat(t.isAlive()).as("%s still runs", t.getName()).isFalse();
+            }
+            assertThat(failures).containsOnlyNulls();
+        }
+    }
+
     @Test
     void aLineIsNotOverwrittenWhileAPeerMayStillReadIt() {
         try (Arena arena = Arena.ofConfined()) {
