@@ -1228,24 +1228,24 @@ final class CommExecutor implements Runnable, Progress {
 
     /** Starts an all-reduce through the box lines (its device buffers are staged by now). */
     private void startBox(OpRequest op, long seq, long tag) {
-        oneOp[0] = op;
-        planMembers = oneOp;
-        planAlgorithm = BoxAllReduce.ALGORITHM;
-        planStartNs = planStartNs(op);
-        iterations = 0;
-        running = box;
+        runInsteadOfPlan(box, BoxAllReduce.ALGORITHM, op);
         box.start(op, seq, tag, reducer(op));
     }
 
     /** Starts an all-reduce that reads the peers' buffers in place (its device buffers are staged by now). */
     private void startDirect(OpRequest op, long seq, long tag) {
+        runInsteadOfPlan(direct, DirectAllReduce.ALGORITHM, op);
+        direct.start(op, seq, tag, reducer(op));
+    }
+
+    /** Makes {@code run} the running operation's data movement, reported to listeners as {@code algorithm}. */
+    private void runInsteadOfPlan(OpRun run, String algorithm, OpRequest op) {
         oneOp[0] = op;
         planMembers = oneOp;
-        planAlgorithm = DirectAllReduce.ALGORITHM;
+        planAlgorithm = algorithm;
         planStartNs = planStartNs(op);
         iterations = 0;
-        running = direct;
-        direct.start(op, seq, tag, reducer(op));
+        running = run;
     }
 
     /**

@@ -70,7 +70,8 @@ public final class ShmRankMain {
     /**
      * All-reduces of a few bytes (one element, and as many as 48 bytes hold: the box all-reduce where every rank is on
      * this host) of every type with every reduction it supports, exactly checked, between a broadcast of 8 bytes and
-     * an all-reduce of 64 (other algorithms) so that box calls follow others and each other.
+     * an all-reduce of 64 (other algorithms) so that box calls follow others and each other; then two from and into
+     * {@code double[]}.
      *
      * @return the wrong elements
      */
@@ -101,6 +102,19 @@ public final class ShmRankMain {
                     comm.broadcast(bytes, bytes, 8, DataType.UINT8, (int) (seed % n)).await();
                 }
             }
+        }
+        // From and into Java arrays (heap memory), in place and out of place.
+        double[] values = {rank + 0.5, -rank, 3};
+        double[] sums = new double[3];
+        comm.allReduce(values, sums, 3, DataType.FLOAT64, ReduceOp.SUM).await();
+        comm.allReduce(values, values, 3, DataType.FLOAT64, ReduceOp.MAX).await();
+        double[] expectedSums = {n * (n - 1) / 2.0 + 0.5 * n, -n * (n - 1) / 2.0, 3.0 * n};
+        double[] expectedMax = {n - 0.5, 0, 3};
+        if (!java.util.Arrays.equals(sums, expectedSums) || !java.util.Arrays.equals(values, expectedMax)) {
+            System.out.println("SMALL double[]: " + java.util.Arrays.toString(sums) + " and "
+                    + java.util.Arrays.toString(values) + " instead of " + java.util.Arrays.toString(expectedSums)
+                    + " and " + java.util.Arrays.toString(expectedMax));
+            wrong++;
         }
         return wrong;
     }
