@@ -75,9 +75,12 @@ final class BoxAllReduce implements OpRun {
     /**
      * @param rank  this rank
      * @param own   this rank's box lines
-     * @param peers every rank's box lines as this process maps them, null at {@code rank}
+     * @param peers every rank's box lines as this process maps them, null at {@code rank}; at least 2 ranks
      */
     BoxAllReduce(int rank, MemorySegment own, BoxPeer[] peers) {
+        if (peers.length < 2) {
+            throw new IllegalArgumentException("a box all-reduce needs at least 2 ranks, got " + peers.length);
+        }
         if (own.byteSize() < BoxPeer.BOX_BYTES) {
             throw new IllegalArgumentException("box lines of " + own.byteSize() + " bytes, need " + BoxPeer.BOX_BYTES);
         }
@@ -230,10 +233,6 @@ final class BoxAllReduce implements OpRun {
         }
         long at = line + PAYLOAD;
         MemorySegment first = lineOf(0);
-        if (size == 1) {
-            reducer.finish(first, at, recv, 0, count);
-            return;
-        }
         reducer.combine(first, at, lineOf(1), at, recv, 0, count, size == 2);
         for (int p = 2; p < size; p++) {
             reducer.combine(recv, 0, lineOf(p), at, recv, 0, count, p == size - 1);

@@ -44,6 +44,8 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     private static final long CLOSE_WAIT_NS = 10_000_000_000L;
 
     private final int peerRank;
+    /** The peer's box lines in its mapped segment: sliced once, since a sleeper sums them each time it comes to sleep. */
+    private final MemorySegment peerBoxLines;
     private final int mode;
     private final long eagerBytes;
     private final long chunkBytes;
@@ -64,6 +66,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
                       int mode, ShmOptions options, long heapBase, long heapBytes) {
         super(transport, description, slot, peer);
         this.peerRank = peerRank;
+        this.peerBoxLines = peer.segment.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
         this.mode = mode;
         this.eagerBytes = options.eagerBytes();
         this.chunkBytes = options.chunkBytes();
@@ -86,12 +89,11 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
 
     @Override
     public BoxPeer boxPeer() {
-        MemorySegment lines = peer.segment.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
         MemorySegment peerSegment = peer.segment.memory;
         return new BoxPeer() {
             @Override
             public MemorySegment lines() {
-                return lines;
+                return peerBoxLines;
             }
 
             @Override
@@ -103,7 +105,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
 
     /** @return the peer's box lines as mapped here (the transport's sleepers look at them) */
     MemorySegment peerBoxLines() {
-        return peer.segment.memory.asSlice(Layout.H_BOX, BoxPeer.BOX_BYTES);
+        return peerBoxLines;
     }
 
     /** @return the connection's large-message path: {@link Layout#MODE_CMA} or {@link Layout#MODE_RING} */
