@@ -500,7 +500,7 @@ final class CommExecutor implements Runnable, Progress {
                 r.clearInline();
                 return OpFuture.COMPLETED;
             }
-            OpFuture f = comm.newFuture();
+            OpFuture f = comm.newFuture(CommImpl.dataBytes(count, type));
             if (r.inlineOutcome == OpRequest.FAILED) {
                 r.clearInline();
                 f.fail(r.inlineError);

@@ -181,7 +181,8 @@ public final class CommImpl implements Communicator {
                 return f;
             }
         }
-        return submit(OpRequest.collective(kind, count, type, op, root, send, recv, inPlace, newFuture()), device);
+        return submit(OpRequest.collective(kind, count, type, op, root, send, recv, inPlace,
+                newFuture(dataBytes(count, type))), device);
     }
 
     /** @return the later of two issued operations, by their order keys ({@link CommExecutor#ORDER_SHIFT}) */
@@ -190,7 +191,18 @@ public final class CommImpl implements Communicator {
     }
 
     OpFuture newFuture() {
-        return new OpFuture(executorThread(), stepped ? null : executor, awaitSpin, stepped);
+        return newFuture(0);
+    }
+
+    /** @param opBytes the operation's data per rank in bytes, 0 when not known: a larger one's waiter spins longer */
+    OpFuture newFuture(long opBytes) {
+        return new OpFuture(executorThread(), stepped ? null : executor, awaitSpin, stepped, opBytes);
+    }
+
+    /** @return count elements of type in bytes, saturated (a barrier's null type counts as bytes) */
+    static long dataBytes(long count, DataType type) {
+        int size = type == null ? 1 : type.sizeBytes();
+        return count > Long.MAX_VALUE / size ? Long.MAX_VALUE : count * size;
     }
 
     /** Refuses what would block the thread that steps this communicator. */
@@ -520,7 +532,7 @@ public final class CommImpl implements Communicator {
         count("count", count);
         ArgChecks.rank("peer", peer, size);
         buffer("buffer", buffer, bytes("count", count, 1, type), false, executorThread());
-        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture()), device);
+        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture(dataBytes(count, type))), device);
     }
 
     @Override
@@ -534,7 +546,7 @@ public final class CommImpl implements Communicator {
         count("count", count);
         ArgChecks.rank("peer", peer, size);
         buffer("buffer", buffer, bytes("count", count, 1, type), true, executorThread());
-        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture()), device);
+        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture(dataBytes(count, type))), device);
     }
 
     // ---- Device buffers: checked through the segments standing in for them, staged by the executor ----

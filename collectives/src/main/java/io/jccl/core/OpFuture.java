@@ -47,6 +47,8 @@ final class OpFuture implements CollectiveFuture {
      * operations, which tell it how their waits went.
      */
     private final AwaitSpin spin;
+    /** The operation's data per rank in bytes, for {@link AwaitSpin#spinNs(long)}; 0 when not known. */
+    private final long opBytes;
     /** The communicator is stepped by its caller: a blocking wait would wait forever, so it is refused. */
     private final boolean stepped;
     /** How to wait in stepped mode instead, for the messages that refuse a blocking wait. */
@@ -58,7 +60,11 @@ final class OpFuture implements CollectiveFuture {
     private static final AwaitSpin NO_SPIN = new AwaitSpin(0);
 
     OpFuture(Thread executorThread) {
-        this(executorThread, null, NO_SPIN, false);
+        this(executorThread, null, NO_SPIN, false, 0);
+    }
+
+    OpFuture(Thread executorThread, Progress progress, AwaitSpin spin, boolean stepped) {
+        this(executorThread, progress, spin, stepped, 0);
     }
 
     /**
@@ -68,12 +74,14 @@ final class OpFuture implements CollectiveFuture {
      *                       raised while blocking does not pay, then {@code JCCL_YIELD_US} yielding): a small
      *                       operation then completes on the waiting thread, without any hand-over
      * @param stepped        whether the communicator is stepped by its caller (blocking waits are refused)
+     * @param opBytes        the operation's data per rank in bytes (a larger one spins longer), 0 when not known
      */
-    OpFuture(Thread executorThread, Progress progress, AwaitSpin spin, boolean stepped) {
+    OpFuture(Thread executorThread, Progress progress, AwaitSpin spin, boolean stepped, long opBytes) {
         this.executorThread = executorThread;
         this.progress = progress;
         this.spin = spin;
         this.stepped = stepped;
+        this.opBytes = opBytes;
     }
 
     /** Set when a caller started waiting for the operation before it completed (it drives then). */
@@ -158,7 +166,7 @@ final class OpFuture implements CollectiveFuture {
         if (completion.isDone()) {
             return;
         }
-        long spinNs = spin.spinNs();
+        long spinNs = spin.spinNs(opBytes);
         long driveNs = spinNs + spin.yieldNs();
         if (progress == null) {
             spinUntilDone(Math.min(spinNs, maxNs), Math.min(driveNs, maxNs));

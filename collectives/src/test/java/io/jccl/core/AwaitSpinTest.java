@@ -4,7 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The waiting caller's spin: raised by short blocks, not by long ones, decaying while calls need no block. */
+/**
+ * The waiting caller's spin: raised by short blocks, not by long ones, decaying while calls need no block; a larger
+ * operation's at least its floor.
+ */
 class AwaitSpinTest {
     private static final long US = 1_000;
 
@@ -47,5 +50,18 @@ class AwaitSpinTest {
         AwaitSpin spin = new AwaitSpin(0);
         spin.blocked(100 * US);
         assertThat(spin.spinNs()).as("fewer cores than busy threads: the waiter leaves the cores").isZero();
+        assertThat(spin.spinNs(1 << 20)).as("not by a large operation either").isZero();
+    }
+
+    @Test
+    void aLargerOperationSpinsLongerUpToTheFloorsCap() {
+        AwaitSpin spin = new AwaitSpin(20 * US);
+        assertThat(spin.spinNs(8)).as("a small one: the configured spin").isEqualTo(20 * US);
+        assertThat(spin.spinNs(256 * 1024)).isEqualTo(256 * 1024 * AwaitSpin.FLOOR_NS_PER_BYTE);
+        assertThat(spin.spinNs(8L << 20)).isEqualTo(AwaitSpin.FLOOR_MAX_NS);
+        assertThat(spin.spinNs(Long.MAX_VALUE)).as("no overflow").isEqualTo(AwaitSpin.FLOOR_MAX_NS);
+        spin.blocked(400 * US);
+        assertThat(spin.spinNs(64 * 1024)).as("a short block raises it beyond the floor").isEqualTo(800 * US);
+        assertThat(spin.spinNs(1L << 20)).as("the floor beyond what blocks raise it to").isEqualTo(AwaitSpin.FLOOR_MAX_NS);
     }
 }
