@@ -12,8 +12,8 @@ package io.jccl.core;
  *
  * <p>A larger operation sets a floor besides ({@link #spinNs(long)}): a peer a step behind in it stays silent while it
  * moves its share, and on a VM whose idle vCPU sleeps a block and its wake-up cost up to milliseconds. Measured on two
- * cores, 1 MiB over shm, 5000-call rounds, 3 alternating runs of each: 269-341 calls over 1 ms with 20 µs of spin,
- * 75-163 with 2 ms (docs/performance.md).
+ * cores, 1 MiB over shm, 5000-call rounds, 3 alternating runs of each: 300-446 calls over 1 ms per 40,000 with
+ * 20 µs of spin, 132-200 with this floor (docs/performance.md).
  *
  * <p>Shared by the waiters of one communicator; racy updates between concurrent waiters only blur the estimate.
  */
