@@ -3,6 +3,9 @@
  * `jccl bench collective` with an MPI library on the same machines. Build with benchmarks/mpi/build.sh; run with
  * e.g. `mpirun -np 2 --mca btl self,tcp benchmarks/target/mpi/allreduce_perf -n 20 -w 5 1M 8M 64M`.
  * `-i` times the in-place form (MPI_IN_PLACE: the result overwrites the input in recv) instead of out of place.
+ * `-t W` also reports the timed loop in windows of W calls, as rank 0 saw them: after each size's line, one line
+ * `#window START_NS END_NS US_PER_CALL` per window, the times on CLOCK_MONOTONIC (benchmarks/mpi/placed.sh lays them
+ * over the CPU placement core_round_trip observed meanwhile).
  *
  * For each size: allocate and fill the buffers once, run the warm-up calls, then a barrier and the timed calls.
  * time(us) is the slowest rank's mean time per call (the timed loop's time reduced with MPI_MAX), algbw is
@@ -17,6 +20,7 @@
 #include <mpi.h>
 
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,12 @@
 #define MAX_SIZES 64
 
 /* The input of element i on rank r: (r + 1) * (1 + i % 251). Sums over up to 512 ranks stay below 2^24. */
+static double monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec * 1e9 + (double) t.tv_nsec;
+}
+
 static float input(int rank, size_t i) {
     return (float) ((rank + 1) * (int) (1 + i % 251));
 }
@@ -36,8 +46,9 @@ static float expected(int ranks, size_t i) {
 
 static void usage(int rank, const char *message) {
     if (rank == 0) {
-        fprintf(stderr, "allreduce_perf: %s\nusage: allreduce_perf [-i] [-n iters] [-w warmup] size... "
-                "(-i: in place; sizes in bytes, multiples of 4, with an optional K, M or G suffix)\n", message);
+        fprintf(stderr, "allreduce_perf: %s\nusage: allreduce_perf [-i] [-n iters] [-w warmup] [-t window] size... "
+                "(-i: in place; -t: report windows of that many calls; sizes in bytes, multiples of 4, with an "
+                "optional K, M or G suffix)\n", message);
     }
 }
 
@@ -53,19 +64,21 @@ int main(int argc, char **argv) {
     size_t sizes[MAX_SIZES];
     int nsizes = 0;
     int in_place = 0;
+    int window = 0;
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "-i") == 0) {
             in_place = 1;
             continue;
         }
-        if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0) && a + 1 < argc) {
-            int value = parse_count(argv[a + 1], argv[a][1] == 'n' ? 1 : 0);
+        if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0 || strcmp(argv[a], "-t") == 0)
+                && a + 1 < argc) {
+            int value = parse_count(argv[a + 1], argv[a][1] == 'w' ? 0 : 1);
             if (value < 0) {
-                usage(rank, "bad iteration count");
+                usage(rank, argv[a][1] == 't' ? "bad window" : "bad iteration count");
                 MPI_Finalize();
                 return 2;
             }
-            *(argv[a][1] == 'n' ? &iters : &warmup) = value;
+            *(argv[a][1] == 'n' ? &iters : argv[a][1] == 'w' ? &warmup : &window) = value;
             a++;
             continue;
         }
@@ -101,6 +114,14 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
 
+    /* -t: the start of every window and the end of the last, on rank 0 */
+    int windows = window > 0 ? iters / window : 0;
+    double *window_ns = windows > 0 ? malloc(sizeof(double) * (size_t) (windows + 1)) : NULL;
+    if (windows > 0 && window_ns == NULL) {
+        fprintf(stderr, "allreduce_perf: rank %d cannot allocate the window times\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
     long long total_wrong = 0;
     for (int s = 0; s < nsizes; s++) {
         size_t count = sizes[s] / sizeof(float);
@@ -128,7 +149,13 @@ int main(int argc, char **argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         double start = MPI_Wtime();
         for (int i = 0; i < iters; i++) {
+            if (windows > 0 && i % window == 0 && i / window <= windows) {
+                window_ns[i / window] = monotonic_ns();
+            }
             MPI_Allreduce(source, recv, (int) count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        }
+        if (windows > 0 && iters == windows * window) {  /* else the start of the partial window ended the last */
+            window_ns[windows] = monotonic_ns();
         }
         double seconds = (MPI_Wtime() - start) / iters;
         if (in_place) {
@@ -152,6 +179,10 @@ int main(int argc, char **argv) {
             /* three decimals below 10 us: vader's 8-byte call takes a fraction of a microsecond */
             printf("  %12zu %12zu %9s %6s %12.*f %11.3f %11.3f %8lld\n", sizes[s], count, "float32", "sum",
                    slowest * 1e6 < 10 ? 3 : 1, slowest * 1e6, algbw, busbw, all_wrong);
+            for (int w = 0; w < windows; w++) {
+                printf("#window %.0f %.0f %.3f\n", window_ns[w], window_ns[w + 1],
+                       (window_ns[w + 1] - window_ns[w]) / 1e3 / window);
+            }
             fflush(stdout);
             total_wrong += all_wrong;
         }
@@ -167,6 +198,7 @@ int main(int argc, char **argv) {
         }
     }
     MPI_Bcast(&total_wrong, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    free(window_ns);
     MPI_Finalize();
     return total_wrong == 0 ? 0 : 1;
 }

@@ -14,6 +14,8 @@
 #   --same-host  issue 15's whole set of same-host measures and targets in one run instead (shm, registered shm,
 #                tcp, out-of-place vs in-place, cold start, the README's 4-rank command): runs benchmarks/mpi/same-host.sh
 #                with the options that follow (--reps N, --only LIST, --quick, --steady)
+#   --placed     the steady-state same-host measures told apart by where the host ran the two vCPUs (near or far
+#                apart): runs benchmarks/mpi/placed.sh with the options that follow (--reps N, --only LIST, --period MS)
 # Environment: MPIRUN_ARGS adds mpirun options (e.g. "--bind-to none"); MPICC picks the MPI compiler wrapper.
 # Exit status: 0 done, 1 a run failed or Open MPI is missing (scripts/install-openmpi.sh), 2 bad usage, 3 see --strict.
 set -euo pipefail
@@ -33,6 +35,10 @@ if [ "${1:-}" = --same-host ]; then
   shift
   exec "$here/same-host.sh" "$@"
 fi
+if [ "${1:-}" = --placed ]; then
+  shift
+  exec "$here/placed.sh" "$@"
+fi
 while [ $# -gt 0 ]; do
   case "$1" in
     --net) net="${2:?--net needs a name}"; shift 2 ;;
@@ -44,7 +50,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup="${2:?--warmup needs a number}"; shift 2 ;;
     --strict) strict=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,19s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "compare.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
