@@ -18,9 +18,10 @@
 # interquartile range), JCCL out of place against MPI as issue 15 states its targets (time ratios for 8 B, bandwidth
 # ratios otherwise), and JCCL's out-of-place / in-place time.
 #
-# usage: benchmarks/mpi/placed.sh [--reps N] [--only LIST] [--period MS]
+# usage: benchmarks/mpi/placed.sh [--reps N] [--only LIST] [--period MS] [--jccl-env KEY=VALUE]...
 #   --reps   repetitions (default 3)          --only  comma-separated measures (default all)
 #   --period ms between placement looks (default 10)
+#   --jccl-env  an environment variable for JCCL's ranks (jccl run -x), e.g. JCCL_SOCKET_DUPLEX=1; may repeat
 # Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh) and a C compiler.
 # Exit status: 0 done (targets met or not), 1 a run failed, 2 bad usage.
 set -euo pipefail
@@ -29,12 +30,16 @@ root="$(cd "$here/../.." && pwd)"
 reps=3
 period=10
 only=shm8,shm1m,shm8m,shmreg1m,shmreg8m,tcp8,tcp1m,tcp8m
+jccl_env=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
     --only) only="${2:?--only needs a list}"; shift 2 ;;
     --period) period="${2:?--period needs milliseconds}"; shift 2 ;;
-    -h|--help) sed -n '2,27s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --jccl-env)
+      [[ "${2:-}" == JCCL_*=* ]] || { echo "placed.sh: --jccl-env needs JCCL_NAME=VALUE, not '${2:-}'" >&2; exit 2; }
+      jccl_env+=(-x "$2"); shift 2 ;;
+    -h|--help) sed -n '2,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "placed.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -89,7 +94,7 @@ join() {  # measure side output-file
 
 echo "# placed.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating, placement looked at every" \
-  "$period ms"
+  "$period ms${jccl_env[*]:+, JCCL ranks with ${jccl_env[*]}}"
 for ((rep = 1; rep <= reps; rep++)); do
   for m in "${measures[@]}"; do
     read -r size net <<< "$(plan "$m")"
@@ -106,7 +111,7 @@ for ((rep = 1; rep <= reps; rep++)); do
     extra=()
     [[ "$m" == shmreg* ]] && extra=(registered)
     watch_start
-    if ! "$root/jccl" run -np 2 -x "JCCL_NET=$net" -cp "$root/benchmarks/target/classes" -- \
+    if ! "$root/jccl" run -np 2 -x "JCCL_NET=$net" "${jccl_env[@]}" -cp "$root/benchmarks/target/classes" -- \
         io.jccl.bench.PlacedAllReduce "$size" "$jw" "$jn" "$jt" alternate "${extra[@]}" > "$work/out" 2>&1; then
       echo "placed.sh: the JCCL run of $m failed:" >&2; tail -n 20 "$work/out" >&2; exit 1
     fi

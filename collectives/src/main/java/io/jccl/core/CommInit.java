@@ -468,7 +468,16 @@ final class CommInit {
         return null;
     }
 
-    /** Opens a data and a control connection to every peer and accepts theirs, all without blocking. */
+    /** A connection to a lower rank that waits until that rank's connections here have been accepted. */
+    private record DeferredConnect(int index, int peer, NetTransport transport, byte[] handle) {
+    }
+
+    /**
+     * Opens a data and a control connection to every peer and accepts theirs, all without blocking. Where the
+     * transport reuses accepted connections ({@link NetTransport#reusesAcceptedConnections()}: tcp's one socket for
+     * both directions), a rank connects to a lower rank only once it accepted both of that rank's connections, so
+     * that its connects find them.
+     */
     private static void connect(int rank, int size, CommConfig.Resolved config, NetTransportProvider[] chosen,
                                 Map<String, NetTransport> transports, Map<String, Listener> listeners,
                                 byte[][] allHandles, PeerLinks links, ExecutorSignal signal) {
@@ -480,6 +489,7 @@ final class CommInit {
         NetRequest[] helloSends = new NetRequest[2 * size];
         boolean[] helloSent = new boolean[2 * size];
         MemorySegment helloOut = arena.allocate(2L * size * HELLO_BYTES, 8);
+        List<DeferredConnect> deferred = new ArrayList<>();
         for (int p = 0; p < size; p++) {
             if (p == rank) {
                 continue;
@@ -488,7 +498,11 @@ final class CommInit {
             byte[] handle = decodeHandle(allHandles[p], chosen[p].name(), p);
             for (int kind = DATA; kind <= CONTROL; kind++) {
                 int i = 2 * p + kind;
-                pending[i] = t.connect(handle, signal);
+                if (p < rank && t.reusesAcceptedConnections()) {
+                    deferred.add(new DeferredConnect(i, p, t, handle));
+                } else {
+                    pending[i] = t.connect(handle, signal);
+                }
                 long off = (long) i * HELLO_BYTES;
                 helloOut.set(ValueLayout.JAVA_INT_UNALIGNED, off, HELLO_MAGIC);
                 helloOut.set(ValueLayout.JAVA_INT_UNALIGNED, off + 4, rank);
@@ -505,7 +519,7 @@ final class CommInit {
         try {
             loop(rank, size, config, chosen, links, signal, deadline, arena, pending, connected, helloSends,
                     helloSent, helloOut, listenerList, listenerNames, accepted, acceptedVia, helloRecvs, helloIn,
-                    expectedAccepts, peers);
+                    expectedAccepts, peers, deferred);
         } catch (RuntimeException e) {
             for (int i = 0; i < connected.length; i++) {
                 if (connected[i] != null) {
@@ -528,12 +542,20 @@ final class CommInit {
                              boolean[] helloSent, MemorySegment helloOut, List<Listener> listenerList,
                              List<String> listenerNames, List<RecvConnection> accepted, List<String> acceptedVia,
                              List<NetRequest> helloRecvs, List<MemorySegment> helloIn, int expectedAccepts,
-                             int peers) {
+                             int peers, List<DeferredConnect> deferred) {
         int helloReceived = 0;
         int sent = 0;
         int idle = 0;
         while (sent < 2 * peers || helloReceived < expectedAccepts) {
             boolean progressed = false;
+            for (int d = 0; d < deferred.size(); d++) {
+                DeferredConnect c = deferred.get(d);
+                if (links.dataRecv[c.peer()] != null && links.controlRecv[c.peer()] != null) {
+                    pending[c.index()] = c.transport().connect(c.handle(), signal);
+                    deferred.remove(d--);
+                    progressed = true;
+                }
+            }
             for (int i = 0; i < 2 * size; i++) {
                 if (pending[i] != null && connected[i] == null) {
                     SendConnection c = pending[i].poll();

@@ -29,6 +29,19 @@ public interface NetTransport extends AutoCloseable {
     PendingConnect connect(byte[] peerHandle, ProgressSignal signal);
 
     /**
+     * Whether a {@link #connect} to a peer from which this transport already accepted a connection may send over
+     * that connection's channel instead of opening one (the tcp transport: one socket carries both directions, so
+     * each direction's data carries the other's acknowledgements). A caller that connects both ways between two
+     * ranks then lets one side connect first and the other connect only once it accepted that connection. The
+     * default is false: connecting order makes no difference.
+     *
+     * @return whether connecting after accepting saves a channel
+     */
+    default boolean reusesAcceptedConnections() {
+        return false;
+    }
+
+    /**
      * Registers memory for use in requests (NCCL's {@code regMr}).
      *
      * @param segment the memory

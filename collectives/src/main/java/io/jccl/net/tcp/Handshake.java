@@ -86,6 +86,16 @@ final class Handshake {
         return Wire.helloConnectionId(hello);
     }
 
+    /** @return the flags of the accepted hello ({@link Wire#FLAG_OFFER}, {@link Wire#FLAG_REVERSE} or 0) */
+    int flags() {
+        return Wire.helloFlags(hello);
+    }
+
+    /** @return the sender's own listener token, from the accepted hello */
+    byte[] senderToken() {
+        return Wire.helloSenderToken(hello);
+    }
+
     SocketChannel channel() {
         return channel;
     }

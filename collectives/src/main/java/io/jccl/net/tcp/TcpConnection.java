@@ -54,6 +54,8 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
     private final TcpNetTransport transport;
 
     private volatile boolean closed;
+    /** The sockets' other user (a connection the other way between the same ranks), or null: sockets of its own. */
+    private volatile ChannelShare share;
     /** Why the connection broke, or null while it works; only the driving thread writes it. */
     private NetException.Reason brokenReason;
     private String brokenMessage;
@@ -94,6 +96,11 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         if (closed || brokenReason != null) {
             return;
         }
+        ChannelShare s = share;
+        if (s != null) {
+            s.watch(selector);
+            return;
+        }
         if (keys == null) {
             keys = new SelectionKey[channels.length];
             keyOps = new int[channels.length];
@@ -114,6 +121,21 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
                 return;   // closed meanwhile: the next progress() reports it
             }
         }
+    }
+
+    /** @return whether {@link #watch} registers this connection's interest: neither closed nor broken */
+    final boolean watchable() {
+        return !closed && brokenReason == null;
+    }
+
+    /** Makes this connection one of the two users of its sockets ({@link ChannelShare#attach}). */
+    final void share(ChannelShare s) {
+        share = s;
+    }
+
+    /** @return the share of this connection's sockets, or null */
+    final ChannelShare share() {
+        return share;
     }
 
     /** Returns a request whose outcome {@link TcpRequest#test()} has reported. */
@@ -175,7 +197,12 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         brokenReason = reason;
         brokenMessage = message;
         failPending(reason, message, cause);
-        closeChannels();
+        ChannelShare s = share;
+        if (s != null && reason != NetException.Reason.PEER_CLOSED) {
+            s.closeAll();   // a protocol or I/O error: the stream cannot be trusted either way
+        } else {
+            closeChannels();   // the peer ended this direction; a shared socket's other direction goes on
+        }
     }
 
     private void failPending(NetException.Reason reason, String message, Throwable cause) {
@@ -196,6 +223,11 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
     }
 
     private void closeChannels() {
+        ChannelShare s = share;
+        if (s != null) {
+            s.release(this);
+            return;
+        }
         for (SocketChannel channel : channels) {
             try {
                 channel.close();

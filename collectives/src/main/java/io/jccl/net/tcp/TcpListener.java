@@ -6,6 +6,7 @@ import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
@@ -22,6 +23,12 @@ import org.slf4j.Logger;
  * {@link #accept()} once all of them have said hello with the same connection id, rank and socket count, one per
  * index; a set that stays incomplete for the connect timeout, or whose hellos disagree, is dropped whole with a
  * warning saying how many sockets came.
+ *
+ * <p>A connection offered for both directions ({@link Wire#FLAG_OFFER}) is also recorded with the transport, whose
+ * connect back to the same peer may take it ({@link TcpNetTransport#connect}). The other way round, this rank's own
+ * offered connections wait here for the peer's {@link Wire#FLAG_REVERSE} hello on each socket, read from the
+ * socket this rank connected; once all have come, the reverse direction surfaces from {@link #accept()} as a
+ * receive connection over the same sockets ({@link ChannelShare}).
  *
  * <p>{@link #accept()} is synchronized: it is called during setup only, and {@link #close()} may come from
  * another thread.
@@ -44,6 +51,8 @@ final class TcpListener implements Listener {
     private final Map<Long, SocketSet> sets = new HashMap<>();
     /** Sockets waiting in {@link #sets}. */
     private int socketsInSets;
+    /** This rank's offered connections, waiting for the peer to take them for the other direction. */
+    private final List<ReverseWait> reverseWaits = new ArrayList<>();
     private volatile boolean closed;
 
     /** The sockets of one connection that have said hello so far. */
@@ -53,14 +62,37 @@ final class TcpListener implements Listener {
         final SocketChannel[] channels;
         final String remote;
         final long deadlineNanos;
+        final int flags;
+        final byte[] senderToken;
         int arrived;
 
-        SocketSet(long connectionId, int rank, int count, String remote, long deadlineNanos) {
+        SocketSet(long connectionId, int rank, int count, String remote, long deadlineNanos, int flags,
+                  byte[] senderToken) {
             this.connectionId = connectionId;
             this.rank = rank;
             this.channels = new SocketChannel[count];
             this.remote = remote;
             this.deadlineNanos = deadlineNanos;
+            this.flags = flags;
+            this.senderToken = senderToken;
+        }
+    }
+
+    /** A send connection of this rank, offered to its peer, and the REVERSE hellos read back on its sockets. */
+    private static final class ReverseWait {
+        final TcpSendConnection send;
+        final SocketChannel[] channels;
+        final ByteBuffer[] hellos;
+        final String remote;
+
+        ReverseWait(TcpSendConnection send, SocketChannel[] channels, String remote) {
+            this.send = send;
+            this.channels = channels;
+            this.remote = remote;
+            this.hellos = new ByteBuffer[channels.length];
+            for (int i = 0; i < channels.length; i++) {
+                hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
+            }
         }
     }
 
@@ -83,6 +115,10 @@ final class TcpListener implements Listener {
             throw new NetException(NetException.Reason.CLOSED, description + " is closed");
         }
         acceptSockets();
+        RecvConnection reverse = pollReverseWaits();
+        if (reverse != null) {
+            return reverse;
+        }
         long now = System.nanoTime();
         expireSets(now);
         for (Iterator<Handshake> it = handshakes.iterator(); it.hasNext(); ) {
@@ -96,13 +132,104 @@ final class TcpListener implements Listener {
                 drop(handshake.channel(), handshake.remote(), handshake.rejection());
                 continue;
             }
+            if (handshake.flags() == Wire.FLAG_REVERSE) {
+                drop(handshake.channel(), handshake.remote(), "a REVERSE hello on a socket it opened itself");
+                continue;
+            }
             if (handshake.socketCount() == 1) {
-                return transport.openRecv(new SocketChannel[] {handshake.channel()}, handshake.peerRank(),
-                        handshake.remote());
+                return surface(new SocketChannel[] {handshake.channel()}, handshake.peerRank(), handshake.remote(),
+                        handshake.flags(), handshake.senderToken());
             }
             SocketSet complete = join(handshake, now);
             if (complete != null) {
-                return transport.openRecv(complete.channels, complete.rank, complete.remote);
+                return surface(complete.channels, complete.rank, complete.remote, complete.flags,
+                        complete.senderToken);
+            }
+        }
+        return null;
+    }
+
+    /** Opens the receive connection of accepted sockets and records an offer with the transport. */
+    private RecvConnection surface(SocketChannel[] channels, int rank, String remote, int flags, byte[] senderToken) {
+        TcpRecvConnection connection = transport.openRecv(channels, rank, remote);
+        if (flags == Wire.FLAG_OFFER) {
+            transport.offered(senderToken, connection);
+        }
+        return connection;
+    }
+
+    /**
+     * Waits for the REVERSE hellos of a send connection this rank offered to its peer (the transport calls it once
+     * the connection's own hellos are written).
+     */
+    synchronized void expectReverse(TcpSendConnection send, SocketChannel[] channels, String remote) {
+        if (!closed) {
+            reverseWaits.add(new ReverseWait(send, channels, remote));
+        }
+    }
+
+    /**
+     * Reads what came back on the offered sockets. A wait whose socket ends or fails, or whose send connection
+     * closed, is given up without closing anything (the send connection owns the sockets and finds out itself); a
+     * wait whose hellos are wrong is given up with a warning.
+     *
+     * @return the receive connection of a peer that took an offered connection, or null
+     */
+    private RecvConnection pollReverseWaits() {
+        for (Iterator<ReverseWait> it = reverseWaits.iterator(); it.hasNext(); ) {
+            ReverseWait wait = it.next();
+            if (wait.send.isClosed()) {
+                it.remove();
+                continue;
+            }
+            boolean complete = true;
+            try {
+                for (int i = 0; i < wait.channels.length; i++) {
+                    if (wait.hellos[i].hasRemaining() && wait.channels[i].read(wait.hellos[i]) < 0) {
+                        throw new IOException("end of stream");
+                    }
+                    complete &= !wait.hellos[i].hasRemaining();
+                }
+            } catch (IOException e) {
+                it.remove();   // the peer closed or went away: the send connection finds out on its own
+                continue;
+            }
+            if (!complete) {
+                continue;
+            }
+            it.remove();
+            String wrong = checkReverse(wait);
+            if (wrong != null) {
+                LOG.warn("{}: the peer at {} answered an offered connection wrongly ({}); it stays one way",
+                        description, wait.remote, wrong);
+                continue;
+            }
+            TcpRecvConnection recv = transport.openRecv(wait.channels, Wire.helloRank(wait.hellos[0]), wait.remote);
+            ChannelShare share = new ChannelShare(wait.channels);
+            share.attach(wait.send);
+            share.attach(recv);
+            return recv;
+        }
+        return null;
+    }
+
+    /** @return why the REVERSE hellos of a wait are wrong, or null */
+    private String checkReverse(ReverseWait wait) {
+        ByteBuffer first = wait.hellos[0];
+        for (int i = 0; i < wait.channels.length; i++) {
+            ByteBuffer hello = wait.hellos[i];
+            String wrong = Wire.checkHello(hello, token);
+            if (wrong != null) {
+                return "socket " + i + ": " + wrong;
+            }
+            if (Wire.helloFlags(hello) != Wire.FLAG_REVERSE) {
+                return "socket " + i + ": flags " + Wire.helloFlags(hello) + " instead of REVERSE";
+            }
+            if (Wire.helloSocketIndex(hello) != i || Wire.helloSocketCount(hello) != wait.channels.length
+                    || Wire.helloConnectionId(hello) != Wire.helloConnectionId(first)
+                    || Wire.helloRank(hello) != Wire.helloRank(first)) {
+                return "socket " + i + " names socket " + Wire.helloSocketIndex(hello) + " of "
+                        + Wire.helloSocketCount(hello) + " (rank " + Wire.helloRank(hello) + ")";
             }
         }
         return null;
@@ -118,10 +245,11 @@ final class TcpListener implements Listener {
         SocketSet set = sets.get(id);
         if (set == null) {
             set = new SocketSet(id, handshake.peerRank(), handshake.socketCount(), handshake.remote(),
-                    now + transport.connectTimeoutNanos());
+                    now + transport.connectTimeoutNanos(), handshake.flags(), handshake.senderToken());
             sets.put(id, set);
         } else if (set.rank != handshake.peerRank() || set.channels.length != handshake.socketCount()
-                || set.channels[handshake.socketIndex()] != null) {
+                || set.channels[handshake.socketIndex()] != null || set.flags != handshake.flags()
+                || !java.util.Arrays.equals(set.senderToken, handshake.senderToken())) {
             drop(handshake.channel(), handshake.remote(), "its hello (rank " + handshake.peerRank() + ", socket "
                     + handshake.socketIndex() + " of " + handshake.socketCount() + ") contradicts the connection it"
                     + " names (rank " + set.rank + ", " + set.channels.length + " sockets)");
@@ -240,6 +368,7 @@ final class TcpListener implements Listener {
             }
             sets.clear();
             socketsInSets = 0;
+            reverseWaits.clear();   // their sockets belong to send connections
         }
     }
 

@@ -20,6 +20,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -62,6 +63,15 @@ final class TcpNetTransport implements NetTransport {
     /** True while the driving thread sleeps in {@link #awaitProgress}: only then does {@link #wakeUp} call the kernel. */
     private volatile boolean selecting;
     private volatile boolean wakeRequested;
+    /** The first listener, whose token this rank's hellos carry as the sender's; null before {@link #listen}. */
+    private volatile TcpListener ownListener;
+    private volatile byte[] ownToken;
+    /** Accepted connections whose peers offered their sockets for the other direction, not yet taken. */
+    private final List<Offer> offers = new ArrayList<>();
+
+    /** An accepted connection offered for both directions, by the token of the peer's listener. */
+    private record Offer(byte[] peerToken, TcpRecvConnection recv) {
+    }
 
     /**
      * @param context the rank's context
@@ -105,6 +115,10 @@ final class TcpNetTransport implements NetTransport {
             TcpListener listener = new TcpListener(this, server,
                     new TcpHandle((InetSocketAddress) server.getLocalAddress(), token));
             register(listener);
+            if (ownListener == null) {
+                ownToken = token;
+                ownListener = listener;
+            }
             return listener;
         } catch (IOException e) {
             closeQuietly(server);
@@ -113,26 +127,53 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>When this rank has accepted a connection from that peer that the peer offered for both directions, and no
+     * earlier connect took it, the connection sends over its sockets (a REVERSE hello on each, then the messages);
+     * otherwise it opens sockets of its own and offers them to the peer.
+     */
     @Override
     public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
         checkOpen();
         TcpHandle handle = TcpHandle.decode(peerHandle);
-        int count = options.socketsPerConnection();
         long connectionId = RANDOM.nextLong();
+        byte[] own = options.duplex() ? ownToken : null;
+        TcpRecvConnection offered = own == null ? null : takeOffer(handle.token());
+        if (offered != null) {
+            SocketChannel[] channels = offered.channels.clone();
+            ByteBuffer[] hellos = new ByteBuffer[channels.length];
+            boolean[] connected = new boolean[channels.length];
+            for (int i = 0; i < channels.length; i++) {
+                hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
+                Wire.putHello(hellos[i], Wire.FLAG_REVERSE, context.self().rank(), i, channels.length, connectionId,
+                        handle.token(), own);
+                hellos[i].flip();
+                connected[i] = true;
+            }
+            TcpPendingConnect pending = new TcpPendingConnect(this, channels, handle.address(), hellos, connected,
+                    offered, false);
+            register(pending);
+            return pending;
+        }
+        int count = options.socketsPerConnection();
         SocketChannel[] channels = new SocketChannel[count];
         ByteBuffer[] hellos = new ByteBuffer[count];
         boolean[] connected = new boolean[count];
         try {
             for (int i = 0; i < count; i++) {
                 hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
-                Wire.putHello(hellos[i], context.self().rank(), i, count, connectionId, handle.token());
+                Wire.putHello(hellos[i], own == null ? 0 : Wire.FLAG_OFFER, context.self().rank(), i, count,
+                        connectionId, handle.token(), own == null ? new byte[Wire.TOKEN_BYTES] : own);
                 hellos[i].flip();
                 channels[i] = SocketChannel.open();
                 channels[i].configureBlocking(false);
                 tuning.configure(channels[i]);
                 connected[i] = channels[i].connect(handle.address());
             }
-            TcpPendingConnect pending = new TcpPendingConnect(this, channels, handle.address(), hellos, connected);
+            TcpPendingConnect pending = new TcpPendingConnect(this, channels, handle.address(), hellos, connected,
+                    null, own != null);
             register(pending);
             return pending;
         } catch (IOException e) {
@@ -144,12 +185,61 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
-    /** Wraps connected sockets whose hellos were sent. */
-    TcpSendConnection openSend(SocketChannel[] channels, InetSocketAddress peer) {
+    /**
+     * Wraps connected sockets whose hellos were sent.
+     *
+     * @param sharedWith the receive connection whose sockets these are (REVERSE), or null
+     * @param offered    whether the hellos offered the sockets to the peer for the other direction
+     */
+    TcpSendConnection openSend(SocketChannel[] channels, InetSocketAddress peer, TcpRecvConnection sharedWith,
+                               boolean offered) {
         TcpSendConnection connection = new TcpSendConnection(channels, "tcp send connection rank "
-                + context.self().rank() + " -> " + peer + sockets(channels), this, options);
+                + context.self().rank() + " -> " + peer + sockets(channels)
+                + (sharedWith != null ? " (over the sockets of " + sharedWith + ")" : ""), this, options);
         register(connection);
+        if (sharedWith != null) {
+            ChannelShare share = new ChannelShare(channels);
+            share.attach(sharedWith);
+            share.attach(connection);
+        } else if (offered) {
+            TcpListener listener = ownListener;
+            if (listener != null) {
+                listener.expectReverse(connection, channels, String.valueOf(peer));
+            }
+        }
         return connection;
+    }
+
+    /** Records an accepted connection whose peer offered its sockets for the other direction. */
+    void offered(byte[] peerToken, TcpRecvConnection recv) {
+        if (Arrays.equals(peerToken, new byte[Wire.TOKEN_BYTES])) {
+            return;
+        }
+        synchronized (offers) {
+            offers.add(new Offer(peerToken, recv));
+        }
+    }
+
+    /** @return the oldest open offered connection from the listener with that token, now taken; or null */
+    private TcpRecvConnection takeOffer(byte[] peerToken) {
+        synchronized (offers) {
+            for (int i = 0; i < offers.size(); i++) {
+                Offer offer = offers.get(i);
+                if (offer.recv().isClosed() || offer.recv().share() != null) {
+                    offers.remove(i--);
+                } else if (Arrays.equals(offer.peerToken(), peerToken)) {
+                    offers.remove(i);
+                    return offer.recv();
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One socket per peer carries both directions when this rank connects after accepting (see {@link #connect}). */
+    @Override
+    public boolean reusesAcceptedConnections() {
+        return options.duplex();
     }
 
     /** Wraps accepted sockets whose hellos were valid and agree. */

@@ -12,14 +12,21 @@ import java.util.Map;
  * @param minStripeBytes    the shortest stripe a message is split into: a message goes out in
  *                          {@code min(socketsPerConnection, length / minStripeBytes)} stripes, one per socket, so a
  *                          message shorter than twice this goes whole on socket 0
+ * @param duplex            whether one socket carries both directions between two ranks: this rank offers the
+ *                          sockets it opens to the peer, and takes a peer's offered sockets when it connects back
+ *                          ({@code JCCL_SOCKET_DUPLEX=1}). Off by default: it makes small messages faster (each
+ *                          direction's data carries the other's acknowledgements) and large ones slower (both
+ *                          directions' bulk through one socket; measured in docs/performance.md)
  */
-record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStripeBytes) {
+record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStripeBytes, boolean duplex) {
     /** Option naming the socket buffer size in bytes; 0 keeps the kernel's defaults. */
     static final String SOCKET_BUFFER_BYTES = "JCCL_SOCKET_BUFFER_BYTES";
     /** Option naming the number of sockets per connection. */
     static final String NSOCKS = "JCCL_SOCKET_NSOCKS";
     /** Option naming the shortest stripe in bytes. */
     static final String MIN_STRIPE_BYTES = "JCCL_SOCKET_MIN_STRIPE_BYTES";
+    /** Option naming whether one socket carries both directions between two ranks (1) or not (0). */
+    static final String DUPLEX = "JCCL_SOCKET_DUPLEX";
 
     /** Default socket buffer size: 4 MiB. */
     static final int DEFAULT_SOCKET_BUFFER_BYTES = 4 << 20;
@@ -73,7 +80,11 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
             throw invalid(MIN_STRIPE_BYTES, o.get(MIN_STRIPE_BYTES), "a whole number of bytes, "
                     + Wire.MIN_STRIPE_BYTES + " to " + MAX_MIN_STRIPE_BYTES);
         }
-        return new TcpOptions((int) buffer, (int) sockets, stripe);
+        long duplex = number(o, DUPLEX, 0);
+        if (duplex != 0 && duplex != 1) {
+            throw invalid(DUPLEX, o.get(DUPLEX), "1 (one socket for both directions between two ranks) or 0");
+        }
+        return new TcpOptions((int) buffer, (int) sockets, stripe, duplex == 1);
     }
 
     /**

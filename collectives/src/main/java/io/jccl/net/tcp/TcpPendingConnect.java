@@ -14,6 +14,9 @@ import java.nio.channels.SocketChannel;
  * socket buffer; the listener checks them when its owner polls {@code accept()}, so the two sides need not poll in
  * any particular order. Fails with {@link NetException.Reason#IO_ERROR} when the peer refuses any socket, or when
  * the connect timeout passes before all are connected (the message says how many were).
+ *
+ * <p>Taking a peer's offered connection for the other direction, the sockets are connected already and belong to
+ * that receive connection: only the REVERSE hellos are written, and a failure or cancel leaves the sockets to it.
  */
 final class TcpPendingConnect implements PendingConnect {
     private final TcpNetTransport transport;
@@ -23,6 +26,10 @@ final class TcpPendingConnect implements PendingConnect {
     private final boolean[] connected;
     private final long startNanos;
     private final long deadlineNanos;
+    /** The receive connection whose sockets these are (a REVERSE connect), or null. */
+    private final TcpRecvConnection sharedWith;
+    /** Whether the hellos offer the sockets to the peer for the other direction. */
+    private final boolean offered;
     private TcpSendConnection connection;
     private NetException failure;
     private volatile boolean cancelled;
@@ -31,9 +38,13 @@ final class TcpPendingConnect implements PendingConnect {
      * @param channels  the connection's sockets, connecting
      * @param hellos    each socket's hello frame, ready to write
      * @param connected which sockets connected at once
+     * @param sharedWith the receive connection whose sockets these are (a REVERSE connect), or null
+     * @param offered    whether the hellos offer the sockets to the peer
      */
     TcpPendingConnect(TcpNetTransport transport, SocketChannel[] channels, InetSocketAddress peer, ByteBuffer[] hellos,
-                      boolean[] connected) {
+                      boolean[] connected, TcpRecvConnection sharedWith, boolean offered) {
+        this.sharedWith = sharedWith;
+        this.offered = offered;
         this.transport = transport;
         this.channels = channels;
         this.peer = peer;
@@ -71,7 +82,7 @@ final class TcpPendingConnect implements PendingConnect {
             throw fail("connecting to " + peer + " failed" + socketsSoFar(ready) + ": " + e, e);
         }
         if (ready == channels.length) {
-            connection = transport.openSend(channels, peer);
+            connection = transport.openSend(channels, peer, sharedWith, offered);
             transport.forget(this);
             return connection;
         }
@@ -104,6 +115,10 @@ final class TcpPendingConnect implements PendingConnect {
     }
 
     private void release() {
+        if (sharedWith != null) {
+            transport.forget(this);   // the sockets stay the receive connection's
+            return;
+        }
         for (SocketChannel channel : channels) {
             try {
                 channel.close();

@@ -10,16 +10,18 @@ import java.security.MessageDigest;
  * split across sockets. All integers are big-endian (network order).
  *
  * <pre>
- * hello frame, {@value #HELLO_BYTES} bytes, once per socket, connector to listener:
+ * hello frame, {@value #HELLO_BYTES} bytes, once per socket, connector to listener (or, flag REVERSE, back):
  *   0  int32   magic   0x4A43434C ("JCCL")
  *   4  uint16  version {@value #VERSION}
- *   6  uint16  flags   0
- *   8  int32   rank of the connecting side (informational, for logs)
+ *   6  uint16  flags   0, or one of: bit 0 OFFER (the connector offers the socket for the other direction too),
+ *                      bit 1 REVERSE (the listening side takes an offered socket for its own sending)
+ *   8  int32   rank of the sending side (informational, for logs)
  *  12  uint8   socket index, 0 to count - 1
  *  13  uint8   socket count of the connection, 1 to {@value #MAX_SOCKETS}
  *  14  uint16  reserved 0
  *  16  int64   connection id: random, the same on every socket of one connection
- *  24  byte[16] the listener's token, copied from its handle
+ *  24  byte[16] the token of the listener this hello is for, copied from its handle
+ *  40  byte[16] the sender's own listener token (all zero when it has none): whom an OFFER comes from
  *
  * message header, {@value #HEADER_BYTES} bytes, on socket 0, in front of the message's first (or only) stripe:
  *   0  int32   magic   0x4A434D47 ("JCMG")
@@ -48,10 +50,17 @@ final class Wire {
     static final int HEADER_MAGIC = 0x4A434D47;
     /** Magic number opening a stripe header ("JCST"). */
     static final int STRIPE_MAGIC = 0x4A435354;
-    /** The protocol version this code speaks: 2 added the socket fields to the hello, and stripes. */
-    static final int VERSION = 2;
+    /**
+     * The protocol version this code speaks: 2 added the socket fields to the hello, and stripes; 3 the sender's
+     * token and the OFFER and REVERSE flags (one socket for both directions between two ranks).
+     */
+    static final int VERSION = 3;
     /** Size of the hello frame. */
-    static final int HELLO_BYTES = 40;
+    static final int HELLO_BYTES = 56;
+    /** Hello flag: the connecting side offers this socket for the other direction as well. */
+    static final int FLAG_OFFER = 1;
+    /** Hello flag: sent back on an offered socket, which now carries the listening side's connection too. */
+    static final int FLAG_REVERSE = 2;
     /** Size of a message header and of a stripe header. */
     static final int HEADER_BYTES = 24;
     /** Size of the listener token. */
@@ -69,11 +78,18 @@ final class Wire {
     private Wire() {
     }
 
-    /** Writes a hello frame at the buffer's position. */
+    /** Writes a hello frame without flags or sender token at the buffer's position. */
     static void putHello(ByteBuffer out, int rank, int socketIndex, int socketCount, long connectionId,
                          byte[] token) {
-        out.putInt(HELLO_MAGIC).putShort((short) VERSION).putShort((short) 0).putInt(rank).put((byte) socketIndex)
-                .put((byte) socketCount).putShort((short) 0).putLong(connectionId).put(token);
+        putHello(out, 0, rank, socketIndex, socketCount, connectionId, token, new byte[TOKEN_BYTES]);
+    }
+
+    /** Writes a hello frame at the buffer's position. */
+    static void putHello(ByteBuffer out, int flags, int rank, int socketIndex, int socketCount, long connectionId,
+                         byte[] token, byte[] senderToken) {
+        out.putInt(HELLO_MAGIC).putShort((short) VERSION).putShort((short) flags).putInt(rank)
+                .put((byte) socketIndex).put((byte) socketCount).putShort((short) 0).putLong(connectionId).put(token)
+                .put(senderToken);
     }
 
     /**
@@ -95,8 +111,8 @@ final class Wire {
         }
         int flags = Short.toUnsignedInt(hello.getShort(6));
         int reserved = Short.toUnsignedInt(hello.getShort(14));
-        if (flags != 0 || reserved != 0) {
-            return "nonzero reserved fields (flags=" + flags + ", reserved=" + reserved + ")";
+        if ((flags != 0 && flags != FLAG_OFFER && flags != FLAG_REVERSE) || reserved != 0) {
+            return "unknown flags or nonzero reserved fields (flags=" + flags + ", reserved=" + reserved + ")";
         }
         if (hello.getInt(8) < 0) {
             return "negative rank " + hello.getInt(8);
@@ -132,6 +148,18 @@ final class Wire {
     /** @return the connection id, from a checked hello frame */
     static long helloConnectionId(ByteBuffer hello) {
         return hello.getLong(16);
+    }
+
+    /** @return the flags, from a checked hello frame */
+    static int helloFlags(ByteBuffer hello) {
+        return Short.toUnsignedInt(hello.getShort(6));
+    }
+
+    /** @return the sender's own listener token, from a checked hello frame */
+    static byte[] helloSenderToken(ByteBuffer hello) {
+        byte[] token = new byte[TOKEN_BYTES];
+        hello.get(40, token);
+        return token;
     }
 
     /** Writes a message header at the buffer's position. */

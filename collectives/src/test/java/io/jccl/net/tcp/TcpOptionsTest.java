@@ -39,6 +39,18 @@ class TcpOptionsTest {
 
     /** A message gets one stripe per whole shortest stripe it holds, at most one per socket, at least one. */
     @Test
+    void duplexIsOffUnlessSetToOneAndAnythingElseIsRefusedByName() {
+        assertThat(TcpOptions.parse(Map.of()).duplex()).isFalse();
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "1")).duplex()).isTrue();
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "0")).duplex()).isFalse();
+        for (String bad : new String[] {"2", "yes", "-1", ""}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", bad)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JCCL_SOCKET_DUPLEX='" + bad);
+        }
+    }
+
+    @Test
     void stripeCountFollowsTheLengthUpToTheSocketCount() {
         TcpOptions four = TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "4"));
         assertThat(four.stripesFor(0)).isEqualTo(1);

@@ -151,6 +151,98 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // One socket for both directions: a connect back takes the peer's offered sockets
+
+    @Test
+    void connectingBackToAPeerSendsOverTheSocketsItsConnectionOffered() {
+        NetTransport[] t = duplexTransports();
+        listener(t[0]);   // a rank with a listener offers its connections' sockets
+        Link there = connect(t[0], t[1]);
+        Link back = connect(t[1], t[0]);
+        assertThat(((TcpConnection) back.send()).channels).as("sockets of the connection back")
+                .containsExactly(((TcpConnection) there.recv()).channels);
+        assertThat(((TcpConnection) back.recv()).channels).containsExactly(((TcpConnection) there.send()).channels);
+        assertMessageGoesThrough(there, 8, 1);
+        assertMessageGoesThrough(back, 8, 2);
+        assertMessageGoesThrough(there, 300_000, 3);
+        assertMessageGoesThrough(back, 300_000, 4);
+        streamMessages(there, 200, 70_000, 5);
+        streamMessages(back, 200, 70_000, 6);
+    }
+
+    @Test
+    void bothDirectionsAtOnceOverOneSocketKeepEveryByte() throws Exception {
+        NetTransport[] t = duplexTransports();
+        listener(t[0]);
+        Link there = connect(t[0], t[1]);
+        Link back = connect(t[1], t[0]);
+        CompletableFuture<Void> other = CompletableFuture.runAsync(() -> streamMessages(back, 300, 200_000, 8));
+        streamMessages(there, 300, 200_000, 7);
+        other.get();
+    }
+
+    @Test
+    void closingTheSendingSideOfASharedSocketEndsOnlyItsDirection() {
+        NetTransport[] t = duplexTransports();
+        listener(t[0]);
+        Link there = connect(t[0], t[1]);
+        Link back = connect(t[1], t[0]);
+        back.send().close();
+        NetRequest waiting = back.recv().irecv(arena.allocate(8), 0, 8, 9, null);
+        assertThat(awaitFailure(waiting).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertMessageGoesThrough(there, 64, 10);
+        there.recv().close();
+        NetException failure = null;
+        MemorySegment src = arena.allocate(1 << 20);
+        for (int i = 0; i < 1000 && failure == null; i++) {   // the kernel takes sends until its buffers fill
+            NetRequest send = there.send().isend(src, 0, src.byteSize(), 11, null);
+            if (send == null) {
+                continue;
+            }
+            try {
+                await(send);
+            } catch (NetException e) {
+                failure = e;
+            }
+        }
+        assertThat(failure).as("a send once both ends of the peer closed").isNotNull();
+        assertThat(failure.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+    }
+
+    /** @return two transports with {@code JCCL_SOCKET_DUPLEX=1} */
+    private NetTransport[] duplexTransports() {
+        return new NetTransport[] {tcp(0, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_DUPLEX", "1")),
+            tcp(1, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_DUPLEX", "1"))};
+    }
+
+    @Test
+    void byDefaultAConnectBackOpensItsOwnSockets() {
+        NetTransport t0 = tcp(0, 2, CONNECT_TIMEOUT, Map.of());
+        NetTransport t1 = tcp(1, 2, CONNECT_TIMEOUT, Map.of());
+        listener(t0);
+        Link there = connect(t0, t1);
+        Link back = connect(t1, t0);
+        assertThat(t1.reusesAcceptedConnections()).isFalse();
+        assertThat(((TcpConnection) back.send()).channels[0]).isNotSameAs(((TcpConnection) there.recv()).channels[0]);
+        assertMessageGoesThrough(there, 8, 14);
+        assertMessageGoesThrough(back, 8, 15);
+    }
+
+    @Test
+    void connectsCrossingEachOtherKeepASocketEach() {
+        NetTransport[] t = duplexTransports();
+        Listener l0 = listener(t[0]);
+        Listener l1 = listener(t[1]);
+        PendingConnect a = t[0].connect(l1.handle(), ProgressSignal.NONE);
+        PendingConnect b = t[1].connect(l0.handle(), ProgressSignal.NONE);
+        Link there = complete(a, l1);
+        Link back = complete(b, l0);
+        assertThat(((TcpConnection) back.send()).channels[0]).isNotSameAs(((TcpConnection) there.recv()).channels[0]);
+        assertMessageGoesThrough(there, 8, 12);
+        assertMessageGoesThrough(back, 8, 13);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // Handshake: only peers with the listener's token get through
 
     static Stream<Arguments> badHellos() {
@@ -159,8 +251,13 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
                 Arguments.of("wrong magic", hello(0xCAFEBABE, Wire.VERSION, 0, 1, 0, 1, token -> token)),
                 Arguments.of("version 1 (one socket, no socket fields)", hello(Wire.HELLO_MAGIC, 1, 0, 1, 0, 1,
                         token -> token)),
-                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 3, 0, 1, 0, 1, token -> token)),
-                Arguments.of("nonzero flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 1, 1, 0, 1, token -> token)),
+                Arguments.of("version 2 (no sender token)", hello(Wire.HELLO_MAGIC, 2, 0, 1, 0, 1, token -> token)),
+                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 4, 0, 1, 0, 1, token -> token)),
+                Arguments.of("unknown flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 4, 1, 0, 1, token -> token)),
+                Arguments.of("OFFER and REVERSE at once", hello(Wire.HELLO_MAGIC, Wire.VERSION,
+                        Wire.FLAG_OFFER | Wire.FLAG_REVERSE, 1, 0, 1, token -> token)),
+                Arguments.of("REVERSE on a socket the listener accepted", hello(Wire.HELLO_MAGIC, Wire.VERSION,
+                        Wire.FLAG_REVERSE, 1, 0, 1, token -> token)),
                 Arguments.of("negative rank", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, -5, 0, 1, token -> token)),
                 Arguments.of("zero sockets", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 0, 0, token -> token)),
                 Arguments.of("17 sockets", hello(Wire.HELLO_MAGIC, Wire.VERSION, 0, 1, 0, 17, token -> token)),
