@@ -210,9 +210,12 @@ final class TcpNetTransport implements NetTransport {
         return connection;
     }
 
-    /** Records an accepted connection whose peer offered its sockets for the other direction. */
+    /**
+     * Records an accepted connection whose peer offered its sockets for the other direction (only where this rank
+     * takes offers: with the option off, nothing would ever remove it).
+     */
     void offered(byte[] peerToken, TcpRecvConnection recv) {
-        if (Arrays.equals(peerToken, new byte[Wire.TOKEN_BYTES])) {
+        if (!options.duplex() || Arrays.equals(peerToken, new byte[Wire.TOKEN_BYTES])) {
             return;
         }
         synchronized (offers) {

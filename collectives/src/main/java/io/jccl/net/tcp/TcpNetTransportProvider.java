@@ -15,7 +15,8 @@ import java.util.Map;
  * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning);
  * {@code JCCL_SOCKET_NSOCKS}, the sockets of each connection this rank opens, 1 to 16 (default 1), across which
  * long messages are striped; {@code JCCL_SOCKET_MIN_STRIPE_BYTES}, the shortest stripe, 4096 to 1073741824 bytes
- * (default 65536).
+ * (default 65536); {@code JCCL_SOCKET_DUPLEX}, 1 for one socket carrying both directions between two ranks
+ * (default 0).
  */
 public final class TcpNetTransportProvider implements NetTransportProvider {
     /** The name users select it by. */
@@ -51,7 +52,10 @@ public final class TcpNetTransportProvider implements NetTransportProvider {
         return new TcpNetTransport(context);
     }
 
-    /** Checks {@code JCCL_SOCKET_BUFFER_BYTES}, {@code JCCL_SOCKET_NSOCKS} and {@code JCCL_SOCKET_MIN_STRIPE_BYTES}. */
+    /**
+     * Checks {@code JCCL_SOCKET_BUFFER_BYTES}, {@code JCCL_SOCKET_NSOCKS}, {@code JCCL_SOCKET_MIN_STRIPE_BYTES} and
+     * {@code JCCL_SOCKET_DUPLEX}.
+     */
     @Override
     public void checkOptions(Map<String, String> options) {
         TcpOptions.parse(options);

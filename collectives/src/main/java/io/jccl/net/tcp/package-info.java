@@ -15,6 +15,12 @@
  * other, or still incomplete after the connect timeout, is dropped whole with a warning. No acknowledgement is
  * sent back, so connect and accept complete in either order.
  *
+ * <p>With {@code JCCL_SOCKET_DUPLEX=1} one socket carries both directions between two ranks: a connecting rank
+ * offers its sockets (hello flag OFFER, with its own listener's token), and the peer's later connect back takes them
+ * (a REVERSE hello on each) instead of opening its own; the offering side reads the REVERSE hellos and surfaces the
+ * reverse direction from {@code accept()} ({@code ChannelShare}: closing a send connection
+ * half-closes, the last user closes). Each direction's data then carries the other's acknowledgements.
+ *
  * <h2>Messages</h2>
  * Each message is a 24-byte header (magic, flags with the stripe count, 64-bit tag, 64-bit length) on socket 0,
  * followed by the payload, or by its first stripe: a message of at least twice {@code JCCL_SOCKET_MIN_STRIPE_BYTES}
@@ -42,6 +48,7 @@
  * <h2>Options</h2>
  * {@code JCCL_SOCKET_BUFFER_BYTES}: the {@code SO_SNDBUF}/{@code SO_RCVBUF} size of every socket, default 4 MiB,
  * or 0 to keep the kernel's autotuning. {@code JCCL_SOCKET_NSOCKS}: sockets per connection, 1 to 16, default 1.
+ * {@code JCCL_SOCKET_DUPLEX}: 1 for one socket both ways between two ranks, default 0.
  * {@code JCCL_SOCKET_MIN_STRIPE_BYTES}: the shortest stripe, 4096 to 1 GiB, default 64 KiB. {@code TCP_NODELAY}
  * is always on.
  */
