@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A failure drill for {@code jccl run --keep-going}: every rank runs in-place all-reduces; in the middle of one of
- * them the victim rank kills itself with SIGKILL. Each survivor waits for its pending all-reduce to fail (with
+ * them the victim rank kills itself with SIGKILL. The survivors issue one more, which the victim never joins, so it
+ * is pending when the victim dies however fast the first went. Each survivor waits for that one to fail (with
  * REMOTE_ERROR, from liveness: the operation timeout is not what ends it), prints how long that took, shrinks the
  * communicator to the survivors, checks an all-reduce on the new one exactly, and exits 0. The launcher then
  * exits non-zero naming the killed rank.
@@ -51,7 +52,11 @@ public final class FailureDrillMain {
                 comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM).await();
             }
             long issuedNs = System.nanoTime();
-            CollectiveFuture pending = comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM);
+            // The victim joins this all-reduce and dies while it may still be under way. It may equally have
+            // finished by then (with caller-driven progress a 4 MiB all-reduce takes a few milliseconds), so the
+            // survivors wait on a second one the victim never joins: that one cannot complete, which makes the
+            // drill deterministic while the first still exercises a death in the middle of an operation.
+            CollectiveFuture underWay = comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM);
             if (rank == victim) {
                 Thread.sleep(5);   // the all-reduce is under way on every rank
                 System.out.println("rank " + rank + ": killing myself with SIGKILL in the middle of an all-reduce");
@@ -60,6 +65,7 @@ public final class FailureDrillMain {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(1));
                 return 2;   // not reached
             }
+            CollectiveFuture pending = comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM);
             try {
                 pending.await();
                 System.err.println("rank " + rank + ": the all-reduce completed although rank " + victim + " died");
@@ -70,6 +76,9 @@ public final class FailureDrillMain {
                         + ": " + e.detail());
                 System.out.println("rank " + rank + ": asyncError " + comm.asyncError().map(JcclException::code)
                         .map(Enum::name).orElse("EMPTY"));
+                System.out.println("rank " + rank + ": the all-reduce under way when rank " + victim + " died "
+                        + (!underWay.isDone() ? "is still pending (out of order)"
+                                : underWay.error().map(f -> "failed with " + f.code()).orElse("completed")));
             }
             Communicator shrunk;
             long shrinkNs = System.nanoTime();
