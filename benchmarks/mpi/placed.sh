@@ -21,7 +21,7 @@
 # usage: benchmarks/mpi/placed.sh [--reps N] [--only LIST] [--period MS] [--jccl-env KEY=VALUE]...
 #   --reps   repetitions (default 3)          --only  comma-separated measures (default all)
 #   --period ms between placement looks (default 10)
-#   --jccl-env  an environment variable for JCCL's ranks (jccl run -x), e.g. JCCL_SOCKET_DUPLEX=1; may repeat
+#   --jccl-env  an environment variable for JCCL's ranks (jccl run -x), e.g. JCCL_SOCKET_DUPLEX=0; may repeat
 # Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh) and a C compiler.
 # Exit status: 0 done (targets met or not), 1 a run failed, 2 bad usage.
 set -euo pipefail

@@ -51,34 +51,35 @@ class TcpCollectivesTest {
     }
 
     /**
-     * With one socket for both directions between two ranks ({@code JCCL_SOCKET_DUPLEX=1}: higher ranks connect to
-     * lower ones only after accepting their connections, and send over their sockets), on 2 to 4 ranks: all-reduce
-     * small and large with every algorithm, in and out of place, all-to-all and send/recv, each exact.
+     * With one-way connections ({@code JCCL_SOCKET_DUPLEX=0}; the rest of this class runs the default, where higher
+     * ranks connect to lower ones only after accepting their connections and send over their sockets), on 2 to 4
+     * ranks: all-reduce small and large with every algorithm, in and out of place, all-to-all and send/recv, each
+     * exact.
      */
     @TestFactory
-    Stream<DynamicTest> collectivesOverDuplexSockets() {
+    Stream<DynamicTest> collectivesOverOneWayConnections() {
         List<DynamicTest> tests = new ArrayList<>();
         for (int n : RANKS) {
             for (Algorithm a : Algorithm.values()) {
                 for (long size : new long[] {7, BIG}) {
                     for (boolean inPlace : new boolean[] {false, true}) {
                         tests.add(DynamicTest.dynamicTest("n=" + n + " allReduce " + a + " size=" + size
-                                + (inPlace ? " in-place" : "") + " duplex", () -> CollectiveRun.run(duplex(n, a),
+                                + (inPlace ? " in-place" : "") + " one-way", () -> CollectiveRun.run(oneWay(n, a),
                                 OpKind.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM, size, inPlace, n + size)));
                     }
                 }
             }
             for (OpKind kind : new OpKind[] {OpKind.ALL_TO_ALL, OpKind.P2P, OpKind.BROADCAST}) {
-                tests.add(DynamicTest.dynamicTest("n=" + n + " " + kind.apiName() + " duplex", () -> CollectiveRun.run(
-                        duplex(n, Algorithm.AUTO), kind, DataType.INT32, null, BIG, false, kind.ordinal())));
+                tests.add(DynamicTest.dynamicTest("n=" + n + " " + kind.apiName() + " one-way", () -> CollectiveRun.run(
+                        oneWay(n, Algorithm.AUTO), kind, DataType.INT32, null, BIG, false, kind.ordinal())));
             }
         }
         return tests.stream();
     }
 
-    private static synchronized List<Communicator> duplex(int n, Algorithm algorithm) {
-        return COMMS.computeIfAbsent(n + "/duplex/" + algorithm, k -> Communicator.local(n, CommConfig.builder()
-                .transport("tcp").algorithm(algorithm).option("JCCL_SOCKET_DUPLEX", "1")
+    private static synchronized List<Communicator> oneWay(int n, Algorithm algorithm) {
+        return COMMS.computeIfAbsent(n + "/one-way/" + algorithm, k -> Communicator.local(n, CommConfig.builder()
+                .transport("tcp").algorithm(algorithm).option("JCCL_SOCKET_DUPLEX", "0")
                 .opTimeout(Duration.ofSeconds(60)).build()));
     }
 

@@ -6,8 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * One socket of a {@link TcpSendConnection}: it writes its stripe of each pending send, in posting order, and
- * skips the sends that have no stripe on it.
+ * One socket of a {@link TcpSendConnection}: it writes its part of each pending send (socket 0 the header, and
+ * the first stripe unless the payload goes on bulk sockets; other sockets a stripe), in posting order, and skips
+ * the sends that have nothing on it.
  *
  * <p>It copies the next stripes' headers and payloads into its staging buffer until the buffer is full and writes
  * it; several short messages thus leave in one write. When a native payload has at least
@@ -89,7 +90,7 @@ final class SendSocket {
     private void completeWritten(RequestQueue queue) {
         while (completeSeq < queue.endSeq()) {
             TcpRequest send = queue.bySeq(completeSeq);
-            if (send.stripes > index) {
+            if (send.onSocket(index)) {
                 if (completeSeq >= stageSeq || send.stripeEnd[index] > writtenBytes) {
                     return;
                 }
@@ -112,18 +113,18 @@ final class SendSocket {
         staging.clear();
         while (stageSeq < queue.endSeq()) {
             TcpRequest send = queue.bySeq(stageSeq);
-            if (send.stripes <= index) {
+            if (!send.onSocket(index)) {
                 stageSeq++;
                 continue;
             }
-            long from = Wire.stripeStart(send.sizeBytes, send.stripes, index);
-            long length = Wire.stripeStart(send.sizeBytes, send.stripes, index + 1) - from;
+            long from = send.stripeStart(send.sizeBytes, index);
+            long length = send.stripeStart(send.sizeBytes, index + 1) - from;
             if (!headerStaged) {
                 if (staging.remaining() < Wire.HEADER_BYTES) {
                     break;
                 }
                 if (index == 0) {
-                    Wire.putHeader(staging, send.tag, send.sizeBytes, send.stripes);
+                    Wire.putHeader(staging, send.tag, send.sizeBytes, send.stripes, send.firstSocket > 0);
                 } else {
                     Wire.putStripeHeader(staging, index, send.tag, length);
                 }

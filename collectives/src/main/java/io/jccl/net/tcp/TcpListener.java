@@ -151,7 +151,8 @@ final class TcpListener implements Listener {
 
     /** Opens the receive connection of accepted sockets and records an offer with the transport. */
     private RecvConnection surface(SocketChannel[] channels, int rank, String remote, int flags, byte[] senderToken) {
-        TcpRecvConnection connection = transport.openRecv(channels, rank, remote);
+        TcpRecvConnection connection = transport.openRecv(channels, rank, remote,
+                flags == Wire.FLAG_OFFER ? SocketLayout.shared(channels.length, true) : SocketLayout.ONE_WAY);
         if (flags == Wire.FLAG_OFFER) {
             transport.offered(senderToken, connection);
         }
@@ -204,7 +205,8 @@ final class TcpListener implements Listener {
                         description, wait.remote, wrong);
                 continue;
             }
-            TcpRecvConnection recv = transport.openRecv(wait.channels, Wire.helloRank(wait.hellos[0]), wait.remote);
+            TcpRecvConnection recv = transport.openRecv(wait.channels, Wire.helloRank(wait.hellos[0]), wait.remote,
+                    SocketLayout.shared(wait.channels.length, false));
             ChannelShare share = new ChannelShare(wait.channels);
             share.attach(wait.send);
             share.attach(recv);

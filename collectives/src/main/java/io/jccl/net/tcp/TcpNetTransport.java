@@ -157,7 +157,8 @@ final class TcpNetTransport implements NetTransport {
             register(pending);
             return pending;
         }
-        int count = options.socketsPerConnection();
+        // An offered connection also carries the peer's direction: a shared socket and each direction's bulk sockets.
+        int count = own == null ? options.socketsPerConnection() : 1 + 2 * options.socketsPerConnection();
         SocketChannel[] channels = new SocketChannel[count];
         ByteBuffer[] hellos = new ByteBuffer[count];
         boolean[] connected = new boolean[count];
@@ -195,7 +196,8 @@ final class TcpNetTransport implements NetTransport {
                                boolean offered) {
         TcpSendConnection connection = new TcpSendConnection(channels, "tcp send connection rank "
                 + context.self().rank() + " -> " + peer + sockets(channels)
-                + (sharedWith != null ? " (over the sockets of " + sharedWith + ")" : ""), this, options);
+                + (sharedWith != null ? " (over the sockets of " + sharedWith + ")" : ""), this, options,
+                sharedWith != null || offered ? SocketLayout.shared(channels.length, offered) : SocketLayout.ONE_WAY);
         register(connection);
         if (sharedWith != null) {
             ChannelShare share = new ChannelShare(channels);
@@ -246,9 +248,9 @@ final class TcpNetTransport implements NetTransport {
     }
 
     /** Wraps accepted sockets whose hellos were valid and agree. */
-    TcpRecvConnection openRecv(SocketChannel[] channels, int peerRank, String remote) {
+    TcpRecvConnection openRecv(SocketChannel[] channels, int peerRank, String remote, SocketLayout layout) {
         TcpRecvConnection connection = new TcpRecvConnection(channels, peerRank, "tcp receive connection rank "
-                + context.self().rank() + " <- rank " + peerRank + " at " + remote + sockets(channels), this);
+                + context.self().rank() + " <- rank " + peerRank + " at " + remote + sockets(channels), this, layout);
         register(connection);
         return connection;
     }

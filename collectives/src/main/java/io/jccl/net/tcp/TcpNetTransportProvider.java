@@ -13,10 +13,11 @@ import java.util.Map;
  *
  * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SOCKET_BUFFER_BYTES}, the socket send and
  * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning);
- * {@code JCCL_SOCKET_NSOCKS}, the sockets of each connection this rank opens, 1 to 16 (default 1), across which
- * long messages are striped; {@code JCCL_SOCKET_MIN_STRIPE_BYTES}, the shortest stripe, 4096 to 1073741824 bytes
- * (default 65536); {@code JCCL_SOCKET_DUPLEX}, 1 for one socket carrying both directions between two ranks
- * (default 0).
+ * {@code JCCL_SOCKET_NSOCKS}, the sockets of each connection this rank opens for its own long messages, 1 to 7
+ * (1 to 16 with {@code JCCL_SOCKET_DUPLEX=0}; default 1), across which they are striped;
+ * {@code JCCL_SOCKET_MIN_STRIPE_BYTES}, the shortest stripe, 4096 to 1073741824 bytes (default 65536);
+ * {@code JCCL_SOCKET_DUPLEX}, 1 (the default) for one socket carrying both directions' headers and short messages
+ * between two ranks, 0 for one-way connections.
  */
 public final class TcpNetTransportProvider implements NetTransportProvider {
     /** The name users select it by. */

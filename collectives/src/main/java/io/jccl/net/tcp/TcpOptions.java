@@ -12,11 +12,12 @@ import java.util.Map;
  * @param minStripeBytes    the shortest stripe a message is split into: a message goes out in
  *                          {@code min(socketsPerConnection, length / minStripeBytes)} stripes, one per socket, so a
  *                          message shorter than twice this goes whole on socket 0
- * @param duplex            whether one socket carries both directions between two ranks: this rank offers the
- *                          sockets it opens to the peer, and takes a peer's offered sockets when it connects back
- *                          ({@code JCCL_SOCKET_DUPLEX=1}). Off by default: it makes small messages faster (each
- *                          direction's data carries the other's acknowledgements) and large ones slower (both
- *                          directions' bulk through one socket; measured in docs/performance.md)
+ * @param duplex            whether one socket carries both directions' headers and short messages between two
+ *                          ranks ({@code JCCL_SOCKET_DUPLEX=1}, the default): this rank offers the sockets it opens to the peer
+ *                          (one shared, then {@code socketsPerConnection} bulk sockets for each direction,
+ *                          {@link SocketLayout}), and takes a peer's offered sockets when it connects back. Each
+ *                          direction's short messages then carry the other's acknowledgements; messages of at least
+ *                          {@code minStripeBytes} go on the direction's own bulk sockets
  */
 record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStripeBytes, boolean duplex) {
     /** Option naming the socket buffer size in bytes; 0 keeps the kernel's defaults. */
@@ -40,6 +41,13 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
     static final int DEFAULT_SOCKETS_PER_CONNECTION = 1;
     /** Default shortest stripe: 64 KiB, NCCL's {@code MIN_CHUNKSIZE} for its socket tasks. */
     static final long DEFAULT_MIN_STRIPE_BYTES = 64 << 10;
+    /**
+     * Default: connections offered for both directions (where {@link #socketsPerConnection} allows it). An 8-byte all-reduce at 2 ranks took 0.81-0.86x Open MPI
+     * tcp's time with it against 0.84-1.12x without; 1 and 8 MiB measured alike (docs/performance.md).
+     */
+    static final boolean DEFAULT_DUPLEX = true;
+    /** Most sockets per connection with {@link #duplex}: an offered connection has {@code 1 + 2n} sockets. */
+    static final int MAX_DUPLEX_SOCKETS_PER_CONNECTION = (Wire.MAX_SOCKETS - 1) / 2;
     /** Largest shortest stripe accepted: 1 GiB (larger would never split anything worth splitting). */
     static final long MAX_MIN_STRIPE_BYTES = 1L << 30;
 
@@ -55,6 +63,10 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
         if (minStripeBytes < Wire.MIN_STRIPE_BYTES || minStripeBytes > MAX_MIN_STRIPE_BYTES) {
             throw new IllegalArgumentException("minStripeBytes must be " + Wire.MIN_STRIPE_BYTES + " to "
                     + MAX_MIN_STRIPE_BYTES + ", not " + minStripeBytes);
+        }
+        if (duplex && socketsPerConnection > MAX_DUPLEX_SOCKETS_PER_CONNECTION) {
+            throw new IllegalArgumentException("socketsPerConnection must be 1 to " + MAX_DUPLEX_SOCKETS_PER_CONNECTION
+                    + " with duplex, not " + socketsPerConnection);
         }
     }
 
@@ -80,9 +92,15 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
             throw invalid(MIN_STRIPE_BYTES, o.get(MIN_STRIPE_BYTES), "a whole number of bytes, "
                     + Wire.MIN_STRIPE_BYTES + " to " + MAX_MIN_STRIPE_BYTES);
         }
-        long duplex = number(o, DUPLEX, 0);
+        // By default on, unless more sockets were asked for than an offered connection can have.
+        boolean defaultDuplex = DEFAULT_DUPLEX && sockets <= MAX_DUPLEX_SOCKETS_PER_CONNECTION;
+        long duplex = number(o, DUPLEX, defaultDuplex ? 1 : 0);
         if (duplex != 0 && duplex != 1) {
             throw invalid(DUPLEX, o.get(DUPLEX), "1 (one socket for both directions between two ranks) or 0");
+        }
+        if (duplex == 1 && sockets > MAX_DUPLEX_SOCKETS_PER_CONNECTION) {
+            throw invalid(NSOCKS, o.get(NSOCKS), "1 to " + MAX_DUPLEX_SOCKETS_PER_CONNECTION + " with " + DUPLEX
+                    + "=1 (two ranks then share 1 + 2 x " + NSOCKS + " sockets, at most " + Wire.MAX_SOCKETS + ")");
         }
         return new TcpOptions((int) buffer, (int) sockets, stripe, duplex == 1);
     }

@@ -12,7 +12,8 @@ import java.nio.channels.SocketChannel;
  * The receiving end of a TCP connection.
  *
  * <p>Socket 0 carries every message header, in message order: reading the next one matches the oldest
- * unmatched receive, and queues the message's stripes on the sockets that carry them ({@link RecvSocket}). Each
+ * unmatched receive, and queues the message's stripes on the sockets that carry them ({@link RecvSocket}; a BULK
+ * message's on the sender's bulk sockets, {@link SocketLayout}). Each
  * socket then reads its stripes in order, independently of the others; a receive completes once all its stripes
  * are in its memory, and receives complete in posting order.
  *
@@ -28,12 +29,16 @@ import java.nio.channels.SocketChannel;
 final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     private final int peerRank;
     private final RecvSocket[] sockets;
+    /** What the sending side's sockets carry. */
+    private final SocketLayout layout;
     /** The oldest receive whose message header has not been read yet. */
     private long matchSeq;
 
-    TcpRecvConnection(SocketChannel[] channels, int peerRank, String description, TcpNetTransport transport) {
+    TcpRecvConnection(SocketChannel[] channels, int peerRank, String description, TcpNetTransport transport,
+                      SocketLayout layout) {
         super(channels, description, transport);
         this.peerRank = peerRank;
+        this.layout = layout;
         this.sockets = new RecvSocket[channels.length];
         for (int i = 0; i < channels.length; i++) {
             sockets[i] = new RecvSocket(i, channels[i]);
@@ -130,17 +135,20 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         // A receive with room for a payload that would go straight into its memory most likely gets one (collectives
         // post receives of the size they expect): read the header alone, so that none of the payload is staged.
         TcpRequest next = queue.bySeq(matchSeq);
-        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes, sockets.length, 1)))) {
+        int leadStripes = layout.shared() ? 1 : sockets.length;
+        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes, leadStripes, 1)))) {
             return false;
         }
         int at = lead.staging.position();
-        long length = Wire.checkHeader(lead.staging, at, sockets.length, description);
+        long length = Wire.checkHeader(lead.staging, at, sockets.length, layout, description);
         int stripes = Wire.headerStripes(lead.staging, at);
+        boolean bulk = Wire.headerBulk(lead.staging, at);
         long tag = Wire.headerTag(lead.staging, at);
         lead.staging.position(at + Wire.HEADER_BYTES);
         TcpRequest receive = queue.bySeq(matchSeq++);
         receive.messageBytes = length;
         receive.stripes = stripes;
+        receive.firstSocket = bulk ? layout.bulkFirst() : 0;
         if (tag != receive.tag) {
             receive.failure = NetException.tagMismatch(receive.tag, tag);
         } else if (length > receive.sizeBytes) {
@@ -148,10 +156,10 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
                     + " bytes does not fit the receive's capacity of " + receive.sizeBytes + " bytes on " + description);
         }
         TcpRequest target = receive.failure == null ? receive : null;
-        receive.pendingSockets = target == null ? 0 : (1 << stripes) - 1;
-        for (int i = 0; i < stripes; i++) {
-            long from = Wire.stripeStart(length, stripes, i);
-            sockets[i].push(target, receive.offset + from, Wire.stripeStart(length, stripes, i + 1) - from, tag);
+        receive.pendingSockets = target == null ? 0 : receive.payloadSockets();
+        for (int i = receive.firstSocket; i < receive.firstSocket + stripes; i++) {
+            long from = receive.stripeStart(length, i);
+            sockets[i].push(target, receive.offset + from, receive.stripeStart(length, i + 1) - from, tag);
         }
         return true;
     }

@@ -31,6 +31,11 @@ final class TcpRequest implements NetRequest {
     /** Send: the stripes the message goes out in. Receive: those of the matched message, once its header is read. */
     int stripes;
     /**
+     * The socket that carries stripe 0: 0, or the first bulk socket of a BULK message (whose header alone then
+     * travels on socket 0). Stripe {@code i} travels on socket {@code firstSocket + i}.
+     */
+    int firstSocket;
+    /**
      * One bit per socket whose stripe of this message is not yet all written (send) or read (receive). The
      * request completes, in posting order, once none is left.
      */
@@ -48,6 +53,28 @@ final class TcpRequest implements NetRequest {
         this.stripeEnd = new long[sockets];
     }
 
+    /** @return whether socket {@code socket} carries part of this message (socket 0 always carries its header) */
+    boolean onSocket(int socket) {
+        return socket == 0 || (socket >= firstSocket && socket < firstSocket + stripes);
+    }
+
+    /**
+     * @param length the message length
+     * @param socket a socket that {@link #onSocket carries part of it}
+     * @return where the payload bytes that socket carries start within the message (its end: {@code socket + 1})
+     */
+    long stripeStart(long length, int socket) {
+        if (socket < firstSocket) {
+            return 0;   // socket 0 of a BULK message: no payload
+        }
+        return Wire.stripeStart(length, stripes, socket - firstSocket);
+    }
+
+    /** @return one bit per socket this message's payload travels on (a BULK message: not socket 0) */
+    int payloadSockets() {
+        return ((1 << stripes) - 1) << firstSocket;
+    }
+
     /** Prepares a pooled object for a newly posted request. */
     void start(MemorySegment segment, long offset, long sizeBytes, long tag) {
         this.state = PENDING;
@@ -56,6 +83,7 @@ final class TcpRequest implements NetRequest {
         this.sizeBytes = sizeBytes;
         this.tag = tag;
         this.stripes = 0;
+        this.firstSocket = 0;
         this.pendingSockets = 0;
         this.messageBytes = -1;
         this.resultBytes = 0;

@@ -14,7 +14,9 @@ import java.nio.channels.SocketChannel;
  * <p>Pending sends form a FIFO. Each is split into {@link TcpOptions#stripesFor stripes} when posted: one for a
  * short message, up to one per socket for a long one. Each socket ({@link SendSocket}) writes its stripe of every
  * send in FIFO order, independently of the others, so a slow socket does not hold the others back; socket 0
- * carries the message headers and every short message.
+ * carries the message headers and every short message. On sockets shared with the other direction
+ * ({@link SocketLayout#shared()}) a message of at least {@link TcpOptions#minStripeBytes()} goes as a BULK message:
+ * its header on socket 0, its payload in stripes on this direction's bulk sockets.
  *
  * <p>A send completes once all its stripes are in the kernel's socket buffers, and sends complete in posting
  * order; bytes already there reach the peer even if this end closes afterwards.
@@ -22,10 +24,13 @@ import java.nio.channels.SocketChannel;
 final class TcpSendConnection extends TcpConnection implements SendConnection {
     private final SendSocket[] sockets;
     private final TcpOptions options;
+    private final SocketLayout layout;
 
-    TcpSendConnection(SocketChannel[] channels, String description, TcpNetTransport transport, TcpOptions options) {
+    TcpSendConnection(SocketChannel[] channels, String description, TcpNetTransport transport, TcpOptions options,
+                      SocketLayout layout) {
         super(channels, description, transport);
         this.options = options;
+        this.layout = layout;
         this.sockets = new SendSocket[channels.length];
         for (int i = 0; i < channels.length; i++) {
             sockets[i] = new SendSocket(i, channels[i]);
@@ -44,8 +49,15 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
         if (request == null) {
             return null;
         }
-        request.stripes = Math.min(sockets.length, options.stripesFor(sizeBytes));
-        request.pendingSockets = (1 << request.stripes) - 1;
+        if (!layout.shared()) {
+            request.stripes = Math.min(sockets.length, options.stripesFor(sizeBytes));
+        } else if (sizeBytes >= options.minStripeBytes()) {
+            request.firstSocket = layout.bulkFirst();
+            request.stripes = (int) Math.max(1, Math.min(layout.bulkCount(), sizeBytes / options.minStripeBytes()));
+        } else {
+            request.stripes = 1;
+        }
+        request.pendingSockets = 1 | request.payloadSockets();
         if (wasIdle) {
             progress();
         }

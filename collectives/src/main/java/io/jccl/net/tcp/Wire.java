@@ -25,19 +25,24 @@ import java.security.MessageDigest;
  *
  * message header, {@value #HEADER_BYTES} bytes, on socket 0, in front of the message's first (or only) stripe:
  *   0  int32   magic   0x4A434D47 ("JCMG")
- *   4  int32   flags   bits 0-7: stripe count - 1 (0: the whole payload follows on socket 0); others 0
+ *   4  int32   flags   bits 0-7: stripe count - 1 (0: the whole payload follows on socket 0); bit 8 BULK: the
+ *                      payload follows on the sender's bulk sockets of a shared connection ({@link SocketLayout}),
+ *                      none of it on socket 0; others 0
  *   8  int64   tag
  *  16  int64   payload length in bytes, 0 to {@value #MAX_MESSAGE_BYTES}
  *
- * stripe header, {@value #HEADER_BYTES} bytes, on socket i (1 to stripes - 1), in front of stripe i:
+ * stripe header, {@value #HEADER_BYTES} bytes, on every socket but 0, in front of the stripe it carries:
  *   0  int32   magic   0x4A435354 ("JCST")
- *   4  int32   stripe index i
+ *   4  int32   the index of the socket it travels on
  *   8  int64   the message's tag
  *  16  int64   stripe length in bytes
  * </pre>
  *
  * A message of {@code n} stripes and length {@code L} is cut at {@link #stripeStart}: stripe {@code i} is the
- * contiguous range from {@code stripeStart(L, n, i)} to {@code stripeStart(L, n, i + 1)}. Each socket carries its
+ * contiguous range from {@code stripeStart(L, n, i)} to {@code stripeStart(L, n, i + 1)}. It travels on socket
+ * {@code i}, or, for a BULK message, on the sender's {@code i}-th bulk socket.
+ * A connection offered for both directions (hello flag OFFER) has {@code 1 + 2n} sockets laid out as
+ * {@link SocketLayout} says, and sends only single-stripe messages on socket 0. Each socket carries its
  * stripes in message order, so every socket's byte stream stays FIFO and the receiver matches messages in the
  * order of the headers on socket 0.
  *
@@ -52,15 +57,18 @@ final class Wire {
     static final int STRIPE_MAGIC = 0x4A435354;
     /**
      * The protocol version this code speaks: 2 added the socket fields to the hello, and stripes; 3 the sender's
-     * token and the OFFER and REVERSE flags (one socket for both directions between two ranks).
+     * token and the OFFER and REVERSE flags (one socket for both directions between two ranks); 4 the layout of an
+     * offered connection (1 + 2n sockets: a shared one, then each direction's bulk sockets) and the BULK flag.
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     /** Size of the hello frame. */
     static final int HELLO_BYTES = 56;
     /** Hello flag: the connecting side offers this socket for the other direction as well. */
     static final int FLAG_OFFER = 1;
     /** Hello flag: sent back on an offered socket, which now carries the listening side's connection too. */
     static final int FLAG_REVERSE = 2;
+    /** Message header flag: the payload travels on the sender's bulk sockets, none of it on socket 0. */
+    static final int FLAG_BULK = 1 << 8;
     /** Size of a message header and of a stripe header. */
     static final int HEADER_BYTES = 24;
     /** Size of the listener token. */
@@ -122,6 +130,9 @@ final class Wire {
         if (count < 1 || count > MAX_SOCKETS || index >= count) {
             return "socket " + index + " of " + count + " (a connection has 1 to " + MAX_SOCKETS + " sockets)";
         }
+        if (flags != 0 && (count < 3 || count % 2 == 0)) {
+            return "an OFFER or REVERSE connection of " + count + " sockets (it has 1 + 2n, n >= 1)";
+        }
         byte[] token = new byte[TOKEN_BYTES];
         hello.get(24, token);
         if (!MessageDigest.isEqual(token, expectedToken)) {
@@ -164,12 +175,21 @@ final class Wire {
 
     /** Writes a message header at the buffer's position. */
     static void putHeader(ByteBuffer out, long tag, long payloadBytes, int stripes) {
-        out.putInt(HEADER_MAGIC).putInt(stripes - 1).putLong(tag).putLong(payloadBytes);
+        putHeader(out, tag, payloadBytes, stripes, false);
     }
 
-    /** Writes the header of stripe {@code index} (at least 1) at the buffer's position. */
-    static void putStripeHeader(ByteBuffer out, int index, long tag, long stripeBytes) {
-        out.putInt(STRIPE_MAGIC).putInt(index).putLong(tag).putLong(stripeBytes);
+    /**
+     * Writes a message header at the buffer's position.
+     *
+     * @param bulk whether the payload goes on the sender's bulk sockets ({@link #FLAG_BULK})
+     */
+    static void putHeader(ByteBuffer out, long tag, long payloadBytes, int stripes, boolean bulk) {
+        out.putInt(HEADER_MAGIC).putInt((stripes - 1) | (bulk ? FLAG_BULK : 0)).putLong(tag).putLong(payloadBytes);
+    }
+
+    /** Writes the header of the stripe that travels on socket {@code socket} (at least 1) at the buffer's position. */
+    static void putStripeHeader(ByteBuffer out, int socket, long tag, long stripeBytes) {
+        out.putInt(STRIPE_MAGIC).putInt(socket).putLong(tag).putLong(stripeBytes);
     }
 
     /**
@@ -184,23 +204,47 @@ final class Wire {
      *                      length
      */
     static long checkHeader(ByteBuffer in, int index, int socketCount, String connection) {
+        return checkHeader(in, index, socketCount, SocketLayout.ONE_WAY, connection);
+    }
+
+    /**
+     * Checks the message header at {@code index} and returns its payload length.
+     *
+     * @param in          holds the header
+     * @param index       where it starts
+     * @param socketCount the sockets of the connection
+     * @param layout      what the sender's sockets carry: it bounds the stripe count, and allows BULK messages
+     *                    only where it has bulk sockets
+     * @param connection  names the connection, for the error
+     * @return the payload length, between 0 and {@link #MAX_MESSAGE_BYTES}
+     * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} for a bad magic, flags, stripe count or
+     *                      length
+     */
+    static long checkHeader(ByteBuffer in, int index, int socketCount, SocketLayout layout, String connection) {
         int magic = in.getInt(index);
         if (magic != HEADER_MAGIC) {
             throw badHeader(connection, "bad magic 0x" + Integer.toHexString(magic) + " (expected 0x"
                     + Integer.toHexString(HEADER_MAGIC) + ")");
         }
         int flags = in.getInt(index + 4);
-        if ((flags & ~0xFF) != 0) {
+        if ((flags & ~(0xFF | FLAG_BULK)) != 0) {
             throw badHeader(connection, "unknown flags 0x" + Integer.toHexString(flags));
         }
         long length = in.getLong(index + 16);
         if (length < 0 || length > MAX_MESSAGE_BYTES) {
             throw badHeader(connection, "impossible length " + length + " (must be 0 to " + MAX_MESSAGE_BYTES + ")");
         }
-        int stripes = flags + 1;
-        if (stripes > socketCount) {
-            throw badHeader(connection, stripes + " stripes, but the connection has " + socketCount + " socket"
-                    + (socketCount == 1 ? "" : "s"));
+        int stripes = (flags & 0xFF) + 1;
+        boolean bulk = (flags & FLAG_BULK) != 0;
+        if (bulk && !layout.shared()) {
+            throw badHeader(connection, "the BULK flag, but the connection has no bulk sockets (it was not offered"
+                    + " for both directions)");
+        }
+        int most = bulk ? layout.bulkCount() : layout.shared() ? 1 : socketCount;
+        if (stripes > most) {
+            throw badHeader(connection, stripes + (bulk ? " bulk" : "") + " stripes, but the connection has "
+                    + most + (bulk ? " bulk socket" : layout.shared() ? " shared socket" : " socket")
+                    + (most == 1 ? "" : "s") + " for them");
         }
         if (stripes > 1 && length < stripes * MIN_STRIPE_BYTES) {
             throw badHeader(connection, stripes + " stripes for only " + length + " bytes (at least "
@@ -211,7 +255,12 @@ final class Wire {
 
     /** @return the stripe count of a message header that {@link #checkHeader} accepted */
     static int headerStripes(ByteBuffer in, int index) {
-        return in.getInt(index + 4) + 1;
+        return (in.getInt(index + 4) & 0xFF) + 1;
+    }
+
+    /** @return whether a message header that {@link #checkHeader} accepted has its payload on the bulk sockets */
+    static boolean headerBulk(ByteBuffer in, int index) {
+        return (in.getInt(index + 4) & FLAG_BULK) != 0;
     }
 
     /** @return the tag of the message header at {@code index} */
@@ -224,16 +273,16 @@ final class Wire {
      *
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when it differs
      */
-    static void checkStripeHeader(ByteBuffer in, int index, int stripe, long tag, long stripeBytes, String connection) {
+    static void checkStripeHeader(ByteBuffer in, int index, int socket, long tag, long stripeBytes, String connection) {
         int magic = in.getInt(index);
-        int gotStripe = in.getInt(index + 4);
+        int gotSocket = in.getInt(index + 4);
         long gotTag = in.getLong(index + 8);
         long gotBytes = in.getLong(index + 16);
-        if (magic != STRIPE_MAGIC || gotStripe != stripe || gotTag != tag || gotBytes != stripeBytes) {
+        if (magic != STRIPE_MAGIC || gotSocket != socket || gotTag != tag || gotBytes != stripeBytes) {
             throw new NetException(NetException.Reason.PROTOCOL_ERROR, "the peer of " + connection + " sent a stripe"
-                    + " header (magic 0x" + Integer.toHexString(magic) + ", stripe " + gotStripe + ", tag " + gotTag
-                    + ", " + gotBytes + " bytes) where stripe " + stripe + " of the message with tag " + tag + " ("
-                    + stripeBytes + " bytes) was due on socket " + stripe);
+                    + " header (magic 0x" + Integer.toHexString(magic) + ", socket " + gotSocket + ", tag " + gotTag
+                    + ", " + gotBytes + " bytes) where a stripe of " + stripeBytes + " bytes of the message with tag "
+                    + tag + " was due on socket " + socket);
         }
     }
 

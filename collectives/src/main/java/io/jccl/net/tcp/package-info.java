@@ -15,20 +15,24 @@
  * other, or still incomplete after the connect timeout, is dropped whole with a warning. No acknowledgement is
  * sent back, so connect and accept complete in either order.
  *
- * <p>With {@code JCCL_SOCKET_DUPLEX=1} one socket carries both directions between two ranks: a connecting rank
- * offers its sockets (hello flag OFFER, with its own listener's token), and the peer's later connect back takes them
- * (a REVERSE hello on each) instead of opening its own; the offering side reads the REVERSE hellos and surfaces the
- * reverse direction from {@code accept()} ({@code ChannelShare}: closing a send connection
- * half-closes, the last user closes). Each direction's data then carries the other's acknowledgements.
+ * <p>With {@code JCCL_SOCKET_DUPLEX=1} (the default) one socket carries both directions' headers and short messages
+ * between two ranks: a connecting rank offers its connection (hello flag OFFER, with its own listener's token),
+ * which then has {@code 1 + 2n} sockets ({@link io.jccl.net.tcp.SocketLayout}: a shared one, then n bulk sockets
+ * for each direction), and the peer's later connect back takes them (a REVERSE hello on each) instead of opening
+ * its own; the offering side reads the REVERSE hellos and surfaces the reverse direction from {@code accept()}
+ * ({@code ChannelShare}: closing a send connection half-closes, the last user closes). Each direction's short
+ * messages then carry the other's acknowledgements, and each direction's bulk has sockets of its own.
  *
  * <h2>Messages</h2>
  * Each message is a 24-byte header (magic, flags with the stripe count, 64-bit tag, 64-bit length) on socket 0,
  * followed by the payload, or by its first stripe: a message of at least twice {@code JCCL_SOCKET_MIN_STRIPE_BYTES}
  * is cut into up to one contiguous stripe per socket, stripe {@code i} travelling on socket {@code i} behind a
- * 24-byte stripe header. Each socket carries its stripes in message order, so every socket's stream stays FIFO
+ * 24-byte stripe header. On an offered connection a message of at least {@code JCCL_SOCKET_MIN_STRIPE_BYTES} is
+ * BULK instead: its header alone on socket 0, its payload in up to n stripes on the sender's bulk sockets. Each socket carries its stripes in message order, so every socket's stream stays FIFO
  * and matching follows the headers on socket 0. See {@link io.jccl.net.tcp.Wire} for the layouts. Integers are
- * big-endian. Lengths above 1 TiB, unknown flags, more stripes than sockets, a bad magic or a stripe header other
- * than the one due are protocol errors that break the connection.
+ * big-endian. Lengths above 1 TiB, unknown flags, more stripes than sockets (than bulk sockets, for BULK), BULK on
+ * a connection that was not offered, a bad magic or a stripe header other than the one due are protocol errors
+ * that break the connection.
  *
  * <h2>Progress</h2>
  * Caller-driven: the transport starts no threads. Sockets are non-blocking and all I/O happens inside
@@ -48,7 +52,8 @@
  * <h2>Options</h2>
  * {@code JCCL_SOCKET_BUFFER_BYTES}: the {@code SO_SNDBUF}/{@code SO_RCVBUF} size of every socket, default 4 MiB,
  * or 0 to keep the kernel's autotuning. {@code JCCL_SOCKET_NSOCKS}: sockets per connection, 1 to 16, default 1.
- * {@code JCCL_SOCKET_DUPLEX}: 1 for one socket both ways between two ranks, default 0.
+ * {@code JCCL_SOCKET_DUPLEX}: 1 (the default) to offer connections for both directions, 0 for one-way connections
+ * only; with it {@code JCCL_SOCKET_NSOCKS} is 1 to 7.
  * {@code JCCL_SOCKET_MIN_STRIPE_BYTES}: the shortest stripe, 4096 to 1 GiB, default 64 KiB. {@code TCP_NODELAY}
  * is always on.
  */

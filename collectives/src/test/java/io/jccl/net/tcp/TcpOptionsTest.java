@@ -37,10 +37,11 @@ class TcpOptionsTest {
                 .isEqualTo(1L << 30);
     }
 
-    /** A message gets one stripe per whole shortest stripe it holds, at most one per socket, at least one. */
     @Test
-    void duplexIsOffUnlessSetToOneAndAnythingElseIsRefusedByName() {
-        assertThat(TcpOptions.parse(Map.of()).duplex()).isFalse();
+    void duplexIsOnUnlessSetToZeroOrMoreSocketsAreAskedForAndAnythingElseIsRefusedByName() {
+        assertThat(TcpOptions.parse(Map.of()).duplex()).isTrue();
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "7")).duplex()).isTrue();
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "8")).duplex()).isFalse();
         assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "1")).duplex()).isTrue();
         assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "0")).duplex()).isFalse();
         for (String bad : new String[] {"2", "yes", "-1", ""}) {
@@ -48,8 +49,16 @@ class TcpOptionsTest {
                     () -> TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", bad)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JCCL_SOCKET_DUPLEX='" + bad);
         }
+        // Two ranks then share 1 + 2 x NSOCKS sockets, at most 16.
+        assertThat(TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "1", "JCCL_SOCKET_NSOCKS", "7"))
+                .socketsPerConnection()).isEqualTo(7);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> TcpOptions.parse(Map.of("JCCL_SOCKET_DUPLEX", "1", "JCCL_SOCKET_NSOCKS", "8")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JCCL_SOCKET_NSOCKS='8'")
+                .hasMessageContaining("1 to 7 with JCCL_SOCKET_DUPLEX=1");
     }
 
+    /** A message gets one stripe per whole shortest stripe it holds, at most one per socket, at least one. */
     @Test
     void stripeCountFollowsTheLengthUpToTheSocketCount() {
         TcpOptions four = TcpOptions.parse(Map.of("JCCL_SOCKET_NSOCKS", "4"));

@@ -50,8 +50,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Runs the transport conformance suite against the TCP transport on the loopback interface, and adds what only
  * TCP has: the hello handshake, the wire format, socket options and timeouts. Hostile peers are played by raw
- * sockets. This class runs everything with one socket per connection (the default); its subclasses run all of it
- * again with several ({@link TcpTwoSocketConformanceTest}, {@link TcpFourSocketConformanceTest}).
+ * sockets. This class runs everything with the defaults (connections offered for both directions, one bulk socket
+ * each way); its subclasses run all of it again with two one-way sockets per connection
+ * ({@link TcpTwoSocketConformanceTest}) and with four bulk sockets each way ({@link TcpFourSocketConformanceTest}).
  */
 class TcpTransportConformanceTest extends NetTransportConformanceTest {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
@@ -209,6 +210,87 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(failure.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
     }
 
+    /**
+     * Both directions' headers and short messages share socket 0; each direction's bulk payloads go on its own
+     * sockets (1..n for the offering side, n+1..2n for the taking side), so two directions' bulk never contend for
+     * one socket.
+     */
+    @ParameterizedTest(name = "{0} bulk socket(s) per direction")
+    @ValueSource(ints = {1, 2})
+    void sharedSocketCarriesShortMessagesAndEachDirectionsBulkGoesOnItsOwnSockets(int perDirection) {
+        onlyInTheOneSocketClass();
+        Map<String, String> options = Map.of("JCCL_SOCKET_DUPLEX", "1", TcpOptions.NSOCKS, String.valueOf(perDirection));
+        NetTransport t0 = tcp(0, 2, CONNECT_TIMEOUT, options);
+        NetTransport t1 = tcp(1, 2, CONNECT_TIMEOUT, options);
+        listener(t0);
+        Link there = connect(t0, t1);
+        Link back = connect(t1, t0);
+        int sockets = 1 + 2 * perDirection;
+        assertThat(((TcpRecvConnection) there.recv()).socketCount()).isEqualTo(sockets);
+        assertThat(((TcpRecvConnection) back.recv()).socketCount()).isEqualTo(sockets);
+        long bulkBytes = 300_000;   // at least 64 KiB: bulk, in min(n, 300000 / 64 KiB) stripes
+        int seed = 20;
+        for (Link link : new Link[] {there, back}) {
+            TcpRecvConnection recv = (TcpRecvConnection) link.recv();
+            int firstBulk = link == there ? 1 : 1 + perDirection;
+            long[] expected = new long[sockets];
+            for (long bytes : new long[] {8, 65_535, bulkBytes}) {
+                assertMessageGoesThrough(link, (int) bytes, seed++);
+                expected[0] += Wire.HEADER_BYTES;
+                if (bytes < 65_536) {
+                    expected[0] += bytes;
+                } else {
+                    for (int i = 0; i < perDirection; i++) {
+                        expected[firstBulk + i] += Wire.HEADER_BYTES + Wire.stripeStart(bytes, perDirection, i + 1)
+                                - Wire.stripeStart(bytes, perDirection, i);
+                    }
+                }
+                for (int i = 0; i < sockets; i++) {
+                    assertThat(recv.bytesRead(i)).as("bytes read on socket %d of %s after a %d-byte message", i,
+                            link == there ? "the offering side's direction" : "the taking side's", bytes)
+                            .isEqualTo(expected[i]);
+                }
+            }
+        }
+    }
+
+    static Stream<Arguments> badSharedHeaders() {
+        return Stream.of(
+                Arguments.of("two stripes of a short message on a shared connection",
+                        header(Wire.HEADER_MAGIC, 1, 100_000), "1 shared socket"),
+                Arguments.of("two bulk stripes on one bulk socket",
+                        header(Wire.HEADER_MAGIC, Wire.FLAG_BULK | 1, 100_000), "1 bulk socket"));
+    }
+
+    /** An offered connection's layout bounds what its headers may ask for. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSharedHeaders")
+    void headerThatBreaksTheSharedLayoutIsAProtocolError(String name, byte[] header, String why) throws IOException {
+        onlyInTheOneSocketClass();
+        Listener listener = listener(transports(1)[0]);
+        TcpHandle handle = TcpHandle.decode(listener.handle());
+        SocketChannel[] peer = new SocketChannel[3];
+        try {
+            for (int i = 0; i < 3; i++) {
+                peer[i] = SocketChannel.open(handle.address());
+                ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
+                Wire.putHello(hello, Wire.FLAG_OFFER, 3, i, 3, 0x5EED, handle.token(), new byte[Wire.TOKEN_BYTES]);
+                writeAll(peer[i], hello.flip().array());
+            }
+            RecvConnection recv = acceptOne(listener);
+            writeAll(peer[0], header);
+            NetException e = awaitFailure(recv.irecv(arena.allocate(100_000), 0, 100_000, 1, null));
+            assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+            assertThat(e.getMessage()).contains(why);
+        } finally {
+            for (SocketChannel channel : peer) {
+                if (channel != null) {
+                    channel.close();
+                }
+            }
+        }
+    }
+
     /** @return two transports with {@code JCCL_SOCKET_DUPLEX=1} */
     private NetTransport[] duplexTransports() {
         return new NetTransport[] {tcp(0, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_DUPLEX", "1")),
@@ -216,9 +298,24 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     @Test
-    void byDefaultAConnectBackOpensItsOwnSockets() {
+    void byDefaultAConnectBackTakesTheSocketsTheConnectionOffered() {
+        onlyInTheOneSocketClass();
         NetTransport t0 = tcp(0, 2, CONNECT_TIMEOUT, Map.of());
         NetTransport t1 = tcp(1, 2, CONNECT_TIMEOUT, Map.of());
+        listener(t0);
+        Link there = connect(t0, t1);
+        Link back = connect(t1, t0);
+        assertThat(t1.reusesAcceptedConnections()).isTrue();
+        assertThat(((TcpConnection) back.send()).channels).hasSize(3);
+        assertThat(((TcpConnection) back.send()).channels[0]).isSameAs(((TcpConnection) there.recv()).channels[0]);
+        assertMessageGoesThrough(there, 8, 16);
+        assertMessageGoesThrough(back, 8, 17);
+    }
+
+    @Test
+    void withDuplexOffAConnectBackOpensItsOwnSockets() {
+        NetTransport t0 = tcp(0, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_DUPLEX", "0"));
+        NetTransport t1 = tcp(1, 2, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_DUPLEX", "0"));
         listener(t0);
         Link there = connect(t0, t1);
         Link back = connect(t1, t0);
@@ -252,7 +349,11 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
                 Arguments.of("version 1 (one socket, no socket fields)", hello(Wire.HELLO_MAGIC, 1, 0, 1, 0, 1,
                         token -> token)),
                 Arguments.of("version 2 (no sender token)", hello(Wire.HELLO_MAGIC, 2, 0, 1, 0, 1, token -> token)),
-                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 4, 0, 1, 0, 1, token -> token)),
+                Arguments.of("version 3 (offered connections of one socket)", hello(Wire.HELLO_MAGIC, 3, 0, 1, 0, 1,
+                        token -> token)),
+                Arguments.of("wrong version", hello(Wire.HELLO_MAGIC, 5, 0, 1, 0, 1, token -> token)),
+                Arguments.of("OFFER of two sockets (not 1 + 2n)", hello(Wire.HELLO_MAGIC, Wire.VERSION,
+                        Wire.FLAG_OFFER, 1, 0, 2, token -> token)),
                 Arguments.of("unknown flags", hello(Wire.HELLO_MAGIC, Wire.VERSION, 4, 1, 0, 1, token -> token)),
                 Arguments.of("OFFER and REVERSE at once", hello(Wire.HELLO_MAGIC, Wire.VERSION,
                         Wire.FLAG_OFFER | Wire.FLAG_REVERSE, 1, 0, 1, token -> token)),
@@ -347,7 +448,10 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
                 Arguments.of("maximum length", header(Wire.HEADER_MAGIC, 0, Long.MAX_VALUE)),
                 Arguments.of("negative length", header(Wire.HEADER_MAGIC, 0, -1)),
                 Arguments.of("wrong magic", header(0x12345678, 0, 10)),
-                Arguments.of("unknown flags", header(Wire.HEADER_MAGIC, 4, 10)));
+                Arguments.of("unknown flags", header(Wire.HEADER_MAGIC, 4, 10)),
+                Arguments.of("unknown flag bit 9", header(Wire.HEADER_MAGIC, 1 << 9, 10)),
+                Arguments.of("BULK on a connection that was not offered", header(Wire.HEADER_MAGIC, Wire.FLAG_BULK,
+                        10)));
     }
 
     private static byte[] header(int magic, int flags, long length) {
