@@ -37,10 +37,15 @@ record SocketLayout(int bulkFirst, int bulkCount) {
 
     /** @return the bulk sockets per direction of an offered connection of {@code socketCount} sockets */
     static int bulkPerDirection(int socketCount) {
-        if (socketCount < 3 || socketCount % 2 == 0) {
+        if (!isSharedSocketCount(socketCount)) {
             throw new IllegalArgumentException("an offered connection has 1 + 2n sockets, n >= 1, not " + socketCount);
         }
         return (socketCount - 1) / 2;
+    }
+
+    /** @return whether an offered connection may have {@code socketCount} sockets: {@code 1 + 2n}, {@code n >= 1} */
+    static boolean isSharedSocketCount(int socketCount) {
+        return socketCount >= 3 && socketCount % 2 == 1;
     }
 
     /** @return whether socket 0 is shared with the other direction and bulk payloads go on sockets of their own */

@@ -13,11 +13,11 @@ import java.util.Map;
  *                          {@code min(socketsPerConnection, length / minStripeBytes)} stripes, one per socket, so a
  *                          message shorter than twice this goes whole on socket 0
  * @param duplex            whether one socket carries both directions' headers and short messages between two
- *                          ranks ({@code JCCL_SOCKET_DUPLEX=1}, the default): this rank offers the sockets it opens to the peer
- *                          (one shared, then {@code socketsPerConnection} bulk sockets for each direction,
- *                          {@link SocketLayout}), and takes a peer's offered sockets when it connects back. Each
- *                          direction's short messages then carry the other's acknowledgements; messages of at least
- *                          {@code minStripeBytes} go on the direction's own bulk sockets
+ *                          ranks ({@code JCCL_SOCKET_DUPLEX=1}, the default): this rank offers the sockets it opens
+ *                          to the peer (one shared, then {@code socketsPerConnection} bulk sockets for each
+ *                          direction, {@link SocketLayout}), and takes a peer's offered sockets when it connects
+ *                          back. Each direction's short messages then carry the other's acknowledgements; messages
+ *                          of at least {@code minStripeBytes} go on the direction's own bulk sockets
  */
 record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStripeBytes, boolean duplex) {
     /** Option naming the socket buffer size in bytes; 0 keeps the kernel's defaults. */
@@ -42,8 +42,9 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
     /** Default shortest stripe: 64 KiB, NCCL's {@code MIN_CHUNKSIZE} for its socket tasks. */
     static final long DEFAULT_MIN_STRIPE_BYTES = 64 << 10;
     /**
-     * Default: connections offered for both directions (where {@link #socketsPerConnection} allows it). An 8-byte all-reduce at 2 ranks took 0.81-0.86x Open MPI
-     * tcp's time with it against 0.84-1.12x without; 1 and 8 MiB measured alike (docs/performance.md).
+     * Default: connections offered for both directions (where {@link #socketsPerConnection} allows it). An 8-byte
+     * all-reduce at 2 ranks took 0.81-0.86x Open MPI tcp's time with it against 0.84-1.12x without; 1 and 8 MiB
+     * measured alike (docs/performance.md).
      */
     static final boolean DEFAULT_DUPLEX = true;
     /** Most sockets per connection with {@link #duplex}: an offered connection has {@code 1 + 2n} sockets. */
@@ -111,10 +112,17 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
      * @return 1 to {@link #socketsPerConnection()}
      */
     int stripesFor(long length) {
-        if (socketsPerConnection == 1) {
-            return 1;
-        }
-        return (int) Math.max(1, Math.min(socketsPerConnection, length / minStripeBytes));
+        return stripesFor(length, socketsPerConnection);
+    }
+
+    /**
+     * The stripes a message of {@code length} bytes is sent in over {@code sockets} sockets: one per whole
+     * {@link #minStripeBytes} it holds, at most one per socket, at least one.
+     *
+     * @return 1 to {@code sockets}
+     */
+    int stripesFor(long length, int sockets) {
+        return (int) Math.max(1, Math.min(sockets, length / minStripeBytes));
     }
 
     /** @return the value of {@code key}, or {@code fallback} when absent; {@link Long#MIN_VALUE} when unparsable */

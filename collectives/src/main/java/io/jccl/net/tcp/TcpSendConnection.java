@@ -53,7 +53,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
             request.stripes = Math.min(sockets.length, options.stripesFor(sizeBytes));
         } else if (sizeBytes >= options.minStripeBytes()) {
             request.firstSocket = layout.bulkFirst();
-            request.stripes = (int) Math.max(1, Math.min(layout.bulkCount(), sizeBytes / options.minStripeBytes()));
+            request.stripes = options.stripesFor(sizeBytes, layout.bulkCount());
         } else {
             request.stripes = 1;
         }

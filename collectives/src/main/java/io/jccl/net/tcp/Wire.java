@@ -130,7 +130,7 @@ final class Wire {
         if (count < 1 || count > MAX_SOCKETS || index >= count) {
             return "socket " + index + " of " + count + " (a connection has 1 to " + MAX_SOCKETS + " sockets)";
         }
-        if (flags != 0 && (count < 3 || count % 2 == 0)) {
+        if (flags != 0 && !SocketLayout.isSharedSocketCount(count)) {
             return "an OFFER or REVERSE connection of " + count + " sockets (it has 1 + 2n, n >= 1)";
         }
         byte[] token = new byte[TOKEN_BYTES];
@@ -173,11 +173,6 @@ final class Wire {
         return token;
     }
 
-    /** Writes a message header at the buffer's position. */
-    static void putHeader(ByteBuffer out, long tag, long payloadBytes, int stripes) {
-        putHeader(out, tag, payloadBytes, stripes, false);
-    }
-
     /**
      * Writes a message header at the buffer's position.
      *
@@ -190,21 +185,6 @@ final class Wire {
     /** Writes the header of the stripe that travels on socket {@code socket} (at least 1) at the buffer's position. */
     static void putStripeHeader(ByteBuffer out, int socket, long tag, long stripeBytes) {
         out.putInt(STRIPE_MAGIC).putInt(socket).putLong(tag).putLong(stripeBytes);
-    }
-
-    /**
-     * Checks the message header at {@code index} and returns its payload length.
-     *
-     * @param in          holds the header
-     * @param index       where it starts
-     * @param socketCount the sockets of the connection, which bound the stripe count
-     * @param connection  names the connection, for the error
-     * @return the payload length, between 0 and {@link #MAX_MESSAGE_BYTES}
-     * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} for a bad magic, flags, stripe count or
-     *                      length
-     */
-    static long checkHeader(ByteBuffer in, int index, int socketCount, String connection) {
-        return checkHeader(in, index, socketCount, SocketLayout.ONE_WAY, connection);
     }
 
     /**

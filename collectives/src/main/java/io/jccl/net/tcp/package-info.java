@@ -28,8 +28,9 @@
  * followed by the payload, or by its first stripe: a message of at least twice {@code JCCL_SOCKET_MIN_STRIPE_BYTES}
  * is cut into up to one contiguous stripe per socket, stripe {@code i} travelling on socket {@code i} behind a
  * 24-byte stripe header. On an offered connection a message of at least {@code JCCL_SOCKET_MIN_STRIPE_BYTES} is
- * BULK instead: its header alone on socket 0, its payload in up to n stripes on the sender's bulk sockets. Each socket carries its stripes in message order, so every socket's stream stays FIFO
- * and matching follows the headers on socket 0. See {@link io.jccl.net.tcp.Wire} for the layouts. Integers are
+ * BULK instead: its header alone on socket 0, its payload in up to n stripes on the sender's bulk sockets. Each
+ * socket carries its stripes in message order, so every socket's stream stays FIFO and matching follows the headers
+ * on socket 0. See {@link io.jccl.net.tcp.Wire} for the layouts. Integers are
  * big-endian. Lengths above 1 TiB, unknown flags, more stripes than sockets (than bulk sockets, for BULK), BULK on
  * a connection that was not offered, a bad magic or a stripe header other than the one due are protocol errors
  * that break the connection.

@@ -219,7 +219,8 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     @ValueSource(ints = {1, 2})
     void sharedSocketCarriesShortMessagesAndEachDirectionsBulkGoesOnItsOwnSockets(int perDirection) {
         onlyInTheOneSocketClass();
-        Map<String, String> options = Map.of("JCCL_SOCKET_DUPLEX", "1", TcpOptions.NSOCKS, String.valueOf(perDirection));
+        Map<String, String> options = Map.of("JCCL_SOCKET_DUPLEX", "1",
+                TcpOptions.NSOCKS, String.valueOf(perDirection));
         NetTransport t0 = tcp(0, 2, CONNECT_TIMEOUT, options);
         NetTransport t1 = tcp(1, 2, CONNECT_TIMEOUT, options);
         listener(t0);
@@ -283,11 +284,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
             assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
             assertThat(e.getMessage()).contains(why);
         } finally {
-            for (SocketChannel channel : peer) {
-                if (channel != null) {
-                    channel.close();
-                }
-            }
+            closeAll(peer);
         }
     }
 
@@ -655,11 +652,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
                 return closedByPeer(peers[0]) && closedByPeer(peers[1]);
             }, "the listener to drop both sockets");
         } finally {
-            for (SocketChannel peer : peers) {
-                if (peer != null) {
-                    peer.close();
-                }
-            }
+            closeAll(peers);
         }
     }
 
@@ -827,6 +820,15 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         } finally {
             for (SocketChannel filler : fillers) {
                 filler.close();
+            }
+        }
+    }
+
+    /** Closes the raw peer sockets a test opened (those it got to open before it failed). */
+    private static void closeAll(SocketChannel[] channels) throws IOException {
+        for (SocketChannel channel : channels) {
+            if (channel != null) {
+                channel.close();
             }
         }
     }
