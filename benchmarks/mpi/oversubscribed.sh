@@ -9,7 +9,9 @@
 # JCCL's figure is the mean call of the last of four rounds of 20,000 calls (the JIT of four JVMs on two cores goes on
 # through the first ones). Prints the medians, spreads and ratios to Open MPI.
 #
-# usage: benchmarks/mpi/oversubscribed.sh [--reps N] [--ranks N]
+# --net tcp runs both over TCP instead (Open MPI btl self,tcp; JCCL_NET=tcp).
+#
+# usage: benchmarks/mpi/oversubscribed.sh [--reps N] [--ranks N] [--net shm|tcp]
 # Measure only on a quiet machine (load average below 1, nothing else running). Needs Open MPI
 # (scripts/install-openmpi.sh). Exit status: 0 done, 1 a run failed, 2 bad usage.
 set -euo pipefail
@@ -17,16 +19,23 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps=3
 ranks=4
+net=shm
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
     --ranks) ranks="${2:?--ranks needs a number}"; shift 2 ;;
-    -h|--help) sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --net) net="${2:?--net needs shm or tcp}"; shift 2 ;;
+    -h|--help) sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "oversubscribed.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
 case "$reps" in ''|*[!0-9]*|0) echo "oversubscribed.sh: --reps must be a positive number" >&2; exit 2 ;; esac
 case "$ranks" in ''|*[!0-9]*|0|1) echo "oversubscribed.sh: --ranks must be a number of at least 2" >&2; exit 2 ;; esac
+case "$net" in
+  shm) btl=vader; jccl_net=() ;;
+  tcp) btl=tcp; jccl_net=(-x JCCL_NET=tcp) ;;
+  *) echo "oversubscribed.sh: --net must be shm or tcp, not '$net'" >&2; exit 2 ;;
+esac
 
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
@@ -36,18 +45,18 @@ classes="$root/benchmarks/target/classes"
 calls=20000
 
 echo "# oversubscribed.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, $ranks ranks, load" \
-  "$(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions, Open MPI / JCCL blocking / JCCL default alternating"
+  "$(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions, $net, Open MPI / JCCL blocking / JCCL default alternating"
 
 jccl_mean() {  # JCCL_YIELD_US value, or "auto": prints the last round's mean call in µs
   local env=()
   [ "$1" = auto ] || env=(-x "JCCL_YIELD_US=$1")
-  "$root/jccl" run -np "$ranks" "${env[@]}" -cp "$classes" -- io.jccl.bench.CallTimeHistogram 8 "$calls" 4 2>/dev/null \
+  "$root/jccl" run -np "$ranks" "${jccl_net[@]}" "${env[@]}" -cp "$classes" -- io.jccl.bench.CallTimeHistogram 8 "$calls" 4 2>/dev/null \
     | awk '/^\[0\] round 3:/ { for (k = 1; k < NF; k++) if ($k == "mean") print $(k + 1) }'
 }
 
 mpi=() blocking=() default=()
 for ((i = 1; i <= reps; i++)); do
-  v="$(mpirun -np "$ranks" --oversubscribe --mca btl self,vader --allow-run-as-root "$mpi_bin" -w "$calls" -n "$calls" 8 \
+  v="$(mpirun -np "$ranks" --oversubscribe --mca btl "self,$btl" --allow-run-as-root "$mpi_bin" -w "$calls" -n "$calls" 8 \
     | awk '!/^#/ && NF >= 8 { print $5 }')"
   b="$(jccl_mean 0)"
   d="$(jccl_mean auto)"
@@ -63,7 +72,7 @@ read -r vm vlo vhi <<< "$(stats "${mpi[@]}")"
 echo
 echo "| 8-byte all-reduce, $ranks processes on $(nproc) cores, steady state | µs, median | spread | / Open MPI |"
 echo "|---|---:|---|---:|"
-echo "| Open MPI vader (--oversubscribe) | $vm | $vlo-$vhi | 1 |"
+echo "| Open MPI $btl (--oversubscribe) | $vm | $vlo-$vhi | 1 |"
 row() {  # label values...
   local label="$1"; shift
   read -r m lo hi <<< "$(stats "$@")"
