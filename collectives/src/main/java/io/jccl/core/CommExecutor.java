@@ -204,7 +204,7 @@ final class CommExecutor implements Runnable, Progress {
                 stepped);
         this.staging = new StagingPool(stagingSlotBytes);
         this.staging.preallocate(PREALLOCATED_STAGING_SLOTS);
-        this.runner = new PlanRunner(rank, links, staging, peerNames);
+        this.runner = new PlanRunner(rank, links, staging, peerNames, tuner);
         this.running = runner;
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.opTimeoutNs = config.opTimeout().toNanos();
@@ -1404,7 +1404,7 @@ final class CommExecutor implements Runnable, Progress {
     }
 
     private Plan choosePlan(OpRequest op, int elem, long bytes, boolean cacheable, int root, boolean flag) {
-        Algorithm chosen = tuner.algorithm(op.kind, bytes);
+        Algorithm chosen = tuner.algorithm(op.kind, bytes, op.inPlace);
         long chunkBytes = tuner.chunkBytes(chosen, bytes);
         long chunkElements = Math.max(1, chunkBytes / elem);
         Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? chosen : Algorithm.AUTO;

@@ -263,6 +263,20 @@ final class CommInit {
     }
 
     /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
+    /**
+     * Single copy serves an operation only when every peer's connection offers it: the least of their limits, 0 when
+     * one has none (another transport, or cross-memory attach refused for that pair).
+     */
+    static long singleCopyMaxBytes(PeerLinks links, int rank) {
+        long least = Long.MAX_VALUE;
+        for (int p = 0; p < links.dataSend.length; p++) {
+            if (p != rank) {
+                least = Math.min(least, links.dataSend[p] == null ? 0 : links.dataSend[p].singleCopyMaxOpBytes());
+            }
+        }
+        return least == Long.MAX_VALUE ? 0 : least;
+    }
+
     static long maxChunkBytes(boolean networked) {
         return networked ? 1 << 20 : 256 << 10;
     }
@@ -310,12 +324,14 @@ final class CommInit {
         double coreShare = CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm));
         bandwidth = Math.min(bandwidth, coreShare);
         long maxChunk = maxChunkBytes(networked);
+        long singleCopy = singleCopyMaxBytes(links, rank);
         Tuner tuner = new Tuner(size, Tuner.hopSeconds(latencyUs * 1e-6, allSignal), bandwidth, coreShare, maxChunk,
-                config.algorithm(), config.chunkSizeBytes());
+                config.algorithm(), config.chunkSizeBytes(), singleCopy);
         if (TUNE_LOG.isInfoEnabled()) {
             TUNE_LOG.info("{} rank {}: cost model latency {} us, bandwidth {} MB/s, max chunk {} bytes; algorithm {},"
-                    + " chunk {}", name, rank, latencyUs, Math.round(bandwidth / 1e6), maxChunk, config.algorithm(),
-                    config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() + " bytes" : "by the tuner");
+                    + " chunk {}; single-copy all-reduces up to {} bytes", name, rank, latencyUs,
+                    Math.round(bandwidth / 1e6), maxChunk, config.algorithm(),
+                    config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() + " bytes" : "by the tuner", singleCopy);
         }
         long slotBytes = config.chunkSizeBytes() > 0 ? config.chunkSizeBytes() : maxChunk;
         Spin spin = Spin.choose(config, sameHost, availableCores);

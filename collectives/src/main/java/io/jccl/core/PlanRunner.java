@@ -9,6 +9,7 @@ import io.jccl.plan.Fingerprint;
 import io.jccl.plan.Plan;
 import io.jccl.plan.Step;
 import io.jccl.reduce.Reducer;
+import io.jccl.tune.Tuner;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -33,6 +34,7 @@ final class PlanRunner implements OpRun {
     private final PeerLinks links;
     private final StagingPool staging;
     private final SendTracker sends = new SendTracker();
+    private final Tuner tuner;
 
     // Bindings of the current run.
     private Plan plan;
@@ -74,6 +76,14 @@ final class PlanRunner implements OpRun {
     }
 
     PlanRunner(int rank, PeerLinks links, StagingPool staging, String[] peerNames) {
+        this(rank, links, staging, peerNames, null);
+    }
+
+    /**
+     * @param tuner decides which operations send single-copy ({@link Tuner#singleCopy}); null: none
+     */
+    PlanRunner(int rank, PeerLinks links, StagingPool staging, String[] peerNames, Tuner tuner) {
+        this.tuner = tuner;
         this.peerNames = peerNames;
         this.rank = rank;
         this.links = links;
@@ -309,6 +319,29 @@ final class PlanRunner implements OpRun {
             }
             case EXCHANGE_REDUCE -> {
                 MemorySegment acc = buffer(step.dst(), member);
+                // The send first: posting a receive may already take the partner's whole message (the shm
+                // transport reads a cross-memory descriptor as soon as it sees one), and a partner that waits for
+                // this rank's data meanwhile would serialize the exchange into two copies in a row.
+                if (exchange[lane] == null) {
+                    MemorySegment out = acc;
+                    long outOffset = step.dstOffset();
+                    if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
+                        if (step.prepare() && reducers[member].needsPrepare()) {
+                            // The contribution this rank sends is its prepared input: made once, where the result goes.
+                            reducers[member].prepare(buffer(step.src(), member), step.srcOffset(), acc,
+                                    step.dstOffset(), step.count());
+                            exchangePrepared[lane] = true;
+                        } else {
+                            out = buffer(step.src(), member);   // sent straight from the input: no copy first
+                            outOffset = step.srcOffset();
+                        }
+                    }
+                    NetRequest s = isend(step.sendPeer0(), out, outOffset, bytes, member);
+                    if (s == null) {
+                        return false;
+                    }
+                    exchange[lane] = s;
+                }
                 if (recv0[lane] == null) {
                     NetRequest r;
                     boolean sink = exchangeSinks(step, member);
@@ -334,24 +367,6 @@ final class PlanRunner implements OpRun {
                     recv0[lane] = r;
                     sunk[lane] = sink;
                 }
-                MemorySegment out = acc;
-                long outOffset = step.dstOffset();
-                if (step.src() != Buf.NONE && !exchangePrepared[lane]) {
-                    if (step.prepare() && reducers[member].needsPrepare()) {
-                        // The contribution this rank sends is its prepared input: made once, where the result goes.
-                        reducers[member].prepare(buffer(step.src(), member), step.srcOffset(), acc,
-                                step.dstOffset(), step.count());
-                        exchangePrepared[lane] = true;
-                    } else {
-                        out = buffer(step.src(), member);   // sent straight from the input: no copy first
-                        outOffset = step.srcOffset();
-                    }
-                }
-                NetRequest s = isend(step.sendPeer0(), out, outOffset, bytes, member);
-                if (s == null) {
-                    return false;
-                }
-                exchange[lane] = s;
                 phase[lane] = WAIT;
                 return true;
             }
@@ -591,6 +606,11 @@ final class PlanRunner implements OpRun {
 
     private NetRequest isend(int peer, MemorySegment buffer, long offset, long bytes, int member) {
         try {
+            OpRequest op = members[member];
+            if (tuner != null && op != null
+                    && tuner.singleCopy(op.kind, op.count * elementBytes[member], op.inPlace)) {
+                return links.dataSend[peer].isendSingleCopy(buffer, offset, bytes, tags[member], null);
+            }
             return links.dataSend[peer].isend(buffer, offset, bytes, tags[member], null);
         } catch (NetException e) {
             throw failure(e, peer, member, true);

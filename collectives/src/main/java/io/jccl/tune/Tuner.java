@@ -24,6 +24,15 @@ import io.jccl.plan.OpKind;
  * The reduction term is what makes the ring win at 2 ranks for large messages: both move {@code S} bytes each way,
  * but the ring reduces half of them per rank, recursive doubling all (docs/tuning.md).
  * The cheapest wins unless the configuration forces one.
+ *
+ * <p><b>Single copy.</b> Where every peer's connection lets the receiver read a message where it lies
+ * ({@link io.jccl.net.SendConnection#singleCopyMaxOpBytes()}: shm with cross-memory attach), an out-of-place
+ * all-reduce up to that size asks for it, and at 2 ranks takes recursive doubling whatever the model says: each rank
+ * then reads only the peer's input, written before the call, in cache-sized pieces folded into its result as they
+ * arrive, where the ring's second step reads the result the peer has just written, line by line from the other
+ * core's cache: on a host that runs the two ranks on cores sharing no cache, 1 MiB takes about half the ring's time
+ * (docs/performance.md). In place the input is also the result, so the exchange would need a staging copy first,
+ * and the ring stays.
  */
 public final class Tuner {
     /** Executor cost of one hop when the transport signals completions (in-JVM: a thread hand-off). */
@@ -48,6 +57,7 @@ public final class Tuner {
     private final long maxChunkBytes;
     private final Algorithm forcedAlgorithm;
     private final long forcedChunkBytes;
+    private final long singleCopyMaxBytes;
 
     /**
      * The choice for one operation.
@@ -70,6 +80,27 @@ public final class Tuner {
      */
     public Tuner(int nRanks, double hopSeconds, double bandwidthBytesPerSecond, double copyBytesPerSecond,
                  long maxChunkBytes, Algorithm forcedAlgorithm, long forcedChunkBytes) {
+        this(nRanks, hopSeconds, bandwidthBytesPerSecond, copyBytesPerSecond, maxChunkBytes, forcedAlgorithm,
+                forcedChunkBytes, 0);
+    }
+
+    /**
+     * @param nRanks                  ranks in the communicator
+     * @param hopSeconds              cost of one message on the critical path
+     * @param bandwidthBytesPerSecond bandwidth one rank gets from the slowest transport in use
+     * @param copyBytesPerSecond      bytes per second one rank copies in memory (its share of a core)
+     * @param maxChunkBytes           largest chunk worth using on these transports
+     * @param forcedAlgorithm         {@link Algorithm#AUTO} or the algorithm to use
+     * @param forcedChunkBytes        0 or the chunk to use
+     * @param singleCopyMaxBytes      the largest all-reduce (bytes per rank) every peer's connection reads in one
+     *                                copy ({@link io.jccl.net.SendConnection#singleCopyMaxOpBytes()}); 0 for none
+     */
+    public Tuner(int nRanks, double hopSeconds, double bandwidthBytesPerSecond, double copyBytesPerSecond,
+                 long maxChunkBytes, Algorithm forcedAlgorithm, long forcedChunkBytes, long singleCopyMaxBytes) {
+        if (singleCopyMaxBytes < 0) {
+            throw new IllegalArgumentException("singleCopyMaxBytes must not be negative, not " + singleCopyMaxBytes);
+        }
+        this.singleCopyMaxBytes = singleCopyMaxBytes;
         this.nRanks = nRanks;
         this.hopSeconds = hopSeconds;
         this.betaBytesPerSecond = bandwidthBytesPerSecond;
@@ -106,10 +137,48 @@ public final class Tuner {
      * @return the all-reduce algorithm, RING for other operations
      */
     public Algorithm algorithm(OpKind kind, long bytes) {
+        return algorithm(kind, bytes, true);
+    }
+
+    /**
+     * The algorithm for an operation, without allocating (the executor calls it for every operation): the forced
+     * one, recursive doubling for a single-copy all-reduce at 2 ranks ({@link #singleCopy}), else the cheapest.
+     *
+     * @param kind    the operation
+     * @param bytes   bytes per rank
+     * @param inPlace whether the result replaces the input
+     * @return the all-reduce algorithm, RING for other operations
+     */
+    public Algorithm algorithm(OpKind kind, long bytes, boolean inPlace) {
         if (kind != OpKind.ALL_REDUCE) {
             return Algorithm.RING;
         }
-        return forcedAlgorithm != Algorithm.AUTO ? forcedAlgorithm : cheapestAllReduce(bytes);
+        if (forcedAlgorithm != Algorithm.AUTO) {
+            return forcedAlgorithm;
+        }
+        if (nRanks == 2 && singleCopy(kind, bytes, inPlace)) {
+            return Algorithm.RECURSIVE_DOUBLING;
+        }
+        return cheapestAllReduce(bytes);
+    }
+
+    /**
+     * Whether an operation's messages should be read where they lie
+     * ({@link io.jccl.net.SendConnection#isendSingleCopy}): an out-of-place all-reduce up to the size every peer's
+     * connection reads in one copy.
+     *
+     * @param kind    the operation
+     * @param bytes   bytes per rank
+     * @param inPlace whether the result replaces the input
+     * @return true to ask for single-copy sends
+     */
+    public boolean singleCopy(OpKind kind, long bytes, boolean inPlace) {
+        return kind == OpKind.ALL_REDUCE && !inPlace && bytes <= singleCopyMaxBytes && singleCopyMaxBytes > 0;
+    }
+
+    /** @return the largest all-reduce read in one copy (bytes per rank), 0 for none */
+    public long singleCopyMaxBytes() {
+        return singleCopyMaxBytes;
     }
 
     /**

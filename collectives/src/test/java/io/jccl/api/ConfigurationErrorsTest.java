@@ -50,6 +50,8 @@ class ConfigurationErrorsTest {
                         + " of bytes from 0 to 1048576 (a quarter of JCCL_SHM_RING_BYTES, at most 1 MiB)"),
                 Arguments.of("JCCL_SHM_LARGE", "xpmem", "JCCL_SHM_LARGE='xpmem' is invalid: it must be auto, cma or"
                         + " ring"),
+                Arguments.of("JCCL_SHM_SINGLE_COPY_BYTES", "1M", "JCCL_SHM_SINGLE_COPY_BYTES='1M' is invalid: it must"
+                        + " be a number of bytes from 0 (never) to 1099511627776 (1 TiB)"),
                 Arguments.of("JCCL_SHM_REGISTERED_BYTES", "-1", "JCCL_SHM_REGISTERED_BYTES='-1' is invalid: it must be"
                         + " a number of bytes from 0 to 68719476736 (64 GiB)"),
                 Arguments.of("JCCL_AERON_IPC_TERM_BYTES", "3", "JCCL_AERON_IPC_TERM_BYTES='3' is invalid: it must be a"

@@ -79,7 +79,36 @@ class DeterministicPlanTest {
         cases.add(new Case(kind, a, DataType.UINT8, ReduceOp.Kind.PROD));
     }
 
+    /**
+     * With single copy up to a limit, the runner posts an out-of-place all-reduce's sends with
+     * {@code isendSingleCopy}, all of them; in place, and above the limit, none; the results stay exact.
+     */
+    @org.junit.jupiter.api.Test
+    void outOfPlaceAllReducesUpToTheLimitAskForSingleCopySends() {
+        Case c = new Case(OpKind.ALL_REDUCE, Algorithm.RECURSIVE_DOUBLING, DataType.FLOAT32, ReduceOp.Kind.SUM);
+        long count = 1000;
+        long chunk = 64;
+        io.jccl.tune.Tuner within = new io.jccl.tune.Tuner(2, 1e-6, 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0, count * 4);
+        io.jccl.tune.Tuner below = new io.jccl.tune.Tuner(2, 1e-6, 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0,
+                count * 4 - 4);
+        for (boolean inPlace : new boolean[] {false, true}) {
+            for (io.jccl.tune.Tuner tuner : new io.jccl.tune.Tuner[] {within, below}) {
+                SimFabric fabric = run(c, 2, count, chunk, 42, "single copy " + inPlace, tuner, inPlace);
+                int[] counts = fabric.sendCounts(0, 1);
+                org.assertj.core.api.Assertions.assertThat(counts[1]).isPositive();
+                org.assertj.core.api.Assertions.assertThat(counts[0])
+                        .as("single-copy sends, in place %s, limit %d", inPlace, tuner.singleCopyMaxBytes())
+                        .isEqualTo(!inPlace && tuner == within ? counts[1] : 0);
+            }
+        }
+    }
+
     private static void run(Case c, int n, long count, long chunkElements, long seed, String name) {
+        run(c, n, count, chunkElements, seed, name, null, false);
+    }
+
+    private static SimFabric run(Case c, int n, long count, long chunkElements, long seed, String name,
+                                 io.jccl.tune.Tuner tuner, boolean inPlace) {
         SimFabric fabric = new SimFabric(n, seed);
         SplittableRandom random = new SplittableRandom(~seed);
         int root = (int) Math.floorMod(seed, n);
@@ -98,11 +127,11 @@ class DeterministicPlanTest {
                     }
                 }
                 StagingPool staging = new StagingPool(chunkElements * es);
-                runners[r] = new PlanRunner(r, links, staging, null);
+                runners[r] = new PlanRunner(r, links, staging, null, tuner);
                 MemorySegment send = arena.allocate(Math.max(1, check.sendElements(r) * es));
-                recv[r] = arena.allocate(Math.max(1, check.recvElements(r) * es));
+                recv[r] = inPlace ? send : arena.allocate(Math.max(1, check.recvElements(r) * es));
                 check.fillSend(r, send);
-                start(runners[r], c, check, r, n, count, root, chunkElements, send, recv[r]);
+                start(runners[r], c, check, r, n, count, root, chunkElements, send, recv[r], inPlace);
             }
             long steps = 0;
             int finished = 0;
@@ -138,6 +167,7 @@ class DeterministicPlanTest {
                 }
             }
         }
+        return fabric;
     }
 
     private static boolean anyCanMove(PlanRunner[] runners, boolean[] done, SimFabric fabric) {
@@ -150,7 +180,7 @@ class DeterministicPlanTest {
     }
 
     private static void start(PlanRunner runner, Case c, CollectiveCheck check, int r, int n, long count, int root,
-                              long chunkElements, MemorySegment send, MemorySegment recv) {
+                              long chunkElements, MemorySegment send, MemorySegment recv, boolean inPlace) {
         int es = c.type.sizeBytes();
         ReduceOp op = check.opFor(r);
         Reducer reducer = op == null ? null : Reducers.of(c.type, op, n);
@@ -184,14 +214,14 @@ class DeterministicPlanTest {
             OpShape shape = c.kind == OpKind.ALL_TO_ALLV
                     ? new OpShape(c.kind, count, root, -1, false, false, check.sendCounts(r), check.sendDispls(r),
                     check.recvCounts(r), check.recvDispls(r))
-                    : OpShape.collective(c.kind, count, root, false);
+                    : OpShape.collective(c.kind, count, root, inPlace);
             Algorithms.build(b, shape, c.algorithm == Algorithm.AUTO ? Algorithm.RING : c.algorithm);
             sends = new MemorySegment[] {send};
             recvs = new MemorySegment[] {recv};
             tags = new long[] {Fingerprint.tag(c.kind, 0, c.kind == OpKind.ALL_TO_ALLV ? 0 : count, c.type,
                     c.op == null ? null : ReduceOp.SUM, root)};
             elementBytes = new int[] {es};
-            requests = new OpRequest[] {OpRequest.collective(c.kind, count, c.type, op, root, send, recv, false,
+            requests = new OpRequest[] {OpRequest.collective(c.kind, count, c.type, op, root, send, recv, inPlace,
                     new OpFuture(null))};
         }
         Plan plan = b.build("sim");

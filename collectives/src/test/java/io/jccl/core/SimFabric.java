@@ -43,6 +43,11 @@ final class SimFabric {
         return links[from][to].send;
     }
 
+    /** @return {single-copy sends, all sends} posted on the link from {@code from} to {@code to} */
+    int[] sendCounts(int from, int to) {
+        return new int[] {links[from][to].singleCopySends, links[from][to].allSends};
+    }
+
     RecvConnection recvEnd(int from, int to) {
         return links[from][to].recv;
     }
@@ -125,11 +130,24 @@ final class SimFabric {
         final java.util.Map<Long, Integer> retiredSides = new java.util.HashMap<>();
         final ArrayDeque<Req> sends = new ArrayDeque<>();
         final ArrayDeque<Req> recvs = new ArrayDeque<>();
+        /** Sends posted with {@code isendSingleCopy}, and all sends. */
+        int singleCopySends;
+        int allSends;
         final SendConnection send = new SendConnection() {
             @Override
             public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag,
                                     MemoryRegistration mr) {
-                return post(true, buffer, offset, sizeBytes, tag);
+                NetRequest r = post(true, buffer, offset, sizeBytes, tag);
+                allSends += r == null ? 0 : 1;
+                return r;
+            }
+
+            @Override
+            public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
+                                              MemoryRegistration mr) {
+                NetRequest r = isend(buffer, offset, sizeBytes, tag, mr);
+                singleCopySends += r == null ? 0 : 1;
+                return r;
             }
 
             @Override

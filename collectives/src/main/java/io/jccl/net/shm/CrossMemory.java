@@ -29,36 +29,14 @@ final class CrossMemory {
     private static Availability availability;
 
     /**
-     * Whether this process can use cross-memory attach, and whether it pays.
+     * Whether this process can use cross-memory attach.
      *
-     * @param usable     whether the kernel allows it
-     * @param reason     why not, e.g. {@code EPERM: /proc/sys/kernel/yama/ptrace_scope=2}; or, when usable, what was
-     *                   done for it (empty when nothing)
-     * @param readGBps   how fast {@code process_vm_readv} copied in the calibration, GB/s (0 when not usable)
-     * @param copyGBps   how fast a memory copy went in the calibration, GB/s (0 when not usable)
+     * @param usable whether the kernel allows it
+     * @param reason why not, e.g. {@code EPERM: /proc/sys/kernel/yama/ptrace_scope=2}; or, when usable, what was done
+     *               for it (empty when nothing)
      */
-    record Availability(boolean usable, String reason, double readGBps, double copyGBps) {
-        /**
-         * @return whether {@code JCCL_SHM_LARGE=auto} takes cross-memory attach: allowed, and at least half as fast
-         *         as a memory copy (the pipelined copy through the ring costs two copies, made at the same time by
-         *         the two processes)
-         */
-        boolean preferred() {
-            return usable && readGBps >= PREFERRED_FRACTION * copyGBps;
-        }
-
-        /** @return the calibration, for the startup line */
-        String speeds() {
-            return String.format(java.util.Locale.ROOT, "process_vm_readv at %.1f GB/s, a memory copy at %.1f GB/s",
-                    readGBps, copyGBps);
-        }
+    record Availability(boolean usable, String reason) {
     }
-
-    /** Cross-memory attach is preferred when it copies at least this fraction of a memory copy's speed. */
-    static final double PREFERRED_FRACTION = 0.5;
-    /** Bytes copied per calibration round: beyond the first-level caches, as large messages are. */
-    private static final long CALIBRATION_BYTES = 4 << 20;
-    private static final int CALIBRATION_ROUNDS = 5;
 
     private CrossMemory() {
     }
@@ -107,11 +85,11 @@ final class CrossMemory {
     private static Availability probeSelf() {
         String nativeProblem = LinuxCalls.Native.unavailableReason();
         if (nativeProblem != null) {
-            return new Availability(false, nativeProblem, 0, 0);
+            return new Availability(false, nativeProblem);
         }
         int scope = yamaScope();
         if (scope >= 2) {
-            return new Availability(false, "EPERM: " + YAMA + "=" + scope + " (only administrators may attach)", 0, 0);
+            return new Availability(false, "EPERM: " + YAMA + "=" + scope + " (only administrators may attach)");
         }
         String done = "";
         try (Arena temp = Arena.ofConfined()) {
@@ -119,52 +97,17 @@ final class CrossMemory {
             if (scope == 1) {
                 if (LinuxCalls.prctl(state, LinuxCalls.PR_SET_PTRACER, LinuxCalls.PR_SET_PTRACER_ANY) != 0) {
                     return new Availability(false, LinuxCalls.errnoName(LinuxCalls.errno(state)) + ": " + YAMA
-                            + "=1 and prctl(PR_SET_PTRACER) failed", 0, 0);
+                            + "=1 and prctl(PR_SET_PTRACER) failed");
                 }
                 done = YAMA + "=1: this process allows its siblings to read it (prctl PR_SET_PTRACER_ANY)";
             }
             int errno = probe(temp, ProcessHandle.current().pid(), probeAddress(), probeValue());
             if (errno != 0) {
                 return new Availability(false, LinuxCalls.errnoName(errno) + (errno == LinuxCalls.ENOSYS
-                        || errno == LinuxCalls.EPERM ? ": the system call is missing or filtered (seccomp)" : ""), 0, 0);
+                        || errno == LinuxCalls.EPERM ? ": the system call is missing or filtered (seccomp)" : ""));
             }
-            double[] speeds = calibrate(temp);
-            return new Availability(true, done, speeds[0], speeds[1]);
+            return new Availability(true, done);
         }
-    }
-
-    /**
-     * Copies {@value #CALIBRATION_BYTES} bytes within this process with {@code process_vm_readv} and with a memory copy,
-     * alternately, and keeps each one's best round (a round that lost its core to another process says nothing).
-     *
-     * @return {read GB/s, copy GB/s}
-     */
-    private static double[] calibrate(Arena temp) {
-        MemorySegment src = temp.allocate(CALIBRATION_BYTES, Layout.PAGE);
-        MemorySegment dst = temp.allocate(CALIBRATION_BYTES, Layout.PAGE);
-        MemorySegment iov = temp.allocate(2L * LinuxCalls.IOVEC_BYTES, 8);
-        src.fill((byte) 1);
-        dst.fill((byte) 2);
-        iov.set(ValueLayout.JAVA_LONG, 0, dst.address());
-        iov.set(ValueLayout.JAVA_LONG, 8, CALIBRATION_BYTES);
-        iov.set(ValueLayout.JAVA_LONG, 16, src.address());
-        iov.set(ValueLayout.JAVA_LONG, 24, CALIBRATION_BYTES);
-        int pid = (int) ProcessHandle.current().pid();
-        long bestRead = Long.MAX_VALUE;
-        long bestCopy = Long.MAX_VALUE;
-        for (int round = 0; round < CALIBRATION_ROUNDS; round++) {
-            long t0 = System.nanoTime();
-            long n = LinuxCalls.processVmReadvFast(pid, iov.address(), 1, iov.address() + LinuxCalls.IOVEC_BYTES, 1);
-            long t1 = System.nanoTime();
-            MemorySegment.copy(src, 0, dst, 0, CALIBRATION_BYTES);
-            long t2 = System.nanoTime();
-            if (n != CALIBRATION_BYTES) {
-                return new double[] {0, 1};
-            }
-            bestRead = Math.min(bestRead, Math.max(1, t1 - t0));
-            bestCopy = Math.min(bestCopy, Math.max(1, t2 - t1));
-        }
-        return new double[] {(double) CALIBRATION_BYTES / bestRead, (double) CALIBRATION_BYTES / bestCopy};
     }
 
     /**

@@ -12,8 +12,11 @@ import java.util.Map;
  *                        path
  * @param large           how large messages travel
  * @param registeredBytes bytes of this rank's registered-memory heap ({@code Communicator.allocate}), 0 for none
+ * @param singleCopyMaxBytes the largest operation (bytes per rank) whose large messages the receiver reads in one
+ *                        cross-memory copy when the algorithm asks for it ({@link
+ *                        io.jccl.net.SendConnection#isendSingleCopy}); 0: never asked
  */
-record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredBytes) {
+record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredBytes, long singleCopyMaxBytes) {
     /** Option naming the ring size. */
     static final String RING_BYTES = "JCCL_SHM_RING_BYTES";
     /** Option naming the eager limit. */
@@ -22,6 +25,8 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     static final String LARGE = "JCCL_SHM_LARGE";
     /** Option naming the registered-memory heap size. */
     static final String REGISTERED_BYTES = "JCCL_SHM_REGISTERED_BYTES";
+    /** Option naming the largest operation read in one copy. */
+    static final String SINGLE_COPY_BYTES = "JCCL_SHM_SINGLE_COPY_BYTES";
 
     static final long DEFAULT_RING_BYTES = 4 << 20;
     static final long MIN_RING_BYTES = 64 << 10;
@@ -31,12 +36,23 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     static final long MAX_EAGER_BYTES = 1 << 20;
     static final long DEFAULT_REGISTERED_BYTES = 1L << 30;
     static final long MAX_REGISTERED_BYTES = 64L << 30;
+    /**
+     * Operations up to an L2 cache's worth (1 MiB per core on the machines measured) read the peer's input in one
+     * copy: 2 ranks far apart 1.6-1.9x faster at 1 MiB than the pipelined copy, 1.3x slower at 8 MiB
+     * (docs/performance.md).
+     */
+    static final long DEFAULT_SINGLE_COPY_BYTES = 1 << 20;
+    static final long MAX_SINGLE_COPY_BYTES = 1L << 40;
 
     /** How messages longer than the eager limit travel. */
     enum Large {
-        /** Cross-memory attach where the kernel allows it, else the pipelined copy (default). */
+        /**
+         * Cross-memory attach where the kernel allows it, for the messages the algorithm asks to be read in one copy
+         * (operations up to {@code JCCL_SHM_SINGLE_COPY_BYTES}); the pipelined copy for the others, and for all where
+         * the kernel refuses it (default).
+         */
         AUTO,
-        /** Cross-memory attach only: a connection where it is refused fails to connect. */
+        /** Cross-memory attach for every large message: a connection where it is refused fails to connect. */
         CMA,
         /** Always the pipelined copy through the ring. */
         RING;
@@ -59,6 +75,10 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
             throw new IllegalArgumentException("registeredBytes must be a multiple of " + Layout.PAGE + " from 0 to "
                     + MAX_REGISTERED_BYTES + ", not " + registeredBytes);
         }
+        if (singleCopyMaxBytes < 0 || singleCopyMaxBytes > MAX_SINGLE_COPY_BYTES) {
+            throw new IllegalArgumentException("singleCopyMaxBytes must be from 0 to " + MAX_SINGLE_COPY_BYTES
+                    + ", not " + singleCopyMaxBytes);
+        }
     }
 
     /**
@@ -70,7 +90,20 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
         Map<String, String> o = options == null ? Map.of() : options;
         long ring = ringBytes(o.get(RING_BYTES));
         long eager = eagerBytes(o.get(EAGER_BYTES), ring);
-        return new ShmOptions(ring, eager, large(o.get(LARGE)), registeredBytes(o.get(REGISTERED_BYTES)));
+        return new ShmOptions(ring, eager, large(o.get(LARGE)), registeredBytes(o.get(REGISTERED_BYTES)),
+                singleCopyBytes(o.get(SINGLE_COPY_BYTES)));
+    }
+
+    private static long singleCopyBytes(String raw) {
+        if (raw == null) {
+            return DEFAULT_SINGLE_COPY_BYTES;
+        }
+        long value = number(raw);
+        if (value < 0 || value > MAX_SINGLE_COPY_BYTES) {
+            throw new IllegalArgumentException(SINGLE_COPY_BYTES + "='" + raw + "' is invalid: it must be a number of"
+                    + " bytes from 0 (never) to " + MAX_SINGLE_COPY_BYTES + " (1 TiB)");
+        }
+        return value;
     }
 
     private static long ringBytes(String raw) {

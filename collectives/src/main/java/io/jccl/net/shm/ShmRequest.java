@@ -30,6 +30,8 @@ final class ShmRequest implements NetRequest {
     long movedBytes;
     /** Send: whether its first record is in the ring. */
     boolean started;
+    /** Send: the sender asked for the receiver to read it where it lies ({@code isendSingleCopy}). */
+    boolean singleCopy;
     /** The record kind carrying the message ({@link Records}), once chosen (send) or matched (receive). */
     int kind;
     /** Receive: the matched message's length. */
@@ -54,6 +56,7 @@ final class ShmRequest implements NetRequest {
         this.tag = tag;
         this.movedBytes = 0;
         this.started = false;
+        this.singleCopy = false;
         this.kind = 0;
         this.messageBytes = -1;
         this.source = 0;

@@ -49,6 +49,9 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     private final int mode;
     private final long eagerBytes;
     private final long chunkBytes;
+    /** {@code JCCL_SHM_LARGE=cma}: every message beyond the eager limit is read in one copy, asked for or not. */
+    private final boolean alwaysSingleCopy;
+    private final long singleCopyMaxOpBytes;
     /** Addresses of this rank's registered heap: sends from there are REG descriptors. */
     private final long heapBase;
     private final long heapEnd;
@@ -70,16 +73,41 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
         this.mode = mode;
         this.eagerBytes = options.eagerBytes();
         this.chunkBytes = options.chunkBytes();
+        this.alwaysSingleCopy = options.large() == ShmOptions.Large.CMA;
+        this.singleCopyMaxOpBytes = mode == Layout.MODE_CMA ? options.singleCopyMaxBytes() : 0;
         this.heapBase = heapBase;
         this.heapEnd = heapBase + heapBytes;
     }
 
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
-        ShmRequest request = take(buffer, offset, sizeBytes, tag);
+        return post(take(buffer, offset, sizeBytes, tag), false);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here: a message beyond the eager limit in native memory goes as a cross-memory descriptor where this
+     * connection may use them ({@link Layout#MODE_CMA}); from the registered heap it goes as a heap descriptor in any
+     * case.
+     */
+    @Override
+    public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
+                                      MemoryRegistration mr) {
+        return post(take(buffer, offset, sizeBytes, tag), true);
+    }
+
+    /** @return {@code JCCL_SHM_SINGLE_COPY_BYTES} where this connection may read by cross-memory attach, else 0 */
+    @Override
+    public long singleCopyMaxOpBytes() {
+        return singleCopyMaxOpBytes;
+    }
+
+    private NetRequest post(ShmRequest request, boolean singleCopy) {
         if (request == null) {
             return null;
         }
+        request.singleCopy = singleCopy;
         unwritten.add(request);
         if (unwritten.size() == 1) {
             progress();
@@ -243,7 +271,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
             if (address >= heapBase && address + r.sizeBytes <= heapEnd) {
                 return Records.REG;
             }
-            if (mode == Layout.MODE_CMA) {
+            if (mode == Layout.MODE_CMA && (r.singleCopy || alwaysSingleCopy)) {
                 return Records.CMA;
             }
         }

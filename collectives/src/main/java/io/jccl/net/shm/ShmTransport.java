@@ -97,18 +97,22 @@ final class ShmTransport implements NetTransport {
                 throw new NetException(NetException.Reason.IO_ERROR, ShmOptions.LARGE + "=cma but process_vm_readv"
                         + " is refused: " + cma.reason());
             }
-            boolean forced = options.large() == ShmOptions.Large.CMA;
-            allowsCrossMemory = forced ? cma.usable() : cma.preferred();
+            allowsCrossMemory = cma.usable() && (options.large() == ShmOptions.Large.CMA
+                    || options.singleCopyMaxBytes() > 0);
+            String done = cma.reason().isEmpty() ? "" : "; " + cma.reason();
             if (!cma.usable()) {
                 decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: process_vm_readv refused ("
                         + cma.reason() + ")";
-            } else if (allowsCrossMemory) {
-                decision = "cross-memory attach (" + cma.speeds() + (forced ? "; " + ShmOptions.LARGE + "=cma" : "")
-                        + (cma.reason().isEmpty() ? "" : "; " + cma.reason()) + ")";
+            } else if (options.large() == ShmOptions.Large.CMA) {
+                decision = "cross-memory attach (" + ShmOptions.LARGE + "=cma" + done + ")";
+            } else if (options.singleCopyMaxBytes() == 0) {
+                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings ("
+                        + ShmOptions.SINGLE_COPY_BYTES + "=0" + done + ")";
             } else {
-                decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings: " + cma.speeds()
-                        + ", so two copies at once beat one cross-memory read (" + ShmOptions.LARGE
-                        + "=cma uses it anyway)";
+                decision = "cross-memory attach in all-reduces up to " + bytes(options.singleCopyMaxBytes())
+                        + " per rank out of place (" + ShmOptions.SINGLE_COPY_BYTES + "), else pipelined copy through "
+                        + bytes(options.ringBytes()) + " rings" + (done.isEmpty() ? "" : " (" + done.substring(2)
+                        + ")");
             }
         }
         this.own = Segment.create(Layout.slotsFor(context.size()), options.ringBytes(), options.registeredBytes());

@@ -14,7 +14,8 @@ import java.util.Map;
  * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SHM_RING_BYTES} (each connection's ring, a
  * power of two from 64 KiB to 256 MiB, default 4 MiB), {@code JCCL_SHM_EAGER_BYTES} (the largest message copied
  * through the ring in one record, default 16 KiB), {@code JCCL_SHM_LARGE} ({@code auto}, {@code cma} or
- * {@code ring}: how longer messages travel), {@code JCCL_SHM_REGISTERED_BYTES} (each rank's registered memory for
+ * {@code ring}: how longer messages travel), {@code JCCL_SHM_SINGLE_COPY_BYTES} (the largest out-of-place all-reduce
+ * read in one cross-memory copy, default 1 MiB), {@code JCCL_SHM_REGISTERED_BYTES} (each rank's registered memory for
  * {@code Communicator.allocate}, default 1 GiB of address space, touched only where allocated); see
  * {@code docs/transports.md}.
  */

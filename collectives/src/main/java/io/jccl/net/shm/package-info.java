@@ -14,10 +14,11 @@
  * A sender writes records into its slot's ring ({@link io.jccl.net.shm.Records}); each record's first word, its
  * stamp, is published last with release semantics, and a receiver polls the stamp at its head with acquire semantics.
  * Messages up to {@code JCCL_SHM_EAGER_BYTES} travel inline (up to 48 bytes in one cache line with their stamp and
- * tag: a fast box). Longer ones travel in one copy: the receiver reads them straight from the sender's memory, with
- * {@code process_vm_readv} (cross-memory attach) or, for memory from the registered heap, from its mapping of the
- * sender's segment; where cross-memory attach is refused (or {@code JCCL_SHM_LARGE=ring}), they are copied through
- * the ring in chunks, pipelined.
+ * tag: a fast box). Longer ones from the registered heap travel in one copy, the receiver reading its mapping of the
+ * sender's segment; so do those the sender asks to be read where they lie ({@code isendSingleCopy}: out-of-place
+ * all-reduces up to {@code JCCL_SHM_SINGLE_COPY_BYTES}), with {@code process_vm_readv} (cross-memory attach) where
+ * the kernel allows it, and every large one under {@code JCCL_SHM_LARGE=cma}. The others are copied through the ring
+ * in chunks, pipelined.
  *
  * <h2>Progress, waiting and failure</h2>
  * Caller-driven: everything moves inside {@link io.jccl.net.NetRequest#test()}. A caller with nothing to do may sleep

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The conformance suite and the shm tests again with large messages read by cross-memory attach
- * ({@code JCCL_SHM_LARGE=cma}), whether or not the calibration prefers it on this host; skipped where the kernel refuses
- * {@code process_vm_readv} (then {@link ShmRingConformanceTest} covers what runs there).
+ * ({@code JCCL_SHM_LARGE=cma}), every large message whether or not its sender asked for a single copy; skipped where
+ * the kernel refuses {@code process_vm_readv} (then {@link ShmRingConformanceTest} covers what runs there).
  */
 class ShmCrossMemoryConformanceTest extends ShmTransportConformanceTest {
     @BeforeAll

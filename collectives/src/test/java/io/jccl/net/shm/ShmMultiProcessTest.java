@@ -49,6 +49,24 @@ class ShmMultiProcessTest {
         }
     }
 
+    /**
+     * The default path with single copy raised to 2 MiB, so that the full-size all-reduces (1 MiB and a few bytes)
+     * qualify: out of place they run by recursive doubling, each rank reading the peer's input by cross-memory
+     * attach where the kernel allows it, and stay exact; in place, and every other collective, take their usual way.
+     */
+    @Test
+    void twoJvmsReadLargeAllReducesInOneCopyByDefault() throws Exception {
+        boolean cma = CrossMemory.check().usable();
+        List<Jvm> ranks = job(2, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_SHM_SINGLE_COPY_BYTES",
+                String.valueOf(2 << 20)), "single-copy");
+        for (Jvm rank : ranks) {
+            assertThat(rank.outputText()).contains(cma
+                    ? "by cross-memory attach in all-reduces up to 2 MiB per rank out of place" : "by pipelined copy");
+            assertThat(rank.outputText()).as("the algorithm of the full-size out-of-place all-reduce").contains(
+                    "LARGE ALL_REDUCE " + (cma ? "recursive_doubling" : "ring"));
+        }
+    }
+
     /** Large messages by cross-memory attach where the kernel allows it ({@code JCCL_SHM_LARGE=cma}). */
     @Test
     void mixedJobUsesShmWithinAHostAndTcpBetweenHosts() throws Exception {
@@ -59,7 +77,7 @@ class ShmMultiProcessTest {
         assertThat(ranks.get(1).outputText()).contains("transport per peer [shm, null, tcp, tcp]");
         assertThat(ranks.get(2).outputText()).contains("transport per peer [tcp, tcp, null, shm]");
         assertThat(ranks.get(3).outputText()).contains("transport per peer [tcp, tcp, shm, null]");
-        String path = cma ? "by cross-memory attach (process_vm_readv at " : "by pipelined copy";
+        String path = cma ? "by cross-memory attach (JCCL_SHM_LARGE=cma" : "by pipelined copy";
         assertThat(ranks.get(0).outputText()).contains("shm: messages over 16384 bytes " + path);
         for (Jvm rank : ranks) {
             assertThat(boxAllReduces(rank)).as("no box lines across hosts").isZero();

@@ -50,6 +50,9 @@ public final class ShmRankMain {
                 if (algorithm.equals("box")) {
                     boxed.incrementAndGet();
                 }
+                if (kind == OpKind.ALL_REDUCE && bytes >= 1 << 20) {
+                    System.out.println("LARGE ALL_REDUCE " + algorithm);
+                }
             });
             for (OpKind kind : KINDS) {
                 failures += run(comm, arena, kind, count, 1000 + kind.ordinal(), allocate);

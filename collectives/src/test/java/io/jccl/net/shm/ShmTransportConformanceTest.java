@@ -207,7 +207,39 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
 
     /** @return the large-message mode connections of this class use */
     int expectedMode() {
-        return CrossMemory.check().preferred() ? Layout.MODE_CMA : Layout.MODE_RING;
+        return CrossMemory.check().usable() ? Layout.MODE_CMA : Layout.MODE_RING;
+    }
+
+    /**
+     * A send asked to be read where it lies goes as a cross-memory descriptor where the connection may use them; a
+     * plain send of the same message goes through the ring unless {@code JCCL_SHM_LARGE=cma}; heap memory always goes
+     * through the ring; every byte arrives either way. The connection offers single copy up to the configured size.
+     */
+    @Test
+    void singleCopySendsAreReadWhereTheyLieWhereTheConnectionMay() {
+        Link link = link();
+        ShmSendConnection sender = (ShmSendConnection) link.send();
+        ShmOptions options = ShmOptions.parse(baseOptions());
+        boolean cma = sender.mode() == Layout.MODE_CMA;
+        assertThat(sender.singleCopyMaxOpBytes()).isEqualTo(cma ? options.singleCopyMaxBytes() : 0);
+        long bytes = (256 << 10) + 12;
+        int tag = 1;
+        for (BufferKind kind : List.of(BufferKind.NATIVE, BufferKind.FLOAT_ARRAY)) {
+            for (boolean single : new boolean[] {false, true}) {
+                MemorySegment src = patterned(kind.allocate(arena, bytes), 0, bytes, tag);
+                MemorySegment dst = kind.allocate(arena, bytes);
+                NetRequest send = single ? sender.isendSingleCopy(src, 0, bytes, tag, null)
+                        : sender.isend(src, 0, bytes, tag, null);
+                boolean read = cma && kind == BufferKind.NATIVE
+                        && (single || options.large() == ShmOptions.Large.CMA);
+                assertThat(((ShmRequest) send).kind).as("record kind of a %s send from %s memory",
+                        single ? "single-copy" : "plain", kind).isEqualTo(read ? Records.CMA : Records.START);
+                NetRequest recv = link.recv().irecv(dst, 0, bytes, tag, null);
+                assertThat(awaitAll(send, recv)).containsExactly(bytes, bytes);
+                assertPattern(dst, 0, bytes, tag);
+                tag++;
+            }
+        }
     }
 
     @Test
