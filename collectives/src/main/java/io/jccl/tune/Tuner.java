@@ -27,7 +27,7 @@ import io.jccl.plan.OpKind;
  *
  * <p><b>Single copy.</b> Where every peer's connection lets the receiver read a message where it lies
  * ({@link io.jccl.net.SendConnection#singleCopyMaxOpBytes()}: shm with cross-memory attach), an out-of-place
- * all-reduce up to that size asks for it, and at 2 ranks takes recursive doubling whatever the model says: each rank
+ * all-reduce of 2 ranks up to that size asks for it and takes recursive doubling whatever the model says: each rank
  * then reads only the peer's input, written before the call, in cache-sized pieces folded into its result as they
  * arrive, where the ring's second step reads the result the peer has just written, line by line from the other
  * core's cache: on a host that runs the two ranks on cores sharing no cache, 1 MiB takes about half the ring's time
@@ -164,8 +164,9 @@ public final class Tuner {
 
     /**
      * Whether an operation's messages should be read where they lie
-     * ({@link io.jccl.net.SendConnection#isendSingleCopy}): an out-of-place all-reduce up to the size every peer's
-     * connection reads in one copy.
+     * ({@link io.jccl.net.SendConnection#isendSingleCopy}): an out-of-place all-reduce of 2 ranks up to the size every
+     * peer's connection reads in one copy. Only 2 ranks, as measured: 4 ranks on 2 cores took 1.6 ms per 1 MiB ring
+     * all-reduce with single-copy sends against 1.2 ms without (docs/performance.md).
      *
      * @param kind    the operation
      * @param bytes   bytes per rank
@@ -173,7 +174,8 @@ public final class Tuner {
      * @return true to ask for single-copy sends
      */
     public boolean singleCopy(OpKind kind, long bytes, boolean inPlace) {
-        return kind == OpKind.ALL_REDUCE && !inPlace && bytes <= singleCopyMaxBytes && singleCopyMaxBytes > 0;
+        return kind == OpKind.ALL_REDUCE && nRanks == 2 && !inPlace && bytes <= singleCopyMaxBytes
+                && singleCopyMaxBytes > 0;
     }
 
     /** @return the largest all-reduce read in one copy (bytes per rank), 0 for none */

@@ -47,8 +47,8 @@ class TunerTest {
     /**
      * With single copy up to 1 MiB, an out-of-place all-reduce at 2 ranks up to that size reads the peer's input
      * where it lies by recursive doubling (measured far apart: 110 against 205 µs at 1 MiB, docs/performance.md);
-     * in place, above the limit, at other rank counts, for other operations or without single copy nothing changes,
-     * and a forced algorithm still wins.
+     * in place, above the limit, at other rank counts (4 ranks on 2 cores measured slower), for other operations or
+     * without single copy nothing changes, and a forced algorithm still wins.
      */
     @Test
     void singleCopyAllReducesAtTwoRanksReadThePeersInputByRecursiveDoubling() {
@@ -67,7 +67,7 @@ class TunerTest {
 
         Tuner four = new Tuner(4, Tuner.hopSeconds(1e-6, false), 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0, 1 << 20);
         assertThat(four.algorithm(OpKind.ALL_REDUCE, 1 << 20, false)).isEqualTo(Algorithm.RING);
-        assertThat(four.singleCopy(OpKind.ALL_REDUCE, 1 << 20, false)).as("sends still read in one copy").isTrue();
+        assertThat(four.singleCopy(OpKind.ALL_REDUCE, 1 << 20, false)).as("measured slower at 4 ranks").isFalse();
 
         Tuner none = new Tuner(2, Tuner.hopSeconds(1e-6, false), 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0, 0);
         assertThat(none.algorithm(OpKind.ALL_REDUCE, 1 << 20, false)).isEqualTo(Algorithm.RING);

@@ -109,8 +109,9 @@ final class ShmTransport implements NetTransport {
                 decision = "pipelined copy through " + bytes(options.ringBytes()) + " rings ("
                         + ShmOptions.SINGLE_COPY_BYTES + "=0" + done + ")";
             } else {
-                decision = "cross-memory attach in all-reduces up to " + bytes(options.singleCopyMaxBytes())
-                        + " per rank out of place (" + ShmOptions.SINGLE_COPY_BYTES + "), else pipelined copy through "
+                decision = "cross-memory attach where asked (out-of-place all-reduces of 2 ranks up to "
+                        + bytes(options.singleCopyMaxBytes()) + " per rank, " + ShmOptions.SINGLE_COPY_BYTES
+                        + "), else pipelined copy through "
                         + bytes(options.ringBytes()) + " rings" + (done.isEmpty() ? "" : " (" + done.substring(2)
                         + ")");
             }

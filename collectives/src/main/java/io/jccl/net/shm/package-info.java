@@ -16,7 +16,7 @@
  * Messages up to {@code JCCL_SHM_EAGER_BYTES} travel inline (up to 48 bytes in one cache line with their stamp and
  * tag: a fast box). Longer ones from the registered heap travel in one copy, the receiver reading its mapping of the
  * sender's segment; so do those the sender asks to be read where they lie ({@code isendSingleCopy}: out-of-place
- * all-reduces up to {@code JCCL_SHM_SINGLE_COPY_BYTES}), with {@code process_vm_readv} (cross-memory attach) where
+ * all-reduces of 2 ranks up to {@code JCCL_SHM_SINGLE_COPY_BYTES}), with {@code process_vm_readv} (cross-memory attach) where
  * the kernel allows it, and every large one under {@code JCCL_SHM_LARGE=cma}. The others are copied through the ring
  * in chunks, pipelined.
  *
