@@ -113,6 +113,30 @@ class ShmMultiProcessTest {
         }
     }
 
+    /**
+     * Out-of-place all-reduces of 512 KiB against 1 MiB across 2 JVMs (both on the single-copy path: recursive
+     * doubling, each rank reading the other's input by cross-memory attach where allowed) fail on both ranks with
+     * INVALID_USAGE naming both calls, none waits.
+     */
+    @Test
+    void differentCallsOnTheSingleCopyPathFailOnEveryRank() throws Exception {
+        UniqueId id = UniqueId.create();
+        List<Jvm> ranks = new ArrayList<>();
+        long oddCount = 2 * ShmBoxMismatchMain.OOP_COUNT;
+        for (int r = 0; r < 2; r++) {
+            ranks.add(JvmProcesses.start(ShmBoxMismatchMain.class, List.of(Integer.toString(r), "2",
+                    Long.toString(oddCount), "oop"), Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_NET", "shm"),
+                    "shm-single-copy-mismatch-rank" + r, JvmProcesses.inheritedJvmOptions()));
+        }
+        for (int r = 0; r < 2; r++) {
+            Jvm jvm = ranks.get(r);
+            assertThat(jvm.await(180)).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
+            assertThat(jvm.outputText()).as("rank %d", r).contains("FAILED INVALID_USAGE")
+                    .contains("operations do not match across ranks").contains("count=" + oddCount)
+                    .doesNotContain("COMPLETED");
+        }
+    }
+
     /** A rank waiting in the box for a peer that is gone fails (the control plane notices), it does not wait. */
     @Test
     void aRankWaitingInTheBoxForAPeerThatDiedFails() throws Exception {
