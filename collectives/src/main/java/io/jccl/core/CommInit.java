@@ -262,7 +262,6 @@ final class CommInit {
         return own == null ? null : new BoxAllReduce(rank, own, peers);
     }
 
-    /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
     /**
      * Single copy serves an operation only when every peer's connection offers it: the least of their limits, 0 when
      * one has none (another transport, or cross-memory attach refused for that pair).
@@ -277,6 +276,7 @@ final class CommInit {
         return least == Long.MAX_VALUE ? 0 : least;
     }
 
+    /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
     static long maxChunkBytes(boolean networked) {
         return networked ? 1 << 20 : 256 << 10;
     }

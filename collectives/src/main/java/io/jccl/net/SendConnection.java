@@ -38,8 +38,8 @@ public interface SendConnection extends AutoCloseable {
 
     /**
      * The largest operation (bytes per rank) whose messages this connection moves faster read where they lie
-     * ({@link #isendSingleCopy}) than by its default path: beyond it the receiving core's single copy of a message
-     * that no longer fits its caches loses to a copy both cores share.
+     * ({@link #isendSingleCopy}) than by its default path: a single copy is made by the receiving core alone, and
+     * for large operations a default path whose copies both cores share can win.
      *
      * @return bytes per rank; 0 where the connection has no single-copy path (the default)
      */

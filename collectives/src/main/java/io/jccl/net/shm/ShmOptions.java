@@ -37,9 +37,9 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     static final long DEFAULT_REGISTERED_BYTES = 1L << 30;
     static final long MAX_REGISTERED_BYTES = 64L << 30;
     /**
-     * Operations up to an L2 cache's worth (1 MiB per core on the machines measured) read the peer's input in one
-     * copy: 2 ranks far apart 1.6-1.9x faster at 1 MiB than the pipelined copy, 1.3x slower at 8 MiB
-     * (docs/performance.md).
+     * Far apart (cores sharing no cache, the usual placement on the VMs measured) one copy took 1.6-1.9x less time
+     * than the pipelined ring at 1-4 MiB and more at 8 MiB; on cores sharing a cache twice as much at 1 MiB. The
+     * default stays at the size measured in both placements (docs/performance.md).
      */
     static final long DEFAULT_SINGLE_COPY_BYTES = 1 << 20;
     static final long MAX_SINGLE_COPY_BYTES = 1L << 40;
