@@ -1,5 +1,5 @@
 /*
- * Command-line numbers shared by the C benchmarks here (allreduce_perf.c, placement_floor.c).
+ * Command-line numbers shared by the C benchmarks here (allreduce_perf.c, placement_floor.c, cma_floor.c).
  */
 #ifndef JCCL_BENCH_ARGS_H
 #define JCCL_BENCH_ARGS_H

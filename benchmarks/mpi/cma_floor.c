@@ -35,9 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "floor.h"
 
-#define RANKS 2
+#define RANKS FLOOR_RANKS
 #define VARIANTS 7
 static const size_t PIECES[] = {16 << 10, 64 << 10, 256 << 10, 0, 64 << 10, 128 << 10, 256 << 10};
 static const char *NAMES[VARIANTS] = {"direct 16K", "direct 64K", "direct 256K", "whole", "rd 64K", "rd 128K",
@@ -45,8 +45,7 @@ static const char *NAMES[VARIANTS] = {"direct 16K", "direct 64K", "direct 256K",
 #define WHOLE 3
 
 typedef struct {
-    _Atomic int arrived;
-    _Atomic int sense;
+    SpinBarrier barrier;
     pid_t pid[RANKS];
     uintptr_t send[RANKS];
     uintptr_t recv[RANKS];
@@ -54,24 +53,6 @@ typedef struct {
     _Atomic long pieces_read[RANKS];   /* rd in place: pieces of the peer's input a rank has read, ever */
     double result[2][VARIANTS];   /* [in_place][variant], written by rank 0 */
 } Shared;
-
-static void barrier(Shared *sh, int *local_sense) {
-    *local_sense = !*local_sense;
-    if (atomic_fetch_add(&sh->arrived, 1) == RANKS - 1) {
-        atomic_store(&sh->arrived, 0);
-        atomic_store(&sh->sense, *local_sense);
-    } else {
-        while (atomic_load(&sh->sense) != *local_sense) {
-            __builtin_ia32_pause();
-        }
-    }
-}
-
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
-}
 
 static void read_peer(pid_t pid, void *local, uintptr_t remote, size_t bytes) {
     while (bytes > 0) {
@@ -111,7 +92,7 @@ static void one(Shared *sh, int rank, int variant, int in_place, size_t count, f
                 recv[at + i] = in[at + i] + scratch[i];
             }
         }
-        barrier(sh, local_sense);
+        spin_barrier(&sh->barrier, local_sense);
         return;
     }
     if (variant == WHOLE) {
@@ -119,7 +100,7 @@ static void one(Shared *sh, int rank, int variant, int in_place, size_t count, f
         for (size_t i = 0; i < count; i++) {
             recv[i] = in[i] + scratch[i];
         }
-        barrier(sh, local_sense);
+        spin_barrier(&sh->barrier, local_sense);
         return;
     }
     size_t half = count / RANKS;
@@ -133,9 +114,9 @@ static void one(Shared *sh, int rank, int variant, int in_place, size_t count, f
             recv[at + i] = in[at + i] + scratch[i];
         }
     }
-    barrier(sh, local_sense);
+    spin_barrier(&sh->barrier, local_sense);
     read_peer(pid, recv + theirs, sh->recv[peer] + theirs * sizeof(float), half * sizeof(float));
-    barrier(sh, local_sense);
+    spin_barrier(&sh->barrier, local_sense);
 }
 
 static void run_rank(Shared *sh, int rank, size_t size, int iters, int warmup, int rounds) {
@@ -172,7 +153,7 @@ static void run_rank(Shared *sh, int rank, size_t size, int iters, int warmup, i
                 for (int it = 0; it < warmup; it++) {
                     one(sh, rank, v, in_place, count, send, recv, scratch, &local_sense);
                 }
-                barrier(sh, &local_sense);
+                spin_barrier(&sh->barrier, &local_sense);
                 double start = seconds_now();
                 for (int it = 0; it < iters; it++) {
                     one(sh, rank, v, in_place, count, send, recv, scratch, &local_sense);
@@ -181,7 +162,7 @@ static void run_rank(Shared *sh, int rank, size_t size, int iters, int warmup, i
                 if (rank == 0 && (round == 0 || us < sh->result[in_place][v])) {
                     sh->result[in_place][v] = us;
                 }
-                barrier(sh, &local_sense);
+                spin_barrier(&sh->barrier, &local_sense);
             }
         }
     }
@@ -193,15 +174,12 @@ int main(int argc, char **argv) {
     int rounds = 3;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
-        if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0 || strcmp(argv[a], "-r") == 0)
-                && a + 1 < argc) {
-            int value = parse_count(argv[a + 1], argv[a][1] == 'w' ? 0 : 1);
-            if (value < 0) {
-                fprintf(stderr, "cma_floor: bad count '%s'\n", argv[a + 1]);
-                return 2;
-            }
-            *(argv[a][1] == 'n' ? &iters : argv[a][1] == 'w' ? &warmup : &rounds) = value;
-            a++;
+        int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
+        if (option < 0) {
+            fprintf(stderr, "cma_floor: bad count '%s'\n", argv[a + 1]);
+            return 2;
+        }
+        if (option > 0) {
             continue;
         }
         size_t size = parse_size(argv[a]);

@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "floor.h"
 
-#define RANKS 2
+#define RANKS FLOOR_RANKS
 
 typedef struct {
     size_t count;          /* floats per buffer */
@@ -33,26 +33,13 @@ typedef struct {
     float *recv[RANKS];
     int in_place;
     int iters;
-    _Atomic int arrived;   /* sense-reversing spin barrier */
-    _Atomic int sense;
+    SpinBarrier barrier;
 } Job;
 
 typedef struct {
     Job *job;
     int rank;
 } Rank;
-
-static void barrier(Job *job, int *local_sense) {
-    *local_sense = !*local_sense;
-    if (atomic_fetch_add(&job->arrived, 1) == RANKS - 1) {
-        atomic_store(&job->arrived, 0);
-        atomic_store(&job->sense, *local_sense);
-    } else {
-        while (atomic_load(&job->sense) != *local_sense) {
-            __builtin_ia32_pause();
-        }
-    }
-}
 
 static void *run_rank(void *arg) {
     Rank *me = arg;
@@ -77,17 +64,11 @@ static void *run_rank(void *arg) {
         for (size_t i = mine; i < mine + half; i++) {
             out[i] = in0[i] + in1[i];
         }
-        barrier(job, &local_sense);
+        spin_barrier(&job->barrier, &local_sense);
         memcpy(out + theirs, peer_out + theirs, half * sizeof(float));
-        barrier(job, &local_sense);
+        spin_barrier(&job->barrier, &local_sense);
     }
     return NULL;
-}
-
-static double seconds_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
 }
 
 static void run(Job *job, int iters) {
@@ -110,11 +91,11 @@ static void run(Job *job, int iters) {
 /* Mean microseconds per all-reduce over iters, after warmup untimed (threads started once per phase). */
 static double time_placement(Job *job, int in_place, int warmup, int iters) {
     job->in_place = in_place;
-    atomic_store(&job->arrived, 0);
-    atomic_store(&job->sense, 0);
+    atomic_store(&job->barrier.arrived, 0);
+    atomic_store(&job->barrier.sense, 0);
     run(job, warmup);
-    atomic_store(&job->arrived, 0);
-    atomic_store(&job->sense, 0);
+    atomic_store(&job->barrier.arrived, 0);
+    atomic_store(&job->barrier.sense, 0);
     double start = seconds_now();
     run(job, iters);
     return (seconds_now() - start) * 1e6 / iters;
@@ -126,15 +107,12 @@ int main(int argc, char **argv) {
     int rounds = 5;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
-        if ((strcmp(argv[a], "-n") == 0 || strcmp(argv[a], "-w") == 0 || strcmp(argv[a], "-r") == 0)
-                && a + 1 < argc) {
-            int value = parse_count(argv[a + 1], argv[a][1] == 'w' ? 0 : 1);
-            if (value < 0) {
-                fprintf(stderr, "placement_floor: bad count '%s'\n", argv[a + 1]);
-                return 2;
-            }
-            *(argv[a][1] == 'n' ? &iters : argv[a][1] == 'w' ? &warmup : &rounds) = value;
-            a++;
+        int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
+        if (option < 0) {
+            fprintf(stderr, "placement_floor: bad count '%s'\n", argv[a + 1]);
+            return 2;
+        }
+        if (option > 0) {
             continue;
         }
         size_t size = parse_size(argv[a]);

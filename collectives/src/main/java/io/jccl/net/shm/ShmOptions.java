@@ -95,13 +95,23 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     }
 
     private static long singleCopyBytes(String raw) {
+        return byteCount(SINGLE_COPY_BYTES, raw, DEFAULT_SINGLE_COPY_BYTES, MAX_SINGLE_COPY_BYTES,
+                "0 (never) to " + MAX_SINGLE_COPY_BYTES + " (1 TiB)");
+    }
+
+    /**
+     * A byte count from 0 to {@code max}, or {@code dflt} when absent.
+     *
+     * @param range how the error message ends after "from ", e.g. {@code 0 to 1048576 (1 MiB)}
+     */
+    private static long byteCount(String key, String raw, long dflt, long max, String range) {
         if (raw == null) {
-            return DEFAULT_SINGLE_COPY_BYTES;
+            return dflt;
         }
         long value = number(raw);
-        if (value < 0 || value > MAX_SINGLE_COPY_BYTES) {
-            throw new IllegalArgumentException(SINGLE_COPY_BYTES + "='" + raw + "' is invalid: it must be a number of"
-                    + " bytes from 0 (never) to " + MAX_SINGLE_COPY_BYTES + " (1 TiB)");
+        if (value < 0 || value > max) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a number of bytes from "
+                    + range);
         }
         return value;
     }
@@ -119,15 +129,9 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     }
 
     private static long eagerBytes(String raw, long ringBytes) {
-        if (raw == null) {
-            return Math.min(DEFAULT_EAGER_BYTES, maxEagerBytes(ringBytes));
-        }
-        long value = number(raw);
-        if (value < 0 || value > maxEagerBytes(ringBytes)) {
-            throw new IllegalArgumentException(EAGER_BYTES + "='" + raw + "' is invalid: it must be a number of bytes"
-                    + " from 0 to " + maxEagerBytes(ringBytes) + " (a quarter of " + RING_BYTES + ", at most 1 MiB)");
-        }
-        return value;
+        long max = maxEagerBytes(ringBytes);
+        return byteCount(EAGER_BYTES, raw, Math.min(DEFAULT_EAGER_BYTES, max), max,
+                "0 to " + max + " (a quarter of " + RING_BYTES + ", at most 1 MiB)");
     }
 
     /** @return the largest eager limit for a ring of {@code ringBytes} */
@@ -141,14 +145,8 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     }
 
     private static long registeredBytes(String raw) {
-        if (raw == null) {
-            return DEFAULT_REGISTERED_BYTES;
-        }
-        long value = number(raw);
-        if (value < 0 || value > MAX_REGISTERED_BYTES) {
-            throw new IllegalArgumentException(REGISTERED_BYTES + "='" + raw + "' is invalid: it must be a number of"
-                    + " bytes from 0 to " + MAX_REGISTERED_BYTES + " (64 GiB)");
-        }
+        long value = byteCount(REGISTERED_BYTES, raw, DEFAULT_REGISTERED_BYTES, MAX_REGISTERED_BYTES,
+                "0 to " + MAX_REGISTERED_BYTES + " (64 GiB)");
         return (value + Layout.PAGE - 1) / Layout.PAGE * Layout.PAGE;
     }
 
