@@ -22,6 +22,7 @@ import java.util.List;
  *   8 int64 its fingerprint tag
  *  64 line of parity 0, 128 line of parity 1, for call number + 1 = k with k % 2 == parity:
  *     +0 int64 stamp k (written last, with release)   +8 int64 fingerprint tag   +16 payload, up to 48 bytes
+ * 192 the verdicts of {@link SingleCopyChoice}, to the end
  * </pre>
  * Reuse: call k overwrites the line of call k - 2, which a peer has finished reading once it started call k - 1 (it
  * completes a call before it starts the next, and completes a box call only after reading every line). A peer that
@@ -95,6 +96,16 @@ final class BoxAllReduce implements OpRun {
             }
         }
         this.entered = new long[size];
+    }
+
+    /** @return this rank's box lines */
+    MemorySegment ownLines() {
+        return own;
+    }
+
+    /** @return every rank's box lines as this process maps them, null at this rank */
+    MemorySegment[] peerLines() {
+        return lines.clone();
     }
 
     /** @return whether an all-reduce of {@code bytes} per rank fits a box line */

@@ -103,6 +103,11 @@ final class CommExecutor implements Runnable, Progress {
     private DirectAllReduce direct;
     /** The all-reduce through the box lines of a host's ranks, or null where they have none. */
     private BoxAllReduce box;
+    /**
+     * Times single copy against the pipelined copies where the tuner allows single copy, with verdicts shared in the
+     * box lines; null without box lines or with a configured algorithm (then the tuner's rule holds alone).
+     */
+    private SingleCopyChoice singleCopyChoice;
     private final Tuner tuner;
     private final PlanCache plans = new PlanCache();
     private final OpQueue<OpRequest> queue;
@@ -154,6 +159,7 @@ final class CommExecutor implements Runnable, Progress {
     private int lastPlanRoot;
     private boolean lastPlanFlag;
     private int lastPlanElementBytes;
+    private boolean lastPlanSingleCopy;
     private Plan lastPlan;
     private ReduceOp lastReduceOp;
     private DataType lastReduceType;
@@ -204,7 +210,7 @@ final class CommExecutor implements Runnable, Progress {
                 stepped);
         this.staging = new StagingPool(stagingSlotBytes);
         this.staging.preallocate(PREALLOCATED_STAGING_SLOTS);
-        this.runner = new PlanRunner(rank, links, staging, peerNames, tuner);
+        this.runner = new PlanRunner(rank, links, staging, peerNames);
         this.running = runner;
         this.queue = new OpQueue<>(config.maxPendingOps());
         this.opTimeoutNs = config.opTimeout().toNanos();
@@ -238,6 +244,9 @@ final class CommExecutor implements Runnable, Progress {
      */
     void joinBox(BoxAllReduce allReduce) {
         box = allReduce;
+        if (config.algorithm() == Algorithm.AUTO && tuner.singleCopyMaxBytes() > 0) {
+            singleCopyChoice = new SingleCopyChoice(rank, allReduce.ownLines(), allReduce.peerLines());
+        }
     }
 
     /** @return the executor's thread, or null when the caller steps it */
@@ -1216,9 +1225,25 @@ final class CommExecutor implements Runnable, Progress {
         oneReducer[0] = reducer(op);
         oneOp[0] = op;
         planStartNs = planStartNs(op);
+        op.singleCopySends = singleCopySends(op);
         Plan plan = planFor(op);
         planAlgorithm = plan.algorithm();
         startPlan(plan, oneSend, oneRecv, oneTag, oneElementBytes, oneReducer, oneOp);
+    }
+
+    /**
+     * @return whether {@code op}'s sends go single copy: where the tuner allows it, as {@link #singleCopyChoice}
+     *         decides, if any
+     */
+    private boolean singleCopySends(OpRequest op) {
+        if (op.kind != OpKind.ALL_REDUCE) {
+            return false;
+        }
+        long bytes = op.count * elementBytes(op);
+        if (!tuner.singleCopy(op.kind, bytes, op.inPlace)) {
+            return false;
+        }
+        return singleCopyChoice == null || singleCopyChoice.choose(bytes);
     }
 
     /** @return when {@code op}'s plan starts: the operation's start, unless staging or a group member ran first */
@@ -1309,6 +1334,9 @@ final class CommExecutor implements Runnable, Progress {
 
     /** The running plan finished: its operations' listeners hear of it. */
     private void planDone() {
+        if (singleCopyChoice != null && singleCopyChoice.timing()) {
+            singleCopyChoice.record(clock.nanoTime() - planStartNs);
+        }
         OperationListener[] all = OperationListeners.global();
         OperationListener[] mine = listeners;
         if (all.length > 0 || mine.length > 0) {   // nobody listening: not even the clock is read
@@ -1388,7 +1416,8 @@ final class CommExecutor implements Runnable, Progress {
         int root = op.type == OpRequest.Type.P2P ? op.peer : op.root;
         boolean flag = op.type == OpRequest.Type.P2P ? op.p2pSend : op.inPlace;
         if (cacheable && lastPlan != null && op.kind == lastPlanKind && op.count == lastPlanCount
-                && root == lastPlanRoot && flag == lastPlanFlag && elem == lastPlanElementBytes) {
+                && root == lastPlanRoot && flag == lastPlanFlag && elem == lastPlanElementBytes
+                && op.singleCopySends == lastPlanSingleCopy) {
             return lastPlan;   // a loop repeating one call skips the tuner and the cache (the tuner never changes)
         }
         Plan plan = choosePlan(op, elem, bytes, cacheable, root, flag);
@@ -1398,13 +1427,14 @@ final class CommExecutor implements Runnable, Progress {
             lastPlanRoot = root;
             lastPlanFlag = flag;
             lastPlanElementBytes = elem;
+            lastPlanSingleCopy = op.singleCopySends;
             lastPlan = plan;
         }
         return plan;
     }
 
     private Plan choosePlan(OpRequest op, int elem, long bytes, boolean cacheable, int root, boolean flag) {
-        Algorithm chosen = tuner.algorithm(op.kind, bytes, op.inPlace);
+        Algorithm chosen = tuner.algorithm(op.kind, bytes, op.inPlace, op.singleCopySends);
         long chunkBytes = tuner.chunkBytes(chosen, bytes);
         long chunkElements = Math.max(1, chunkBytes / elem);
         Algorithm algorithm = op.kind == OpKind.ALL_REDUCE ? chosen : Algorithm.AUTO;

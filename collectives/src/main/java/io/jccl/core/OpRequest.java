@@ -41,6 +41,8 @@ final class OpRequest {
     /** The device buffers to stage, or null for an operation on segments only. */
     DeviceArgs device;
     boolean inPlace;
+    /** Whether this operation's sends ask to be read where they lie ({@code SendConnection.isendSingleCopy}). */
+    boolean singleCopySends;
     final long[] sendCounts;
     final long[] sendDispls;
     final long[] recvCounts;

@@ -9,7 +9,6 @@ import io.jccl.plan.Fingerprint;
 import io.jccl.plan.Plan;
 import io.jccl.plan.Step;
 import io.jccl.reduce.Reducer;
-import io.jccl.tune.Tuner;
 
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -34,7 +33,6 @@ final class PlanRunner implements OpRun {
     private final PeerLinks links;
     private final StagingPool staging;
     private final SendTracker sends = new SendTracker();
-    private final Tuner tuner;
 
     // Bindings of the current run.
     private Plan plan;
@@ -75,15 +73,8 @@ final class PlanRunner implements OpRun {
                 ? peerNames[peer] : "rank " + peer;
     }
 
+    /** Sends of operations marked {@link OpRequest#singleCopySends} go by {@code isendSingleCopy}. */
     PlanRunner(int rank, PeerLinks links, StagingPool staging, String[] peerNames) {
-        this(rank, links, staging, peerNames, null);
-    }
-
-    /**
-     * @param tuner decides which operations send single-copy ({@link Tuner#singleCopy}); null: none
-     */
-    PlanRunner(int rank, PeerLinks links, StagingPool staging, String[] peerNames, Tuner tuner) {
-        this.tuner = tuner;
         this.peerNames = peerNames;
         this.rank = rank;
         this.links = links;
@@ -607,8 +598,7 @@ final class PlanRunner implements OpRun {
     private NetRequest isend(int peer, MemorySegment buffer, long offset, long bytes, int member) {
         try {
             OpRequest op = members[member];
-            if (tuner != null && op != null
-                    && tuner.singleCopy(op.kind, op.count * elementBytes[member], op.inPlace)) {
+            if (op != null && op.singleCopySends) {
                 return links.dataSend[peer].isendSingleCopy(buffer, offset, bytes, tags[member], null);
             }
             return links.dataSend[peer].isend(buffer, offset, bytes, tags[member], null);

@@ -12,8 +12,8 @@ import java.lang.foreign.MemorySegment;
  * is what wakes a peer's sleeper ({@link NetTransport#awaitProgress}).
  */
 public interface BoxPeer {
-    /** Bytes of a rank's box lines: three 64-byte cache lines, zeroed when the transport is created. */
-    long BOX_BYTES = 192;
+    /** Bytes of a rank's box lines: seven 64-byte cache lines, zeroed when the transport is created. */
+    long BOX_BYTES = 448;
 
     /** @return the peer's box lines, {@link #BOX_BYTES} bytes, as this process maps them; only read them */
     MemorySegment lines();

@@ -150,13 +150,28 @@ public final class Tuner {
      * @return the all-reduce algorithm, RING for other operations
      */
     public Algorithm algorithm(OpKind kind, long bytes, boolean inPlace) {
+        return algorithm(kind, bytes, inPlace, singleCopy(kind, bytes, inPlace));
+    }
+
+    /**
+     * As {@link #algorithm(OpKind, long, boolean)}, for an operation whose sends go single copy or not as the
+     * caller decided: it may decline single copy where {@link #singleCopy} allows it (the executor times both ways
+     * on hosts whose ranks share box lines), never take it where it does not.
+     *
+     * @param kind       the operation
+     * @param bytes      bytes per rank
+     * @param inPlace    whether the result replaces the input
+     * @param singleCopy whether its sends go single copy
+     * @return the all-reduce algorithm, RING for other operations
+     */
+    public Algorithm algorithm(OpKind kind, long bytes, boolean inPlace, boolean singleCopy) {
         if (kind != OpKind.ALL_REDUCE) {
             return Algorithm.RING;
         }
         if (forcedAlgorithm != Algorithm.AUTO) {
             return forcedAlgorithm;
         }
-        if (nRanks == 2 && singleCopy(kind, bytes, inPlace)) {
+        if (nRanks == 2 && singleCopy && singleCopy(kind, bytes, inPlace)) {
             return Algorithm.RECURSIVE_DOUBLING;
         }
         return cheapestAllReduce(bytes);

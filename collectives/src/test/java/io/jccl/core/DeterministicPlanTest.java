@@ -80,35 +80,27 @@ class DeterministicPlanTest {
     }
 
     /**
-     * With single copy up to a limit, the runner posts an out-of-place all-reduce's sends with
-     * {@code isendSingleCopy}, all of them; in place, and above the limit, none; the results stay exact.
+     * The runner posts the sends of an operation the executor marked for single copy with {@code isendSingleCopy},
+     * all of them, and no other operation's; the results stay exact either way.
      */
     @org.junit.jupiter.api.Test
-    void outOfPlaceAllReducesUpToTheLimitAskForSingleCopySends() {
+    void operationsMarkedForSingleCopyPostEverySendSingleCopy() {
         Case c = new Case(OpKind.ALL_REDUCE, Algorithm.RECURSIVE_DOUBLING, DataType.FLOAT32, ReduceOp.Kind.SUM);
-        long count = 1000;
-        long chunk = 64;
-        io.jccl.tune.Tuner within = new io.jccl.tune.Tuner(2, 1e-6, 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0, count * 4);
-        io.jccl.tune.Tuner below = new io.jccl.tune.Tuner(2, 1e-6, 8e9, 8e9, 1 << 20, Algorithm.AUTO, 0,
-                count * 4 - 4);
-        for (boolean inPlace : new boolean[] {false, true}) {
-            for (io.jccl.tune.Tuner tuner : new io.jccl.tune.Tuner[] {within, below}) {
-                SimFabric fabric = run(c, 2, count, chunk, 42, "single copy " + inPlace, tuner, inPlace);
-                int[] counts = fabric.sendCounts(0, 1);
-                org.assertj.core.api.Assertions.assertThat(counts[1]).isPositive();
-                org.assertj.core.api.Assertions.assertThat(counts[0])
-                        .as("single-copy sends, in place %s, limit %d", inPlace, tuner.singleCopyMaxBytes())
-                        .isEqualTo(!inPlace && tuner == within ? counts[1] : 0);
-            }
+        for (boolean marked : new boolean[] {true, false}) {
+            SimFabric fabric = run(c, 2, 1000, 64, 42, "single copy " + marked, marked, false);
+            int[] counts = fabric.sendCounts(0, 1);
+            org.assertj.core.api.Assertions.assertThat(counts[1]).isPositive();
+            org.assertj.core.api.Assertions.assertThat(counts[0]).as("single-copy sends, marked %s", marked)
+                    .isEqualTo(marked ? counts[1] : 0);
         }
     }
 
     private static void run(Case c, int n, long count, long chunkElements, long seed, String name) {
-        run(c, n, count, chunkElements, seed, name, null, false);
+        run(c, n, count, chunkElements, seed, name, false, false);
     }
 
     private static SimFabric run(Case c, int n, long count, long chunkElements, long seed, String name,
-                                 io.jccl.tune.Tuner tuner, boolean inPlace) {
+                                 boolean singleCopySends, boolean inPlace) {
         SimFabric fabric = new SimFabric(n, seed);
         SplittableRandom random = new SplittableRandom(~seed);
         int root = (int) Math.floorMod(seed, n);
@@ -127,11 +119,12 @@ class DeterministicPlanTest {
                     }
                 }
                 StagingPool staging = new StagingPool(chunkElements * es);
-                runners[r] = new PlanRunner(r, links, staging, null, tuner);
+                runners[r] = new PlanRunner(r, links, staging, null);
                 MemorySegment send = arena.allocate(Math.max(1, check.sendElements(r) * es));
                 recv[r] = inPlace ? send : arena.allocate(Math.max(1, check.recvElements(r) * es));
                 check.fillSend(r, send);
-                start(runners[r], c, check, r, n, count, root, chunkElements, send, recv[r], inPlace);
+                start(runners[r], c, check, r, n, count, root, chunkElements, send, recv[r], inPlace,
+                        singleCopySends);
             }
             long steps = 0;
             int finished = 0;
@@ -180,7 +173,8 @@ class DeterministicPlanTest {
     }
 
     private static void start(PlanRunner runner, Case c, CollectiveCheck check, int r, int n, long count, int root,
-                              long chunkElements, MemorySegment send, MemorySegment recv, boolean inPlace) {
+                              long chunkElements, MemorySegment send, MemorySegment recv, boolean inPlace,
+                              boolean singleCopySends) {
         int es = c.type.sizeBytes();
         ReduceOp op = check.opFor(r);
         Reducer reducer = op == null ? null : Reducers.of(c.type, op, n);
@@ -223,6 +217,7 @@ class DeterministicPlanTest {
             elementBytes = new int[] {es};
             requests = new OpRequest[] {OpRequest.collective(c.kind, count, c.type, op, root, send, recv, inPlace,
                     new OpFuture(null))};
+            requests[0].singleCopySends = singleCopySends;
         }
         Plan plan = b.build("sim");
         runner.start(plan, sends, recvs, tags, elementBytes, new Reducer[] {reducer, reducer}, requests);

@@ -20,7 +20,7 @@ package io.jccl.net.shm;
  * 128 int32 doorbell (futex word: bumped to wake the rank)   132 int32 waiters (threads asleep on it)
  * 192 int64 slots claimed so far (fetch-and-add by connecting peers)
  * 200 int64 listener mask (bit i: listener i is open)
- * 1024 byte[192] box lines (written by this rank only, read in place by its peers: {@link io.jccl.net.BoxPeer})
+ * 1024 byte[448] box lines (written by this rank only, read in place by its peers: {@link io.jccl.net.BoxPeer})
  * </pre>
  *
  * <h2>Slot control block</h2>

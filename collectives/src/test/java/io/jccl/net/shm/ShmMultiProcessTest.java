@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,13 +60,30 @@ class ShmMultiProcessTest {
     void twoJvmsReadLargeAllReducesInOneCopyByDefault() throws Exception {
         boolean cma = CrossMemory.check().usable();
         List<Jvm> ranks = job(2, r -> "host", Map.of("JCCL_NET", "shm", "JCCL_SHM_SINGLE_COPY_BYTES",
-                String.valueOf(2 << 20)), "single-copy");
+                String.valueOf(2 << 20), "JCCL_TEST_CHOICE_CALLS", "300"), "single-copy");
+        List<String> choices = new ArrayList<>();
         for (Jvm rank : ranks) {
             assertThat(rank.outputText()).contains(cma
                     ? "by cross-memory attach where asked (out-of-place all-reduces of 2 ranks up to 2 MiB per rank,"
                     : "by pipelined copy");
             assertThat(rank.outputText()).as("the algorithm of the full-size out-of-place all-reduce").contains(
                     "LARGE ALL_REDUCE " + (cma ? "recursive_doubling" : "ring"));
+            Matcher m = Pattern.compile("CHOICE wrong=0 algorithms=(\\S+)").matcher(rank.outputText());
+            assertThat(m.find()).as("exact all-reduces through the probes; output:%n%s", rank.outputText()).isTrue();
+            choices.add(m.group(1));
+        }
+        assertThat(choices.get(1)).as("rank 1 chose as rank 0 call by call").isEqualTo(choices.get(0));
+        assertThat(choices.get(0)).hasSize(300);
+        if (cma) {
+            // The probes alternate, single copy first, from the size class's calls 0, 64 and 192; call 0 was the
+            // full-size all-reduce before these (1 MiB and 12 bytes, the same class).
+            String alternating = "dr".repeat(16);
+            assertThat(choices.get(0)).matches("[dr]+");
+            assertThat(choices.get(0).substring(0, 31)).as("the first probe").isEqualTo(alternating.substring(1));
+            assertThat(choices.get(0).substring(63, 95)).as("the second probe").isEqualTo(alternating);
+            assertThat(choices.get(0).substring(191, 223)).as("the third probe").isEqualTo(alternating);
+        } else {
+            assertThat(choices.get(0)).matches("r+");
         }
     }
 

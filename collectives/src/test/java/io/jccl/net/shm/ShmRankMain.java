@@ -50,12 +50,16 @@ public final class ShmRankMain {
                 if (algorithm.equals("box")) {
                     boxed.incrementAndGet();
                 }
-                if (kind == OpKind.ALL_REDUCE && bytes >= 1 << 20) {
+                if (kind == OpKind.ALL_REDUCE && bytes > 1 << 20) {   // the full-size ones, not the 1 MiB of CHOICE
                     System.out.println("LARGE ALL_REDUCE " + algorithm);
                 }
             });
             for (OpKind kind : KINDS) {
                 failures += run(comm, arena, kind, count, 1000 + kind.ordinal(), allocate);
+            }
+            String choiceCalls = System.getenv("JCCL_TEST_CHOICE_CALLS");
+            if (choiceCalls != null) {
+                failures += choiceAllReduces(comm, arena, Integer.parseInt(choiceCalls));
             }
             int smallWrong = smallAllReduces(comm, arena);
             System.out.println("SMALL wrong=" + smallWrong + " box=" + boxed.get());
@@ -68,6 +72,45 @@ public final class ShmRankMain {
         }
         System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * Out-of-place all-reduces of 1 MiB a rank (the ring's size when not single copy), each exactly checked, through the probes and verdicts that choose
+     * between single copy and the pipelined copies; prints {@code CHOICE wrong=N algorithms=...}, the algorithm of
+     * every call in order (the same on every rank when they chose alike).
+     *
+     * @return the wrong elements
+     */
+    private static int choiceAllReduces(Communicator comm, Arena arena, int calls) {
+        int rank = comm.rank();
+        long count = 256 << 10;
+        MemorySegment send = arena.allocate(count * 4, 64);
+        MemorySegment recv = arena.allocate(count * 4, 64);
+        StringBuilder algorithms = new StringBuilder();
+        java.util.concurrent.atomic.AtomicBoolean listening = new java.util.concurrent.atomic.AtomicBoolean(true);
+        io.jccl.metrics.OperationListener listener = (c, kind, type, algorithm, transport, bytes, ns) -> {
+            if (listening.get()) {
+                synchronized (algorithms) {
+                    algorithms.append(algorithm.equals("recursive_doubling") ? 'd'
+                            : algorithm.equals("ring") ? 'r' : '?');
+                }
+            }
+        };
+        io.jccl.metrics.OperationListeners.register(comm, listener);
+        int wrong = 0;
+        for (int i = 0; i < calls; i++) {
+            CollectiveCheck check = new CollectiveCheck(OpKind.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM,
+                    comm.size(), count, -1, 5000 + i);
+            check.fillSend(rank, send);
+            comm.allReduce(send, recv, count, DataType.FLOAT32, check.opFor(rank)).await();
+            wrong += (int) check.countWrong(rank, recv);
+        }
+        listening.set(false);
+        io.jccl.metrics.OperationListeners.unregister(comm, listener);
+        synchronized (algorithms) {
+            System.out.println("CHOICE wrong=" + wrong + " algorithms=" + algorithms);
+        }
+        return wrong;
     }
 
     /**
