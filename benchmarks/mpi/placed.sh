@@ -16,7 +16,10 @@
 # JCCL's windows alternate out of place and in place (the same host for both); MPI's are out of place. The report
 # gives per measure and placement the median µs per call over the windows of all repetitions (their count and
 # interquartile range), JCCL out of place against MPI as issue 15 states its targets (time ratios for 8 B, bandwidth
-# ratios otherwise), and JCCL's out-of-place / in-place time.
+# ratios otherwise), and JCCL's out-of-place / in-place time. shm1m and shm8m also run the copy floor
+# (benchmarks/mpi/ring_floor.c: two pinned C processes doing the ring's copies through shared memory and nothing
+# else, windows alternating out of place and in place): a second table sets its out-of-place / in-place time per
+# placement beside JCCL's, the least that design can have on this host.
 #
 # usage: benchmarks/mpi/placed.sh [--reps N] [--only LIST] [--period MS] [--jccl-env KEY=VALUE]...
 #   --reps   repetitions (default 3)          --only  comma-separated measures (default all)
@@ -58,6 +61,11 @@ build_benchmarks placed.sh
 probe="$root/benchmarks/target/mpi/core_round_trip"
 if ! "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"; then
   echo "placed.sh: compiling benchmarks/mpi/core_round_trip.c failed (CC=${CC:-cc})" >&2
+  exit 1
+fi
+copy_floor="$root/benchmarks/target/mpi/ring_floor"
+if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$copy_floor" "$here/ring_floor.c"; then
+  echo "placed.sh: compiling benchmarks/mpi/ring_floor.c failed (CC=${CC:-cc})" >&2
   exit 1
 fi
 
@@ -117,6 +125,14 @@ for ((rep = 1; rep <= reps; rep++)); do
     fi
     watch_stop
     join "$m" jccl "$work/out"
+    if [ "$m" = shm1m ] || [ "$m" = shm8m ]; then
+      watch_start
+      if ! "$copy_floor" -w "$jw" -n "$((jn / 2))" -t "$jt" "$size" > "$work/out"; then
+        echo "placed.sh: the copy floor (ring_floor) of $m failed" >&2; exit 1
+      fi
+      watch_stop
+      join "$m" floor "$work/out"
+    fi
   done
 done
 
@@ -156,3 +172,22 @@ for m in "${measures[@]}"; do
     mm="" jm="" im=""
   done
 done
+
+if awk '$2 == "floor" { found = 1 } END { exit !found }' "$windows"; then
+  echo
+  echo "| measure | placement | copy floor out of place µs (windows) | copy floor in place | floor oop / ip | JCCL oop / ip |"
+  echo "|---|---|---|---|---|---|"
+  for m in shm1m shm8m; do
+    for placement in near far; do
+      read -r f_oop f_oop_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
+      read -r f_ip f_ip_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true
+      read -r jm _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
+      read -r im _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true
+      [ -n "${f_oop:-}" ] && [ -n "${f_ip:-}" ] || { f_oop="" f_ip="" jm="" im=""; continue; }
+      jr="-"
+      [ -n "${jm:-}" ] && [ -n "${im:-}" ] && jr="$(awk -v a="$jm" -v b="$im" 'BEGIN { printf "%.2f", a / b }')"
+      echo "| $m | $placement | $f_oop ($f_oop_n) | $f_ip ($f_ip_n) | $(awk -v a="$f_oop" -v b="$f_ip" 'BEGIN { printf "%.2f", a / b }') | $jr |"
+      f_oop="" f_ip="" jm="" im=""
+    done
+  done
+fi
