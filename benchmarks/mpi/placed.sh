@@ -18,8 +18,9 @@
 # interquartile range), JCCL out of place against MPI as issue 15 states its targets (time ratios for 8 B, bandwidth
 # ratios otherwise), and JCCL's out-of-place / in-place time. shm1m and shm8m also run the copy floor
 # (benchmarks/mpi/ring_floor.c: two pinned C processes doing the ring's copies through shared memory and nothing
-# else, windows alternating out of place and in place): a second table sets its out-of-place / in-place time per
-# placement beside JCCL's, the least that design can have on this host.
+# else, windows alternating out of place and in place), shmreg1m and shmreg8m the direct-read floor
+# (placement_floor.c: two pinned threads reading each other's buffers in place, as registered buffers allow): a second
+# table sets their out-of-place / in-place time per placement beside JCCL's, the least each design can have here.
 #
 # usage: benchmarks/mpi/placed.sh [--reps N] [--only LIST] [--period MS] [--jccl-env KEY=VALUE]...
 #   --reps   repetitions (default 3)          --only  comma-separated measures (default all)
@@ -64,10 +65,14 @@ if ! "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/
   exit 1
 fi
 copy_floor="$root/benchmarks/target/mpi/ring_floor"
-if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$copy_floor" "$here/ring_floor.c"; then
-  echo "placed.sh: compiling benchmarks/mpi/ring_floor.c failed (CC=${CC:-cc})" >&2
-  exit 1
-fi
+direct_floor="$root/benchmarks/target/mpi/placement_floor"
+for floor in ring_floor placement_floor; do
+  if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -pthread -o "$root/benchmarks/target/mpi/$floor" \
+      "$here/$floor.c"; then
+    echo "placed.sh: compiling benchmarks/mpi/$floor.c failed (CC=${CC:-cc})" >&2
+    exit 1
+  fi
+done
 
 work="$(mktemp -d)"
 watcher=""
@@ -125,10 +130,12 @@ for ((rep = 1; rep <= reps; rep++)); do
     fi
     watch_stop
     join "$m" jccl "$work/out"
-    if [ "$m" = shm1m ] || [ "$m" = shm8m ]; then
+    floor=""
+    case "$m" in shm1m|shm8m) floor="$copy_floor" ;; shmreg1m|shmreg8m) floor="$direct_floor" ;; esac
+    if [ -n "$floor" ]; then
       watch_start
-      if ! "$copy_floor" -w "$jw" -n "$((jn / 2))" -t "$jt" "$size" > "$work/out"; then
-        echo "placed.sh: the copy floor (ring_floor) of $m failed" >&2; exit 1
+      if ! "$floor" -w "$jw" -n "$((jn / 2))" -t "$jt" "$size" > "$work/out"; then
+        echo "placed.sh: the floor ($(basename "$floor")) of $m failed" >&2; exit 1
       fi
       watch_stop
       join "$m" floor "$work/out"
@@ -175,9 +182,9 @@ done
 
 if awk '$2 == "floor" { found = 1 } END { exit !found }' "$windows"; then
   echo
-  echo "| measure | placement | copy floor out of place µs (windows) | copy floor in place | floor oop / ip | JCCL oop / ip |"
+  echo "| measure | placement | floor out of place µs (windows) | floor in place | floor oop / ip | JCCL oop / ip |"
   echo "|---|---|---|---|---|---|"
-  for m in shm1m shm8m; do
+  for m in shm1m shm8m shmreg1m shmreg8m; do
     for placement in near far; do
       read -r f_oop f_oop_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
       read -r f_ip f_ip_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true

@@ -10,7 +10,11 @@
  * A floor is the best the host gives: each thread is pinned to its own CPU (as Open MPI binds its two ranks), and
  * the two placements alternate ROUNDS times, each round timing ITERS all-reduces; the fastest round of each counts.
  *
- * Usage: placement_floor [-n iters] [-w warmup] [-r rounds] size...   (sizes: multiples of 64, optional K, M or G)
+ * With "-t T", for benchmarks/mpi/placed.sh: after the warm-up, windows of T calls alternate out of place and in
+ * place until each has had ITERS calls, printed as "#window START_NS END_NS US_PER_CALL oop|ip" on CLOCK_MONOTONIC
+ * (as PlacedAllReduce does), so each window can be told near or far.
+ *
+ * Usage: placement_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...   (multiples of 64, K, M or G)
  * Output: one line per size: size(B) oop(us) ip(us) oop/ip, the mean per all-reduce of each one's fastest round.
  */
 #define _GNU_SOURCE
@@ -101,12 +105,46 @@ static double time_placement(Job *job, int in_place, int warmup, int iters) {
     return (seconds_now() - start) * 1e6 / iters;
 }
 
+static long long now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Windows of `window` calls alternating out of place and in place, `iters` calls each, after the warm-up. */
+static void time_windows(Job *job, int warmup, int iters, int window) {
+    time_placement(job, 0, warmup, 1);
+    time_placement(job, 1, warmup, 1);
+    for (int done = 0; done < iters; done += window) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            job->in_place = in_place;
+            atomic_store(&job->barrier.arrived, 0);
+            atomic_store(&job->barrier.sense, 0);
+            long long start = now_ns();
+            run(job, window);
+            long long end = now_ns();
+            printf("#window %lld %lld %.3f %s\n", start, end, (double) (end - start) / 1e3 / window,
+                    in_place ? "ip" : "oop");
+        }
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     int iters = 200;
     int warmup = 50;
     int rounds = 5;
+    int window = 0;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "-t") == 0 && a + 1 < argc) {
+            window = parse_count(argv[++a], 1);
+            if (window < 0) {
+                fprintf(stderr, "placement_floor: bad window '%s'\n", argv[a]);
+                return 2;
+            }
+            continue;
+        }
         int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
         if (option < 0) {
             fprintf(stderr, "placement_floor: bad count '%s'\n", argv[a + 1]);
@@ -135,6 +173,17 @@ int main(int argc, char **argv) {
                 job.recv[r][i] = 0.0f;
             }
         }
+        if (window > 0) {
+            printf("# placement_floor: %zu bytes, windows of %d calls alternating oop and ip, %d calls each after %d"
+                   " warm-up\n", size, window, iters, warmup);
+            time_windows(&job, warmup, iters, window);
+            for (int r = 0; r < RANKS; r++) {
+                free(job.send[r]);
+                free(job.recv[r]);
+            }
+            printed = 1;
+            continue;
+        }
         if (!printed) {
             printf("# placement_floor: 2 pinned threads, direct-read all-reduce of float32, the fastest of %d rounds "
                    "of %d timed after %d warm-up\n", rounds, iters, warmup);
@@ -157,7 +206,7 @@ int main(int argc, char **argv) {
         }
     }
     if (!printed) {
-        fprintf(stderr, "usage: placement_floor [-n iters] [-w warmup] [-r rounds] size...\n");
+        fprintf(stderr, "usage: placement_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...\n");
         return 2;
     }
     return 0;
