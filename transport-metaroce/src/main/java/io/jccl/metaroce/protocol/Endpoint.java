@@ -360,51 +360,44 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     @Override
-    public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                           boolean ecnMarked) {
+    public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
+                                 boolean ecnMarked) {
         driven(nowNs);
         DropReason structural = validator.check(buffer, offset, length);
         if (structural != null) {
-            counters.drop(structural);
-            return;
+            return drop(structural);
         }
         HeaderFlyweight header = rxHeader.wrap(buffer, offset);
         int type = header.type();
         if (type == PacketType.HANDSHAKE_INIT) {
-            onInit(nowNs, source, buffer, offset);
-            return;
+            return onInit(nowNs, source, buffer, offset);
         }
         Connection c = byId.get(header.connectionId());
         if (c == null) {
-            counters.drop(DropReason.UNKNOWN_CONNECTION);
-            return;
+            return drop(DropReason.UNKNOWN_CONNECTION);
         }
         if (type == PacketType.HANDSHAKE_ACCEPT) {
-            onAccept(nowNs, c, buffer, offset);
-            return;
+            return onAccept(nowNs, c, buffer, offset);
         }
         if (c.state() == Connection.State.CONNECTING) {
-            counters.drop(DropReason.UNEXPECTED);
-            return;
+            return drop(DropReason.UNEXPECTED);
         }
         if (header.sessionTag() != c.sessionTag()) {
-            counters.drop(DropReason.BAD_SESSION_TAG);
-            return;
+            return drop(DropReason.BAD_SESSION_TAG);
         }
         int path = header.pathId();
         if (path >= c.paths()) {
-            counters.drop(DropReason.BAD_PATH);
-            return;
+            return drop(DropReason.BAD_PATH);
         }
         c.heard(nowNs);   // authenticated by the session tag (and the CRC): the peer is alive, whatever this is
         int generation = header.pathGeneration();
         switch (type) {
-            case PacketType.WRITE, PacketType.SEND -> onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path,
-                    generation, ecnMarked);
+            case PacketType.WRITE, PacketType.SEND -> {
+                return onDataPacket(nowNs, c, rxData.wrap(buffer, offset), path, generation, ecnMarked);
+            }
             case PacketType.ACK -> {
                 if (generation != c.senderPath(path).generation()) {
-                    counters.drop(DropReason.STALE_GENERATION);
-                    return;
+                    return drop(DropReason.STALE_GENERATION);
                 }
                 AckFlyweight ack = rxAck.wrap(buffer, offset);
                 c.onAck(nowNs, path, ack.cumulativePsn(), ack.ecnCount(), ack.echoTimestampNs(),
@@ -413,7 +406,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             }
             case PacketType.PROBE -> {
                 if (!adoptGeneration(c.receiverPath(path), generation)) {
-                    return;
+                    return drop(DropReason.STALE_GENERATION);
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
                 ProbeFlyweight probe = rxProbe.wrap(buffer, offset);
@@ -421,8 +414,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             }
             case PacketType.PROBE_REPLY -> {
                 if (generation != c.senderPath(path).generation()) {
-                    counters.drop(DropReason.STALE_GENERATION);
-                    return;
+                    return drop(DropReason.STALE_GENERATION);
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
                 ProbeFlyweight reply = rxProbe.wrap(buffer, offset);
@@ -440,42 +432,42 @@ public final class Endpoint implements Verbs, Connection.Context {
                 RnrFlyweight rnr = rxRnr.wrap(buffer, offset);
                 c.onRnr(nowNs, rnr.streamId(), rnr.messageSequence(), rnr.retryAfterNs());
             }
-            default -> counters.drop(DropReason.UNKNOWN_TYPE);
+            default -> {
+                return drop(DropReason.UNKNOWN_TYPE);
+            }
         }
+        return null;
     }
 
-    /** A packet of a newer generation starts the path over; an older one is stale. */
+    private DropReason drop(DropReason reason) {
+        counters.drop(reason);
+        return reason;
+    }
+
+    /** A packet of a newer generation starts the path over; an older one is stale (false: the caller drops it). */
     private boolean adoptGeneration(ReceiverPath rx, int generation) {
         int diff = (short) (generation - rx.generation());
         if (diff > 0) {
             rx.reset(generation);
-            return true;
         }
-        if (diff < 0) {
-            counters.drop(DropReason.STALE_GENERATION);
-            return false;
-        }
-        return true;
+        return diff >= 0;
     }
 
-    private void onDataPacket(long nowNs, Connection c, DataFlyweight data, int path, int generation,
-                              boolean ecnMarked) {
+    private DropReason onDataPacket(long nowNs, Connection c, DataFlyweight data, int path, int generation,
+                                    boolean ecnMarked) {
         if (!adoptGeneration(c.receiverPath(path), generation)) {
-            return;
+            return drop(DropReason.STALE_GENERATION);
         }
         DropReason reason = c.onData(nowNs, data.buffer(), data.offset(), data.isWrite(), path, data.psn(),
                 data.flags(), data.timestampNs(), data.message(), data.target(), data.messageOffset(),
                 data.messageLength(), data.base(), data.offset() + DataFlyweight.PAYLOAD_FIELD_OFFSET,
                 data.bodyLength(), ecnMarked);
-        if (reason != null) {
-            counters.drop(reason);
-        }
+        return reason == null ? null : drop(reason);
     }
 
-    private void onInit(long nowNs, long source, DirectBuffer b, int o) {
+    private DropReason onInit(long nowNs, long source, DirectBuffer b, int o) {
         if (!crypto.verifyInit(b, o)) {
-            counters.drop(DropReason.BAD_HANDSHAKE_MAC);
-            return;
+            return drop(DropReason.BAD_HANDSHAKE_MAC);
         }
         HandshakeInitFlyweight init = rxInit.wrap(b, o);
         int initiatorId = init.initiatorConnectionId();
@@ -487,11 +479,10 @@ public final class Endpoint implements Verbs, Connection.Context {
             Connection c = byId.get((int) existing);
             if (c != null && c.remoteId() == initiatorId && MessageDigest.isEqual(c.remoteNonce(), nonce)) {
                 c.acceptAgain();   // our ACCEPT was lost
-                return;
+                return null;
             }
             if (c != null && c.state() != Connection.State.CLOSED) {
-                counters.drop(DropReason.UNEXPECTED);   // the peer already has a live connection here
-                return;
+                return drop(DropReason.UNEXPECTED);   // the peer already has a live connection here
             }
         }
         byte[] ours = new byte[NONCE_BYTES];
@@ -505,23 +496,23 @@ public final class Endpoint implements Verbs, Connection.Context {
         c.accepted(initiatorId, nonce, tag);
         add(c);
         counters.increment(Counter.CONNECTIONS_OPENED);
+        return null;
     }
 
-    private void onAccept(long nowNs, Connection c, DirectBuffer b, int o) {
+    private DropReason onAccept(long nowNs, Connection c, DirectBuffer b, int o) {
         if (!c.initiator || c.state() != Connection.State.CONNECTING) {
-            counters.drop(DropReason.UNEXPECTED);
-            return;
+            return drop(DropReason.UNEXPECTED);
         }
         byte[] initiatorNonce = c.localNonce();
         if (!cryptoFor(c).verifyAccept(b, o, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8))) {
-            counters.drop(DropReason.BAD_HANDSHAKE_MAC);
-            return;
+            return drop(DropReason.BAD_HANDSHAKE_MAC);
         }
         HandshakeAcceptFlyweight accept = rxAccept.wrap(b, o);
         byte[] nonce = new byte[NONCE_BYTES];
         accept.getNonce(nonce, 0);
         counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
         c.established(nowNs, accept.acceptorConnectionId(), nonce, accept.grantedSessionTag());
+        return null;
     }
 
     /** Bytes {@code at..at+7} of a nonce as the little-endian word the wire carries. */

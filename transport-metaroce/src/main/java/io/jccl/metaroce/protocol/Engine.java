@@ -18,9 +18,12 @@ public interface Engine {
      * @param offset      where it starts
      * @param length      its length
      * @param ecnMarked   the IP header carried the ECN CE mark
+     * @return null when the engine took it (placed, acknowledged, acted on, or a duplicate it acknowledges again),
+     *         else why it was dropped (counted too): a driver learns nothing from a dropped datagram, e.g. not
+     *         where a peer's path comes from
      */
-    void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                    boolean ecnMarked);
+    DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
+                          boolean ecnMarked);
 
     /**
      * Time passed: run expired timers (retransmission, delayed ACKs, probes, pacing).

@@ -451,14 +451,29 @@ public final class GoBackNEndpoint implements Verbs {
         counters.increment(Counter.COMPLETIONS);
     }
 
+    /** Why the datagram {@link #onDatagram} is taking was dropped, or null. */
+    private DropReason dropped;
+
     // ---------------------------------------------------------------------------------------------------------
     // Engine
 
     @Override
-    public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                           boolean ecnMarked) {
+    public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
+                                 boolean ecnMarked) {
+        dropped = null;
+        receive(nowNs, source, buffer, offset, length, ecnMarked);
+        return dropped;
+    }
+
+    /** Counts a drop and remembers it for {@link #onDatagram}'s answer. */
+    private void drop(DropReason reason) {
+        counters.drop(reason);
+        dropped = reason;
+    }
+
+    private void receive(long nowNs, long source, DirectBuffer buffer, int offset, int length, boolean ecnMarked) {
         if (length < CONTROL_BYTES) {
-            counters.drop(DropReason.TRUNCATED);
+            drop(DropReason.TRUNCATED);
             return;
         }
         byte[] array = buffer.byteArray();
@@ -467,7 +482,7 @@ public final class GoBackNEndpoint implements Verbs {
             base = buffer.wrapAdjustment() + offset;
         } else {
             if (length > rxScratch.length) {
-                counters.drop(DropReason.BAD_LENGTH);
+                drop(DropReason.BAD_LENGTH);
                 return;
             }
             buffer.getBytes(offset, rxScratch, 0, length);
@@ -477,11 +492,11 @@ public final class GoBackNEndpoint implements Verbs {
         crc.reset();
         crc.update(array, base, length - CRC_BYTES);
         if ((int) crc.getValue() != buffer.getInt(offset + length - CRC_BYTES, LE)) {
-            counters.drop(DropReason.BAD_CRC);
+            drop(DropReason.BAD_CRC);
             return;
         }
         if ((buffer.getShort(offset, LE) & 0xFFFF) != MAGIC) {
-            counters.drop(DropReason.BAD_MAGIC);
+            drop(DropReason.BAD_MAGIC);
             return;
         }
         int type = buffer.getByte(offset + 2);
@@ -490,7 +505,7 @@ public final class GoBackNEndpoint implements Verbs {
         switch (type) {
             case T_DATA -> {
                 if (c == null || !c.established || c.closed) {
-                    counters.drop(c == null ? DropReason.UNKNOWN_CONNECTION : DropReason.UNEXPECTED);
+                    drop(c == null ? DropReason.UNKNOWN_CONNECTION : DropReason.UNEXPECTED);
                     return;
                 }
                 if (ecnMarked) {
@@ -500,9 +515,9 @@ public final class GoBackNEndpoint implements Verbs {
             }
             case T_ACK, T_NAK, T_RNR -> {
                 if (length != CONTROL_BYTES) {
-                    counters.drop(DropReason.BAD_LENGTH);
+                    drop(DropReason.BAD_LENGTH);
                 } else if (c == null || !c.established || c.closed) {
-                    counters.drop(c == null ? DropReason.UNKNOWN_CONNECTION : DropReason.UNEXPECTED);
+                    drop(c == null ? DropReason.UNKNOWN_CONNECTION : DropReason.UNEXPECTED);
                 } else {
                     counters.increment(type == T_ACK ? Counter.ACK_PACKETS_RECEIVED : Counter.CONTROL_PACKETS_RECEIVED);
                     onAck(c, nowNs, type, psn);
@@ -510,7 +525,7 @@ public final class GoBackNEndpoint implements Verbs {
             }
             case T_HELLO -> {
                 if (length != CONTROL_BYTES) {
-                    counters.drop(DropReason.BAD_LENGTH);
+                    drop(DropReason.BAD_LENGTH);
                     return;
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
@@ -525,9 +540,9 @@ public final class GoBackNEndpoint implements Verbs {
             }
             case T_HELLO_ACK -> {
                 if (length != CONTROL_BYTES) {
-                    counters.drop(DropReason.BAD_LENGTH);
+                    drop(DropReason.BAD_LENGTH);
                 } else if (c == null) {
-                    counters.drop(DropReason.UNKNOWN_CONNECTION);
+                    drop(DropReason.UNKNOWN_CONNECTION);
                 } else if (!c.closed) {
                     counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
                     establish(c);
@@ -535,15 +550,15 @@ public final class GoBackNEndpoint implements Verbs {
             }
             case T_CLOSE -> {
                 if (length != CONTROL_BYTES) {
-                    counters.drop(DropReason.BAD_LENGTH);
+                    drop(DropReason.BAD_LENGTH);
                 } else if (c == null) {
-                    counters.drop(DropReason.UNKNOWN_CONNECTION);
+                    drop(DropReason.UNKNOWN_CONNECTION);
                 } else if (!c.closed) {
                     counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
                     shutDown(c);
                 }
             }
-            default -> counters.drop(DropReason.UNKNOWN_TYPE);
+            default -> drop(DropReason.UNKNOWN_TYPE);
         }
     }
 
@@ -558,12 +573,12 @@ public final class GoBackNEndpoint implements Verbs {
     private void onData(Conn c, long nowNs, DirectBuffer buffer, int offset, int length, byte[] array, int base,
                         int psn) {
         if (length < DATA_HEADER_BYTES + CRC_BYTES) {
-            counters.drop(DropReason.TRUNCATED);
+            drop(DropReason.TRUNCATED);
             return;
         }
         int payload = buffer.getInt(offset + 12, LE);
         if (payload < 0 || payload > payloadBytes || length != DATA_HEADER_BYTES + payload + CRC_BYTES) {
-            counters.drop(DropReason.BAD_LENGTH);
+            drop(DropReason.BAD_LENGTH);
             return;
         }
         int diff = psn - (int) c.expected;
@@ -586,7 +601,7 @@ public final class GoBackNEndpoint implements Verbs {
         long messageLength = buffer.getLong(offset + 24, LE);
         long remoteBase = buffer.getLong(offset + 32, LE);
         if (messageOffset < 0 || messageLength < 0 || messageOffset + payload > messageLength) {
-            counters.drop(DropReason.MESSAGE_BOUNDS);
+            drop(DropReason.MESSAGE_BOUNDS);
             return;
         }
         int src = base + DATA_HEADER_BYTES;
@@ -595,7 +610,7 @@ public final class GoBackNEndpoint implements Verbs {
             Recv r = q == null ? null : q.peek();
             if (r == null) {
                 if ((flags & F_FIRST) == 0) {
-                    counters.drop(DropReason.UNEXPECTED);
+                    drop(DropReason.UNEXPECTED);
                     return;
                 }
                 counters.increment(Counter.RNR_SENT);
@@ -617,12 +632,12 @@ public final class GoBackNEndpoint implements Verbs {
         } else {
             MemorySegment region = target > 0 && target < regionCount && regionWritable[target] ? regions[target] : null;
             if (region == null) {
-                counters.drop(DropReason.BAD_REGION_KEY);
+                drop(DropReason.BAD_REGION_KEY);
                 return;
             }
             long at = remoteBase + messageOffset;
             if (remoteBase < 0 || at + payload > region.byteSize()) {
-                counters.drop(DropReason.REGION_BOUNDS);
+                drop(DropReason.REGION_BOUNDS);
                 return;
             }
             if (payload > 0) {

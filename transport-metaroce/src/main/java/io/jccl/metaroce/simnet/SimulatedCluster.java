@@ -1,6 +1,7 @@
 package io.jccl.metaroce.simnet;
 
 import io.jccl.metaroce.net.MetaRoceNetTransport;
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Engine;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.TransmitSink;
@@ -170,11 +171,12 @@ public final class SimulatedCluster {
         }
 
         @Override
-        public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                               boolean ecnMarked) {
-            if (!path.isClosed()) {
-                endpoint.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
+        public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                     int length, boolean ecnMarked) {
+            if (path.isClosed()) {
+                return DropReason.UNEXPECTED;   // a stopped rank takes nothing (and counts nothing)
             }
+            return endpoint.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
         }
 
         @Override

@@ -315,10 +315,8 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
         long source = peer != NO_PEER ? peer : handshake ? nextPeerId : NO_PEER;
         int connectionId = length >= HeaderFlyweight.HEADER_LENGTH
                 ? buffer.getInt(offset + HeaderFlyweight.CONNECTION_ID_FIELD_OFFSET, HeaderFlyweight.BYTE_ORDER) : 0;
-        long dropsBefore = endpoint.counters().totalDrops();
-        endpoint.onDatagram(nowNs, source, path, buffer, offset, length, ecnMarked);
-        if (endpoint.counters().totalDrops() != dropsBefore) {
-            return;   // not accepted: learn nothing from where it came from
+        if (endpoint.onDatagram(nowNs, source, path, buffer, offset, length, ecnMarked) != null) {
+            return;   // dropped: learn nothing from where it came from
         }
         if (peer == NO_PEER && handshake) {
             if (endpoint.connectionTo(source) >= 0) {   // a new peer

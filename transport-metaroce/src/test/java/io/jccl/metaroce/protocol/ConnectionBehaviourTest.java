@@ -74,6 +74,8 @@ class ConnectionBehaviourTest {
                 a.postSend(ca, m % 2, src, m, m < 2 ? 150_000 : 100 + m);
             }
             assertThat(until(6, 6)).as("%s %s", a.counters(), b.counters()).isTrue();
+            assertThat(f.refused).as("datagrams onDatagram said it dropped: those the counters count")
+                    .isEqualTo(a.counters().totalDrops() + b.counters().totalDrops());
             List<Long> order = doneB.stream().map(Done::work).toList();
             // Per stream, in posting order.
             assertThat(order.stream().filter(id -> recvIds.indexOf(id) % 2 == 0).toList())
@@ -182,8 +184,9 @@ class ConnectionBehaviourTest {
         return p;
     }
 
-    private void deliver(byte[] p) {
-        b.onDatagram(f.now, 0, 0, new UnsafeBuffer(p), 0, p.length, false);
+    /** @return what the engine says of it: null when taken, else why it was dropped */
+    private DropReason deliver(byte[] p) {
+        return b.onDatagram(f.now, 0, 0, new UnsafeBuffer(p), 0, p.length, false);
     }
 
     @Test
@@ -196,31 +199,42 @@ class ConnectionBehaviourTest {
             int keyNotWritable = b.registerRegion(readOnlyNeighbour, false);
             int tag = b.connection(cb).sessionTag();
             int gen = 0;
-            deliver(write(cb + 1, tag, 0, gen, key, 0, 0, 100, 100));           // unknown connection
-            deliver(write(cb, tag + 1, 0, gen, key, 0, 0, 100, 100));           // wrong session tag
-            deliver(write(cb, tag, 9, gen, key, 0, 0, 100, 100));               // path beyond the connection's 8
-            deliver(write(cb, tag, 0, gen, key + 1, 0, 0, 100, 100));           // unknown region key
-            deliver(write(cb, tag, 0, gen, keyNotWritable, 0, 0, 100, 100));   // region not open for writes
-            deliver(write(cb, tag, 0, gen, key, 8100, 0, 100, 100));            // beyond the region's end
-            deliver(write(cb, tag, 0, gen, key, -5, 0, 100, 100));              // negative base
-            deliver(write(cb, tag, 0, gen, key, 0, 1, 100, 99));                // offset not on a chunk boundary
-            deliver(write(cb, tag, 0, gen, key, 0, 0, 100, 50));                // payload shorter than the chunk
+            // Each is dropped, and onDatagram says why (a driver learns nothing from a dropped datagram).
+            assertThat(deliver(write(cb + 1, tag, 0, gen, key, 0, 0, 100, 100)))         // unknown connection
+                    .isEqualTo(DropReason.UNKNOWN_CONNECTION);
+            assertThat(deliver(write(cb, tag + 1, 0, gen, key, 0, 0, 100, 100)))         // wrong session tag
+                    .isEqualTo(DropReason.BAD_SESSION_TAG);
+            assertThat(deliver(write(cb, tag, 9, gen, key, 0, 0, 100, 100)))             // path beyond the 8
+                    .isEqualTo(DropReason.BAD_PATH);
+            assertThat(deliver(write(cb, tag, 0, gen, key + 1, 0, 0, 100, 100)))         // unknown region key
+                    .isEqualTo(DropReason.BAD_REGION_KEY);
+            assertThat(deliver(write(cb, tag, 0, gen, keyNotWritable, 0, 0, 100, 100))) // not open for writes
+                    .isEqualTo(DropReason.BAD_REGION_KEY);
+            assertThat(deliver(write(cb, tag, 0, gen, key, 8100, 0, 100, 100)))          // beyond the region's end
+                    .isEqualTo(DropReason.REGION_BOUNDS);
+            assertThat(deliver(write(cb, tag, 0, gen, key, -5, 0, 100, 100)))            // negative base
+                    .isEqualTo(DropReason.REGION_BOUNDS);
+            assertThat(deliver(write(cb, tag, 0, gen, key, 0, 1, 100, 99)))              // offset off a chunk boundary
+                    .isEqualTo(DropReason.MESSAGE_BOUNDS);
+            assertThat(deliver(write(cb, tag, 0, gen, key, 0, 0, 100, 50)))              // shorter than the chunk
+                    .isEqualTo(DropReason.MESSAGE_BOUNDS);
             deregisterAndWriteAgain(key, tag, gen);
             byte[] garbage = new byte[100];
             new SplittableRandom(6).nextBytes(garbage);
-            deliver(garbage);                                                    // not even a header
+            assertThat(deliver(garbage)).isIn(DropReason.BAD_MAGIC, DropReason.TRUNCATED, DropReason.BAD_LENGTH);
             byte[] truncated = java.util.Arrays.copyOf(write(cb, tag, 0, gen, key, 0, 0, 100, 100), 60);
-            deliver(truncated);
+            assertThat(deliver(truncated)).isIn(DropReason.BAD_MAGIC, DropReason.TRUNCATED, DropReason.BAD_LENGTH);
             byte[] corrupted = write(cb, tag, 0, gen, key, 0, 0, 100, 100);
             corrupted[70] ^= 1;
-            deliver(corrupted);                                                  // CRC
+            assertThat(deliver(corrupted)).isEqualTo(DropReason.BAD_CRC);
             byte[] badInit = new byte[HandshakeInitFlyweight.FRAME_LENGTH];
             new HandshakeInitFlyweight().wrap(new UnsafeBuffer(badInit), 0)
                     .putHeader(0, 0)
                     .paths(8)
                     .payloadBytes(4096);
             finish(badInit, HandshakeInitFlyweight.FRAME_LENGTH - 4);
-            b.onDatagram(f.now, 42, 0, new UnsafeBuffer(badInit), 0, badInit.length, false);   // MAC of zeros
+            assertThat(b.onDatagram(f.now, 42, 0, new UnsafeBuffer(badInit), 0, badInit.length, false))
+                    .isEqualTo(DropReason.BAD_HANDSHAKE_MAC);   // MAC of zeros
 
             Counters c = b.counters();
             assertThat(c.drops(DropReason.UNKNOWN_CONNECTION)).isEqualTo(1);
@@ -302,7 +316,8 @@ class ConnectionBehaviourTest {
             MemorySegment other = arena.allocate(8192);
             int stale = b.registerRegion(other, true);
             b.deregisterRegion(stale);
-            deliver(write(b.connectionTo(0), tag, 0, gen, stale, 0, 0, 100, 100));
+            assertThat(deliver(write(b.connectionTo(0), tag, 0, gen, stale, 0, 0, 100, 100)))
+                    .isEqualTo(DropReason.BAD_REGION_KEY);
             for (long i = 0; i < 8192; i++) {
                 assertThat(other.get(ValueLayout.JAVA_BYTE, i)).isZero();
             }

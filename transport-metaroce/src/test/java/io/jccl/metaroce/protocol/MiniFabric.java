@@ -12,6 +12,9 @@ import java.util.SplittableRandom;
  * time only. The full simulator lives in io.jccl.metaroce.sim; this one exists to test the core on its own.
  */
 final class MiniFabric {
+    /** Datagrams delivered that the receiving engine said it dropped ({@link Engine#onDatagram} not null). */
+    long refused;
+
     record Packet(long at, long seq, long from, long to, int path, byte[] bytes, boolean ecn) {
     }
 
@@ -107,7 +110,9 @@ final class MiniFabric {
                 inFlight.poll();
                 delivered++;
                 Engine to = nodes[(int) p.to];
-                to.onDatagram(now, p.from, p.path, new UnsafeBuffer(p.bytes), 0, p.bytes.length, p.ecn);
+                if (to.onDatagram(now, p.from, p.path, new UnsafeBuffer(p.bytes), 0, p.bytes.length, p.ecn) != null) {
+                    refused++;
+                }
                 pump((int) p.to);
             } else {
                 nodes[timerNode].onTimeout(now);

@@ -2,6 +2,7 @@ package io.jccl.metaroce.sim;
 
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.Counters;
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.TransmitSink;
 import io.jccl.metaroce.protocol.Verbs;
 import org.agrona.DirectBuffer;
@@ -17,9 +18,9 @@ class ForwardingVerbs implements Verbs {
     }
 
     @Override
-    public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                           boolean ecnMarked) {
-        inner.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
+    public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                 int length, boolean ecnMarked) {
+        return inner.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
     }
 
     @Override

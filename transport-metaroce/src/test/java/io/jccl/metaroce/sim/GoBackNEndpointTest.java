@@ -126,27 +126,30 @@ class GoBackNEndpointTest {
     @Test
     void malformedDatagramsAreDroppedAndCounted() {
         GoBackNEndpoint e = new GoBackNEndpoint(EndpointConfig.defaults(new byte[16]), GoBackNConfig.defaults(), 2);
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(new byte[5]), 0, 5, false);
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(new byte[5]), 0, 5, false)).isEqualTo(DropReason.TRUNCATED);
         assertThat(e.counters().drops(DropReason.TRUNCATED)).isEqualTo(1);
         byte[] hello = new byte[12];
         new UnsafeBuffer(hello).putShort(0, (short) 0x4E47, ByteOrder.LITTLE_ENDIAN);
         hello[2] = 5;
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(hello), 0, 12, false); // CRC not set
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(hello), 0, 12, false))   // CRC not set
+                .isEqualTo(DropReason.BAD_CRC);
         assertThat(e.counters().drops(DropReason.BAD_CRC)).isEqualTo(1);
         byte[] bad = hello.clone();
         bad[0] = 1;
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(bad)), 0, 12, false);
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(bad)), 0, 12, false)).isEqualTo(DropReason.BAD_MAGIC);
         assertThat(e.counters().drops(DropReason.BAD_MAGIC)).isEqualTo(1);
         byte[] type = hello.clone();
         type[2] = 99;
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(type)), 0, 12, false);
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(type)), 0, 12, false))
+                .isEqualTo(DropReason.UNKNOWN_TYPE);
         assertThat(e.counters().drops(DropReason.UNKNOWN_TYPE)).isEqualTo(1);
         byte[] ack = hello.clone();
         ack[2] = 2;
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(ack)), 0, 12, false);
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(ack)), 0, 12, false))
+                .isEqualTo(DropReason.UNKNOWN_CONNECTION);
         assertThat(e.counters().drops(DropReason.UNKNOWN_CONNECTION)).isEqualTo(1);
-        // A valid HELLO opens a passive connection and is answered.
-        e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(hello)), 0, 12, false);
+        // A valid HELLO opens a passive connection and is answered: taken, so null.
+        assertThat(e.onDatagram(0, 1, 0, new UnsafeBuffer(withCrc(hello)), 0, 12, false)).isNull();
         assertThat(e.connectionTo(1)).isZero();
         assertThat(e.isEstablished(0)).isTrue();
         Capture c = new Capture();

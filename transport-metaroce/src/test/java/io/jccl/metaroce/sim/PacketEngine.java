@@ -1,5 +1,6 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Engine;
 import io.jccl.metaroce.protocol.TransmitSink;
 import org.agrona.DirectBuffer;
@@ -82,8 +83,8 @@ final class PacketEngine implements Engine {
     }
 
     @Override
-    public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                           boolean ecnMarked) {
+    public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                 int length, boolean ecnMarked) {
         if (arrivals == arrivalNs.length) {
             int n = arrivals * 2;
             arrivalNs = Arrays.copyOf(arrivalNs, n);
@@ -106,6 +107,7 @@ final class PacketEngine implements Engine {
         arrivalSource[i] = source;
         arrivalEcn[i] = ecnMarked;
         arrivalCorrupt[i] = (int) crc.getValue() != buffer.getInt(offset + length - 4, ByteOrder.LITTLE_ENDIAN);
+        return null;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Engine;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.TransmitSink;
@@ -23,8 +24,9 @@ class SimulatorTest {
         final List<Long> fired = new ArrayList<>();
 
         @Override
-        public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                               boolean ecnMarked) {
+        public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                     int length, boolean ecnMarked) {
+            return null;
         }
 
         @Override
@@ -184,9 +186,10 @@ class SimulatorTest {
         long next = Long.MAX_VALUE;
 
         @Override
-        public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset, int length,
-                               boolean ecnMarked) {
+        public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                     int length, boolean ecnMarked) {
             log.add("D" + buffer.getInt(offset, java.nio.ByteOrder.LITTLE_ENDIAN) + "@" + nowNs);
+            return null;
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Counters;
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import org.agrona.DirectBuffer;
@@ -82,13 +83,14 @@ class TransferScenarioTest {
             }
 
             @Override
-            public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
-                                   int length, boolean ecnMarked) {
-                super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
+            public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                         int length, boolean ecnMarked) {
+                DropReason dropped = super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
                 if (++datagrams == 5) {
                     region.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 16,
                             (byte) ~region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 16));
                 }
+                return dropped;
             }
         });
         ScenarioFailure f = failure(TransferScenario.builder(11).protocol(broken).write(0, 1, 20_000).build());
@@ -236,12 +238,13 @@ class TransferScenarioTest {
             }
 
             @Override
-            public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
-                                   int length, boolean ecnMarked) {
-                super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
+            public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                         int length, boolean ecnMarked) {
+                DropReason dropped = super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
                 if (++datagrams == 3) {
                     scribbleAt = nowNs + 500_000;
                 }
+                return dropped;
             }
 
             @Override
@@ -267,8 +270,8 @@ class TransferScenarioTest {
     void anExceptionFromAnEndpointFailsWithItAsTheCause() {
         VerbsFactory broken = brokenAtNode2(v -> new ForwardingVerbs(v) {
             @Override
-            public void onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
-                                   int length, boolean ecnMarked) {
+            public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                         int length, boolean ecnMarked) {
                 throw new IllegalStateException("boom");
             }
         });
