@@ -170,7 +170,7 @@ abstract class Channel {
 
     /** Posts a receive for one control message into {@code box}; a full work queue breaks the channel. */
     final void postControlReceive(WorkOwner owner, MemorySegment box) {
-        if (side.postRecv(owner, connectionId, stream, box, 0, ControlMessages.BOX_BYTES) == Verbs.QUEUE_FULL) {
+        if (side.postRecv(owner, connectionId, stream, box, 0, box.byteSize()) == Verbs.QUEUE_FULL) {
             broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
         }
     }

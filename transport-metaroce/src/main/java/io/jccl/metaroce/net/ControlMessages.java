@@ -17,18 +17,26 @@ import java.nio.ByteOrder;
  * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, reserved, size, tag. Sent once the
  * WRITE of the message completed (every byte placed and acknowledged), or instead of it when the receive does not
  * match; the n-th FIN completes the n-th receive, and the send completes once its FIN is acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the
- * sending end closed.</li>
+ * sending end closed. A message of at most {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE
+ * (status {@link #FIN_INLINE}, the size bytes right after the 24): one message and one round trip instead of a WRITE,
+ * its acknowledgement and then the FIN; the receiver copies them out of its FIN box. A receive of at most that
+ * capacity therefore opens no region (its CTS names key -1).</li>
  * </ul>
  */
 final class ControlMessages {
     static final int HELLO_BYTES = 20;
     static final int CTS_BYTES = 32;
     static final int FIN_BYTES = 24;
-    /** Room for the largest control message. */
+    /** Room for the largest control message but a FIN with its data. */
     static final int BOX_BYTES = 32;
+    /** The longest message sent inside its FIN: a FIN with its data fits one 4 KiB payload. */
+    static final int INLINE_MAX_BYTES = 4096 - FIN_BYTES;
+    /** Room for a FIN with the most data it carries. */
+    static final int FIN_BOX_BYTES = FIN_BYTES + INLINE_MAX_BYTES;
 
     static final int HELLO_MAGIC = 0x4A4D4848;
-    static final int VERSION = 2;
+    /** 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN. */
+    static final int VERSION = 3;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;
@@ -37,6 +45,7 @@ final class ControlMessages {
     static final int FIN_TAG_MISMATCH = 1;
     static final int FIN_TRUNCATED = 2;
     static final int FIN_CLOSED = 3;
+    static final int FIN_INLINE = 4;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

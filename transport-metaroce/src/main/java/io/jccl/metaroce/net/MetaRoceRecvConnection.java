@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The receiving end. Each posted receive opens its memory to the peer's WRITEs (a region of the MetaRoCE endpoint)
- * and sends a CTS naming it, its capacity and its tag; the sender's FIN for the same position completes it.
+ * and sends a CTS naming it, its capacity and its tag; the sender's FIN for the same position completes it. A
+ * message of at most {@link ControlMessages#INLINE_MAX_BYTES} comes inside its FIN and is copied out of the FIN box,
+ * so a receive no longer than that opens no region.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
  * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender, which fails the
@@ -42,7 +44,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         finBoxes = new MemorySegment[boxes];
         finOwners = new WorkOwner[boxes];
         for (int i = 0; i < boxes; i++) {
-            finBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
+            finBoxes[i] = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
             int box = i;
             finOwners[i] = (kind, status, bytes) -> onFin(box, status, bytes);
         }
@@ -94,7 +96,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             r.fail(closedFailure());
             return;
         }
-        if (r.sizeBytes > 0) {
+        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {   // a shorter message comes inside its FIN
             r.regionKey = side.endpoint.registerRegion(r.buffer, true);
         }
         ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag);
@@ -151,7 +153,9 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         MemorySegment b = finBoxes[box];
         int finStatus = ControlMessages.finStatus(b);
-        if (status != CompletionStatus.OK || bytes != ControlMessages.FIN_BYTES
+        long inlineBytes = finStatus == ControlMessages.FIN_INLINE ? ControlMessages.finSize(b) : 0;
+        if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > ControlMessages.INLINE_MAX_BYTES
+                || bytes != ControlMessages.FIN_BYTES + inlineBytes
                 || (finStatus != ControlMessages.FIN_CLOSED && pendingCount == 0)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a malformed FIN (" + bytes + " bytes, "
                     + status + ", status " + finStatus + ", " + pendingCount + " receives pending)");
@@ -174,6 +178,16 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
                     r.failure = new NetException(NetException.Reason.PROTOCOL_ERROR, "the sender reported " + size
                             + " bytes with tag 0x" + Long.toHexString(tag) + " for a receive of " + r.sizeBytes
                             + " bytes with tag 0x" + Long.toHexString(r.tag));
+                }
+                r.result = size;
+            }
+            case ControlMessages.FIN_INLINE -> {
+                if (size > r.sizeBytes || tag != r.tag) {
+                    r.failure = new NetException(NetException.Reason.PROTOCOL_ERROR, "the sender sent " + size
+                            + " bytes with tag 0x" + Long.toHexString(tag) + " for a receive of " + r.sizeBytes
+                            + " bytes with tag 0x" + Long.toHexString(r.tag));
+                } else {
+                    MemorySegment.copy(b, ControlMessages.FIN_BYTES, r.buffer, r.offset, size);
                 }
                 r.result = size;
             }

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * capacity and tag), WRITEs the message straight into that memory, and once every byte is placed and acknowledged
  * sends a FIN that completes the receive. The send completes when the FIN is acknowledged: then the receiver has the
  * whole message, so a rank whose sends all completed may close without losing any of them. A send that does not
- * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail.
+ * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail. A message of at most
+ * {@link ControlMessages#INLINE_MAX_BYTES} is not written: it travels inside its FIN.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -83,7 +84,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         finRequests = new MetaRoceRequest[fins];
         freeFins = new int[fins];
         for (int i = 0; i < fins; i++) {
-            finBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
+            finBoxes[i] = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
             int box = i;
             finOwners[i] = (kind, status, bytes) -> onFinSent(box, status);
             freeFins[freeFinCount++] = i;
@@ -234,6 +235,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.finStatus = ControlMessages.FIN_TRUNCATED;
         } else if (r.sizeBytes == 0) {
             r.finStatus = ControlMessages.FIN_OK;
+        } else if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
+            r.finStatus = ControlMessages.FIN_INLINE;   // the data goes inside the FIN: no WRITE, no wait for its ACK
         } else {
             long write = side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes);
             if (write == Verbs.QUEUE_FULL) {
@@ -260,7 +263,12 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             orderCount--;
             int box = freeFins[--freeFinCount];
             ControlMessages.putFin(finBoxes[box], r.finStatus, r.sizeBytes, r.tag);
-            if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, ControlMessages.FIN_BYTES)
+            long finBytes = ControlMessages.FIN_BYTES;
+            if (r.finStatus == ControlMessages.FIN_INLINE) {
+                MemorySegment.copy(r.buffer, r.offset, finBoxes[box], ControlMessages.FIN_BYTES, r.sizeBytes);
+                finBytes += r.sizeBytes;
+            }
+            if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, finBytes)
                     == Verbs.QUEUE_FULL) {
                 freeFins[freeFinCount++] = box;
                 r.fail(queueFull());

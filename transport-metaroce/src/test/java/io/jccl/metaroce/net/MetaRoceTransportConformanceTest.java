@@ -138,6 +138,50 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
+     * Messages up to {@link ControlMessages#INLINE_MAX_BYTES} travel inside their FIN, longer ones by a WRITE: both
+     * sides of the boundary arrive exact at odd offsets, into receives of their own size (no region opened when that
+     * is within the limit) and larger ones; a message one byte longer than its receive, and one with another tag,
+     * fail on both ends with nothing written, and the channel goes on.
+     */
+    @Test
+    void messagesAroundTheInlineLimitArriveExactAndMismatchesStillFailBothEnds() {
+        Link link = link();
+        int limit = ControlMessages.INLINE_MAX_BYTES;
+        for (int size : new int[] {1, limit - 1, limit, limit + 1}) {
+            for (long capacity : new long[] {size, limit, 100_000}) {
+                if (capacity < size) {
+                    continue;
+                }
+                MemorySegment src = patterned(arena.allocate(size + 3), 3, size, size);
+                MemorySegment dst = arena.allocate(capacity + 5);
+                NetRequest recv = link.recv().irecv(dst, 5, capacity, size, null);
+                NetRequest send = link.send().isend(src, 3, size, size, null);
+                assertThat(awaitAll(send, recv)).as("size %d into %d", size, capacity)
+                        .containsExactly((long) size, (long) size);
+                assertThat(dst.asSlice(5, size).mismatch(src.asSlice(3, size))).as("size %d", size).isEqualTo(-1L);
+            }
+        }
+        MemorySegment src = patterned(arena.allocate(limit), 0, limit, 9);
+        MemorySegment dst = arena.allocate(limit);
+        for (boolean receiverSide : new boolean[] {true, false}) {   // each end's failure, one pair at a time
+            NetRequest recv = link.recv().irecv(dst, 0, limit - 1, 77, null);
+            NetRequest send = link.send().isend(src, 0, limit, 77, null);
+            assertThat((receiverSide ? awaitFailure(recv, send) : awaitFailure(send, recv)).reason())
+                    .as("one byte too long, seen by the %s", receiverSide ? "receiver" : "sender")
+                    .isEqualTo(NetException.Reason.TRUNCATED);
+            recv = link.recv().irecv(dst, 0, limit, 78, null);
+            send = link.send().isend(src, 0, 8, 79, null);
+            assertThat((receiverSide ? awaitFailure(recv, send) : awaitFailure(send, recv)).reason())
+                    .as("another tag, seen by the %s", receiverSide ? "receiver" : "sender")
+                    .isEqualTo(NetException.Reason.TAG_MISMATCH);
+        }
+        assertThat(dst.mismatch(arena.allocate(limit))).as("nothing written by the failed ones").isEqualTo(-1L);
+        NetRequest recv = link.recv().irecv(dst, 0, 8, 80, null);
+        NetRequest send = link.send().isend(src, 0, 8, 80, null);
+        assertThat(awaitAll(send, recv)).as("the channel goes on").containsExactly(8L, 8L);
+    }
+
+    /**
      * The data path allocates nothing once warm, on the caller's thread or the driver threads: small and large
      * native messages and a heap float[] one, both directions of the protocol (CTS, WRITE, FIN).
      */
