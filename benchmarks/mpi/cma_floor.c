@@ -174,9 +174,8 @@ int main(int argc, char **argv) {
     int rounds = 3;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
-        int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
+        int option = parse_floor_option("cma_floor", argc, argv, &a, &iters, &warmup, &rounds, NULL);
         if (option < 0) {
-            fprintf(stderr, "cma_floor: bad count '%s'\n", argv[a + 1]);
             return 2;
         }
         if (option > 0) {

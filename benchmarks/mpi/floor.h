@@ -1,11 +1,13 @@
 /*
- * What the two floor benchmarks share (placement_floor.c: two threads; cma_floor.c: two processes over a shared
- * page): a sense-reversing spin barrier for two ranks, the monotonic clock in seconds, and their -n/-w/-r options.
+ * What the floor benchmarks share (placement_floor.c: two threads; cma_floor.c and ring_floor.c: two processes over a
+ * shared mapping): a sense-reversing spin barrier for two ranks, the monotonic clock, their -n/-w/-r (and -t)
+ * options, and the "#window" lines placed.sh lays over the CPU placement.
  */
 #ifndef JCCL_BENCH_FLOOR_H
 #define JCCL_BENCH_FLOOR_H
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -37,20 +39,38 @@ static double seconds_now(void) {
     return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
 }
 
+/* The monotonic clock in nanoseconds, as Java's System.nanoTime reads it on Linux (placed.sh joins the two). */
+static inline long long floor_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* One timed window of `calls` all-reduces, in the format placement-join.awk reads. */
+static inline void floor_print_window(long long start_ns, long long end_ns, int calls, int in_place) {
+    printf("#window %lld %lld %.3f %s\n", start_ns, end_ns, (double) (end_ns - start_ns) / 1e3 / calls,
+            in_place ? "ip" : "oop");
+}
+
 /*
- * Takes "-n ITERS", "-w WARMUP" (0 allowed) or "-r ROUNDS" at argv[*a], moving *a to its value.
- * Returns 1 when taken, 0 when argv[*a] is none of them, -1 when the value is bad (argv[*a + 1] names it).
+ * Takes "-n ITERS", "-w WARMUP" (0 allowed), "-r ROUNDS" or, where window is not NULL, "-t WINDOW" at argv[*a],
+ * moving *a to its value. Returns 1 when taken, 0 when argv[*a] is none of them, -1 when the value is bad (then
+ * the error is printed, naming the program).
  */
-static int parse_floor_option(int argc, char **argv, int *a, int *iters, int *warmup, int *rounds) {
+static int parse_floor_option(const char *program, int argc, char **argv, int *a, int *iters, int *warmup,
+        int *rounds, int *window) {
     const char *arg = argv[*a];
-    if (!(strcmp(arg, "-n") == 0 || strcmp(arg, "-w") == 0 || strcmp(arg, "-r") == 0) || *a + 1 >= argc) {
+    int is_window = window != NULL && strcmp(arg, "-t") == 0;
+    if (!(strcmp(arg, "-n") == 0 || strcmp(arg, "-w") == 0 || strcmp(arg, "-r") == 0 || is_window)
+            || *a + 1 >= argc) {
         return 0;
     }
     int value = parse_count(argv[*a + 1], arg[1] == 'w' ? 0 : 1);
     if (value < 0) {
+        fprintf(stderr, "%s: bad %s '%s'\n", program, is_window ? "window" : "count", argv[*a + 1]);
         return -1;
     }
-    *(arg[1] == 'n' ? iters : arg[1] == 'w' ? warmup : rounds) = value;
+    *(arg[1] == 'n' ? iters : arg[1] == 'w' ? warmup : arg[1] == 't' ? window : rounds) = value;
     (*a)++;
     return 1;
 }

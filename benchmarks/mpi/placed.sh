@@ -151,12 +151,16 @@ echo "|---|---|---|---|---|---|---|"
 quartiles() {  # values on stdin -> "median count p25 p75" or nothing
   sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%s %d %s %s", v[int((NR + 1) / 2)], NR, v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }'
 }
+windows_stats() {  # measure side placement [tag] -> quartiles of the matching windows' µs per call, or nothing
+  awk -v m="$1" -v s="$2" -v p="$3" -v t="${4:-}" '$1 == m && $2 == s && $3 == p && (t == "" || $5 == t) { print $4 }' \
+    "$windows" | quartiles
+}
 cell() { if [ -n "$1" ]; then echo "$1 ($2; $3-$4)"; else echo "no windows"; fi; }
 for m in "${measures[@]}"; do
   for placement in near far; do
-    read -r mm mc m25 m75 <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "mpi" && $3 == p { print $4 }' "$windows" | quartiles)" || true
-    read -r jm jc j25 j75 <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
-    read -r im ic i25 i75 <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true
+    read -r mm mc m25 m75 <<< "$(windows_stats "$m" mpi "$placement")" || true
+    read -r jm jc j25 j75 <<< "$(windows_stats "$m" jccl "$placement" oop)" || true
+    read -r im ic i25 i75 <<< "$(windows_stats "$m" jccl "$placement" ip)" || true
     [ -n "${mm:-}" ] || [ -n "${jm:-}" ] || continue
     case "$m" in
       shm8) kind=time cmp="<=" target=2 ;;
@@ -186,10 +190,10 @@ if awk '$2 == "floor" { found = 1 } END { exit !found }' "$windows"; then
   echo "|---|---|---|---|---|---|"
   for m in shm1m shm8m shmreg1m shmreg8m; do
     for placement in near far; do
-      read -r f_oop f_oop_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
-      read -r f_ip f_ip_n _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "floor" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true
-      read -r jm _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "oop" { print $4 }' "$windows" | quartiles)" || true
-      read -r im _ <<< "$(awk -v m="$m" -v p="$placement" '$1 == m && $2 == "jccl" && $3 == p && $5 == "ip" { print $4 }' "$windows" | quartiles)" || true
+      read -r f_oop f_oop_n _ <<< "$(windows_stats "$m" floor "$placement" oop)" || true
+      read -r f_ip f_ip_n _ <<< "$(windows_stats "$m" floor "$placement" ip)" || true
+      read -r jm _ <<< "$(windows_stats "$m" jccl "$placement" oop)" || true
+      read -r im _ <<< "$(windows_stats "$m" jccl "$placement" ip)" || true
       [ -n "${f_oop:-}" ] && [ -n "${f_ip:-}" ] || { f_oop="" f_ip="" jm="" im=""; continue; }
       jr="-"
       [ -n "${jm:-}" ] && [ -n "${im:-}" ] && jr="$(awk -v a="$jm" -v b="$im" 'BEGIN { printf "%.2f", a / b }')"

@@ -105,12 +105,6 @@ static double time_placement(Job *job, int in_place, int warmup, int iters) {
     return (seconds_now() - start) * 1e6 / iters;
 }
 
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Windows of `window` calls alternating out of place and in place, `iters` calls each, after the warm-up. */
 static void time_windows(Job *job, int warmup, int iters, int window) {
     time_placement(job, 0, warmup, 1);
@@ -120,11 +114,9 @@ static void time_windows(Job *job, int warmup, int iters, int window) {
             job->in_place = in_place;
             atomic_store(&job->barrier.arrived, 0);
             atomic_store(&job->barrier.sense, 0);
-            long long start = now_ns();
+            long long start = floor_now_ns();
             run(job, window);
-            long long end = now_ns();
-            printf("#window %lld %lld %.3f %s\n", start, end, (double) (end - start) / 1e3 / window,
-                    in_place ? "ip" : "oop");
+            floor_print_window(start, floor_now_ns(), window, in_place);
         }
     }
     fflush(stdout);
@@ -137,17 +129,8 @@ int main(int argc, char **argv) {
     int window = 0;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-t") == 0 && a + 1 < argc) {
-            window = parse_count(argv[++a], 1);
-            if (window < 0) {
-                fprintf(stderr, "placement_floor: bad window '%s'\n", argv[a]);
-                return 2;
-            }
-            continue;
-        }
-        int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
+        int option = parse_floor_option("placement_floor", argc, argv, &a, &iters, &warmup, &rounds, &window);
         if (option < 0) {
-            fprintf(stderr, "placement_floor: bad count '%s'\n", argv[a + 1]);
             return 2;
         }
         if (option > 0) {

@@ -111,12 +111,6 @@ static void one(Shared *sh, int rank, size_t count, size_t chunk, const float *i
     }
 }
 
-static long long now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long) t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Windows of `window` calls alternating out of place and in place, `iters` calls each, 256 KiB chunks. */
 static void run_windows(Shared *sh, int rank, size_t count, float *send, float *recv, int iters, int warmup,
         int window, int *local_sense) {
@@ -127,14 +121,13 @@ static void run_windows(Shared *sh, int rank, size_t count, float *send, float *
     for (int done = 0; done < iters; done += window) {
         for (int in_place = 0; in_place < 2; in_place++) {
             spin_barrier(&sh->barrier, local_sense);
-            long long start = now_ns();
+            long long start = floor_now_ns();
             for (int it = 0; it < window; it++) {
                 one(sh, rank, count, chunk, in_place ? recv : send, recv);
             }
-            long long end = now_ns();
+            long long end = floor_now_ns();
             if (rank == 0) {
-                printf("#window %lld %lld %.3f %s\n", start, end, (double) (end - start) / 1e3 / window,
-                        in_place ? "ip" : "oop");
+                floor_print_window(start, end, window, in_place);
             }
         }
     }
@@ -214,17 +207,8 @@ int main(int argc, char **argv) {
     int window = 0;
     int printed = 0;
     for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "-t") == 0 && a + 1 < argc) {
-            window = parse_count(argv[++a], 1);
-            if (window < 0) {
-                fprintf(stderr, "ring_floor: bad window '%s'\n", argv[a]);
-                return 2;
-            }
-            continue;
-        }
-        int option = parse_floor_option(argc, argv, &a, &iters, &warmup, &rounds);
+        int option = parse_floor_option("ring_floor", argc, argv, &a, &iters, &warmup, &rounds, &window);
         if (option < 0) {
-            fprintf(stderr, "ring_floor: bad count '%s'\n", argv[a + 1]);
             return 2;
         }
         if (option > 0) {
