@@ -137,7 +137,7 @@ final class SingleCopyChoice {
         }
     }
 
-    /** @return the single-copy way's current verdict for {@code bytes}, for tests and logs */
+    /** @return the current verdict for {@code bytes}: true for single copy (tests read it) */
     boolean current(long bytes) {
         return single[sizeClass(bytes)];
     }
