@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Small all-reduces over metaroce, two builds of JCCL side by side with Open MPI tcp, alternating REPS times:
+#   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 2000 -n 5000 8 1024
+#   BEFORE/jccl and ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 2000 -n 5000 --transport metaroce
+# Prints per repetition Open MPI's time (µs) and each build's out-of-place/in-place times at 8 B and 1 KiB.
+#
+# usage: benchmarks/mpi/metaroce-small.sh BEFORE_CHECKOUT [REPS]
+#   BEFORE_CHECKOUT  another checkout of JCCL (e.g. `git worktree add /tmp/old COMMIT`); its ./jccl builds itself
+# Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+before="${1:?usage: metaroce-small.sh BEFORE_CHECKOUT [REPS]}"
+reps="${2:-3}"
+[ -x "$before/jccl" ] || { echo "metaroce-small.sh: no jccl in '$before'" >&2; exit 2; }
+case "$reps" in ''|*[!0-9]*|0) echo "metaroce-small.sh: REPS must be a positive number" >&2; exit 2 ;; esac
+# shellcheck source=prepare.sh
+. "$here/prepare.sh"
+prepare_mpi_and_jccl metaroce-small.sh
+echo "# metaroce-small.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg), before = $before"
+for ((rep = 1; rep <= reps; rep++)); do
+  m="$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 2000 -n 5000 8 1024 \
+    | awk '!/^#/ && NF >= 5 { printf "%s B %s us  ", $1, $5 }')"
+  echo "rep $rep Open MPI tcp: $m"
+  for side in "$before" "$root"; do
+    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 2000 -n 5000 --transport metaroce \
+      | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
+    echo "rep $rep $side (out of place/in place): $j"
+  done
+done
