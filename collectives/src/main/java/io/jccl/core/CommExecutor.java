@@ -289,7 +289,7 @@ final class CommExecutor implements Runnable, Progress {
     long offer(OpRequest op) {
         long position = queue.offer(op);
         if (position >= 0 && wakeOnOffer) {
-            signal.signal();
+            signal.wake();
         }
         return position;
     }
@@ -311,12 +311,12 @@ final class CommExecutor implements Runnable, Progress {
 
     void requestClose() {
         closeRequested = true;
-        signal.signal();
+        signal.wake();
     }
 
     void requestAbort() {
         abortRequested = true;
-        signal.signal();
+        signal.wake();
     }
 
     boolean awaitTermination(long timeoutMs) {
@@ -524,7 +524,7 @@ final class CommExecutor implements Runnable, Progress {
             stopDriving();
             if (handedOver && wakeOnOffer) {
                 // As an offer: this thread carries it on, woken now, or at its next look while callers drive theirs.
-                signal.signal();
+                signal.wake();
             }
         }
     }
@@ -607,7 +607,7 @@ final class CommExecutor implements Runnable, Progress {
                 waitTransport.wakeUp();
             }
         } else if (waitingCallers.decrementAndGet() == 0 && (state != IDLE || !queue.isEmpty())) {
-            signal.signal();   // the executor thread carries on with what nobody waits for
+            signal.wake();   // the executor thread carries on with what nobody waits for
         }
     }
 
@@ -644,7 +644,7 @@ final class CommExecutor implements Runnable, Progress {
 
     /** Parks for the current watch, then lengthens it: the look that ends it found nothing unless it finds work. */
     private void parkWatching() {
-        signal.park(watchNs);
+        signal.parkWatching(watchNs);
         watchNs = Math.min(MAX_WATCH_NS, 2 * watchNs);
     }
 

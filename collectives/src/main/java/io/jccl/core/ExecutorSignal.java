@@ -5,13 +5,21 @@ import io.jccl.net.ProgressSignal;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Wakes a communicator's executor. Lost wake-ups are impossible: the waiter publishes {@code parked} before
- * it reads {@code signalled}, the signaller publishes {@code signalled} before it reads {@code parked}.
+ * Wakes a communicator's executor. Two kinds of wake-up: {@link #signal()} (the {@link ProgressSignal} transports
+ * and in-JVM peers call when an operation may progress) and {@link #wake()} (the communicator's own: an offer, a
+ * hand-over, a close). {@link #park} ends on either; {@link #parkWatching} — the executor thread staying out of the
+ * way while callers drive their own operations — only on {@link #wake()}: the progress of a caller's operation is
+ * that caller's to see, and waking the executor thread for each completion cost a futex wake-up and a context switch
+ * per message on a small host (docs/performance.md). Lost wake-ups are impossible: the waiter publishes that it
+ * parks before it reads the flag, the signaller publishes the flag before it reads whether the waiter parks.
  */
 final class ExecutorSignal implements ProgressSignal {
     private volatile Thread owner;
     private volatile boolean signalled;
     private volatile boolean parked;
+    /** Set by {@link #wake()} until a {@link #parkWatching} consumes it. */
+    private volatile boolean woken;
+    private volatile boolean watching;
 
     void owner(Thread thread) {
         this.owner = thread;
@@ -30,14 +38,29 @@ final class ExecutorSignal implements ProgressSignal {
             transport.wakeUp();   // ends the owner's wait in the transport (it reads signalled after publishing waitingOn)
         }
         if (parked) {
-            Thread t = owner;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
+            unparkOwner();
         }
     }
 
-    /** Parks the owner until signalled or {@code maxNanos} passed. */
+    /** The communicator's own wake-up (an offer, a hand-over, close or abort): ends every kind of park. */
+    void wake() {
+        if (!woken) {
+            woken = true;
+        }
+        signal();
+        if (watching) {
+            unparkOwner();
+        }
+    }
+
+    private void unparkOwner() {
+        Thread t = owner;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Parks the owner until signalled, woken or {@code maxNanos} passed. */
     void park(long maxNanos) {
         parked = true;
         if (!signalled) {
@@ -45,6 +68,16 @@ final class ExecutorSignal implements ProgressSignal {
         }
         parked = false;
         signalled = false;
+    }
+
+    /** Parks the owner until {@link #wake() woken} or {@code maxNanos} passed; progress signals do not end it. */
+    void parkWatching(long maxNanos) {
+        watching = true;
+        if (!woken) {
+            LockSupport.parkNanos(this, maxNanos);
+        }
+        watching = false;
+        woken = false;
     }
 
     /**

@@ -20,7 +20,9 @@ import java.nio.ByteOrder;
  * sending end closed. A message of at most {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE
  * (status {@link #FIN_INLINE}, the size bytes right after the 24): one message and one round trip instead of a WRITE,
  * its acknowledgement and then the FIN; the receiver copies them out of its FIN box. A receive of at most that
- * capacity therefore opens no region (its CTS names key -1).</li>
+ * capacity therefore opens no region (its CTS names key -1). Such a FIN may leave before its CTS came (an eager
+ * message, {@link MetaRoceSendConnection}); the receiver holds it until the receive is posted, and still sends
+ * that receive's CTS.</li>
  * </ul>
  */
 final class ControlMessages {
@@ -35,8 +37,8 @@ final class ControlMessages {
     static final int FIN_BOX_BYTES = FIN_BYTES + INLINE_MAX_BYTES;
 
     static final int HELLO_MAGIC = 0x4A4D4848;
-    /** 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN. */
-    static final int VERSION = 3;
+    /** 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN; 4: such a FIN may come before its CTS. */
+    static final int VERSION = 4;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;

@@ -18,8 +18,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * capacity and tag), WRITEs the message straight into that memory, and once every byte is placed and acknowledged
  * sends a FIN that completes the receive. The send completes when the FIN is acknowledged: then the receiver has the
  * whole message, so a rank whose sends all completed may close without losing any of them. A send that does not
- * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail. A message of at most
- * {@link ControlMessages#INLINE_MAX_BYTES} is not written: it travels inside its FIN.
+ * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail.
+ *
+ * <p>A message of at most {@link ControlMessages#INLINE_MAX_BYTES} is not written: it travels inside its FIN (and
+ * completes, like every send, when that is acknowledged). Such a message is <em>eager</em> when nothing is queued
+ * ahead of it and no CTS is at hand: its FIN leaves at once, into one of the FIN boxes the receiver keeps posted, without waiting for
+ * the CTS; the CTS of its position still comes and is discarded. At most {@link #EAGER_CREDITS} eager messages are
+ * out whose CTS has not come, so they never hold more of the receiver's boxes than it posted for them.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -27,6 +32,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment[] ctsBoxes;
     private final WorkOwner[] ctsOwners;
     private static final int NO_FIN_YET = -1;
+    /**
+     * Eager messages that may be out before their CTS came (each may hold a FIN box of the receiver until its
+     * receive is posted); the receiving end posts this many FIN boxes beyond its receives'.
+     */
+    static final int EAGER_CREDITS = 16;
 
     private final WorkOwner ignore = (kind, status, bytes) -> { };
     private final AtomicBoolean closeCalled = new AtomicBoolean();
@@ -39,10 +49,15 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final long[] readyTag;
     private int readyHead;
     private int readyCount;
-    // Driving thread: posted sends waiting for their CTS, in order.
+    // Driving thread: posted sends waiting for their CTS, in order, and (null) the positions of eager sends whose
+    // CTS is still to come and be discarded.
     private final MetaRoceRequest[] waiting;
     private int waitHead;
     private int waitCount;
+    /** Requests (not eager markers) among {@link #waiting}. */
+    private int waitingRequests;
+    /** Eager messages out whose CTS has not come: the markers among {@link #waiting}. */
+    private int eagerOut;
     // Driving thread: started sends whose FIN has not left yet, in posting order.
     private final MetaRoceRequest[] inOrder;
     private int orderHead;
@@ -76,7 +91,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         readyOffset = new long[ready];
         readyCapacity = new long[ready];
         readyTag = new long[ready];
-        waiting = new MetaRoceRequest[maxInflight];
+        waiting = new MetaRoceRequest[maxInflight + EAGER_CREDITS];
         inOrder = new MetaRoceRequest[maxInflight];
         int fins = 2 * maxInflight;
         finBoxes = new MemorySegment[fins];
@@ -133,7 +148,16 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.fail(closedFailure());
             return;
         }
+        if (readyCount == 0 && waitingRequests == 0 && eagerOut < EAGER_CREDITS
+                && r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
+            // Eager: nothing ahead of it and no CTS at hand, so the FIN leaves now; its CTS is discarded when it comes.
+            waiting[(waitHead + waitCount++) % waiting.length] = null;
+            eagerOut++;
+            begin(r, ControlMessages.FIN_INLINE);
+            return;
+        }
         waiting[(waitHead + waitCount++) % waiting.length] = r;
+        waitingRequests++;
         match();
     }
 
@@ -160,6 +184,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         if (ControlMessages.ctsFlags(b) == ControlMessages.CTS_CLOSED) {
             receiverClosed();
             readyCount = 0;   // the receives those CTSs named were failed and withdrawn too
+            dropEagerMarkers();   // no CTS comes for them any more
         }
         int at = (readyHead + readyCount++) % readyKey.length;
         readyKey[at] = ControlMessages.ctsRegionKey(b);
@@ -195,6 +220,22 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         }
     }
 
+    /** Keeps the waiting requests in order and forgets the eager positions among them. */
+    private void dropEagerMarkers() {
+        int kept = 0;
+        for (int i = 0; i < waitCount; i++) {
+            MetaRoceRequest r = waiting[(waitHead + i) % waiting.length];
+            if (r != null) {
+                waiting[(waitHead + kept++) % waiting.length] = r;
+            }
+        }
+        for (int i = kept; i < waitCount; i++) {
+            waiting[(waitHead + i) % waiting.length] = null;
+        }
+        waitCount = kept;
+        eagerOut = 0;
+    }
+
     private void match() {
         while (waitCount > 0 && readyCount > 0 && !isClosedByPeerOrError()) {
             MetaRoceRequest r = waiting[waitHead];
@@ -204,6 +245,17 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             int at = readyHead;
             readyHead = (readyHead + 1) % readyKey.length;
             readyCount--;
+            if (r == null) {
+                // The CTS of a message that went eagerly: the receiver checks its tag and size itself.
+                eagerOut--;
+                if (readyFlags[at] != ControlMessages.CTS_OPEN) {
+                    broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a CTS with flags "
+                            + readyFlags[at] + " for a message that went eagerly");
+                    return;
+                }
+                continue;
+            }
+            waitingRequests--;
             start(r, readyKey[at], readyFlags[at], readyOffset[at], readyCapacity[at], readyTag[at]);
         }
     }
@@ -224,20 +276,20 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                     + ", offset " + remoteOffset + ", capacity " + capacity);
             return;
         }
-        r.outstandingWork = 1;
-        r.finStatus = NO_FIN_YET;
+        int finStatus = NO_FIN_YET;
         if (r.tag != expectedTag) {
             r.failure = NetException.tagMismatch(expectedTag, r.tag);
-            r.finStatus = ControlMessages.FIN_TAG_MISMATCH;
+            finStatus = ControlMessages.FIN_TAG_MISMATCH;
         } else if (r.sizeBytes > capacity) {
             r.failure = new NetException(NetException.Reason.TRUNCATED, "a message of " + r.sizeBytes
                     + " bytes is longer than the peer's receive of " + capacity + " bytes");
-            r.finStatus = ControlMessages.FIN_TRUNCATED;
+            finStatus = ControlMessages.FIN_TRUNCATED;
         } else if (r.sizeBytes == 0) {
-            r.finStatus = ControlMessages.FIN_OK;
+            finStatus = ControlMessages.FIN_OK;
         } else if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
-            r.finStatus = ControlMessages.FIN_INLINE;   // the data goes inside the FIN: no WRITE, no wait for its ACK
+            finStatus = ControlMessages.FIN_INLINE;   // the data goes inside the FIN: no WRITE, no wait for its ACK
         } else {
+            r.finStatus = NO_FIN_YET;   // before the post: its completion sets FIN_OK
             long write = side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes);
             if (write == Verbs.QUEUE_FULL) {
                 r.fail(queueFull());
@@ -245,7 +297,15 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 return;
             }
             r.writeWorkId = write;
+            finStatus = r.finStatus;
         }
+        begin(r, finStatus);
+    }
+
+    /** Puts a started send in line for its FIN ({@code finStatus} {@link #NO_FIN_YET} while its WRITE goes). */
+    private void begin(MetaRoceRequest r, int finStatus) {
+        r.outstandingWork = 1;
+        r.finStatus = finStatus;
         inOrder[(orderHead + orderCount++) % inOrder.length] = r;
         started++;
         sendFinsInOrder();
@@ -322,7 +382,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             return;
         }
         closing = true;
-        failWaiting(NetException.Reason.CLOSED, "this sending end was closed");
+        failWaitingRequests(NetException.Reason.CLOSED, "this sending end was closed");
         sendFinsInOrder();   // sends the CLOSED FIN once every started send's FIN has gone
     }
 
@@ -331,14 +391,38 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.FIN_BYTES);
     }
 
+    /**
+     * Fails the sends still waiting for their CTS, keeping the eager positions in line: their CTSs still come and
+     * must pair with them, not with the CLOSED one.
+     */
+    private void failWaitingRequests(NetException.Reason reason, String why) {
+        int kept = 0;
+        for (int i = 0; i < waitCount; i++) {
+            int at = (waitHead + i) % waiting.length;
+            MetaRoceRequest r = waiting[at];
+            waiting[at] = null;
+            if (r != null) {
+                r.fail(new NetException(reason, why));
+            } else {
+                kept++;
+            }
+        }
+        waitCount = kept;   // every kept entry is a marker (null), already in place
+        waitingRequests = 0;
+    }
+
     private void failWaiting(NetException.Reason reason, String why) {
         while (waitCount > 0) {
             MetaRoceRequest r = waiting[waitHead];
             waiting[waitHead] = null;
             waitHead = (waitHead + 1) % waiting.length;
             waitCount--;
-            r.fail(new NetException(reason, why));
+            if (r != null) {
+                r.fail(new NetException(reason, why));
+            }
         }
+        waitingRequests = 0;
+        eagerOut = 0;
     }
 
     @Override

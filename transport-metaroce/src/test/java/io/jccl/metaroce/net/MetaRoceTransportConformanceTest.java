@@ -140,8 +140,8 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     /**
      * Messages up to {@link ControlMessages#INLINE_MAX_BYTES} travel inside their FIN, longer ones by a WRITE: both
      * sides of the boundary arrive exact at odd offsets, into receives of their own size (no region opened when that
-     * is within the limit) and larger ones; a message one byte longer than its receive, and one with another tag,
-     * fail on both ends with nothing written, and the channel goes on.
+     * is within the limit) and larger ones; a written message one byte longer than its receive, and one with another
+     * tag, fail on both ends with nothing written, and the channel goes on.
      */
     @Test
     void messagesAroundTheInlineLimitArriveExactAndMismatchesStillFailBothEnds() {
@@ -161,24 +161,113 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
                 assertThat(dst.asSlice(5, size).mismatch(src.asSlice(3, size))).as("size %d", size).isEqualTo(-1L);
             }
         }
-        MemorySegment src = patterned(arena.allocate(limit), 0, limit, 9);
-        MemorySegment dst = arena.allocate(limit);
+        // Mismatches of written messages (longer than the limit) fail both ends; eager ones only the receiver (below).
+        MemorySegment src = patterned(arena.allocate(limit + 1), 0, limit + 1, 9);
+        MemorySegment dst = arena.allocate(limit + 1);
         for (boolean receiverSide : new boolean[] {true, false}) {   // each end's failure, one pair at a time
-            NetRequest recv = link.recv().irecv(dst, 0, limit - 1, 77, null);
-            NetRequest send = link.send().isend(src, 0, limit, 77, null);
+            NetRequest recv = link.recv().irecv(dst, 0, limit, 77, null);
+            NetRequest send = link.send().isend(src, 0, limit + 1, 77, null);
             assertThat((receiverSide ? awaitFailure(recv, send) : awaitFailure(send, recv)).reason())
                     .as("one byte too long, seen by the %s", receiverSide ? "receiver" : "sender")
                     .isEqualTo(NetException.Reason.TRUNCATED);
-            recv = link.recv().irecv(dst, 0, limit, 78, null);
-            send = link.send().isend(src, 0, 8, 79, null);
+            recv = link.recv().irecv(dst, 0, limit + 1, 78, null);
+            send = link.send().isend(src, 0, limit + 1, 79, null);
             assertThat((receiverSide ? awaitFailure(recv, send) : awaitFailure(send, recv)).reason())
                     .as("another tag, seen by the %s", receiverSide ? "receiver" : "sender")
                     .isEqualTo(NetException.Reason.TAG_MISMATCH);
         }
-        assertThat(dst.mismatch(arena.allocate(limit))).as("nothing written by the failed ones").isEqualTo(-1L);
+        assertThat(dst.mismatch(arena.allocate(limit + 1))).as("nothing written by the failed ones").isEqualTo(-1L);
         NetRequest recv = link.recv().irecv(dst, 0, 8, 80, null);
         NetRequest send = link.send().isend(src, 0, 8, 80, null);
         assertThat(awaitAll(send, recv)).as("the channel goes on").containsExactly(8L, 8L);
+    }
+
+    /**
+     * Messages within the inline limit go eagerly: with no receive posted, {@link MetaRoceSendConnection#EAGER_CREDITS}
+     * of them complete (their FINs wait in the receiver's boxes), one more cannot complete before a receive is
+     * posted (it needs a CTS); receives posted afterwards complete with each message exact, in order, and the one
+     * that waited goes once its CTS comes.
+     */
+    @Test
+    void eagerMessagesCompleteBeforeTheirReceivesWithinTheCreditsAndArriveInOrder() {
+        Link link = link();
+        int credits = MetaRoceSendConnection.EAGER_CREDITS;
+        int limit = ControlMessages.INLINE_MAX_BYTES;
+        int[] sizes = new int[credits + 1];
+        MemorySegment[] sources = new MemorySegment[sizes.length];
+        NetRequest[] sends = new NetRequest[sizes.length];
+        for (int i = 0; i < credits; i++) {
+            sizes[i] = i == 0 ? 1 : i == 1 ? limit : 1 + (i * 257) % limit;
+            sources[i] = patterned(arena.allocate(sizes[i]), 0, sizes[i], 1000 + i);
+            sends[i] = link.send().isend(sources[i], 0, sizes[i], 1000 + i, null);
+            assertThat(awaitAll(sends[i])).as("eager send %d, no receive posted", i).containsExactly((long) sizes[i]);
+        }
+        sizes[credits] = 64;
+        sources[credits] = patterned(arena.allocate(64), 0, 64, 1000 + credits);
+        sends[credits] = link.send().isend(sources[credits], 0, 64, 1000 + credits, null);
+        long until = System.nanoTime() + 200_000_000L;
+        while (System.nanoTime() - until < 0) {
+            assertThat(sends[credits].test()).as("a send beyond the credits, before any receive")
+                    .isEqualTo(NetRequest.NOT_DONE);
+            idle();
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            MemorySegment dst = arena.allocate(limit + 7);
+            NetRequest recv = link.recv().irecv(dst, 7, limit, 1000 + i, null);
+            if (i == credits) {
+                assertThat(awaitAll(recv, sends[i])).as("the send that waited for its CTS").containsExactly(64L, 64L);
+            } else {
+                assertThat(awaitAll(recv)).as("receive %d", i).containsExactly((long) sizes[i]);
+            }
+            assertThat(dst.asSlice(7, sizes[i]).mismatch(sources[i])).as("message %d", i).isEqualTo(-1L);
+        }
+    }
+
+    /**
+     * An eager message the sender could not check against its receive (no CTS came first) completes on the sender;
+     * the receive fails naming what did not match, with nothing written, and the channel goes on.
+     */
+    @Test
+    void eagerMismatchesFailTheReceiveWithNothingWritten() {
+        Link link = link();
+        MemorySegment src = patterned(arena.allocate(100), 0, 100, 5);
+        MemorySegment dst = arena.allocate(100);
+        assertThat(awaitAll(link.send().isend(src, 0, 100, 5, null))).containsExactly(100L);
+        assertThat(awaitFailure(link.recv().irecv(dst, 0, 100, 6, null)).reason()).as("another tag")
+                .isEqualTo(NetException.Reason.TAG_MISMATCH);
+        assertThat(awaitAll(link.send().isend(src, 0, 100, 7, null))).containsExactly(100L);
+        NetException truncated = awaitFailure(link.recv().irecv(dst, 0, 99, 7, null));
+        assertThat(truncated.reason()).as("one byte too long").isEqualTo(NetException.Reason.TRUNCATED);
+        assertThat(truncated.getMessage()).contains("100 bytes", "99 bytes");
+        assertThat(dst.mismatch(arena.allocate(100))).as("nothing written").isEqualTo(-1L);
+        NetRequest send = link.send().isend(src, 0, 100, 8, null);
+        NetRequest recv = link.recv().irecv(dst, 0, 100, 8, null);
+        assertThat(awaitAll(send, recv)).as("the channel goes on").containsExactly(100L, 100L);
+        assertThat(dst.mismatch(src)).isEqualTo(-1L);
+    }
+
+    /**
+     * Eager messages delivered before their receives were posted are not lost when the sending end closes: the
+     * receives posted afterwards take them, exact, and only the next one fails with PEER_CLOSED.
+     */
+    @Test
+    void eagerMessagesHeldWhenTheSenderClosesAreStillReceived() {
+        Link link = link();
+        MemorySegment[] sources = new MemorySegment[3];
+        for (int i = 0; i < sources.length; i++) {
+            sources[i] = patterned(arena.allocate(40 + i), 0, 40 + i, 300 + i);
+            assertThat(awaitAll(link.send().isend(sources[i], 0, 40 + i, 300 + i, null)))
+                    .as("eager send %d, no receive posted", i).containsExactly(40L + i);
+        }
+        link.send().close();
+        for (int i = 0; i < sources.length; i++) {
+            MemorySegment dst = arena.allocate(64);
+            assertThat(awaitAll(link.recv().irecv(dst, 0, 64, 300 + i, null))).as("receive %d after the close", i)
+                    .containsExactly(40L + i);
+            assertThat(dst.asSlice(0, 40 + i).mismatch(sources[i])).isEqualTo(-1L);
+        }
+        MemorySegment after = arena.allocate(64);
+        assertPostFails(() -> link.recv().irecv(after, 0, 64, 400, null), NetException.Reason.PEER_CLOSED);
     }
 
     /**

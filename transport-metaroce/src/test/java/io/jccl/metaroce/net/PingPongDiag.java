@@ -37,9 +37,10 @@ class PingPongDiag {
             }
             MemorySegment src = arena.allocate(bytes);
             MemorySegment dst = arena.allocate(bytes);
-            for (int round = 0; round < 3; round++) {
+            int rounds = Integer.getInteger("diag.rounds", 3);
+            for (int round = 0; round < rounds; round++) {
                 long start = System.nanoTime();
-                int n = 300;
+                int n = Integer.getInteger("diag.n", 300);
                 for (int i = 0; i < n; i++) {
                     NetRequest rr = r.irecv(dst, 0, bytes, i, null);
                     NetRequest sr = s.isend(src, 0, bytes, i, null);
