@@ -341,7 +341,8 @@ final class CommExecutor implements Runnable, Progress {
             if (waitingCallers.get() > 0 || callersTakeTheirOwn() || !tryDrive()) {
                 // A caller waiting for an operation drives (caller-driven progress): stay out of its way. The last
                 // caller to stop waiting signals when work is left; the bound also lets this thread find, while
-                // offers do not wake it, an operation that no caller waits for.
+                // offers do not wake it, an operation that no caller waits for. The transports' progress signals
+                // are the driving callers' business and do not wake this thread (ExecutorSignal).
                 parkWatching();
                 idle.reset();
                 continue;
@@ -522,8 +523,10 @@ final class CommExecutor implements Runnable, Progress {
             return f;
         } finally {
             stopDriving();
-            if (handedOver && wakeOnOffer) {
-                // As an offer: this thread carries it on, woken now, or at its next look while callers drive theirs.
+            if (handedOver) {
+                // This thread carries it on unless its caller comes to wait: woken now, since progress signals no
+                // longer end its watching parks (it would find the operation only at its next look, up to
+                // MAX_WATCH_NS later, and an issuer that does not wait at once would lose that much).
                 signal.wake();
             }
         }
