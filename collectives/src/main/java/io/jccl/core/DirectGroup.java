@@ -69,7 +69,7 @@ final class DirectGroup {
             if (p != rank) {
                 ExecutorSignal signal = slots[p].signal;
                 if (signal != null) {
-                    signal.signal();
+                    signal.wake();   // as before parkWatching: an in-JVM peer may wait on this rank's executor
                 }
             }
         }
