@@ -6,8 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Wakes a communicator's executor. Two kinds of wake-up: {@link #signal()} (the {@link ProgressSignal} transports
- * and in-JVM peers call when an operation may progress) and {@link #wake()} (the communicator's own: an offer, a
- * hand-over, a close). {@link #park} ends on either; {@link #parkWatching} — the executor thread staying out of the
+ * call when an operation may progress) and {@link #wake()} (the communicator's own: an offer, a hand-over, a close;
+ * and an in-JVM peer's phase advance, which a rank whose executor carries the operation may wait for). {@link #park} ends on either; {@link #parkWatching} — the executor thread staying out of the
  * way while callers drive their own operations — only on {@link #wake()}: their progress is theirs to see (an
  * operation a caller hands over unfinished wakes the executor as it does so), and waking the executor thread for each completion cost a futex wake-up and a context switch
  * per message on a small host (docs/performance.md). Lost wake-ups are impossible: the waiter publishes that it
