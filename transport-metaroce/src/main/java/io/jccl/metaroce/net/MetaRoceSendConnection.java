@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>A message of at most {@link ControlMessages#INLINE_MAX_BYTES} is not written: it travels inside its FIN (and
  * completes, like every send, when that is acknowledged). Such a message is <em>eager</em> when nothing is queued
- * ahead of it and no CTS is at hand: its FIN leaves at once, into one of the FIN boxes the receiver keeps posted, without waiting for
- * the CTS; the CTS of its position still comes and is discarded. At most {@link #EAGER_CREDITS} eager messages are
+ * ahead of it and no CTS is at hand: its FIN leaves at once, into one of the FIN boxes the receiver keeps posted,
+ * without waiting for the CTS; the CTS of its position still comes and is discarded. At most {@link #EAGER_CREDITS} eager messages are
  * out whose CTS has not come, so they never hold more of the receiver's boxes than it posted for them.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
@@ -56,8 +56,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int waitCount;
     /** Requests (not eager markers) among {@link #waiting}. */
     private int waitingRequests;
-    /** Eager messages out whose CTS has not come: the markers among {@link #waiting}. */
-    private int eagerOut;
     // Driving thread: started sends whose FIN has not left yet, in posting order.
     private final MetaRoceRequest[] inOrder;
     private int orderHead;
@@ -148,11 +146,10 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.fail(closedFailure());
             return;
         }
-        if (readyCount == 0 && waitingRequests == 0 && eagerOut < EAGER_CREDITS
+        if (readyCount == 0 && waitingRequests == 0 && waitCount - waitingRequests < EAGER_CREDITS
                 && r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
             // Eager: nothing ahead of it and no CTS at hand, so the FIN leaves now; its CTS is discarded when it comes.
-            waiting[(waitHead + waitCount++) % waiting.length] = null;
-            eagerOut++;
+            waiting[(waitHead + waitCount++) % waiting.length] = null;   // markers: waitCount - waitingRequests
             begin(r, ControlMessages.FIN_INLINE);
             return;
         }
@@ -233,7 +230,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             waiting[(waitHead + i) % waiting.length] = null;
         }
         waitCount = kept;
-        eagerOut = 0;
     }
 
     private void match() {
@@ -247,7 +243,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             readyCount--;
             if (r == null) {
                 // The CTS of a message that went eagerly: the receiver checks its tag and size itself.
-                eagerOut--;
                 if (readyFlags[at] != ControlMessages.CTS_OPEN) {
                     broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a CTS with flags "
                             + readyFlags[at] + " for a message that went eagerly");
@@ -422,7 +417,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             }
         }
         waitingRequests = 0;
-        eagerOut = 0;
     }
 
     @Override
