@@ -14,6 +14,7 @@ import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
+import io.jccl.metaroce.udp.ReadinessPoll;
 import io.jccl.metaroce.udp.SocketWaiter;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
@@ -125,6 +126,10 @@ public final class MetaRoceNetTransport implements NetTransport {
     private volatile long lastCallerCycleNs = Long.MIN_VALUE / 2;
     /** The thread running the duty cycle, once known (dedicated and shared modes). */
     private volatile Thread driverThread;
+    /** One readiness check per duty cycle over both UDP drivers' sockets; null for other data paths. */
+    private final ReadinessPoll readiness;
+    private final UdpDriver acceptUdp;
+    private final UdpDriver initiateUdp;
     /** Lets the dedicated driver thread sleep on the sockets; null when it cannot (channel I/O, other modes). */
     private final SocketWaiter waiter;
     /** What carries the connections: software UDP or an offload provider. */
@@ -256,6 +261,15 @@ public final class MetaRoceNetTransport implements NetTransport {
         this.offloadDecision = decision;
         accepting = new Side(acceptDriver);
         initiating = new Side(initiateDriver);
+        if (acceptDriver instanceof UdpDriver a && initiateDriver instanceof UdpDriver i) {
+            readiness = ReadinessPoll.open(List.of(a, i));
+            acceptUdp = a;
+            initiateUdp = i;
+        } else {
+            readiness = null;
+            acceptUdp = null;
+            initiateUdp = null;
+        }
         sides = List.of(accepting, initiating);
         // Callers' polls drive the protocol at once, so they are told to keep polling (signalsCompletion false):
         // a caller parked until a driver thread completes its request waits for that thread to be scheduled, hop
@@ -723,8 +737,14 @@ public final class MetaRoceNetTransport implements NetTransport {
 
         private int cycle0() {
             int work = commands.drain(runCommand, 1024);
-            work += accepting.driver.doWork();
-            work += initiating.driver.doWork();
+            if (readiness != null) {
+                readiness.poll();   // one call says which of both endpoints' sockets to read
+                work += acceptUdp.doWork(readiness);
+                work += initiateUdp.doWork(readiness);
+            } else {
+                work += accepting.driver.doWork();
+                work += initiating.driver.doWork();
+            }
             work += accepting.pollCompletions();
             work += initiating.pollCompletions();
             work += discoverAccepted();

@@ -88,6 +88,8 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     private DatagramIo[] rerouted = new DatagramIo[8];
     private int[] reroutedPath = new int[8];
     private int reroutedCount;
+    /** Bumped whenever {@link #rerouted} changes. */
+    private long socketsVersion;
     private final Sink sink = new Sink();
     private final DatagramIo.Receiver receiver = this::onDatagram;
     private long nextPeerId = 1;
@@ -269,9 +271,9 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     @Override
     public int doWork() {
         long nowNs = clock.nanoTime();
-        int received = 0;
         receiveNowNs = nowNs;
         int ready = lastRoundSilent && readySockets != null ? readySockets.poll(sockets) : -1;
+        int received = 0;
         if (ready != 0) {   // -1: not asked (or the call failed): read every socket
             for (int p = 0; p < sockets.length; p++) {
                 if (ready < 0 || readySockets.ready(p)) {
@@ -285,11 +287,41 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
             received += rerouted[i].receive(config.receiveBatch(), receiver);
         }
         lastRoundSilent = received == 0;
-        int work = received;
+        return received + timersAndTransmit(nowNs);
+    }
+
+    /**
+     * One round as {@link #doWork()}, reading only the sockets {@code poll} found ready: the caller has just called
+     * {@link ReadinessPoll#poll()} over this driver's sockets and others'.
+     *
+     * @param poll the answer of one poll covering this driver
+     * @return datagrams received and packets transmitted (0: idle)
+     */
+    public int doWork(ReadinessPoll poll) {
+        long nowNs = clock.nanoTime();
+        receiveNowNs = nowNs;
+        int received = 0;
+        for (int p = 0; p < sockets.length; p++) {
+            if (poll.ready(this, p)) {
+                receivingPath = p;
+                received += sockets[p].receive(config.receiveBatch(), receiver);
+            }
+        }
+        for (int i = 0; i < reroutedCount; i++) {
+            if (poll.ready(this, sockets.length + i)) {
+                receivingPath = reroutedPath[i];
+                received += rerouted[i].receive(config.receiveBatch(), receiver);
+            }
+        }
+        return received + timersAndTransmit(nowNs);
+    }
+
+    /** Runs expired timers, hands the endpoint's packets to the sockets and flushes their send batches. */
+    private int timersAndTransmit(long nowNs) {
         if (endpoint.nextTimeoutNs() <= nowNs) {
             endpoint.onTimeout(nowNs);
         }
-        work += endpoint.pollTransmit(nowNs, sink);
+        int work = endpoint.pollTransmit(nowNs, sink);
         for (DatagramIo s : sockets) {
             s.flush();
         }
@@ -297,6 +329,16 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
             rerouted[i].flush();
         }
         return work;
+    }
+
+    /** @return how many sockets this driver reads: its path sockets and those re-routes gave single peers */
+    int socketCount() {
+        return sockets.length + reroutedCount;
+    }
+
+    /** @return a number that changes whenever this driver's set of sockets does (for {@link ReadinessPoll}) */
+    long socketsVersion() {
+        return socketsVersion;
     }
 
     private void onDatagram(long from, DirectBuffer buffer, int offset, int length, int ecn) {
@@ -401,6 +443,7 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
         }
         rerouted[reroutedCount] = socket;
         reroutedPath[reroutedCount++] = path;
+        socketsVersion++;
     }
 
     private void removeRerouted(DatagramIo socket) {
@@ -409,6 +452,7 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
                 rerouted[i] = rerouted[reroutedCount - 1];
                 reroutedPath[i] = reroutedPath[reroutedCount - 1];
                 rerouted[--reroutedCount] = null;
+                socketsVersion++;
                 return;
             }
         }
