@@ -11,43 +11,56 @@ import java.nio.ByteOrder;
  * <ul>
  * <li>HELLO, connector to listener on stream 0, 20 bytes: magic, version, listener id, channel, the connector's
  * rank.</li>
- * <li>CTS ("clear to send"), listener to connector on the channel's stream, 32 bytes: region key, flags
- * ({@link #CTS_CLOSED} when the receiving end closed), offset in the region, capacity, expected tag. One per
- * posted receive, in order: the n-th CTS describes the n-th receive.</li>
- * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, reserved, size, tag. Sent once the
- * WRITE of the message completed (every byte placed and acknowledged), or instead of it when the receive does not
- * match; the n-th FIN completes the n-th receive, and the send completes once its FIN is acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the
- * sending end closed. A message of at most {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE
- * (status {@link #FIN_INLINE}, the size bytes right after the 24): one message and one round trip instead of a WRITE,
- * its acknowledgement and then the FIN; the receiver copies them out of its FIN box. A receive of at most that
- * capacity therefore opens no region (its CTS names key -1). Such a FIN may leave before its CTS came (an eager
- * message, {@link MetaRoceSendConnection}); the receiver holds it until the receive is posted, and still sends
- * that receive's CTS.</li>
+ * <li>CTS ("clear to send"), listener to connector on the channel's stream, 40 bytes: region key, flags
+ * ({@link #CTS_CLOSED} when the receiving end closed, {@link #CTS_CREDIT} for a credit report only), offset in the
+ * region, capacity, expected tag, the message's number on the channel (from 0; the n-th receive takes the n-th
+ * message), credits (eager FIN boxes freed since the last report). Only a receive longer than
+ * {@link #INLINE_MAX_BYTES}, or one whose message announced itself by an RTS, sends a CTS: a shorter message can only
+ * come inside its FIN. The sender pairs a CTS with its message by number and discards the CTS of a message that
+ * went eagerly.</li>
+ * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, flags ({@link #FIN_EAGER}: sent without
+ * a CTS, so it holds one of the sender's credits until its box is posted again), size, tag. Sent once the WRITE of
+ * the message completed (every byte placed and acknowledged), or instead of it when the receive does not match;
+ * FINs come in message order, so the n-th completes the n-th receive, and the send completes once its FIN is
+ * acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the sending end closed. A message of at most
+ * {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE (status {@link #FIN_INLINE}, the size bytes
+ * right after the 24), and usually eagerly: without waiting for any CTS, into one of the FIN boxes the receiver
+ * keeps posted; the receiver holds it until its receive is posted. {@link #FIN_RTS} ("ready to send", always eager)
+ * announces a longer message whose CTS the sender does not have: the receiver then sends that message's CTS even
+ * for a short receive, so a message too long for it is refused the usual way; the message's own FIN follows.</li>
  * </ul>
  */
 final class ControlMessages {
     static final int HELLO_BYTES = 20;
-    static final int CTS_BYTES = 32;
+    static final int CTS_BYTES = 40;
     static final int FIN_BYTES = 24;
     /** Room for the largest control message but a FIN with its data. */
-    static final int BOX_BYTES = 32;
+    static final int BOX_BYTES = 40;
     /** The longest message sent inside its FIN: a FIN with its data fits one 4 KiB payload. */
     static final int INLINE_MAX_BYTES = 4096 - FIN_BYTES;
     /** Room for a FIN with the most data it carries. */
     static final int FIN_BOX_BYTES = FIN_BYTES + INLINE_MAX_BYTES;
 
     static final int HELLO_MAGIC = 0x4A4D4848;
-    /** 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN; 4: such a FIN may come before its CTS. */
-    static final int VERSION = 4;
+    /**
+     * 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN; 4: such a FIN may come before its CTS;
+     * 5: a short receive sends no CTS, CTSs carry the message number and credits, FINs the eager flag, RTS.
+     */
+    static final int VERSION = 5;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;
+    static final int CTS_CREDIT = 2;
 
     static final int FIN_OK = 0;
     static final int FIN_TAG_MISMATCH = 1;
     static final int FIN_TRUNCATED = 2;
     static final int FIN_CLOSED = 3;
     static final int FIN_INLINE = 4;
+    static final int FIN_RTS = 5;
+
+    /** FIN flag: sent without a CTS (eagerly), holding a credit. */
+    static final int FIN_EAGER = 1;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -85,12 +98,15 @@ final class ControlMessages {
         return box.get(INT, 16);
     }
 
-    static void putCts(MemorySegment box, int regionKey, int flags, long offset, long capacity, long tag) {
+    static void putCts(MemorySegment box, int regionKey, int flags, long offset, long capacity, long tag,
+                       int message, int credits) {
         box.set(INT, 0, regionKey);
         box.set(INT, 4, flags);
         box.set(LONG, 8, offset);
         box.set(LONG, 16, capacity);
         box.set(LONG, 24, tag);
+        box.set(INT, 32, message);
+        box.set(INT, 36, credits);
     }
 
     static int ctsRegionKey(MemorySegment box) {
@@ -113,15 +129,27 @@ final class ControlMessages {
         return box.get(LONG, 24);
     }
 
-    static void putFin(MemorySegment box, int status, long size, long tag) {
+    static int ctsMessage(MemorySegment box) {
+        return box.get(INT, 32);
+    }
+
+    static int ctsCredits(MemorySegment box) {
+        return box.get(INT, 36);
+    }
+
+    static void putFin(MemorySegment box, int status, int flags, long size, long tag) {
         box.set(INT, 0, status);
-        box.set(INT, 4, 0);
+        box.set(INT, 4, flags);
         box.set(LONG, 8, size);
         box.set(LONG, 16, tag);
     }
 
     static int finStatus(MemorySegment box) {
         return box.get(INT, 0);
+    }
+
+    static int finFlags(MemorySegment box) {
+        return box.get(INT, 4);
     }
 
     static long finSize(MemorySegment box) {

@@ -69,8 +69,8 @@ import java.util.random.RandomGenerator;
  * MetaRoCE connection (its paths, congestion control and loss recovery); each channel has its own stream.
  *
  * <p><b>Protocol.</b> Receiver-driven, as RDMA transports are: a posted receive sends a CTS naming its memory; the
- * matching send WRITEs into it directly (out-of-order placement, no copy) and then sends a FIN (see
- * {@link ControlMessages}).
+ * matching send WRITEs into it directly (out-of-order placement, no copy) and then sends a FIN. A message that fits
+ * one payload travels inside its FIN, eagerly, and its receive sends no CTS (see {@link ControlMessages}).
  *
  * <p><b>Threads.</b> The protocol runs on one thread at a time, whichever takes a lock-free flag first: a caller
  * polling a request, an accept or a connect runs a duty cycle itself, and a driver thread (dedicated, or shared

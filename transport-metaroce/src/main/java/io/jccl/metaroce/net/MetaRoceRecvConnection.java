@@ -14,41 +14,49 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The receiving end. Each posted receive opens its memory to the peer's WRITEs (a region of the MetaRoCE endpoint)
- * and sends a CTS naming it, its capacity and its tag; the sender's FIN for the same position completes it. A
- * message of at most {@link ControlMessages#INLINE_MAX_BYTES} comes inside its FIN and is copied out of the FIN box,
- * so a receive no longer than that opens no region. Such a FIN may come <em>eagerly</em>, before its receive was
- * posted (the sender did not wait for the CTS): it stays in its box until the receive is posted, which then completes
- * at once; its CTS still goes (the sender discards it, and learns from it that the box is free again). The sender
- * keeps at most {@link MetaRoceSendConnection#EAGER_CREDITS} such FINs out, so the boxes posted for them suffice.
+ * The receiving end. A receive longer than {@link ControlMessages#INLINE_MAX_BYTES} opens its memory to the peer's
+ * WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its message number;
+ * the sender's FIN for the same message completes it. A shorter receive sends nothing: its message can only come
+ * inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this end keeps
+ * posted; a FIN that comes before its receive was posted stays in its box until the receive is posted, which then
+ * completes at once. Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted
+ * again, reported inside the next CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer
+ * message with no CTS at hand) makes its receive send its CTS even when short, so the sender learns it is too long.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
  * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender, which fails the
  * sends that had started into them and withdraws their WRITEs.
  */
 final class MetaRoceRecvConnection extends Channel implements RecvConnection {
+    /** Freed eager boxes reported by a CREDIT message once this many are unreported (half the sender's credits). */
+    static final int CREDIT_REPORT = MetaRoceSendConnection.EAGER_CREDITS / 2;
+    /** CREDIT messages that may be out at once. */
+    static final int CREDIT_BOXES = 4;
+
     private final MemorySegment closeBox;
     private final MemorySegment[] finBoxes;
     private final WorkOwner[] finOwners;
     private final WorkOwner ignore = (kind, status, bytes) -> { };
     private final AtomicBoolean closeCalled = new AtomicBoolean();
 
-    // Driving thread: receives whose CTS went out, in order; the n-th FIN completes the n-th.
+    // Driving thread: receives not yet complete, in order (with or without a CTS); the next FIN completes the first.
     private final MetaRoceRequest[] pending;
     private int pendingHead;
     private int pendingCount;
+    /** The number of the next receive posted (the n-th receive takes the n-th message). */
+    private int nextMessage;
     private boolean closing;
-    // Driving thread: FIN boxes holding eager messages that came before their receive, in order.
+    // Driving thread: FIN boxes holding eager FINs or RTSs that came before their receive, in order.
     private final int[] held;
     private int heldHead;
     private int heldCount;
-    // Driving thread: boxes for the CTSs of receives that completed from a held FIN at once (the request's own box
-    // is reused as soon as the caller sees it complete; the CTS may still be retransmitted), each free again when
-    // its SEND completes.
-    private final MemorySegment[] spareCtsBoxes;
-    private final WorkOwner[] spareCtsOwners;
-    private final int[] freeSpareCts;
-    private int freeSpareCtsCount;
+    /** Eager boxes posted again since the sender was last told. */
+    private int freedUnreported;
+    // Driving thread: boxes for CREDIT messages, each free again when its SEND completes.
+    private final MemorySegment[] creditBoxes;
+    private final WorkOwner[] creditOwners;
+    private final int[] freeCredits;
+    private int freeCreditCount;
     // Driving thread: the sending end closed (or its transport drained) while eager messages were held: the
     // receives posted next still take those, then the channel fails with this.
     private NetException.Reason senderGoneReason;
@@ -68,15 +76,14 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         pending = new MetaRoceRequest[maxInflight];
         held = new int[boxes];
-        int spares = maxInflight + MetaRoceSendConnection.EAGER_CREDITS;
-        spareCtsBoxes = new MemorySegment[spares];
-        spareCtsOwners = new WorkOwner[spares];
-        freeSpareCts = new int[spares];
-        for (int i = 0; i < spares; i++) {
-            spareCtsBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
+        creditBoxes = new MemorySegment[CREDIT_BOXES];
+        creditOwners = new WorkOwner[CREDIT_BOXES];
+        freeCredits = new int[CREDIT_BOXES];
+        for (int i = 0; i < CREDIT_BOXES; i++) {
+            creditBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
             int box = i;
-            spareCtsOwners[i] = (kind, status, bytes) -> onSpareCtsSent(box, status);
-            freeSpareCts[freeSpareCtsCount++] = i;
+            creditOwners[i] = (kind, status, bytes) -> onCreditSent(box, status);
+            freeCredits[freeCreditCount++] = i;
         }
     }
 
@@ -125,23 +132,74 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             r.fail(closedFailure());
             return;
         }
+        r.message = nextMessage++;
         if (heldCount > 0) {
-            completeFromHeldFin(r);
+            takeHeld(r);
             return;
         }
-        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {   // a shorter message comes inside its FIN
-            r.regionKey = side.endpoint.registerRegion(r.buffer, true);
-        }
-        ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag);
-        long cts = side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.CTS_BYTES);
-        if (cts == Verbs.QUEUE_FULL) {
-            release(r);
+        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES && !sendCts(r)) {   // a shorter message comes eagerly
             r.fail(queueFull());
             return;
         }
-        r.ctsWorkId = cts;
-        r.outstandingWork = 2;   // the CTS leaving, and the FIN arriving
+        r.outstandingWork++;   // the FIN arriving
         pending[(pendingHead + pendingCount++) % pending.length] = r;
+    }
+
+    /**
+     * Sends the CTS of a receive (opening its memory when it is longer than a FIN carries), with the credits not yet
+     * reported; the CTS leaving is one more piece of work of the receive.
+     *
+     * @return false when the connection's work queue is full (nothing was sent, nothing stays open)
+     */
+    private boolean sendCts(MetaRoceRequest r) {
+        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {
+            r.regionKey = side.endpoint.registerRegion(r.buffer, true);
+        }
+        ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag,
+                r.message, freedUnreported);
+        long cts = side.postSend(r, connectionId, stream, r.control, 0, ControlMessages.CTS_BYTES);
+        if (cts == Verbs.QUEUE_FULL) {
+            release(r);
+            return false;
+        }
+        freedUnreported = 0;
+        r.ctsWorkId = cts;
+        r.ctsSent = true;
+        r.outstandingWork++;
+        return true;
+    }
+
+    /** Posts an eager FIN's (or RTS's) box again: one more credit for the sender, reported when enough are. */
+    private void repostEagerBox(int box) {
+        postFinBox(box);
+        freedUnreported++;
+        sendCreditsIfDue();
+    }
+
+    private void sendCreditsIfDue() {
+        if (freedUnreported < CREDIT_REPORT || freeCreditCount == 0 || closing || isClosed()) {
+            return;
+        }
+        int box = freeCredits[--freeCreditCount];
+        ControlMessages.putCts(creditBoxes[box], -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, freedUnreported);
+        if (side.postSend(creditOwners[box], connectionId, stream, creditBoxes[box], 0, ControlMessages.CTS_BYTES)
+                == Verbs.QUEUE_FULL) {
+            freeCredits[freeCreditCount++] = box;
+            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
+            return;
+        }
+        freedUnreported = 0;
+    }
+
+    private void onCreditSent(int box, CompletionStatus status) {
+        freeCredits[freeCreditCount++] = box;
+        if (closedStatus(status)) {
+            if (heldCount == 0) {
+                connectionLost();   // with messages still held, the next receives take them first (senderGone)
+            }
+            return;
+        }
+        sendCreditsIfDue();
     }
 
     /**
@@ -158,55 +216,44 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     /**
-     * The message of this receive came eagerly and waits in a FIN box: the receive takes it now. Its CTS still goes,
-     * so that the sender's n-th CTS stays the n-th receive's and its eager credit returns: from a spare box, and the
-     * receive completes at once; when none is free (rare), from the request's own, and it completes when the CTS is
-     * acknowledged.
+     * The message of this receive announced itself before the receive was posted and waits in a FIN box: an eager
+     * FIN, which the receive takes now (it completes at once, no CTS), or an RTS, after which the receive sends its
+     * CTS whatever its length and waits for the FIN.
      */
-    private void completeFromHeldFin(MetaRoceRequest r) {
+    private void takeHeld(MetaRoceRequest r) {
         int box = held[heldHead];
         heldHead = (heldHead + 1) % held.length;
         heldCount--;
         MemorySegment b = finBoxes[box];
+        boolean rts = ControlMessages.finStatus(b) == ControlMessages.FIN_RTS;
         if (senderGoneReason != null) {
-            // The sender needs no CTS any more (and its connection may be gone): take the message and, after the
-            // last one held, fail the channel.
-            takeInline(r, ControlMessages.finSize(b), ControlMessages.finTag(b), b);
-            finishIfDone(r);
+            // The sender needs no CTS nor credits any more (and its connection may be gone): take the message and,
+            // after the last one held, fail the channel.
+            if (rts) {
+                r.fail(new NetException(senderGoneReason, senderGoneWhy));
+            } else {
+                takeInline(r, ControlMessages.finSize(b), ControlMessages.finTag(b), b);
+                finishIfDone(r);
+            }
             if (heldCount == 0) {
                 broken(senderGoneReason, senderGoneWhy);
             }
             return;
         }
-        boolean spare = freeSpareCtsCount > 0;
-        int spareBox = spare ? freeSpareCts[--freeSpareCtsCount] : -1;
-        MemorySegment cts = spare ? spareCtsBoxes[spareBox] : r.control;
-        ControlMessages.putCts(cts, -1, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag);
-        long work = side.postSend(spare ? spareCtsOwners[spareBox] : r, connectionId, stream, cts, 0,
-                ControlMessages.CTS_BYTES);
-        if (work == Verbs.QUEUE_FULL) {
-            if (spare) {
-                freeSpareCts[freeSpareCtsCount++] = spareBox;
+        if (rts) {
+            repostEagerBox(box);
+            if (!sendCts(r)) {
+                r.fail(queueFull());
+                broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
+                return;
             }
-            r.fail(queueFull());
-            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
+            r.outstandingWork++;   // the FIN arriving
+            pending[(pendingHead + pendingCount++) % pending.length] = r;
             return;
         }
         takeInline(r, ControlMessages.finSize(b), ControlMessages.finTag(b), b);
-        postFinBox(box);
-        if (spare) {
-            finishIfDone(r);   // outstandingWork is 0
-        } else {
-            r.ctsWorkId = work;
-            r.outstandingWork = 1;   // onRequestWork completes it
-        }
-    }
-
-    private void onSpareCtsSent(int spare, CompletionStatus status) {
-        freeSpareCts[freeSpareCtsCount++] = spare;
-        if (closedStatus(status) && heldCount == 0) {
-            connectionLost();   // with messages still held, the next receives take them first (senderGone)
-        }
+        repostEagerBox(box);
+        finishIfDone(r);   // outstandingWork is 0
     }
 
     /** Checks an inline message against its receive and copies it in, or records why not. */
@@ -264,25 +311,38 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         MemorySegment b = finBoxes[box];
         int finStatus = ControlMessages.finStatus(b);
+        int flags = ControlMessages.finFlags(b);
+        boolean eager = flags == ControlMessages.FIN_EAGER;
+        boolean rts = finStatus == ControlMessages.FIN_RTS;
         long inlineBytes = finStatus == ControlMessages.FIN_INLINE ? ControlMessages.finSize(b) : 0;
-        boolean eagerEarly = finStatus == ControlMessages.FIN_INLINE && pendingCount == 0;
         if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > ControlMessages.INLINE_MAX_BYTES
-                || bytes != ControlMessages.FIN_BYTES + inlineBytes
-                || (finStatus != ControlMessages.FIN_CLOSED && pendingCount == 0 && !eagerEarly)
-                || (eagerEarly && heldCount == held.length)) {
+                || bytes != ControlMessages.FIN_BYTES + inlineBytes || (flags != 0 && !eager)
+                || (eager && finStatus != ControlMessages.FIN_INLINE && !rts) || (rts && !eager)
+                || (rts && ControlMessages.finSize(b) <= ControlMessages.INLINE_MAX_BYTES)
+                || (finStatus != ControlMessages.FIN_CLOSED && pendingCount == 0 && !eager)
+                || (eager && pendingCount == 0 && heldCount == held.length)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a malformed FIN (" + bytes + " bytes, "
-                    + status + ", status " + finStatus + ", " + pendingCount + " receives pending)");
+                    + status + ", status " + finStatus + ", flags " + flags + ", " + pendingCount
+                    + " receives pending)");
             return;
         }
         if (finStatus == ControlMessages.FIN_CLOSED) {
             senderGone(NetException.Reason.PEER_CLOSED, "the sending end closed");
             return;
         }
-        if (eagerEarly) {
-            held[(heldHead + heldCount++) % held.length] = box;   // its receive is not posted yet
+        if (pendingCount == 0) {
+            held[(heldHead + heldCount++) % held.length] = box;   // eager, before its receive was posted
             return;
         }
         MetaRoceRequest r = pending[pendingHead];
+        if (rts) {
+            // A message longer than a FIN carries, with no CTS at hand: a receive that sent none sends it now.
+            repostEagerBox(box);
+            if (!r.ctsSent && !closing && !sendCts(r)) {
+                broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
+            }
+            return;
+        }
         pending[pendingHead] = null;
         pendingHead = (pendingHead + 1) % pending.length;
         pendingCount--;
@@ -306,16 +366,22 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             default -> r.failure = new NetException(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a FIN"
                     + " with unknown status " + finStatus);
         }
-        if (r.ctsWorkId != -1) {
-            // The FIN proves the CTS arrived: its acknowledgement may still be on its way, or lost with a peer that
-            // closed right after (its send completed with this FIN's acknowledgement); the receive is complete now.
+        if (r.ctsWorkId != -1 && !eager) {
+            // A FIN sent on the CTS proves the CTS arrived: its acknowledgement may still be on its way, or lost with
+            // a peer that closed right after (its send completed with this FIN's acknowledgement); the receive is
+            // complete now. An eager FIN proves nothing of the kind: the receive completes when its CTS is
+            // acknowledged (the CTS leaves from the request's own box, reused by the next receive).
             side.disown(r.ctsWorkId);
             r.ctsWorkId = -1;
             r.outstandingWork--;
         }
         r.outstandingWork--;
         finishIfDone(r);
-        postFinBox(box);
+        if (eager) {
+            repostEagerBox(box);
+        } else {
+            postFinBox(box);
+        }
     }
 
     @Override
@@ -336,7 +402,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     private void sendClosedCts() {
-        ControlMessages.putCts(closeBox, -1, ControlMessages.CTS_CLOSED, 0, 0, 0);
+        ControlMessages.putCts(closeBox, -1, ControlMessages.CTS_CLOSED, 0, 0, 0, 0, 0);
         side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.CTS_BYTES);
     }
 

@@ -38,6 +38,14 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     int outstandingWork;
     /** A send's FIN status once known (its WRITE done, or a mismatch found); -1 before. */
     int finStatus = -1;
+    /** The message's number on its channel (the n-th send pairs with the n-th receive), from 0, wrapping. */
+    int message;
+    /** A receive sent its CTS; a send waits for its CTS ({@link #rtsQueued}: and announced itself by an RTS). */
+    boolean ctsSent;
+    boolean waitingForCts;
+    boolean rtsQueued;
+    /** A send's FIN goes eagerly (without a CTS), holding a credit. */
+    boolean eagerFin;
     /** A receive's CTS while it is unacknowledged (its work id); -1 otherwise. */
     long ctsWorkId = -1;
     /** A send's WRITE while it is incomplete (its work id); -1 otherwise. */
@@ -86,6 +94,10 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         finStatus = -1;
         ctsWorkId = -1;
         writeWorkId = -1;
+        ctsSent = false;
+        waitingForCts = false;
+        rtsQueued = false;
+        eagerFin = false;
     }
 
     /** Driving thread: reports success to the poster (once). */

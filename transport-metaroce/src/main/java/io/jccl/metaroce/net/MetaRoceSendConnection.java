@@ -14,17 +14,19 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The sending end. A send waits for the receiver's CTS for the same position (which names the receive's memory,
- * capacity and tag), WRITEs the message straight into that memory, and once every byte is placed and acknowledged
- * sends a FIN that completes the receive. The send completes when the FIN is acknowledged: then the receiver has the
- * whole message, so a rank whose sends all completed may close without losing any of them. A send that does not
- * match its receive (another tag, too long) writes nothing: its FIN says why, and both ends fail.
+ * The sending end. A message longer than {@link ControlMessages#INLINE_MAX_BYTES} waits for the receiver's CTS for
+ * its number (which names the receive's memory, capacity and tag), is WRITTEN straight into that memory, and once
+ * every byte is placed and acknowledged a FIN completes the receive. The send completes when the FIN is
+ * acknowledged: then the receiver has the whole message, so a rank whose sends all completed may close without
+ * losing any of them. A send that does not match its receive (another tag, too long) writes nothing: its FIN says
+ * why, and both ends fail. When no CTS for it is at hand such a message sends an RTS first (a short receive sends no
+ * CTS unless asked).
  *
- * <p>A message of at most {@link ControlMessages#INLINE_MAX_BYTES} is not written: it travels inside its FIN (and
- * completes, like every send, when that is acknowledged). Such a message is <em>eager</em> when nothing is queued
- * ahead of it and no CTS is at hand: its FIN leaves at once, into one of the FIN boxes the receiver keeps posted,
- * without waiting for the CTS; the CTS of its position still comes and is discarded. At most {@link #EAGER_CREDITS} eager messages are
- * out whose CTS has not come, so they never hold more of the receiver's boxes than it posted for them.
+ * <p>A shorter message is not written: it travels inside its FIN, <em>eagerly</em> unless its CTS is at hand (a long
+ * receive sent one): the FIN leaves at once, into one of the FIN boxes the receiver keeps posted (the receiver checks
+ * tag and size itself). Each eager FIN or RTS holds a credit until the receiver reports its box posted again; at most
+ * {@link #EAGER_CREDITS} are out, so they never need more boxes than it posted for them. Messages start in order:
+ * one waits while the message before it waits for its CTS or a credit.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -33,31 +35,37 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final WorkOwner[] ctsOwners;
     private static final int NO_FIN_YET = -1;
     /**
-     * Eager messages that may be out before their CTS came (each may hold a FIN box of the receiver until its
-     * receive is posted); the receiving end posts this many FIN boxes beyond its receives'.
+     * Eager FINs and RTSs that may be out before the receiver reported their boxes free again; the receiving end
+     * posts this many FIN boxes beyond its receives'.
      */
     static final int EAGER_CREDITS = 16;
 
     private final WorkOwner ignore = (kind, status, bytes) -> { };
     private final AtomicBoolean closeCalled = new AtomicBoolean();
 
-    // Driving thread: received CTSs not yet matched, in order.
+    // Driving thread: received CTSs for messages not yet started, in increasing message number.
     private final int[] readyKey;
     private final int[] readyFlags;
     private final long[] readyOffset;
     private final long[] readyCapacity;
     private final long[] readyTag;
+    private final int[] readyMessage;
     private int readyHead;
     private int readyCount;
-    // Driving thread: posted sends waiting for their CTS, in order, and (null) the positions of eager sends whose
-    // CTS is still to come and be discarded.
+    // Driving thread: posted sends not yet started (waiting for their CTS or a credit), in order.
     private final MetaRoceRequest[] waiting;
     private int waitHead;
     private int waitCount;
-    /** Requests (not eager markers) among {@link #waiting}. */
-    private int waitingRequests;
-    // Driving thread: started sends whose FIN has not left yet, in posting order.
+    /** The number of the next send posted. */
+    private int nextMessage;
+    /** Eager FINs and RTSs sent (or queued) whose boxes the receiver has not reported free. */
+    private int eagerOut;
+    /** The receiving end closed (a closed CTS came): every send not started fails. */
+    private boolean receiverGone;
+    // Driving thread: FINs (and RTSs) to send in posting order, each with the send it is for.
     private final MetaRoceRequest[] inOrder;
+    private final boolean[] inOrderRts;
+    private final int[] inOrderMessage;
     private int orderHead;
     private int orderCount;
     private int started;
@@ -75,7 +83,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         super(transport, side, connectionId, index, peerRank, signal, maxInflight, arena);
         helloBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
         closeBox = arena.allocate(ControlMessages.BOX_BYTES, 8);
-        int boxes = maxInflight + 1;
+        int boxes = maxInflight + 1 + MetaRoceRecvConnection.CREDIT_BOXES;
         ctsBoxes = new MemorySegment[boxes];
         ctsOwners = new WorkOwner[boxes];
         for (int i = 0; i < boxes; i++) {
@@ -89,8 +97,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         readyOffset = new long[ready];
         readyCapacity = new long[ready];
         readyTag = new long[ready];
-        waiting = new MetaRoceRequest[maxInflight + EAGER_CREDITS];
-        inOrder = new MetaRoceRequest[maxInflight];
+        readyMessage = new int[ready];
+        waiting = new MetaRoceRequest[maxInflight];
+        inOrder = new MetaRoceRequest[2 * maxInflight];
+        inOrderRts = new boolean[2 * maxInflight];
+        inOrderMessage = new int[2 * maxInflight];
         int fins = 2 * maxInflight;
         finBoxes = new MemorySegment[fins];
         finOwners = new WorkOwner[fins];
@@ -146,16 +157,10 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.fail(closedFailure());
             return;
         }
-        if (readyCount == 0 && waitingRequests == 0 && waitCount - waitingRequests < EAGER_CREDITS
-                && r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
-            // Eager: nothing ahead of it and no CTS at hand, so the FIN leaves now; its CTS is discarded when it comes.
-            waiting[(waitHead + waitCount++) % waiting.length] = null;   // markers: waitCount - waitingRequests
-            begin(r, ControlMessages.FIN_INLINE);
-            return;
-        }
+        r.message = nextMessage++;
+        r.waitingForCts = true;
         waiting[(waitHead + waitCount++) % waiting.length] = r;
-        waitingRequests++;
-        match();
+        startInOrder();
     }
 
     private void onCts(int box, CompletionStatus status, long bytes) {
@@ -173,26 +178,117 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             return;   // broken already
         }
         MemorySegment b = ctsBoxes[box];
-        if (status != CompletionStatus.OK || bytes != ControlMessages.CTS_BYTES || readyCount == readyKey.length) {
+        int flags = ControlMessages.ctsFlags(b);
+        int credits = ControlMessages.ctsCredits(b);
+        if (status != CompletionStatus.OK || bytes != ControlMessages.CTS_BYTES || credits < 0 || credits > eagerOut
+                || (flags != ControlMessages.CTS_OPEN && flags != ControlMessages.CTS_CLOSED
+                && flags != ControlMessages.CTS_CREDIT)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a malformed CTS (" + bytes + " bytes, "
-                    + status + ", " + readyCount + " unmatched)");
+                    + status + ", flags " + flags + ", " + credits + " credits for " + eagerOut + " out)");
             return;
         }
-        if (ControlMessages.ctsFlags(b) == ControlMessages.CTS_CLOSED) {
+        eagerOut -= credits;
+        if (flags == ControlMessages.CTS_CLOSED) {
             receiverClosed();
             readyCount = 0;   // the receives those CTSs named were failed and withdrawn too
-            dropEagerMarkers();   // no CTS comes for them any more
+            receiverGone = true;
+            startInOrder();
+            return;
         }
-        int at = (readyHead + readyCount++) % readyKey.length;
+        postCtsBox(box);
+        if (flags == ControlMessages.CTS_OPEN && !take(b)) {
+            return;
+        }
+        startInOrder();
+    }
+
+    /**
+     * Keeps a CTS until its message starts, or discards it when its message went eagerly (or was failed).
+     *
+     * @return false when the CTS broke the protocol (the channel is broken)
+     */
+    private boolean take(MemorySegment b) {
+        int message = ControlMessages.ctsMessage(b);
+        int oldest = waitCount > 0 ? waiting[waitHead].message : nextMessage;
+        if (message - oldest < 0) {
+            return true;   // its message went eagerly: the receiver checks its tag and size itself
+        }
+        int last = readyCount > 0 ? readyMessage[(readyHead + readyCount - 1) % readyKey.length] : 0;
+        boolean first = readyCount > 0 && waitCount > 0 && message == oldest && message - last < 0;
+        if (readyCount == readyKey.length || (readyCount > 0 && message - last <= 0 && !first)) {
+            broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a CTS for message " + message
+                    + " out of order (" + readyCount + " unmatched, the last for message " + last + ")");
+            return false;
+        }
+        int at;
+        if (first) {
+            // The CTS an RTS asked for, for the oldest waiting message: ahead of those long receives sent at once.
+            readyHead = (readyHead - 1 + readyKey.length) % readyKey.length;
+            readyCount++;
+            at = readyHead;
+        } else {
+            at = (readyHead + readyCount++) % readyKey.length;
+        }
         readyKey[at] = ControlMessages.ctsRegionKey(b);
         readyFlags[at] = ControlMessages.ctsFlags(b);
         readyOffset[at] = ControlMessages.ctsOffset(b);
         readyCapacity[at] = ControlMessages.ctsCapacity(b);
         readyTag[at] = ControlMessages.ctsTag(b);
-        if (readyFlags[at] != ControlMessages.CTS_CLOSED) {
-            postCtsBox(box);
+        readyMessage[at] = message;
+        return true;
+    }
+
+    /**
+     * Starts waiting sends in order while it can: with its CTS when at hand, else a short one eagerly when a credit
+     * is free; a long one without its CTS announces itself once by an RTS (a credit too) and waits.
+     */
+    private void startInOrder() {
+        while (waitCount > 0 && !isClosedByPeerOrError()) {
+            MetaRoceRequest r = waiting[waitHead];
+            if (receiverGone) {
+                popWaiting();
+                r.fail(new NetException(NetException.Reason.PEER_CLOSED, "the receiving end closed"));
+                broken(NetException.Reason.PEER_CLOSED, "the receiving end closed");
+                return;
+            }
+            while (readyCount > 0 && readyMessage[readyHead] - r.message < 0) {
+                readyHead = (readyHead + 1) % readyKey.length;   // for a message that failed before it started
+                readyCount--;
+            }
+            if (readyCount > 0 && readyMessage[readyHead] == r.message) {
+                int at = readyHead;
+                readyHead = (readyHead + 1) % readyKey.length;
+                readyCount--;
+                popWaiting();
+                start(r, readyKey[at], readyFlags[at], readyOffset[at], readyCapacity[at], readyTag[at]);
+                continue;
+            }
+            if (eagerOut == EAGER_CREDITS) {
+                return;   // a credit comes back with the receiver's next CTS or CREDIT
+            }
+            if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
+                popWaiting();
+                eagerOut++;
+                r.eagerFin = true;
+                begin(r, ControlMessages.FIN_INLINE);
+                continue;
+            }
+            if (!r.rtsQueued) {
+                eagerOut++;
+                r.rtsQueued = true;
+                putInOrder(r, true);
+                sendFinsInOrder();
+            }
+            return;
         }
-        match();
+    }
+
+    private void popWaiting() {
+        MetaRoceRequest r = waiting[waitHead];
+        waiting[waitHead] = null;
+        waitHead = (waitHead + 1) % waiting.length;
+        waitCount--;
+        r.waitingForCts = false;
     }
 
     /**
@@ -203,9 +299,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private void receiverClosed() {
         while (orderCount > 0) {
             MetaRoceRequest r = inOrder[orderHead];
-            inOrder[orderHead] = null;
-            orderHead = (orderHead + 1) % inOrder.length;
-            orderCount--;
+            boolean rts = inOrderRts[orderHead];
+            popInOrder();
+            if (rts) {
+                continue;   // its send is still waiting: it fails with the others (receiverGone)
+            }
             started--;
             if (r.writeWorkId != -1) {
                 side.cancelWrite(connectionId, r.writeWorkId);
@@ -214,44 +312,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             r.outstandingWork = 0;
             r.fail(new NetException(NetException.Reason.PEER_CLOSED, "the receiving end (" + peerName()
                     + ") closed before this message was delivered"));
-        }
-    }
-
-    /** Keeps the waiting requests in order and forgets the eager positions among them. */
-    private void dropEagerMarkers() {
-        int kept = 0;
-        for (int i = 0; i < waitCount; i++) {
-            MetaRoceRequest r = waiting[(waitHead + i) % waiting.length];
-            if (r != null) {
-                waiting[(waitHead + kept++) % waiting.length] = r;
-            }
-        }
-        for (int i = kept; i < waitCount; i++) {
-            waiting[(waitHead + i) % waiting.length] = null;
-        }
-        waitCount = kept;
-    }
-
-    private void match() {
-        while (waitCount > 0 && readyCount > 0 && !isClosedByPeerOrError()) {
-            MetaRoceRequest r = waiting[waitHead];
-            waiting[waitHead] = null;
-            waitHead = (waitHead + 1) % waiting.length;
-            waitCount--;
-            int at = readyHead;
-            readyHead = (readyHead + 1) % readyKey.length;
-            readyCount--;
-            if (r == null) {
-                // The CTS of a message that went eagerly: the receiver checks its tag and size itself.
-                if (readyFlags[at] != ControlMessages.CTS_OPEN) {
-                    broken(NetException.Reason.PROTOCOL_ERROR, "the receiving end sent a CTS with flags "
-                            + readyFlags[at] + " for a message that went eagerly");
-                    return;
-                }
-                continue;
-            }
-            waitingRequests--;
-            start(r, readyKey[at], readyFlags[at], readyOffset[at], readyCapacity[at], readyTag[at]);
         }
     }
 
@@ -301,27 +361,47 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private void begin(MetaRoceRequest r, int finStatus) {
         r.outstandingWork = 1;
         r.finStatus = finStatus;
-        inOrder[(orderHead + orderCount++) % inOrder.length] = r;
+        putInOrder(r, false);
         started++;
         sendFinsInOrder();
     }
 
+    private void putInOrder(MetaRoceRequest r, boolean rts) {
+        int at = (orderHead + orderCount++) % inOrder.length;
+        inOrder[at] = r;
+        inOrderRts[at] = rts;
+        inOrderMessage[at] = r.message;
+    }
+
     /**
-     * FINs leave in the order the sends were posted (the n-th FIN completes the n-th receive), though WRITEs may
-     * complete in any order.
+     * FINs (and RTSs) leave in the order the sends were posted (the n-th FIN completes the n-th receive), though
+     * WRITEs may complete in any order.
      */
     private void sendFinsInOrder() {
-        while (orderCount > 0 && inOrder[orderHead].finStatus != NO_FIN_YET && freeFinCount > 0) {
+        while (orderCount > 0) {
             MetaRoceRequest r = inOrder[orderHead];
-            inOrder[orderHead] = null;
-            orderHead = (orderHead + 1) % inOrder.length;
-            orderCount--;
+            boolean rts = inOrderRts[orderHead];
+            if (rts && (r.message != inOrderMessage[orderHead] || !r.waitingForCts)) {
+                popInOrder();   // the send started (its CTS came) or failed first: no RTS needed
+                eagerOut--;
+                continue;
+            }
+            if ((!rts && r.finStatus == NO_FIN_YET) || freeFinCount == 0) {
+                break;
+            }
+            popInOrder();
             int box = freeFins[--freeFinCount];
-            ControlMessages.putFin(finBoxes[box], r.finStatus, r.sizeBytes, r.tag);
             long finBytes = ControlMessages.FIN_BYTES;
-            if (r.finStatus == ControlMessages.FIN_INLINE) {
-                MemorySegment.copy(r.buffer, r.offset, finBoxes[box], ControlMessages.FIN_BYTES, r.sizeBytes);
-                finBytes += r.sizeBytes;
+            if (rts) {
+                ControlMessages.putFin(finBoxes[box], ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER,
+                        r.sizeBytes, r.tag);
+            } else {
+                ControlMessages.putFin(finBoxes[box], r.finStatus, r.eagerFin ? ControlMessages.FIN_EAGER : 0,
+                        r.sizeBytes, r.tag);
+                if (r.finStatus == ControlMessages.FIN_INLINE) {
+                    MemorySegment.copy(r.buffer, r.offset, finBoxes[box], ControlMessages.FIN_BYTES, r.sizeBytes);
+                    finBytes += r.sizeBytes;
+                }
             }
             if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, finBytes)
                     == Verbs.QUEUE_FULL) {
@@ -332,12 +412,20 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             }
             // The message is in place and its FIN is on its way, in order behind the earlier ones; the send
             // completes when the FIN is acknowledged (onFinSent), so that completion means the peer has it all.
-            finRequests[box] = r;
+            // An RTS completes nothing.
+            finRequests[box] = rts ? null : r;
         }
         if (closing && started == 0 && !closedFinSent) {
             closedFinSent = true;
             sendClosedFin();
         }
+    }
+
+    private void popInOrder() {
+        inOrder[orderHead] = null;
+        inOrderRts[orderHead] = false;
+        orderHead = (orderHead + 1) % inOrder.length;
+        orderCount--;
     }
 
     private void onFinSent(int box, CompletionStatus status) {
@@ -382,41 +470,21 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     }
 
     private void sendClosedFin() {
-        ControlMessages.putFin(closeBox, ControlMessages.FIN_CLOSED, 0, 0);
+        ControlMessages.putFin(closeBox, ControlMessages.FIN_CLOSED, 0, 0, 0);
         side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.FIN_BYTES);
     }
 
-    /**
-     * Fails the sends still waiting for their CTS, keeping the eager positions in line: their CTSs still come and
-     * must pair with them, not with the CLOSED one.
-     */
+    /** Fails the sends still waiting to start. */
     private void failWaitingRequests(NetException.Reason reason, String why) {
-        int kept = 0;
-        for (int i = 0; i < waitCount; i++) {
-            int at = (waitHead + i) % waiting.length;
-            MetaRoceRequest r = waiting[at];
-            waiting[at] = null;
-            if (r != null) {
-                r.fail(new NetException(reason, why));
-            } else {
-                kept++;
-            }
-        }
-        waitCount = kept;   // every kept entry is a marker (null), already in place
-        waitingRequests = 0;
+        failWaiting(reason, why);
     }
 
     private void failWaiting(NetException.Reason reason, String why) {
         while (waitCount > 0) {
             MetaRoceRequest r = waiting[waitHead];
-            waiting[waitHead] = null;
-            waitHead = (waitHead + 1) % waiting.length;
-            waitCount--;
-            if (r != null) {
-                r.fail(new NetException(reason, why));
-            }
+            popWaiting();
+            r.fail(new NetException(reason, why));
         }
-        waitingRequests = 0;
     }
 
     @Override
@@ -424,9 +492,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         failWaiting(reason, why);
         readyCount = 0;
         while (orderCount > 0) {
-            inOrder[orderHead] = null;
-            orderHead = (orderHead + 1) % inOrder.length;
-            orderCount--;
+            popInOrder();
         }
         for (MetaRoceRequest r : slots) {
             if (r.state == MetaRoceRequest.POSTED && !r.reported && r.outstandingWork > 0) {

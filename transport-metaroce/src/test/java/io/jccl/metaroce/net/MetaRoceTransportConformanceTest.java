@@ -224,6 +224,113 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
+     * A receive within the inline limit sends no CTS (its message can only come inside an eager FIN): 256 short
+     * exchanges cost the receiving end no CTS, only a CREDIT message every
+     * {@link MetaRoceRecvConnection#CREDIT_REPORT} freed boxes, and the sender no more than one FIN each.
+     */
+    @Test
+    void shortReceivesSendNoCtsOnlyACreditReportEveryFewMessages() {
+        Link link = link();
+        MetaRoceNetTransport receiving = ((MetaRoceRecvConnection) link.recv()).transport();
+        MetaRoceNetTransport sending = ((MetaRoceSendConnection) link.send()).transport();
+        MemorySegment src = patterned(arena.allocate(64), 0, 64, 11);
+        MemorySegment dst = arena.allocate(64);
+        awaitAll(link.recv().irecv(dst, 0, 64, 1, null), link.send().isend(src, 0, 64, 1, null));   // warm
+        long receiverBefore = receiving.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT);
+        long senderBefore = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT);
+        int messages = 256;
+        for (int i = 0; i < messages; i++) {
+            boolean receiveFirst = (i & 1) == 0;   // a FIN that finds its receive, and one that waits for it
+            NetRequest recv = receiveFirst ? link.recv().irecv(dst, 0, 64, 2 + i, null) : null;
+            NetRequest send = link.send().isend(src, 0, 8 + i % 56, 2 + i, null);
+            if (!receiveFirst) {
+                recv = link.recv().irecv(dst, 0, 64, 2 + i, null);
+            }
+            assertThat(awaitAll(recv, send)).containsExactly(8L + i % 56, 8L + i % 56);
+            assertThat(dst.asSlice(0, 8 + i % 56).mismatch(src.asSlice(0, 8 + i % 56))).isEqualTo(-1L);
+        }
+        long ctsAndCredits = receiving.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - receiverBefore;
+        long fins = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - senderBefore;
+        assertThat(ctsAndCredits).as("CREDIT messages, retransmissions aside")
+                .isBetween((long) messages / MetaRoceRecvConnection.CREDIT_REPORT - 1,
+                        (long) messages / MetaRoceRecvConnection.CREDIT_REPORT + sending.counter(
+                                io.jccl.metaroce.protocol.Counter.RETRANSMITS_RTO) + receiving.counter(
+                                io.jccl.metaroce.protocol.Counter.RETRANSMITS_RTO) + 2);
+        assertThat(fins).as("one FIN per message, retransmissions aside").isGreaterThanOrEqualTo(messages);
+    }
+
+    /**
+     * Sends and receives of random sizes on both sides of the inline limit, posted in random order in batches of up
+     * to four (sends first, receives first or interleaved): every message arrives exact and in order — eager FINs
+     * held or found, CTSs of long receives discarded when their message went eagerly, RTSs held or answered, credits
+     * coming back — and mismatched lengths fail both ends only where the protocol says. Seeded: a failure names its
+     * seed.
+     */
+    @Test
+    void mixedLengthsInRandomOrderArriveExactAndInOrder() {
+        long seed = Long.getLong("jccl.test.seed", 20261204L);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        Link link = link();
+        int limit = ControlMessages.INLINE_MAX_BYTES;
+        int[] choices = {0, 1, 8, 100, limit - 1, limit, limit + 1, 6000, 70_000};
+        for (int round = 0; round < 120; round++) {
+            int batch = 1 + random.nextInt(4);
+            int[] sizes = new int[batch];
+            long[] capacities = new long[batch];
+            MemorySegment[] sources = new MemorySegment[batch];
+            MemorySegment[] targets = new MemorySegment[batch];
+            NetRequest[] sends = new NetRequest[batch];
+            NetRequest[] recvs = new NetRequest[batch];
+            for (int i = 0; i < batch; i++) {
+                sizes[i] = choices[random.nextInt(choices.length)];
+                capacities[i] = random.nextBoolean() ? sizes[i] : Math.max(sizes[i], choices[random.nextInt(
+                        choices.length)]);
+                sources[i] = patterned(arena.allocate(sizes[i] + 1), 1, sizes[i], round * 8 + i);
+                targets[i] = arena.allocate(capacities[i] + 1);
+            }
+            int order = random.nextInt(3);   // 0: sends first, 1: receives first, 2: interleaved
+            for (int i = 0; i < batch; i++) {
+                if (order == 0) {
+                    sends[i] = link.send().isend(sources[i], 1, sizes[i], round, null);
+                }
+                if (order != 0) {
+                    recvs[i] = link.recv().irecv(targets[i], 1, capacities[i], round, null);
+                }
+                if (order == 2) {
+                    sends[i] = link.send().isend(sources[i], 1, sizes[i], round, null);
+                }
+            }
+            for (int i = 0; i < batch; i++) {
+                if (order == 0) {
+                    recvs[i] = link.recv().irecv(targets[i], 1, capacities[i], round, null);
+                } else if (order == 1) {
+                    sends[i] = link.send().isend(sources[i], 1, sizes[i], round, null);
+                }
+            }
+            for (int i = 0; i < batch; i++) {
+                String what = "seed " + seed + ", round " + round + ", message " + i + " of " + sizes[i]
+                        + " bytes into " + capacities[i] + ", order " + order;
+                assertThat(awaitAll(sends[i], recvs[i])).as(what).containsExactly((long) sizes[i], (long) sizes[i]);
+                assertThat(targets[i].asSlice(1, sizes[i]).mismatch(sources[i].asSlice(1, sizes[i]))).as(what)
+                        .isEqualTo(-1L);
+            }
+        }
+        MemorySegment src = patterned(arena.allocate(limit + 100), 0, limit + 100, 5);
+        MemorySegment dst = arena.allocate(limit + 100);
+        for (boolean receiverSide : new boolean[] {true, false}) {   // each end's failure, one pair at a time
+            NetRequest send = link.send().isend(src, 0, limit + 100, 9, null);   // an RTS, held: no receive yet
+            NetRequest recv = link.recv().irecv(dst, 0, 100, 9, null);           // too short: answers with a CTS
+            assertThat((receiverSide ? awaitFailure(recv, send) : awaitFailure(send, recv)).reason())
+                    .as("a long message into a short receive, seen by the %s", receiverSide ? "receiver" : "sender")
+                    .isEqualTo(NetException.Reason.TRUNCATED);
+        }
+        assertThat(dst.mismatch(arena.allocate(limit + 100))).as("nothing written").isEqualTo(-1L);
+        NetRequest send = link.send().isend(src, 0, 100, 10, null);
+        NetRequest recv = link.recv().irecv(dst, 0, limit + 100, 10, null);
+        assertThat(awaitAll(send, recv)).as("the channel goes on").containsExactly(100L, 100L);
+    }
+
+    /**
      * An eager message the sender could not check against its receive (no CTS came first) completes on the sender;
      * the receive fails naming what did not match, with nothing written, and the channel goes on.
      */
