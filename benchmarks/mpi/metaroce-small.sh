@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Small all-reduces over metaroce, two builds of JCCL side by side with Open MPI tcp, alternating REPS times:
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20000 -n 5000 8 1024
-#   BEFORE/jccl and ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 20000 -n 5000 --transport metaroce
-# (20,000 warm-up calls: the JIT needs thousands before the 8 B times settle; at 2,000 the first size measured
-# was up to 2.5x slower.)
+#   BEFORE/jccl and ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 -n 20000 --transport metaroce
+# (100,000 warm-up calls: the JIT needs thousands before the 8 B times settle; at 2,000 the first size measured
+# was up to 2.5x slower, and at 20,000 the C2 compiler threads still took a third of both cores while the calls
+# were timed: perf sched showed them taking turns with the ranks' callers.)
 # Prints per repetition Open MPI's time (µs), each build's out-of-place/in-place times at 8 B and 1 KiB, and the
 # floor: one UDP round trip between two busy-polling C processes on loopback (benchmarks/mpi/udp_round_trip.c).
 #
@@ -32,7 +33,7 @@ for ((rep = 1; rep <= reps; rep++)); do
   echo "rep $rep Open MPI tcp: $m"
   echo "rep $rep floor: $("$floor" -n 50000 -w 5000 -r 1)"
   for side in "$before" "$root"; do
-    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 20000 -n 5000 --transport metaroce \
+    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 -n 20000 --transport metaroce \
       | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
     echo "rep $rep $side (out of place/in place): $j"
   done
