@@ -331,6 +331,45 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
+     * Control messages that break protocol 5's rules break their channel with PROTOCOL_ERROR, on either end: an RTS
+     * for a message short enough to have gone inside its FIN, a FIN flagged eager that is not one, and a CTS that
+     * returns more credits than the sender has out.
+     */
+    @Test
+    void malformedControlMessagesBreakTheirChannelWithProtocolError() {
+        MemorySegment box = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
+        int[][] badFins = {
+            {ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, 100},           // an RTS for a short message
+            {ControlMessages.FIN_OK, ControlMessages.FIN_EAGER, 0},              // eager, but not inline or RTS
+            {ControlMessages.FIN_INLINE, 6, 0},                                  // unknown flags
+        };
+        for (int[] fin : badFins) {
+            Link link = link();
+            MetaRoceSendConnection sender = (MetaRoceSendConnection) link.send();
+            NetRequest recv = link.recv().irecv(arena.allocate(64), 0, 64, 1, null);
+            ControlMessages.putFin(box, fin[0], fin[1], fin[2], 1);
+            inject(sender, box, ControlMessages.FIN_BYTES);
+            assertThat(awaitFailure(recv).reason()).as("FIN status %d flags %d size %d", fin[0], fin[1], fin[2])
+                    .isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+        }
+        Link link = link();
+        MetaRoceRecvConnection receiver = (MetaRoceRecvConnection) link.recv();
+        int limit = ControlMessages.INLINE_MAX_BYTES;
+        NetRequest send = link.send().isend(arena.allocate(limit + 1), 0, limit + 1, 1, null);   // an RTS: 1 out
+        MemorySegment cts = arena.allocate(ControlMessages.BOX_BYTES, 8);
+        ControlMessages.putCts(cts, -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, 5);
+        inject(receiver, cts, ControlMessages.CTS_BYTES);
+        assertThat(awaitFailure(send).reason()).as("a CTS returning 5 credits of 1").isEqualTo(
+                NetException.Reason.PROTOCOL_ERROR);
+    }
+
+    /** Sends a control message on a channel's stream from its end, on the driving thread, as the protocol would. */
+    private static void inject(Channel from, MemorySegment box, int bytes) {
+        from.transport().submit((Runnable) () -> from.side.postSend((kind, status, sent) -> { }, from.connectionId,
+                from.stream, box, 0, bytes));
+    }
+
+    /**
      * An eager message the sender could not check against its receive (no CTS came first) completes on the sender;
      * the receive fails naming what did not match, with nothing written, and the channel goes on.
      */
