@@ -465,7 +465,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             return;
         }
         closing = true;
-        failWaitingRequests(NetException.Reason.CLOSED, "this sending end was closed");
+        failWaiting(NetException.Reason.CLOSED, "this sending end was closed");
         sendFinsInOrder();   // sends the CLOSED FIN once every started send's FIN has gone
     }
 
@@ -475,10 +475,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     }
 
     /** Fails the sends still waiting to start. */
-    private void failWaitingRequests(NetException.Reason reason, String why) {
-        failWaiting(reason, why);
-    }
-
     private void failWaiting(NetException.Reason reason, String why) {
         while (waitCount > 0) {
             MetaRoceRequest r = waiting[waitHead];
