@@ -139,6 +139,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES && !sendCts(r)) {   // a shorter message comes eagerly
             r.fail(queueFull());
+            broken(NetException.Reason.IO_ERROR, QUEUE_FULL);   // its number is taken: the next would pair wrong
             return;
         }
         r.outstandingWork++;   // the FIN arriving
