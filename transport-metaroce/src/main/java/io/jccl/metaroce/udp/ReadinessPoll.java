@@ -6,12 +6,14 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
- * Which sockets of several drivers have something to read, in one system call ({@code ppoll}, zero timeout), so a
- * duty cycle reads only those. A transport runs two endpoints of 8 path sockets each: reading all 16 after every round
- * that received something cost a small message about 30 {@code recvmmsg} calls that found nothing, and asking each
- * driver's sockets apart two {@code ppoll}s per waiting round — on these hosts each call costs about a microsecond,
- * which made most of an 8-byte exchange's time. Native I/O only ({@link #open} says null otherwise). One thread at a
- * time (the driving one); the descriptor list is rebuilt when a driver's sockets change (a re-route).
+ * Which sockets of one or several drivers have something to read, in one system call ({@code ppoll}, zero timeout),
+ * so a duty cycle reads only those. A driver on its own asks after a round that received nothing
+ * ({@link UdpDriver#doWork()}); the collectives transport, which runs two endpoints of 8 path sockets each, asks every
+ * round over both ({@link UdpDriver#doWork(ReadinessPoll)}): reading all 16 after every round that received something
+ * cost a small message about 30 {@code recvmmsg} calls that found nothing, and asking each driver's sockets apart two
+ * {@code ppoll}s per waiting round — on these hosts each call costs about a microsecond, which made most of an 8-byte
+ * exchange's time. Native I/O only ({@link #open} says null otherwise). One thread at a time (the driving one); the
+ * descriptor list is rebuilt when a driver's sockets change (a re-route).
  */
 public final class ReadinessPoll {
     /** Freed with the poll: a transport closed while another thread still polls must not find it unmapped. */

@@ -69,8 +69,8 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     private final IoMethod ioMethod;
     private final DatagramIo[] sockets;
     /** Native I/O: which path sockets are readable, asked after a round that received nothing; else null. */
-    private final ReadySockets readySockets;
-    /** The last round received nothing: ask {@link #readySockets} before reading. */
+    private final ReadinessPoll ownPoll;
+    /** The last round received nothing: ask {@link #ownPoll} before reading. */
     private boolean lastRoundSilent;
     private final IoCounters io = new IoCounters();
     private final AddressKeys keys = new AddressKeys();
@@ -128,7 +128,7 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
             throw new UncheckedIOException(new IOException("cannot open " + sockets.length + " UDP sockets ("
                     + ioMethod + ") on " + config.bindAddress().getHostAddress() + ": " + e.getMessage(), e));
         }
-        this.readySockets = ioMethod == IoMethod.NATIVE ? ReadySockets.open(sockets) : null;
+        this.ownPoll = ReadinessPoll.open(List.of(this));   // null unless native I/O
         warnIfBuffersShort(config.socketBufferBytes(), grantedReceiveBufferBytes(), grantedSendBufferBytes());
     }
 
@@ -271,21 +271,11 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     @Override
     public int doWork() {
         long nowNs = clock.nanoTime();
-        receiveNowNs = nowNs;
-        int ready = lastRoundSilent && readySockets != null ? readySockets.poll(sockets) : -1;
-        int received = 0;
-        if (ready != 0) {   // -1: not asked (or the call failed): read every socket
-            for (int p = 0; p < sockets.length; p++) {
-                if (ready < 0 || readySockets.ready(p)) {
-                    receivingPath = p;
-                    received += sockets[p].receive(config.receiveBatch(), receiver);
-                }
-            }
+        boolean asked = lastRoundSilent && ownPoll != null;
+        if (asked && ownPoll.poll() == 0) {
+            return timersAndTransmit(nowNs);
         }
-        for (int i = 0; i < reroutedCount; i++) {
-            receivingPath = reroutedPath[i];
-            received += rerouted[i].receive(config.receiveBatch(), receiver);
-        }
+        int received = receive(nowNs, asked ? ownPoll : null);
         lastRoundSilent = received == 0;
         return received + timersAndTransmit(nowNs);
     }
@@ -299,21 +289,26 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
      */
     public int doWork(ReadinessPoll poll) {
         long nowNs = clock.nanoTime();
+        return receive(nowNs, poll) + timersAndTransmit(nowNs);
+    }
+
+    /** Reads every socket, or with {@code poll} only those it found ready; @return datagrams received */
+    private int receive(long nowNs, ReadinessPoll poll) {
         receiveNowNs = nowNs;
         int received = 0;
         for (int p = 0; p < sockets.length; p++) {
-            if (poll.ready(this, p)) {
+            if (poll == null || poll.ready(this, p)) {
                 receivingPath = p;
                 received += sockets[p].receive(config.receiveBatch(), receiver);
             }
         }
         for (int i = 0; i < reroutedCount; i++) {
-            if (poll.ready(this, sockets.length + i)) {
+            if (poll == null || poll.ready(this, sockets.length + i)) {
                 receivingPath = reroutedPath[i];
                 received += rerouted[i].receive(config.receiveBatch(), receiver);
             }
         }
-        return received + timersAndTransmit(nowNs);
+        return received;
     }
 
     /** Runs expired timers, hands the endpoint's packets to the sockets and flushes their send batches. */
