@@ -52,11 +52,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private int heldCount;
     /** Eager boxes posted again since the sender was last told. */
     private int freedUnreported;
-    // Driving thread: boxes for CREDIT messages, each free again when its SEND completes.
-    private final MemorySegment[] creditBoxes;
-    private final WorkOwner[] creditOwners;
-    private final int[] freeCredits;
-    private int freeCreditCount;
+    /** Boxes for CREDIT messages. */
+    private final SendBoxes credits;
     // Driving thread: the sending end closed (or its transport drained) while eager messages were held: the
     // receives posted next still take those, then the channel fails with this.
     private NetException.Reason senderGoneReason;
@@ -76,15 +73,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         pending = new MetaRoceRequest[maxInflight];
         held = new int[boxes];
-        creditBoxes = new MemorySegment[CREDIT_BOXES];
-        creditOwners = new WorkOwner[CREDIT_BOXES];
-        freeCredits = new int[CREDIT_BOXES];
-        for (int i = 0; i < CREDIT_BOXES; i++) {
-            creditBoxes[i] = arena.allocate(ControlMessages.BOX_BYTES, 8);
-            int box = i;
-            creditOwners[i] = (kind, status, bytes) -> onCreditSent(box, status);
-            freeCredits[freeCreditCount++] = i;
-        }
+        credits = new SendBoxes(CREDIT_BOXES, ControlMessages.BOX_BYTES, arena, this::onCreditSent);
     }
 
     // ---- caller's thread ----
@@ -178,14 +167,14 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     private void sendCreditsIfDue() {
-        if (freedUnreported < CREDIT_REPORT || freeCreditCount == 0 || closing || isClosed()) {
+        if (freedUnreported < CREDIT_REPORT || !credits.anyFree() || closing || isClosed()) {
             return;
         }
-        int box = freeCredits[--freeCreditCount];
-        ControlMessages.putCts(creditBoxes[box], -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, freedUnreported);
-        if (side.postSend(creditOwners[box], connectionId, stream, creditBoxes[box], 0, ControlMessages.CTS_BYTES)
+        int box = credits.take();
+        ControlMessages.putCts(credits.box(box), -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, freedUnreported);
+        if (side.postSend(credits.owner(box), connectionId, stream, credits.box(box), 0, ControlMessages.CTS_BYTES)
                 == Verbs.QUEUE_FULL) {
-            freeCredits[freeCreditCount++] = box;
+            credits.release(box);
             broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
             return;
         }
@@ -193,7 +182,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     private void onCreditSent(int box, CompletionStatus status) {
-        freeCredits[freeCreditCount++] = box;
+        credits.release(box);
         if (closedStatus(status)) {
             if (heldCount == 0) {
                 connectionLost();   // with messages still held, the next receives take them first (senderGone)

@@ -71,12 +71,9 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int started;
     private boolean closing;
     private boolean closedFinSent;
-    // Driving thread: FIN boxes, each busy until its SEND completes, and the send each FIN completes.
-    private final MemorySegment[] finBoxes;
-    private final WorkOwner[] finOwners;
+    // Driving thread: FIN (and RTS) boxes, and the send each FIN completes.
+    private final SendBoxes fins;
     private final MetaRoceRequest[] finRequests;
-    private final int[] freeFins;
-    private int freeFinCount;
 
     MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,
                            ProgressSignal signal, int maxInflight, Arena arena) {
@@ -102,17 +99,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         inOrder = new MetaRoceRequest[2 * maxInflight];
         inOrderRts = new boolean[2 * maxInflight];
         inOrderMessage = new int[2 * maxInflight];
-        int fins = 2 * maxInflight;
-        finBoxes = new MemorySegment[fins];
-        finOwners = new WorkOwner[fins];
-        finRequests = new MetaRoceRequest[fins];
-        freeFins = new int[fins];
-        for (int i = 0; i < fins; i++) {
-            finBoxes[i] = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
-            int box = i;
-            finOwners[i] = (kind, status, bytes) -> onFinSent(box, status);
-            freeFins[freeFinCount++] = i;
-        }
+        fins = new SendBoxes(2 * maxInflight, ControlMessages.FIN_BOX_BYTES, arena, this::onFinSent);
+        finRequests = new MetaRoceRequest[fins.count()];
     }
 
     // ---- caller's thread ----
@@ -386,26 +374,25 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 eagerOut--;
                 continue;
             }
-            if ((!rts && r.finStatus == NO_FIN_YET) || freeFinCount == 0) {
+            if ((!rts && r.finStatus == NO_FIN_YET) || !fins.anyFree()) {
                 break;
             }
             popInOrder();
-            int box = freeFins[--freeFinCount];
+            int box = fins.take();
+            MemorySegment fin = fins.box(box);
             long finBytes = ControlMessages.FIN_BYTES;
             if (rts) {
-                ControlMessages.putFin(finBoxes[box], ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER,
-                        r.sizeBytes, r.tag);
+                ControlMessages.putFin(fin, ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, r.sizeBytes, r.tag);
             } else {
-                ControlMessages.putFin(finBoxes[box], r.finStatus, r.eagerFin ? ControlMessages.FIN_EAGER : 0,
-                        r.sizeBytes, r.tag);
+                ControlMessages.putFin(fin, r.finStatus, r.eagerFin ? ControlMessages.FIN_EAGER : 0, r.sizeBytes,
+                        r.tag);
                 if (r.finStatus == ControlMessages.FIN_INLINE) {
-                    MemorySegment.copy(r.buffer, r.offset, finBoxes[box], ControlMessages.FIN_BYTES, r.sizeBytes);
+                    MemorySegment.copy(r.buffer, r.offset, fin, ControlMessages.FIN_BYTES, r.sizeBytes);
                     finBytes += r.sizeBytes;
                 }
             }
-            if (side.postSend(finOwners[box], connectionId, stream, finBoxes[box], 0, finBytes)
-                    == Verbs.QUEUE_FULL) {
-                freeFins[freeFinCount++] = box;
+            if (side.postSend(fins.owner(box), connectionId, stream, fin, 0, finBytes) == Verbs.QUEUE_FULL) {
+                fins.release(box);
                 r.fail(queueFull());
                 broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
                 return;
@@ -431,7 +418,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private void onFinSent(int box, CompletionStatus status) {
         MetaRoceRequest r = finRequests[box];
         finRequests[box] = null;
-        freeFins[freeFinCount++] = box;
+        fins.release(box);
         if (closedStatus(status)) {
             connectionLost();   // fails r too: it is still outstanding
             return;
