@@ -6,22 +6,27 @@ import java.nio.ByteOrder;
 
 /**
  * The small messages the {@code metaroce} transport sends as MetaRoCE SENDs to run its rendezvous protocol (the
- * data itself moves as one-sided WRITEs). All fields little-endian.
+ * data itself moves as one-sided WRITEs with immediate). All fields little-endian.
  *
  * <ul>
  * <li>HELLO, connector to listener on stream 0, 20 bytes: magic, version, listener id, channel, the connector's
  * rank.</li>
  * <li>CTS ("clear to send"), listener to connector on the channel's stream, 40 bytes: region key, flags
- * ({@link #CTS_CLOSED} when the receiving end closed, {@link #CTS_CREDIT} for a credit report only), offset in the
+ * ({@link #CTS_CLOSED} when the receiving end closed, its message field then the oldest receive it had not
+ * completed; {@link #CTS_CREDIT} for a credit report only), offset in the
  * region, capacity, expected tag, the message's number on the channel (from 0; the n-th receive takes the n-th
  * message), credits (eager FIN boxes freed since the last report). Only a receive longer than
  * {@link #INLINE_MAX_BYTES}, or one whose message announced itself by an RTS, sends a CTS: a shorter message can only
  * come inside its FIN. The sender pairs a CTS with its message by number and discards the CTS of a message that
  * went eagerly.</li>
- * <li>FIN, connector to listener on the channel's stream, 24 bytes: status, flags ({@link #FIN_EAGER}: sent without
- * a CTS, so it holds one of the sender's credits until its box is posted again), size, tag. Sent once the WRITE of
- * the message completed (every byte placed and acknowledged), or instead of it when the receive does not match;
- * FINs come in message order, so the n-th completes the n-th receive, and the send completes once its FIN is
+ * <li>FIN, connector to listener on the channel's stream, 24 bytes: status (u16), flags (u16; {@link #FIN_EAGER}:
+ * sent without a CTS, so it holds one of the sender's credits until its box is posted again), the message's number
+ * (i32; the receiver pairs FINs and RTSs with receives by it: a WRITE with immediate completes its receive off the
+ * stream, so an RTS may come after its message is complete, and is then stale), size, tag. A message that is
+ * WRITTEN has no FIN: its WRITE carries an immediate (the CTS's region key) that completes the receive once every
+ * byte is in place. A FIN is sent instead of a WRITE when the receive does not match, and for messages short enough
+ * to travel inside it or empty; FINs come in message order, each after the WRITEs of earlier messages are
+ * acknowledged, so the n-th FIN completes the first receive not yet complete, and the send completes once its FIN is
  * acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the sending end closed. A message of at most
  * {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE (status {@link #FIN_INLINE}, the size bytes
  * right after the 24), and usually eagerly: without waiting for any CTS, into one of the FIN boxes the receiver
@@ -44,9 +49,11 @@ final class ControlMessages {
     static final int HELLO_MAGIC = 0x4A4D4848;
     /**
      * 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN; 4: such a FIN may come before its CTS;
-     * 5: a short receive sends no CTS, CTSs carry the message number and credits, FINs the eager flag, RTS.
+     * 5: a short receive sends no CTS, CTSs carry the message number and credits, FINs the eager flag, RTS;
+     * 6: a long message is a WRITE with immediate (the region key) and has no FIN; FINs and RTSs carry the message
+     * number (status and flags shrink to 16 bits).
      */
-    static final int VERSION = 5;
+    static final int VERSION = 6;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;
@@ -62,6 +69,8 @@ final class ControlMessages {
     /** FIN flag: sent without a CTS (eagerly), holding a credit. */
     static final int FIN_EAGER = 1;
 
+    private static final ValueLayout.OfShort SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -137,18 +146,24 @@ final class ControlMessages {
         return box.get(INT, 36);
     }
 
-    static void putFin(MemorySegment box, int status, int flags, long size, long tag) {
-        box.set(INT, 0, status);
-        box.set(INT, 4, flags);
+    static void putFin(MemorySegment box, int status, int flags, int message, long size, long tag) {
+        box.set(SHORT, 0, (short) status);
+        box.set(SHORT, 2, (short) flags);
+        box.set(INT, 4, message);
         box.set(LONG, 8, size);
         box.set(LONG, 16, tag);
     }
 
     static int finStatus(MemorySegment box) {
-        return box.get(INT, 0);
+        return box.get(SHORT, 0) & 0xFFFF;
     }
 
     static int finFlags(MemorySegment box) {
+        return box.get(SHORT, 2) & 0xFFFF;
+    }
+
+    /** @return the number of the message a FIN or RTS is for (0 for a CLOSED FIN) */
+    static int finMessage(MemorySegment box) {
         return box.get(INT, 4);
     }
 

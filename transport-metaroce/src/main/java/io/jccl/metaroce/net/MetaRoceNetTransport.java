@@ -451,7 +451,7 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     /**
      * The payload that fits one IP packet on an address's interface: MTU less the IP and UDP headers, the MetaRoCE
-     * DATA header and its CRC; 1404 bytes where the MTU cannot be read.
+     * DATA header, an immediate and the CRC, rounded down to 8 bytes; 1400 where the MTU cannot be read.
      */
     static int payloadForMtu(InetAddress address) {
         int mtu = 1500;
@@ -464,7 +464,9 @@ public final class MetaRoceNetTransport implements NetTransport {
             // keep the Ethernet default
         }
         int ipAndUdp = (address instanceof Inet6Address ? 40 : 20) + 8;
-        int payload = mtu - ipAndUdp - DataFlyweight.DATA_HEADER_LENGTH - Integer.BYTES;
+        // The last packet of a WRITE with immediate carries 4 bytes more than its payload: it must fit too.
+        int payload = mtu - ipAndUdp - DataFlyweight.DATA_HEADER_LENGTH - DataFlyweight.IMMEDIATE_LENGTH
+                - Integer.BYTES;
         return Math.clamp(payload & ~7, 256, 65000);
     }
 

@@ -14,7 +14,7 @@ import java.util.Map;
  * <tr><td>{@code JCCL_METAROCE_PATHS}</td><td>8</td><td>logical paths (UDP source ports) per connection, 1-64</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PAYLOAD_BYTES}</td><td>from the MTU</td><td>payload per packet, 256-65000; by default
  * what fits one IP packet (MTU minus IP, UDP and MetaRoCE headers) on the bind interface, or on loopback for a peer
- * on this host: 1404 on a 1500-byte Ethernet, 8904 with jumbo frames, 65000 on loopback</td></tr>
+ * on this host: 1400 on a 1500-byte Ethernet, 8896 with jumbo frames, 65000 on loopback</td></tr>
  * <tr><td>{@code JCCL_METAROCE_THREADING}</td><td>dedicated</td><td>{@code dedicated}: a driver thread per rank;
  * {@code shared}: one driver thread for every rank of the JVM; {@code invoker}: no thread, the caller's polls
  * drive the protocol</td></tr>

@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The receiving end. A receive longer than {@link ControlMessages#INLINE_MAX_BYTES} opens its memory to the peer's
  * WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its message number;
- * the sender's FIN for the same message completes it. A shorter receive sends nothing: its message can only come
+ * the sender's WRITE with immediate into it completes it when every byte is in place (or, when the message does not
+ * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can only come
  * inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this end keeps
  * posted; a FIN that comes before its receive was posted stays in its box until the receive is posted, which then
  * completes at once. Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted
@@ -144,6 +145,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private boolean sendCts(MetaRoceRequest r) {
         if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {
             r.regionKey = side.endpoint.registerRegion(r.buffer, true);
+            side.expectImmediate(r.regionKey, r);   // the sender's WRITE carries the key as its immediate
         }
         ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag,
                 r.message, freedUnreported);
@@ -261,6 +263,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
 
     private void release(MetaRoceRequest r) {
         if (r.regionKey != -1) {
+            side.forgetImmediate(r.regionKey);
             side.endpoint.deregisterRegion(r.regionKey);
             r.regionKey = -1;
         }
@@ -272,9 +275,59 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             connectionLost();
             return;
         }
+        if (kind == WorkKind.IMMEDIATE) {
+            onImmediate(r, bytes);
+            return;
+        }
         r.ctsWorkId = -1;
         r.outstandingWork--;
         finishIfDone(r);
+    }
+
+    /**
+     * The sender's WRITE with immediate into this receive's memory is all in place: the receive completes, out of
+     * line if need be (the FINs of later messages only leave once this WRITE is acknowledged, so the next FIN is
+     * never this receive's). The WRITE proves the CTS arrived, as a FIN on it does.
+     */
+    private void onImmediate(MetaRoceRequest r, long bytes) {
+        int at = pendingIndex(r.message);
+        if (at < 0 || pending[(pendingHead + at) % pending.length] != r || isClosed()) {
+            return;   // failed (closed) already: its memory was withdrawn
+        }
+        removePending(at);
+        release(r);
+        if (bytes < 0 || bytes > r.sizeBytes) {
+            r.failure = new NetException(NetException.Reason.PROTOCOL_ERROR, "the sender wrote " + bytes
+                    + " bytes into a receive of " + r.sizeBytes + " bytes");
+        }
+        r.result = bytes;
+        if (r.ctsWorkId != -1) {
+            side.disown(r.ctsWorkId);
+            r.ctsWorkId = -1;
+            r.outstandingWork--;
+        }
+        r.outstandingWork--;   // what a FIN would have been
+        finishIfDone(r);
+    }
+
+    /** @return where the pending receive of that message number is, from the oldest (0), or -1 */
+    private int pendingIndex(int message) {
+        for (int i = 0; i < pendingCount; i++) {
+            if (pending[(pendingHead + i) % pending.length].message == message) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Takes the {@code at}-th pending receive out of the line; the others keep their order. */
+    private void removePending(int at) {
+        for (int i = at; i > 0; i--) {
+            pending[(pendingHead + i) % pending.length] = pending[(pendingHead + i - 1) % pending.length];
+        }
+        pending[pendingHead] = null;
+        pendingHead = (pendingHead + 1) % pending.length;
+        pendingCount--;
     }
 
     private void finishIfDone(MetaRoceRequest r) {
@@ -302,29 +355,41 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         MemorySegment b = finBoxes[box];
         int finStatus = ControlMessages.finStatus(b);
         int flags = ControlMessages.finFlags(b);
+        int message = ControlMessages.finMessage(b);
         boolean eager = flags == ControlMessages.FIN_EAGER;
         boolean rts = finStatus == ControlMessages.FIN_RTS;
+        boolean closed = finStatus == ControlMessages.FIN_CLOSED;
         long inlineBytes = finStatus == ControlMessages.FIN_INLINE ? ControlMessages.finSize(b) : 0;
+        // Its receive is posted (pending, found by number), not posted yet (the next ones, in order), or complete: a
+        // WRITE with immediate completes its receive off the stream, so an RTS that went before its message's CTS
+        // came may arrive after the message is complete; it is stale then.
+        boolean notPosted = !closed && message - nextMessage >= 0;
+        int at = closed || notPosted ? -1 : pendingIndex(message);
         if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > ControlMessages.INLINE_MAX_BYTES
                 || bytes != ControlMessages.FIN_BYTES + inlineBytes || (flags != 0 && !eager)
                 || (eager && finStatus != ControlMessages.FIN_INLINE && !rts) || (rts && !eager)
                 || (rts && ControlMessages.finSize(b) <= ControlMessages.INLINE_MAX_BYTES)
-                || (finStatus != ControlMessages.FIN_CLOSED && pendingCount == 0 && !eager)
-                || (eager && pendingCount == 0 && heldCount == held.length)) {
+                || (notPosted && (!eager || message != nextMessage + heldCount || heldCount == held.length))
+                || (!closed && !notPosted && at < 0 && !rts)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a malformed FIN (" + bytes + " bytes, "
-                    + status + ", status " + finStatus + ", flags " + flags + ", " + pendingCount
-                    + " receives pending)");
+                    + status + ", status " + finStatus + ", flags " + flags + ", message " + message
+                    + "; the next receive is " + nextMessage + ", " + pendingCount + " pending, " + heldCount
+                    + " held)");
             return;
         }
-        if (finStatus == ControlMessages.FIN_CLOSED) {
+        if (closed) {
             senderGone(NetException.Reason.PEER_CLOSED, "the sending end closed");
             return;
         }
-        if (pendingCount == 0) {
+        if (notPosted) {
             held[(heldHead + heldCount++) % held.length] = box;   // eager, before its receive was posted
             return;
         }
-        MetaRoceRequest r = pending[pendingHead];
+        if (at < 0) {
+            repostEagerBox(box);   // a stale RTS: its message came as a WRITE with immediate and is complete
+            return;
+        }
+        MetaRoceRequest r = pending[(pendingHead + at) % pending.length];
         if (rts) {
             // A message longer than a FIN carries, with no CTS at hand: a receive that sent none sends it now.
             repostEagerBox(box);
@@ -333,9 +398,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             }
             return;
         }
-        pending[pendingHead] = null;
-        pendingHead = (pendingHead + 1) % pending.length;
-        pendingCount--;
+        removePending(at);
         release(r);
         long size = ControlMessages.finSize(b);
         long tag = ControlMessages.finTag(b);
@@ -391,8 +454,10 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         sendClosedCts();
     }
 
+    /** Tells the sender this end closed, and from which message on the receives did not complete. */
     private void sendClosedCts() {
-        ControlMessages.putCts(closeBox, -1, ControlMessages.CTS_CLOSED, 0, 0, 0, 0, 0);
+        int firstIncomplete = pendingCount > 0 ? pending[pendingHead].message : nextMessage;
+        ControlMessages.putCts(closeBox, -1, ControlMessages.CTS_CLOSED, 0, 0, 0, firstIncomplete, 0);
         side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.CTS_BYTES);
     }
 

@@ -44,6 +44,11 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     boolean ctsSent;
     boolean waitingForCts;
     boolean rtsQueued;
+    /**
+     * A send whose receive its WRITE with immediate completed before the receiving end closed: it completes when
+     * the WRITE does, whatever happens to the channel meanwhile.
+     */
+    boolean deliveredAwaitingAck;
     /** A send's FIN goes eagerly (without a CTS), holding a credit. */
     boolean eagerFin;
     /** A receive's CTS while it is unacknowledged (its work id); -1 otherwise. */
@@ -98,6 +103,7 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         waitingForCts = false;
         rtsQueued = false;
         eagerFin = false;
+        deliveredAwaitingAck = false;
     }
 
     /** Driving thread: reports success to the poster (once). */

@@ -15,18 +15,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The sending end. A message longer than {@link ControlMessages#INLINE_MAX_BYTES} waits for the receiver's CTS for
- * its number (which names the receive's memory, capacity and tag), is WRITTEN straight into that memory, and once
- * every byte is placed and acknowledged a FIN completes the receive. The send completes when the FIN is
- * acknowledged: then the receiver has the whole message, so a rank whose sends all completed may close without
- * losing any of them. A send that does not match its receive (another tag, too long) writes nothing: its FIN says
- * why, and both ends fail. When no CTS for it is at hand such a message sends an RTS first (a short receive sends no
- * CTS unless asked).
+ * its number (which names the receive's memory, capacity and tag) and is WRITTEN straight into that memory as a WRITE
+ * with immediate: the receiver's endpoint reports the immediate once every byte is in place, which completes the
+ * receive, and the send completes when the WRITE is acknowledged — then the receiver has the whole message, so a
+ * rank whose sends all completed may close without losing any of them. A send that does not match its receive
+ * (another tag, too long) writes nothing: its FIN says why, and both ends fail. When no CTS for it is at hand such a
+ * message sends an RTS first (a short receive sends no CTS unless asked).
  *
  * <p>A shorter message is not written: it travels inside its FIN, <em>eagerly</em> unless its CTS is at hand (a long
  * receive sent one): the FIN leaves at once, into one of the FIN boxes the receiver keeps posted (the receiver checks
- * tag and size itself). Each eager FIN or RTS holds a credit until the receiver reports its box posted again; at most
- * {@link #EAGER_CREDITS} are out, so they never need more boxes than it posted for them. Messages start in order:
- * one waits while the message before it waits for its CTS or a credit.
+ * tag and size itself), and the send completes when the FIN is acknowledged. Each eager FIN or RTS holds a credit
+ * until the receiver reports its box posted again; at most {@link #EAGER_CREDITS} are out, so they never need more
+ * boxes than it posted for them. Messages start in order: one waits while the message before it waits for its CTS or
+ * a credit. FINs and RTSs leave in message order, each after the WRITEs with immediate of the messages before it are
+ * acknowledged, so none can reach the receiver before an earlier message's immediate.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -34,6 +36,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment[] ctsBoxes;
     private final WorkOwner[] ctsOwners;
     private static final int NO_FIN_YET = -1;
+    /** A send whose WRITE with immediate completed it: no FIN; it leaves the line in its turn. */
+    private static final int NO_FIN = -2;
     /**
      * Eager FINs and RTSs that may be out before the receiver reported their boxes free again; the receiving end
      * posts this many FIN boxes beyond its receives'.
@@ -177,7 +181,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         }
         eagerOut -= credits;
         if (flags == ControlMessages.CTS_CLOSED) {
-            receiverClosed();
+            receiverClosed(ControlMessages.ctsMessage(b));
             readyCount = 0;   // the receives those CTSs named were failed and withdrawn too
             receiverGone = true;
             startInOrder();
@@ -282,17 +286,29 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     /**
      * The receiving end closed: it failed its pending receives and withdrew their memory, so the sends that started
      * into them (their WRITE still going, or their FIN not yet sent) fail now and their WRITEs are withdrawn. Sends
-     * whose FIN is already on its way complete when it is acknowledged.
+     * whose FIN is already on its way complete when it is acknowledged; so do sends whose receive the WRITE with
+     * immediate had completed before the close (numbered below {@code firstIncomplete}, which the closed CTS
+     * carries: the receiver's oldest receive not complete), when their WRITE is.
      */
-    private void receiverClosed() {
+    private void receiverClosed(int firstIncomplete) {
         while (orderCount > 0) {
             MetaRoceRequest r = inOrder[orderHead];
             boolean rts = inOrderRts[orderHead];
+            int message = inOrderMessage[orderHead];
             popInOrder();
             if (rts) {
                 continue;   // its send is still waiting: it fails with the others (receiverGone)
             }
             started--;
+            if (message - firstIncomplete < 0 && (r.finStatus == NO_FIN || r.writeWorkId != -1)) {
+                if (r.finStatus == NO_FIN) {
+                    r.outstandingWork = 0;
+                    r.succeed(r.sizeBytes);
+                } else {
+                    r.deliveredAwaitingAck = true;   // onRequestWork completes it
+                }
+                continue;
+            }
             if (r.writeWorkId != -1) {
                 side.cancelWrite(connectionId, r.writeWorkId);
                 r.writeWorkId = -1;
@@ -332,8 +348,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         } else if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
             finStatus = ControlMessages.FIN_INLINE;   // the data goes inside the FIN: no WRITE, no wait for its ACK
         } else {
-            r.finStatus = NO_FIN_YET;   // before the post: its completion sets FIN_OK
-            long write = side.postWrite(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes);
+            // The WRITE's immediate (the region's key) completes the receive: no FIN. Its completion here (every
+            // byte placed and acknowledged) sets NO_FIN; until then FINs of later messages wait behind it.
+            r.finStatus = NO_FIN_YET;
+            long write = side.postWriteImmediate(r, connectionId, key, remoteOffset, r.buffer, r.offset, r.sizeBytes,
+                    key);
             if (write == Verbs.QUEUE_FULL) {
                 r.fail(queueFull());
                 broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
@@ -374,6 +393,15 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 eagerOut--;
                 continue;
             }
+            if (!rts && r.finStatus == NO_FIN) {
+                // Completed by its WRITE with immediate, which the receiver has (the acknowledgements follow
+                // placement): it leaves the line now, in order, and the FINs behind it may go.
+                popInOrder();
+                started--;
+                r.outstandingWork = 0;
+                r.succeed(r.sizeBytes);
+                continue;
+            }
             if ((!rts && r.finStatus == NO_FIN_YET) || !fins.anyFree()) {
                 break;
             }
@@ -382,10 +410,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             MemorySegment fin = fins.box(box);
             long finBytes = ControlMessages.FIN_BYTES;
             if (rts) {
-                ControlMessages.putFin(fin, ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, r.sizeBytes, r.tag);
+                ControlMessages.putFin(fin, ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, r.message,
+                        r.sizeBytes, r.tag);
             } else {
-                ControlMessages.putFin(fin, r.finStatus, r.eagerFin ? ControlMessages.FIN_EAGER : 0, r.sizeBytes,
-                        r.tag);
+                ControlMessages.putFin(fin, r.finStatus, r.eagerFin ? ControlMessages.FIN_EAGER : 0, r.message,
+                        r.sizeBytes, r.tag);
                 if (r.finStatus == ControlMessages.FIN_INLINE) {
                     MemorySegment.copy(r.buffer, r.offset, fin, ControlMessages.FIN_BYTES, r.sizeBytes);
                     finBytes += r.sizeBytes;
@@ -437,12 +466,28 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     @Override
     void onRequestWork(MetaRoceRequest r, WorkKind kind, CompletionStatus status, long bytes) {
+        if (r.deliveredAwaitingAck) {
+            // Its receive completed before the receiving end closed; only the WRITE's acknowledgement was missing.
+            r.deliveredAwaitingAck = false;
+            r.writeWorkId = -1;
+            r.outstandingWork = 0;
+            if (status == CompletionStatus.OK) {
+                r.succeed(r.sizeBytes);
+            } else {
+                r.fail(new NetException(NetException.Reason.PEER_CLOSED, "the connection to " + peerName()
+                        + " ended (" + status + ") before the last acknowledgements of this message came"));
+            }
+            if (closedStatus(status)) {
+                connectionLost();
+            }
+            return;
+        }
         if (closedStatus(status)) {
             connectionLost();
             return;
         }
         r.writeWorkId = -1;
-        r.finStatus = ControlMessages.FIN_OK;   // the WRITE is placed and acknowledged
+        r.finStatus = NO_FIN;   // the WRITE with immediate is placed and acknowledged: the receive completed
         sendFinsInOrder();
     }
 
@@ -457,7 +502,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     }
 
     private void sendClosedFin() {
-        ControlMessages.putFin(closeBox, ControlMessages.FIN_CLOSED, 0, 0, 0);
+        ControlMessages.putFin(closeBox, ControlMessages.FIN_CLOSED, 0, 0, 0, 0);
         side.postSend(ignore, connectionId, stream, closeBox, 0, ControlMessages.FIN_BYTES);
     }
 
@@ -478,6 +523,9 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             popInOrder();
         }
         for (MetaRoceRequest r : slots) {
+            if (r.deliveredAwaitingAck) {
+                continue;   // delivered: its WRITE's completion completes it, whatever it is
+            }
             if (r.state == MetaRoceRequest.POSTED && !r.reported && r.outstandingWork > 0) {
                 if (r.writeWorkId != -1) {
                     // Nothing may read the caller's buffer once its send was reported failed.

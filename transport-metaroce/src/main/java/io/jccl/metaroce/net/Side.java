@@ -20,6 +20,9 @@ final class Side {
     final MetaRoceDataPath driver;
     final Endpoint endpoint;
     private final Long2ObjectHashMap<WorkOwner> owners = new Long2ObjectHashMap<>();
+    /** Who waits for each immediate (a receive, by its region's key) a peer's WRITE may bring. */
+    private final org.agrona.collections.Int2ObjectHashMap<WorkOwner> immediateOwners =
+            new org.agrona.collections.Int2ObjectHashMap<>();
     /** The peer rank of each connection, once a channel named it (-1: not known). */
     final org.agrona.collections.Int2IntHashMap peerRanks = new org.agrona.collections.Int2IntHashMap(-1);
     private final CompletionHandler dispatch = this::onCompletion;
@@ -43,6 +46,23 @@ final class Side {
     long postWrite(WorkOwner owner, int connectionId, int regionKey, long remoteOffset, MemorySegment local,
                    long offset, long length) {
         return own(owner, endpoint.postWrite(connectionId, regionKey, remoteOffset, local, offset, length));
+    }
+
+    /** @return the work id, or {@link Verbs#QUEUE_FULL} */
+    long postWriteImmediate(WorkOwner owner, int connectionId, int regionKey, long remoteOffset, MemorySegment local,
+                            long offset, long length, int immediate) {
+        return own(owner, endpoint.postWriteImmediate(connectionId, regionKey, remoteOffset, local, offset, length,
+                immediate));
+    }
+
+    /** Hands the completion of a peer's WRITE carrying {@code immediate} to {@code owner} (once). */
+    void expectImmediate(int immediate, WorkOwner owner) {
+        immediateOwners.put(immediate, owner);
+    }
+
+    /** No WRITE with {@code immediate} is awaited any more; one that still comes goes to nobody. */
+    void forgetImmediate(int immediate) {
+        immediateOwners.remove(immediate);
     }
 
     private long own(WorkOwner owner, long workId) {
@@ -72,7 +92,7 @@ final class Side {
     }
 
     private void onCompletion(int connectionId, long workId, WorkKind kind, CompletionStatus status, long bytes) {
-        WorkOwner owner = owners.remove(workId);
+        WorkOwner owner = kind == WorkKind.IMMEDIATE ? immediateOwners.remove((int) workId) : owners.remove(workId);
         if (owner != null) {
             owner.onWork(kind, status, bytes);
         }

@@ -258,6 +258,19 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     @Override
+    public long postWriteImmediate(int connectionId, int regionKey, long remoteOffset, MemorySegment local,
+                                   long offset, long length, int immediate) {
+        checkRange(local, offset, length, "postWriteImmediate");
+        if (remoteOffset < 0) {
+            throw new IllegalArgumentException("postWriteImmediate: remoteOffset must not be negative, got "
+                    + remoteOffset);
+        }
+        Connection c = require(connectionId);
+        checkChunks(c, length, "postWriteImmediate");
+        return c.postWrite(regionKey, remoteOffset, local, offset, length, true, immediate);
+    }
+
+    @Override
     public long postSend(int connectionId, int stream, MemorySegment local, long offset, long length) {
         checkRange(local, offset, length, "postSend");
         Connection c = require(connectionId);
@@ -461,7 +474,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         DropReason reason = c.onData(nowNs, data.buffer(), data.offset(), data.isWrite(), path, data.psn(),
                 data.flags(), data.timestampNs(), data.message(), data.target(), data.messageOffset(),
                 data.messageLength(), data.base(), data.offset() + DataFlyweight.PAYLOAD_FIELD_OFFSET,
-                data.bodyLength(), ecnMarked);
+                data.payloadLength(), ecnMarked);
         return reason == null ? null : drop(reason);
     }
 
@@ -570,7 +583,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
                          int flags, int message, int target, long offset, long messageLength, long base,
-                         MemorySegment src, long srcOffset, int payload) {
+                         MemorySegment src, long srcOffset, int payload, int immediate) {
         txData.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(),
                         c.remoteId(), c.sessionTag(), payload)
                 .psn(psn)
@@ -583,7 +596,12 @@ public final class Endpoint implements Verbs, Connection.Context {
         if (payload > 0) {
             MemorySegment.copy(src, srcOffset, txSegment, DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
         }
-        transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + payload);
+        int body = payload;
+        if ((flags & Flags.IMMEDIATE) != 0) {
+            txData.putImmediate(immediate);   // after the payload; the flag is set already
+            body += DataFlyweight.IMMEDIATE_LENGTH;
+        }
+        transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + body);
     }
 
     @Override

@@ -57,6 +57,20 @@ public interface Verbs extends Engine {
     long postWrite(int connectionId, int regionKey, long remoteOffset, MemorySegment local, long offset, long length);
 
     /**
+     * Writes like {@link #postWrite}, and when every byte is in place the peer's endpoint reports a completion of kind
+     * {@link WorkKind#IMMEDIATE} carrying {@code immediate} (RDMA's write-with-immediate). This side's completion
+     * comes, as for every WRITE, when all of it is acknowledged.
+     *
+     * @param immediate 32 bits for the peer's application
+     * @return a work id, or {@link #QUEUE_FULL}
+     * @throws UnsupportedOperationException where the transport has no such WRITE
+     */
+    default long postWriteImmediate(int connectionId, int regionKey, long remoteOffset, MemorySegment local,
+                                    long offset, long length, int immediate) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no WRITE with immediate");
+    }
+
+    /**
      * Sends a message on a stream; it lands in the peer's receive posted for the same stream and position.
      *
      * @return a work id, or {@link #QUEUE_FULL}

@@ -260,6 +260,61 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
+     * A long message whose CTS is at hand is one WRITE with immediate and nothing else (control protocol 6): no FIN
+     * follows it, the receive completes on the immediate and the send on the WRITE's acknowledgement. Counted on the
+     * sender: its DATA packets, retransmissions aside, are the WRITEs' (a FIN per message would add one each; an RTS,
+     * when a send overtakes its CTS, one too, which the bound allows for a few).
+     */
+    @Test
+    void longMessagesWithTheirCtsAtHandAreOneWriteWithImmediateAndNoFin() {
+        Link link = link();
+        MetaRoceSendConnection send = (MetaRoceSendConnection) link.send();
+        MetaRoceNetTransport sending = send.transport();
+        int payload = send.side.endpoint.connection(send.connectionId).payloadBytes();
+        int size = Math.max(ControlMessages.INLINE_MAX_BYTES + 1, 2 * payload + 17);
+        long perMessage = (size + payload - 1) / payload;
+        MemorySegment src = patterned(arena.allocate(size), 0, size, 12);
+        MemorySegment dst = arena.allocate(size);
+        awaitAll(link.recv().irecv(dst, 0, size, 1, null), link.send().isend(src, 0, size, 1, null));   // warm
+        long sentBefore = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - retransmits(sending);
+        int rounds = 8;
+        int batch = 4;
+        for (int round = 0; round < rounds; round++) {
+            long ctsBefore = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_RECEIVED);
+            NetRequest[] recvs = new NetRequest[batch];
+            MemorySegment[] targets = new MemorySegment[batch];
+            for (int i = 0; i < batch; i++) {
+                targets[i] = arena.allocate(size);
+                recvs[i] = link.recv().irecv(targets[i], 0, size, 100 + round * batch + i, null);
+            }
+            long deadline = System.nanoTime() + 60_000_000_000L;   // a hang, not slowness
+            while (sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_RECEIVED) - ctsBefore < batch
+                    && System.nanoTime() < deadline) {
+                Thread.onSpinWait();   // the CTSs reach the sending endpoint
+            }
+            NetRequest[] sends = new NetRequest[batch];
+            for (int i = 0; i < batch; i++) {
+                sends[i] = link.send().isend(src, 0, size, 100 + round * batch + i, null);
+            }
+            for (int i = 0; i < batch; i++) {
+                assertThat(awaitAll(recvs[i], sends[i])).containsExactly((long) size, (long) size);
+                assertThat(targets[i].mismatch(src)).isEqualTo(-1L);
+            }
+        }
+        long sent = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - retransmits(sending)
+                - sentBefore;
+        int messages = rounds * batch;
+        assertThat(sent).as("the WRITEs' packets, no FINs (%d per message)", perMessage)
+                .isBetween(messages * perMessage, messages * perMessage + messages / 4);
+    }
+
+    private static long retransmits(MetaRoceNetTransport t) {
+        return t.counter(io.jccl.metaroce.protocol.Counter.RETRANSMITS_RTO)
+                + t.counter(io.jccl.metaroce.protocol.Counter.RETRANSMITS_SACK)
+                + t.counter(io.jccl.metaroce.protocol.Counter.RETRANSMITS_REROUTED);
+    }
+
+    /**
      * Sends and receives of random sizes on both sides of the inline limit, posted in random order in batches of up
      * to four (sends first, receives first or interleaved): every message arrives exact and in order — eager FINs
      * held or found, CTSs of long receives discarded when their message went eagerly, RTSs held or answered, credits
@@ -331,26 +386,30 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
-     * Control messages that break protocol 5's rules break their channel with PROTOCOL_ERROR, on either end: an RTS
-     * for a message short enough to have gone inside its FIN, a FIN flagged eager that is not one, and a CTS that
-     * returns more credits than the sender has out.
+     * Control messages that break the protocol's rules break their channel with PROTOCOL_ERROR, on either end: an
+     * RTS for a message short enough to have gone inside its FIN, a FIN flagged eager that is not one, unknown flags,
+     * FINs numbered for no receive they could complete (not eager and not posted, skipping a message, before the
+     * first), and a CTS that returns more credits than the sender has out.
      */
     @Test
     void malformedControlMessagesBreakTheirChannelWithProtocolError() {
         MemorySegment box = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
-        int[][] badFins = {
-            {ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, 100},           // an RTS for a short message
-            {ControlMessages.FIN_OK, ControlMessages.FIN_EAGER, 0},              // eager, but not inline or RTS
-            {ControlMessages.FIN_INLINE, 6, 0},                                  // unknown flags
+        int[][] badFins = {   // status, flags, size, message (the receive posted is message 0)
+            {ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, 100, 0},        // an RTS for a short message
+            {ControlMessages.FIN_OK, ControlMessages.FIN_EAGER, 0, 0},           // eager, but not inline or RTS
+            {ControlMessages.FIN_INLINE, 6, 0, 0},                               // unknown flags
+            {ControlMessages.FIN_OK, 0, 0, 1},                                   // not eager, for no posted receive
+            {ControlMessages.FIN_INLINE, ControlMessages.FIN_EAGER, 8, 2},       // skips message 1
+            {ControlMessages.FIN_OK, 0, 0, -1},                                  // for a message before the first
         };
         for (int[] fin : badFins) {
             Link link = link();
             MetaRoceSendConnection sender = (MetaRoceSendConnection) link.send();
             NetRequest recv = link.recv().irecv(arena.allocate(64), 0, 64, 1, null);
-            ControlMessages.putFin(box, fin[0], fin[1], fin[2], 1);
-            inject(sender, box, ControlMessages.FIN_BYTES);
-            assertThat(awaitFailure(recv).reason()).as("FIN status %d flags %d size %d", fin[0], fin[1], fin[2])
-                    .isEqualTo(NetException.Reason.PROTOCOL_ERROR);
+            ControlMessages.putFin(box, fin[0], fin[1], fin[3], fin[2], 1);
+            inject(sender, box, ControlMessages.FIN_BYTES + (fin[0] == ControlMessages.FIN_INLINE ? fin[2] : 0));
+            assertThat(awaitFailure(recv).reason()).as("FIN status %d flags %d size %d message %d", fin[0], fin[1],
+                    fin[2], fin[3]).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
         }
         Link link = link();
         MetaRoceRecvConnection receiver = (MetaRoceRecvConnection) link.recv();

@@ -283,6 +283,116 @@ class ConnectionBehaviourTest {
         }
     }
 
+    /**
+     * Write-with-immediate over a lossy, duplicating, reordering fabric: the receiver hears of each such WRITE exactly
+     * once, with its immediate and length, only when every byte is in place; a plain WRITE tells it nothing. Seeded:
+     * {@code -Djccl.test.seed=S} repeats one seed.
+     */
+    @Test
+    void aWriteWithImmediateIsReportedAtTheReceiverOnceWhenEveryByteIsInPlace() {
+        long first = Long.getLong("jccl.test.seed", 20);
+        long last = Long.getLong("jccl.test.seed") != null ? first : first + 7;
+        for (long seed = first; seed <= last; seed++) {
+            doneA.clear();
+            doneB.clear();
+            setUp(seed, 0.05);
+            f.duplicate = 0.05;
+            f.jitterNs = 20_000;
+            try (Arena arena = Arena.ofConfined()) {
+                int[] sizes = {0, 1, 4096, 5000, 100_000, 64 * 4096};
+                MemorySegment region = arena.allocate(1 << 20);
+                int key = b.registerRegion(region, true);
+                MemorySegment[] sources = new MemorySegment[sizes.length];
+                long[] at = new long[sizes.length];
+                long offset = 0;
+                for (int i = 0; i < sizes.length; i++) {
+                    sources[i] = pattern(arena, sizes[i], (int) seed + i);
+                    at[i] = offset;
+                    offset += sizes[i] + 64;
+                    a.postWriteImmediate(ca, key, at[i], sources[i], 0, sizes[i], 0xF000_0000 + i);
+                }
+                MemorySegment plain = pattern(arena, 9000, 99);
+                a.postWrite(ca, key, offset, plain, 0, 9000);
+                List<String> wrongAtCompletion = new ArrayList<>();
+                boolean finished = f.run(() -> {
+                    a.pollCompletions((c, id, k, st, n) -> doneA.add(new Done(id, k, st, n)));
+                    b.pollCompletions((c, id, k, st, n) -> {
+                        doneB.add(new Done(id, k, st, n));
+                        int i = (int) (id - 0xF000_0000L);
+                        if (i < 0 || i >= sizes.length
+                                || region.asSlice(at[i], sizes[i]).mismatch(sources[i]) != -1) {
+                            wrongAtCompletion.add("immediate " + Long.toHexString(id));
+                        }
+                    });
+                    return doneA.size() >= sizes.length + 1;
+                }, 20_000_000_000L);
+                assertThat(finished).as("seed %d: the sender's WRITEs complete", seed).isTrue();
+                assertThat(doneA).allMatch(d -> d.status() == CompletionStatus.OK && d.kind() == WorkKind.WRITE);
+                // Acknowledgements follow placement: once the sender's WRITEs completed, every immediate was reported.
+                b.pollCompletions((c, id, k, st, n) -> doneB.add(new Done(id, k, st, n)));
+                assertThat(wrongAtCompletion).as("seed %d: reported before its bytes were in place", seed).isEmpty();
+                List<Done> expected = new ArrayList<>();
+                for (int i = 0; i < sizes.length; i++) {
+                    expected.add(new Done(0xF000_0000L + i, WorkKind.IMMEDIATE, CompletionStatus.OK, sizes[i]));
+                }
+                assertThat(doneB).as("seed %d", seed).containsExactlyInAnyOrderElementsOf(expected);
+                assertThat(region.asSlice(offset, 9000).mismatch(plain)).isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
+    void aLateCopyOfAWriteWithImmediateIsAcknowledgedAfterItsRegionClosedAndNotReportedAgain() {
+        setUp(11, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment region = arena.allocate(8192);
+            int key = b.registerRegion(region, true);
+            int tag = b.connection(cb).sessionTag();
+            byte[] only = withImmediate(write(cb, tag, 0, 0, 0, key, 0, 0, 100, 100), 0x1234_5678);
+            assertThat(deliver(only)).isNull();
+            List<Done> reported = new ArrayList<>();
+            b.pollCompletions((c, id, k, st, n) -> reported.add(new Done(id, k, st, n)));
+            assertThat(reported).containsExactly(new Done(0x1234_5678L, WorkKind.IMMEDIATE, CompletionStatus.OK, 100));
+            // The receiver closes the region at once; the sender missed the ACK and sends the packet again.
+            b.deregisterRegion(key);
+            assertThat(deliver(only.clone())).as("acknowledged as a duplicate, not dropped").isNull();
+            assertThat(b.counters().get(Counter.DUPLICATE_PACKETS_RECEIVED)).isEqualTo(1);
+            b.pollCompletions((c, id, k, st, n) -> reported.add(new Done(id, k, st, n)));
+            assertThat(reported).hasSize(1);
+            // A WRITE not yet complete still needs its region.
+            assertThat(deliver(withImmediate(write(cb, tag, 0, 0, 1, key, 0, 0, 100, 100), 1)))
+                    .isEqualTo(DropReason.BAD_REGION_KEY);
+        }
+    }
+
+    @Test
+    void anImmediateOnlyRidesOnTheLastPacketOfAWrite() {
+        setUp(12, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment region = arena.allocate(1 << 16);
+            int key = b.registerRegion(region, true);
+            int tag = b.connection(cb).sessionTag();
+            int payload = b.connection(cb).payloadBytes();
+            // Flagged LAST (the validator's rule) but not the message's last packet by its offset.
+            assertThat(deliver(withImmediate(write(cb, tag, 0, 0, 0, key, 0, 0, 2L * payload, payload), 7)))
+                    .isEqualTo(DropReason.MESSAGE_BOUNDS);
+            assertThat(region.get(ValueLayout.JAVA_BYTE, 0)).isZero();
+            List<Done> reported = new ArrayList<>();
+            b.pollCompletions((c, id, k, st, n) -> reported.add(new Done(id, k, st, n)));
+            assertThat(reported).isEmpty();
+        }
+    }
+
+    /** The same WRITE packet with IMMEDIATE (and LAST) set and {@code immediate} after its payload. */
+    private static byte[] withImmediate(byte[] p, int immediate) {
+        byte[] q = java.util.Arrays.copyOf(p, p.length + DataFlyweight.IMMEDIATE_LENGTH);
+        DataFlyweight d = new DataFlyweight().wrap(new UnsafeBuffer(q), 0);
+        d.flags(d.flags() | io.jccl.metaroce.protocol.wire.Flags.LAST);
+        d.putImmediate(immediate);
+        finish(q, q.length - Crc32c.LENGTH);
+        return q;
+    }
+
     @Test
     void writeIdsFarAheadOfTheOldestIncompleteOneAreDropped() {
         setUp(8, 0.0);

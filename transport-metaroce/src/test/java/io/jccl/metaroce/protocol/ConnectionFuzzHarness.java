@@ -135,6 +135,8 @@ final class ConnectionFuzzHarness {
             new Legit(0, WorkKind.SEND, 4, 0, 0, -1, 0, CompletionStatus.OK),
             new Legit(1, WorkKind.WRITE, -1, 0, 700, -1, 1000, CompletionStatus.OK),
             new Legit(1, WorkKind.SEND, 1, 700, 1000, -1, 0, CompletionStatus.OK));
+    /** The immediate node 0's legitimate WRITE carries (a WRITE with immediate); node 1 must report it once. */
+    static final int LEGIT_IMMEDIATE = 0x5EED_1D;
     /** The receive posted late: node 1, stream 3, slot 2, for node 0's 300 bytes from source offset 2000. */
     static final Legit LATE_RECV = new Legit(1, WorkKind.RECV, 3, 2000, 300, 2, 0, CompletionStatus.OK);
 
@@ -170,6 +172,8 @@ final class ConnectionFuzzHarness {
     private final long[][] slotWork = new long[2][SLOT_CAPACITY.length];   // 0: never posted, >0 posted, <0 frozen
     private final List<Map<Long, Work>> works = List.of(new HashMap<>(), new HashMap<>());
     private final long[] legitIds = new long[LEGIT.size() + 1];
+    /** How often each node reported {@link #LEGIT_IMMEDIATE}. */
+    private final int[] legitImmediateReports = new int[2];
     private final ArrayList<Packet> inFlight = new ArrayList<>();
     private final ArrayDeque<Packet> history = new ArrayDeque<>();
     private final Sink sink = new Sink();
@@ -282,6 +286,7 @@ final class ConnectionFuzzHarness {
             regionFrozen[n] = false;
             java.util.Arrays.fill(slotWork[n], 0);
             works.get(n).clear();
+            legitImmediateReports[n] = 0;
         }
         mainConnection[0] = nodes[0].connect(now, 1);
         for (int i = 0; i < 16 && !nodes[0].isEstablished(mainConnection[0]); i++) {
@@ -304,10 +309,13 @@ final class ConnectionFuzzHarness {
         int c = mainConnection[n];
         long id = switch (l.kind()) {
             case RECV -> postRecv(n, c, l.stream(), l.slot());
-            case WRITE -> track(n, c, WorkKind.WRITE, l.length(), -1,
-                    e.postWrite(c, regionKey[1 - n], l.remoteOffset(), source[n], l.srcOffset(), l.length()));
+            case WRITE -> track(n, c, WorkKind.WRITE, l.length(), -1, n == 0
+                    ? e.postWriteImmediate(c, regionKey[1 - n], l.remoteOffset(), source[n], l.srcOffset(), l.length(),
+                    LEGIT_IMMEDIATE)
+                    : e.postWrite(c, regionKey[1 - n], l.remoteOffset(), source[n], l.srcOffset(), l.length()));
             case SEND -> track(n, c, WorkKind.SEND, l.length(), -1,
                     e.postSend(c, l.stream(), source[n], l.srcOffset(), l.length()));
+            case IMMEDIATE -> throw new IllegalArgumentException("an immediate is reported, never posted");
         };
         check(id > 0, "set-up: work is accepted");
         return id;
@@ -814,6 +822,10 @@ final class ConnectionFuzzHarness {
 
     private void drainCompletions(int n) {
         nodes[n].pollCompletions((connection, workId, kind, status, bytes) -> {
+            if (kind == WorkKind.IMMEDIATE) {
+                immediateReported(n, workId, status, bytes);
+                return;
+            }
             Work w = works.get(n).get(workId);
             check(w != null, "endpoint " + n + ": completion of unknown work " + workId);
             check(w.status == null, "work " + workId + " completes once (again as " + status + ")");
@@ -830,6 +842,28 @@ final class ConnectionFuzzHarness {
                 receiveCompleted(n, w, status, bytes);
             }
         });
+    }
+
+    /**
+     * A peer's WRITE with immediate is in place: the legitimate one is reported once, with its length, its bytes all
+     * there at that moment; forged ones (a forger knowing the session may complete a WRITE of its own) only OK.
+     */
+    private void immediateReported(int n, long immediate, CompletionStatus status, long bytes) {
+        check(status == CompletionStatus.OK && immediate >= 0 && immediate <= 0xFFFF_FFFFL && bytes >= 0,
+                "endpoint " + n + ": an immediate is reported OK, as 32 unsigned bits (" + status + ", " + immediate
+                        + ", " + bytes + " bytes)");
+        if (immediate != LEGIT_IMMEDIATE || n != 1) {
+            return;
+        }
+        check(++legitImmediateReports[n] == 1, "the legitimate WRITE's immediate is reported once");
+        for (Legit l : LEGIT) {
+            if (l.kind() == WorkKind.WRITE && l.node() == 0) {
+                check(bytes == l.length(), "the immediate reports the WRITE's " + l.length() + " bytes, not " + bytes);
+                check(memory[1].asSlice(REGION_AT + l.remoteOffset(), l.length())
+                                .mismatch(source[0].asSlice(l.srcOffset(), l.length())) < 0,
+                        "the immediate is reported only once every byte of its WRITE is in place");
+            }
+        }
     }
 
     private void receiveCompleted(int n, Work w, CompletionStatus status, long bytes) {
@@ -966,8 +1000,16 @@ final class ConnectionFuzzHarness {
                     check(memory[n].asSlice(SLOT_AT[l.slot()], l.length()).mismatch(src) < 0,
                             "legitimate " + l + ": the received bytes differ");
                 }
-                case WRITE -> check(memory[1 - n].asSlice(REGION_AT + l.remoteOffset(), l.length()).mismatch(src) < 0,
-                        "legitimate " + l + ": the written bytes differ");
+                case WRITE -> {
+                    check(memory[1 - n].asSlice(REGION_AT + l.remoteOffset(), l.length()).mismatch(src) < 0,
+                            "legitimate " + l + ": the written bytes differ");
+                    if (n == 0) {
+                        // Acknowledged means placed, and the immediate is reported on placement.
+                        drainCompletions(1);
+                        check(legitImmediateReports[1] == 1, "legitimate " + l + " completed OK, its immediate was "
+                                + "reported " + legitImmediateReports[1] + " times");
+                    }
+                }
                 case SEND -> {
                     // Acknowledged means placed: the matching receive has completed.
                     for (int j = 0; j <= LEGIT.size(); j++) {

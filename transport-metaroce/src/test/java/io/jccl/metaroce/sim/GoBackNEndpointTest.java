@@ -219,7 +219,9 @@ class GoBackNEndpointTest {
         assertThatThrownBy(() -> GoBackNConfig.defaults().withWindowPackets(0)).hasMessageContaining("windowPackets");
         assertThatThrownBy(() -> GoBackNConfig.defaults().withLineRate(-1, 0)).hasMessageContaining("lineRate");
         assertThat(a.connectionTo(3)).isEqualTo(-1);
-        assertThat(WorkKind.values()).hasSize(3);
+        assertThat(WorkKind.values()).hasSize(4);
+        assertThatThrownBy(() -> a.postWriteImmediate(conn, 1, 0, buf, 0, 10, 7))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("no WRITE with immediate");
         assertThat(CompletionStatus.OK).isNotNull();
     }
 }

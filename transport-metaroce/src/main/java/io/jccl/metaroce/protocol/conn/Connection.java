@@ -10,6 +10,7 @@ import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.wire.CloseFlyweight;
+import io.jccl.metaroce.protocol.wire.Flags;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
@@ -38,7 +39,7 @@ public final class Connection implements SenderPath.AckVisitor {
         /** Builds and hands over one DATA packet. */
         void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write, int flags,
                       int message, int target, long offset, long messageLength, long base, MemorySegment src,
-                      long srcOffset, int payload);
+                      long srcOffset, int payload, int immediate);
 
         /** Builds and hands over one ACK. */
         void sendAck(Connection c, TransmitSink sink, int pathIndex, ReceiverPath rx, double hintBytesPerSecond);
@@ -303,6 +304,12 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     public long postWrite(int regionKey, long remoteOffset, MemorySegment local, long offset, long length) {
+        return postWrite(regionKey, remoteOffset, local, offset, length, false, 0);
+    }
+
+    /** A WRITE whose last packet carries {@code immediate} when {@code withImmediate} (write-with-immediate). */
+    public long postWrite(int regionKey, long remoteOffset, MemorySegment local, long offset, long length,
+                          boolean withImmediate, int immediate) {
         if (full()) {
             return refusesWork() ? closedWork(WorkKind.WRITE) : -1;
         }
@@ -313,6 +320,8 @@ public final class Connection implements SenderPath.AckVisitor {
         long id = ctx.nextWorkId();
         outbound[ref].reset(id, WorkKind.WRITE, -1, regionKey, remoteOffset, local, offset, length, nextWriteId++,
                 payloadBytes);
+        outbound[ref].withImmediate = withImmediate;
+        outbound[ref].immediate = immediate;
         pendingWork++;
         enqueueSend(ref);
         return id;
@@ -489,23 +498,29 @@ public final class Connection implements SenderPath.AckVisitor {
             return DropReason.MESSAGE_BOUNDS;
         }
         int chunk = (int) chunkIndex;
+        boolean withImmediate = (flags & Flags.IMMEDIATE) != 0;
+        if (withImmediate && (!write || offset + payload != messageLength)) {
+            return DropReason.MESSAGE_BOUNDS;   // an immediate rides only on a WRITE's last packet
+        }
         boolean duplicate;
         if (write) {
-            MemorySegment region = regionFor(target);
-            if (region == null) {
-                return DropReason.BAD_REGION_KEY;
-            }
-            if (base < 0 || base > region.byteSize() || messageLength > region.byteSize() - base) {
-                return DropReason.REGION_BOUNDS;
-            }
             if (message - writesCompleteBelow < 0 || completedWrites.contains(message)) {
                 // Completed already (in order, or out of order and remembered until the ones below complete): a late
-                // duplicate must not start the WRITE over and land again on memory the application may reuse.
+                // duplicate must not start the WRITE over and land again on memory the application may reuse. It is
+                // acknowledged even when its region closed since: a receiver told of a WRITE by its immediate may
+                // close the region at once, while the sender may still wait for acknowledgements that were lost.
                 duplicate = true;
             } else if (message - writesCompleteBelow >= config.maxPendingWork()) {
                 // Beyond what a sender can have outstanding: bounds what forged ids can make this side keep.
                 return DropReason.MESSAGE_BOUNDS;
             } else {
+                MemorySegment region = regionFor(target);
+                if (region == null) {
+                    return DropReason.BAD_REGION_KEY;
+                }
+                if (base < 0 || base > region.byteSize() || messageLength > region.byteSize() - base) {
+                    return DropReason.REGION_BOUNDS;
+                }
                 InboundMessage w = writes.get(message);
                 if (w == null) {
                     w = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
@@ -518,8 +533,18 @@ public final class Connection implements SenderPath.AckVisitor {
                 duplicate = w.has(chunk);
                 if (!duplicate) {
                     ctx.place(b, payloadOffset, region, base + offset, payload);
+                    if (withImmediate) {
+                        w.hasImmediate = true;
+                        w.immediate = b.getInt(payloadOffset + payload, java.nio.ByteOrder.LITTLE_ENDIAN);
+                    }
                     if (w.mark(chunk, payload)) {
                         writes.remove(message);
+                        if (w.hasImmediate) {
+                            // Every byte in place: the application hears of it now, once (later copies are
+                            // duplicates of a completed WRITE).
+                            ctx.complete(this, w.immediate & 0xFFFF_FFFFL, WorkKind.IMMEDIATE, CompletionStatus.OK,
+                                    messageLength);
+                        }
                         recycle(w);
                         if (message == writesCompleteBelow) {
                             writesCompleteBelow++;
@@ -1495,11 +1520,12 @@ public final class Connection implements SenderPath.AckVisitor {
         long offset = m.chunkOffset(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
         awaitAnswer(nowNs);
-        int flags = (chunk == m.chunks - 1 ? 1 : 0) | (retransmission ? 4 : 0)
-                | (path.room() <= 1 ? 2 : 0);
+        boolean last = chunk == m.chunks - 1;
         boolean write = m.kind == WorkKind.WRITE;
+        int flags = (last ? Flags.LAST : 0) | (retransmission ? Flags.RETRANSMISSION : 0)
+                | (path.room() <= 1 ? Flags.ACK_REQUESTED : 0) | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
         ctx.sendData(this, sink, path, psn, nowNs, write, flags, m.seq, write ? m.regionKey : m.stream, offset,
-                m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload);
+                m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload, m.immediate);
         if (rateBytesPerSecond > 0) {
             tokens -= payload;
         }

@@ -21,6 +21,8 @@ final class InboundMessage {
     boolean truncated;
     boolean done;
     boolean reported;
+    boolean hasImmediate;     // WRITE: its last packet came with an immediate, reported at completion
+    int immediate;
 
     void reset(long workId, MemorySegment buffer, long offset, long capacity, int seq) {
         this.workId = workId;
@@ -35,6 +37,8 @@ final class InboundMessage {
         this.truncated = false;
         this.done = false;
         this.reported = false;
+        this.hasImmediate = false;
+        this.immediate = 0;
     }
 
     /**

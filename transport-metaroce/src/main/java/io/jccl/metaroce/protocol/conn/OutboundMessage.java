@@ -26,6 +26,8 @@ final class OutboundMessage {
     long pausedUntilNs;
     boolean done;
     boolean reported;
+    boolean withImmediate;         // WRITE: its last packet carries the immediate
+    int immediate;
 
     OutboundMessage(int ref) {
         this.ref = ref;
@@ -57,6 +59,8 @@ final class OutboundMessage {
         this.pausedUntilNs = 0;
         this.done = false;
         this.reported = false;
+        this.withImmediate = false;
+        this.immediate = 0;
     }
 
     static boolean get(long[] bits, int i) {

@@ -19,6 +19,7 @@ import org.agrona.MutableDirectBuffer;
  *  48  8  message length   total bytes of the message
  *  56  8  base             WRITE: region offset where the message starts; SEND: 0
  *  64  n  payload
+ * 64+n  4  immediate        only with {@link Flags#IMMEDIATE} (a WRITE's last packet); counted in the body length
  * </pre>
  */
 public final class DataFlyweight extends HeaderFlyweight {
@@ -38,6 +39,8 @@ public final class DataFlyweight extends HeaderFlyweight {
     public static final int BASE_FIELD_OFFSET = 56;
     /** Offset of the payload: the common header plus the DATA type header. */
     public static final int PAYLOAD_FIELD_OFFSET = 64;
+    /** Length of the immediate a WRITE's last packet may carry after its payload ({@link Flags#IMMEDIATE}). */
+    public static final int IMMEDIATE_LENGTH = 4;
     /** Length of the DATA type header. */
     public static final int TYPE_HEADER_LENGTH = 44;
     /** Length of both headers: where the payload starts. */
@@ -229,9 +232,34 @@ public final class DataFlyweight extends HeaderFlyweight {
         return offset + PAYLOAD_FIELD_OFFSET;
     }
 
-    /** @return the payload length in bytes (the body length) */
+    /** @return whether the packet carries an immediate ({@link Flags#IMMEDIATE}: a WRITE's last packet) */
+    public boolean hasImmediate() {
+        return (flags() & Flags.IMMEDIATE) != 0;
+    }
+
+    /** @return the payload length in bytes (the body length, less the immediate's 4 bytes when it carries one) */
     public int payloadLength() {
-        return bodyLength();
+        return hasImmediate() ? bodyLength() - IMMEDIATE_LENGTH : bodyLength();
+    }
+
+    /** @return the immediate after the payload (only meaningful when {@link #hasImmediate()}) */
+    public int immediate() {
+        return buffer.getInt(payloadIndex() + payloadLength(), BYTE_ORDER);
+    }
+
+    /**
+     * Writes the immediate after a payload already in place, sets {@link Flags#IMMEDIATE} and counts the 4 bytes in
+     * the body length. Call after {@link #putPayload} (or after setting the body length to the payload's).
+     *
+     * @param immediate the value
+     * @return this
+     */
+    public DataFlyweight putImmediate(int immediate) {
+        int payload = bodyLength();
+        mutableBuffer.putInt(payloadIndex() + payload, immediate, BYTE_ORDER);
+        flags(flags() | Flags.IMMEDIATE);
+        bodyLength(payload + IMMEDIATE_LENGTH);
+        return this;
     }
 
     /**

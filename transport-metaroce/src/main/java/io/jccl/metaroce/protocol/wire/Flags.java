@@ -10,8 +10,15 @@ public final class Flags {
     public static final int ACK_REQUESTED = 1 << 1;
     /** Bit 2: the packet retransmits an earlier one (new PSN, same destination). */
     public static final int RETRANSMISSION = 1 << 2;
-    /** Every flag a DATA packet may set. */
-    public static final int DATA_FLAGS = LAST | ACK_REQUESTED | RETRANSMISSION;
+    /**
+     * Bit 3: a WRITE's last packet carries the write's 4-byte immediate after its payload (write-with-immediate); only
+     * with {@link #LAST}, never on a SEND.
+     */
+    public static final int IMMEDIATE = 1 << 3;
+    /** Every flag a SEND packet may set. */
+    public static final int SEND_FLAGS = LAST | ACK_REQUESTED | RETRANSMISSION;
+    /** Every flag a DATA packet may set (a WRITE: all of them). */
+    public static final int DATA_FLAGS = SEND_FLAGS | IMMEDIATE;
 
     private Flags() {
     }

@@ -68,7 +68,7 @@ public final class PacketType {
      *         types)
      */
     public static int allowedFlags(int type) {
-        return isData(type) ? Flags.DATA_FLAGS : Flags.NONE;
+        return type == WRITE ? Flags.DATA_FLAGS : type == SEND ? Flags.SEND_FLAGS : Flags.NONE;
     }
 
     /**

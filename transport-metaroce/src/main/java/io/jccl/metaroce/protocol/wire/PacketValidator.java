@@ -35,7 +35,8 @@ import org.agrona.DirectBuffer;
  *       empty, a body on another type, or a length
  *       other than {@code 20 + type header + body length + 4};</li>
  *   <li>{@link DropReason#BAD_CRC};</li>
- *   <li>{@link DropReason#BAD_FIELD}: flags the type may not set, a path id over 63, a non-zero reserved field
+ *   <li>{@link DropReason#BAD_FIELD}: flags the type may not set (IMMEDIATE on a SEND, without LAST, or on a body
+ *       shorter than the immediate), a path id over 63, a non-zero reserved field
  *       (the common header's; HANDSHAKE_INIT's reserved byte; a SEND's base), a handshake's common header with a
  *       non-zero session tag or (HANDSHAKE_INIT) connection id, a HANDSHAKE_INIT offering paths outside 1-64 or a
  *       payload size outside 256-65000.</li>
@@ -87,9 +88,12 @@ public final class PacketValidator {
             return DropReason.TRUNCATED;
         }
         final int bodyLength = buffer.getShort(offset + BODY_LENGTH_FIELD_OFFSET, BYTE_ORDER) & 0xFFFF;
+        final int flags = buffer.getByte(offset + FLAGS_FIELD_OFFSET) & 0xFF;
         if (PacketType.isData(type)) {
-            // An empty body only carries an empty message (zero-length SENDs are how collectives pass tokens).
-            if (bodyLength > MAX_PAYLOAD_LENGTH || bodyLength == 0 && buffer.getLong(offset
+            // An empty body only carries an empty message (zero-length SENDs are how collectives pass tokens); an
+            // immediate's 4 bytes come on top of the payload.
+            int immediateBytes = (flags & Flags.IMMEDIATE) != 0 ? DataFlyweight.IMMEDIATE_LENGTH : 0;
+            if (bodyLength > MAX_PAYLOAD_LENGTH + immediateBytes || bodyLength == immediateBytes && buffer.getLong(offset
                     + DataFlyweight.MESSAGE_LENGTH_FIELD_OFFSET, BYTE_ORDER) != 0) {
                 return DropReason.BAD_LENGTH;
             }
@@ -103,8 +107,9 @@ public final class PacketValidator {
         if (crc.compute(buffer, offset, lengthWithoutCrc) != buffer.getInt(offset + lengthWithoutCrc, BYTE_ORDER)) {
             return DropReason.BAD_CRC;
         }
-        final int flags = buffer.getByte(offset + FLAGS_FIELD_OFFSET) & 0xFF;
         if ((flags & ~PacketType.allowedFlags(type)) != 0
+                || (flags & Flags.IMMEDIATE) != 0 && ((flags & Flags.LAST) == 0
+                || bodyLength < DataFlyweight.IMMEDIATE_LENGTH)
                 || (buffer.getByte(offset + PATH_ID_FIELD_OFFSET) & 0xFF) > MAX_PATH_ID
                 || buffer.getShort(offset + RESERVED_FIELD_OFFSET, BYTE_ORDER) != 0) {
             return DropReason.BAD_FIELD;

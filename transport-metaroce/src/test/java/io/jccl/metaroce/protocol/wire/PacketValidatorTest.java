@@ -77,7 +77,13 @@ class PacketValidatorTest {
             cases.add(raw(t + " last header byte flipped", type, p -> p.putByte(headers - 1,
                     p.getByte(headers - 1) ^ 0x80), 0, DropReason.BAD_CRC));
             cases.add(raw(t + " flags flipped, CRC stale", type, p -> p.putByte(4, 0x80), 0, DropReason.BAD_CRC));
-            cases.add(fixed(t + " flag bit 3", type, p -> p.putByte(4, p.getByte(4) | 0x08), DropReason.BAD_FIELD));
+            if (type == PacketType.WRITE) {
+                cases.add(fixed(t + " flag bit 3 (IMMEDIATE) without LAST", type,
+                        p -> p.putByte(4, (p.getByte(4) | Flags.IMMEDIATE) & ~Flags.LAST), DropReason.BAD_FIELD));
+                cases.add(fixed(t + " flag bit 4", type, p -> p.putByte(4, p.getByte(4) | 0x10), DropReason.BAD_FIELD));
+            } else {
+                cases.add(fixed(t + " flag bit 3", type, p -> p.putByte(4, p.getByte(4) | 0x08), DropReason.BAD_FIELD));
+            }
             cases.add(fixed(t + " flag bit 7", type, p -> p.putByte(4, 0x80), DropReason.BAD_FIELD));
             cases.add(fixed(t + " path id 64", type, p -> p.putByte(5, 64), DropReason.BAD_FIELD));
             cases.add(fixed(t + " path id 255", type, p -> p.putByte(5, 255), DropReason.BAD_FIELD));
@@ -101,11 +107,19 @@ class PacketValidatorTest {
                     DropReason.BAD_LENGTH));
             cases.add(raw(t + " body length below the datagram", type, p -> p.putShort(16, 99), 0,
                     DropReason.BAD_LENGTH));
-            cases.add(new Case(t + " body 65001, length matching", type, 65_000, p -> p.putShort(16, 65_001), false, 1,
-                    DropReason.BAD_LENGTH));
+            cases.add(new Case(t + " body 65001, length matching", type, 65_000, p -> {
+                p.putByte(4, p.getByte(4) & ~Flags.IMMEDIATE);
+                p.putShort(16, 65_001);
+            }, false, 1, DropReason.BAD_LENGTH));
             cases.add(new Case(t + " body 65535, length matching", type, 65_000, p -> p.putShort(16, 65_535), false,
                     535, DropReason.BAD_LENGTH));
         }
+        cases.add(new Case("WRITE with immediate, body 65005, length matching", PacketType.WRITE, 65_000, p -> {
+            p.putByte(4, p.getByte(4) | Flags.IMMEDIATE | Flags.LAST);
+            p.putShort(16, 65_005);
+        }, false, 5, DropReason.BAD_LENGTH));
+        cases.add(new Case("WRITE with immediate, body 3", PacketType.WRITE, 3,
+                p -> p.putByte(4, p.getByte(4) | Flags.IMMEDIATE | Flags.LAST), true, 0, DropReason.BAD_FIELD));
         cases.add(fixed("SEND with a base", PacketType.SEND, p -> p.putLong(DataFlyweight.BASE_FIELD_OFFSET, 1),
                 DropReason.BAD_FIELD));
         cases.add(fixed("SEND with a base's top bit", PacketType.SEND,
@@ -185,10 +199,15 @@ class PacketValidatorTest {
             assertThat(validator.check(buffer, 0, HandshakeInitFlyweight.FRAME_LENGTH)).isNull();
         }
         final DataFlyweight data = new DataFlyweight().wrap(buffer, 0);
-        data.putHeader(PacketType.WRITE, Flags.DATA_FLAGS, 63, 0xFFFF, -1, -1, 1).base(-1).messageOffset(-1)
+        data.putHeader(PacketType.WRITE, Flags.SEND_FLAGS, 63, 0xFFFF, -1, -1, 1).base(-1).messageOffset(-1)
                 .messageLength(-1);
         crc.finish(buffer, 0, data.lengthWithoutCrc());
         assertThat(validator.check(buffer, 0, data.frameLength())).as("bounds are the core's to check").isNull();
+        data.putHeader(PacketType.WRITE, Flags.LAST, 0, 0, 1, 1, 0).messageLength(0).putImmediate(0xCAFEF00D);
+        crc.finish(buffer, 0, data.lengthWithoutCrc());
+        assertThat(validator.check(buffer, 0, data.frameLength())).as("an empty WRITE with immediate").isNull();
+        assertThat(data.payloadLength()).isZero();
+        assertThat(data.immediate()).isEqualTo(0xCAFEF00D);
     }
 
     @Test

@@ -35,7 +35,11 @@ final class Packets {
      * @return the packet's length, CRC included
      */
     int write(int type, MutableDirectBuffer buffer, int offset, int payloadLength, RandomGenerator random) {
-        final int flags = PacketType.isData(type) ? random.nextInt(Flags.DATA_FLAGS + 1) : 0;
+        int dataFlags = random.nextInt(Flags.SEND_FLAGS + 1);
+        if (type == PacketType.WRITE && payloadLength > DataFlyweight.IMMEDIATE_LENGTH && random.nextInt(4) == 0) {
+            dataFlags |= Flags.IMMEDIATE | Flags.LAST;   // the body's last 4 bytes are the immediate
+        }
+        final int flags = PacketType.isData(type) ? dataFlags : 0;
         final int pathId = random.nextInt(HeaderFlyweight.MAX_PATH_ID + 1);
         final int generation = random.nextInt(1 << 16);
         final int connectionId = random.nextInt();

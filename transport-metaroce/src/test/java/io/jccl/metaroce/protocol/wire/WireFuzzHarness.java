@@ -128,7 +128,12 @@ final class WireFuzzHarness {
                 final DataFlyweight d = data.wrap(buffer, offset);
                 check(d.payloadLength() <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
                         && (d.payloadLength() >= 1 || d.messageLength() == 0), "payload (empty only for an empty message)");
-                check(d.payloadIndex() + d.payloadLength() + Crc32c.LENGTH == offset + length, "payload end");
+                check(d.payloadIndex() + d.payloadLength() + (d.hasImmediate() ? DataFlyweight.IMMEDIATE_LENGTH : 0)
+                        + Crc32c.LENGTH == offset + length, "payload end");
+                check(!d.hasImmediate() || d.isWrite() && d.isLast(), "immediate only on a WRITE's last packet");
+                if (d.hasImmediate()) {
+                    sink += d.immediate();
+                }
                 check(d.isWrite() != d.isSend(), "write or send");
                 check(d.isWrite() || d.base() == 0, "send base");
                 sink += d.psn() + d.timestampNs() + d.message() + d.writeId() + d.messageSequence() + d.target()
