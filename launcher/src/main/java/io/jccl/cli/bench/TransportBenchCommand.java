@@ -110,6 +110,12 @@ public final class TransportBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     double gbnRtoUs;
 
+    @Option(names = "--rto-floor-us", description = "with --driver udp: the MetaRoCE endpoints' smallest "
+            + "retransmission timeout, us, 10-1000000 (default 5000, what the metaroce transport gives a rank, "
+            + "JCCL_METAROCE_RTO_FLOOR_US; below the time a thread of this host may be descheduled, timeouts fire on "
+            + "healthy paths and goodput measures the spurious retransmissions)")
+    Long rtoFloorUs;
+
     @Option(names = "--time-limit-ms", defaultValue = "60000", description = "virtual-time limit per run, ms "
             + "(default ${DEFAULT-VALUE})")
     long timeLimitMs;
@@ -160,6 +166,10 @@ public final class TransportBenchCommand implements Callable<Integer> {
             throw usage("--incast runs on the simulator only (--driver sim)");
         }
         IoMethod ioMethod = ioMethod();
+        long floorUs = rtoFloorUs == null ? UdpLoopbackBench.DEFAULT_RTO_FLOOR_US : rtoFloorUs;
+        if (floorUs < 10 || floorUs > 1_000_000) {
+            throw usage("--rto-floor-us must be 10-1000000, got " + floorUs);
+        }
         // Through the relay, loss 0 always runs first: the reference of the goodput ratio.
         List<Double> runs = new ArrayList<>(List.of(0.0));
         if (relayed) {
@@ -169,7 +179,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         try {
             for (double loss : runs) {
                 results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, payloadBytes, relayed ? loss : null,
-                        !relayed, ioMethod));
+                        !relayed, ioMethod, floorUs * 1000));
             }
         } catch (IllegalStateException | UnsupportedOperationException | java.io.UncheckedIOException e) {
             System.err.println("jccl bench transport: " + e.getMessage());
@@ -178,6 +188,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         double reference = results.getFirst().goodputBytesPerSec();
         if (json) {
             Json j = new Json().beginObject().field("driver", "udp").field("relay", relayed ? "yes" : "no")
+                    .field("rtoFloorUs", floorUs)
                     .field("io", results.getFirst().io().name().toLowerCase(Locale.ROOT))
                     .beginArray("results");
             for (int i = 0; i < runs.size(); i++) {
@@ -200,10 +211,10 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         IoMethod used = results.getFirst().io();
         out.printf(Locale.ROOT, "# JCCL transport benchmark, UDP on loopback%s: %d bytes in %d-byte WRITEs, %d-byte "
-                + "payloads, %d paths (one socket each), one thread per side, %s%n",
+                + "payloads, %d paths (one socket each), one thread per side, %s, RTO floor %d us%n",
                 relayed ? " through the impairment relay (random loss on every path, both ways)" : "", bytes,
                 Math.min(messageBytes, bytes), payloadBytes, paths, used == IoMethod.NATIVE
-                        ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O");
+                        ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O", floorUs);
         out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s%n", "protocol", "loss", "paths", "bytes",
                 "goodput(GB/s)", "ratio", "retransmits", "wall(ms)", "dgrams/call");
         for (int i = 0; i < runs.size(); i++) {
@@ -257,6 +268,10 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         if (spec.commandLine().getParseResult().hasMatchedOption("--io")) {
             throw usage("--io applies to --driver udp only");
+        }
+        if (rtoFloorUs != null) {
+            throw usage("--rto-floor-us applies to --driver udp only (simulated endpoints take the protocol's"
+                    + " default)");
         }
         List<String> names = new ArrayList<>();
         for (String p : protocols) {

@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class UdpLoopbackBench {
     private static final long LIMIT_NS = 120_000_000_000L;
+    /** The metaroce transport's default smallest retransmission timeout (JCCL_METAROCE_RTO_FLOOR_US), in us. */
+    static final long DEFAULT_RTO_FLOOR_US = 5000;
 
     /**
      * @param goodputBytesPerSec MetaRoCE payload bytes per second, first post to last completion
@@ -57,13 +59,14 @@ final class UdpLoopbackBench {
      * @param relayLoss null: the endpoints talk directly; otherwise through an {@link ImpairmentRelay} losing this
      *                  share of the datagrams on every path, both ways
      * @param io        the I/O method of the drivers and the raw blast
+     * @param rtoFloorNs the endpoints' smallest retransmission timeout
      */
     static Result run(int paths, long bytes, long messageBytes, int payloadBytes, Double relayLoss, boolean withRaw,
-                      IoMethod io) {
+                      IoMethod io, long rtoFloorNs) {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes)
-                .withRto(Long.getLong("jccl.bench.rtoFloorNs", 50_000), 50_000_000);
+                .withRto(rtoFloorNs, Math.max(50_000_000, rtoFloorNs));
         UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
         Result measured;
         try (Arena arena = Arena.ofShared();

@@ -123,13 +123,15 @@ class TransportBenchCommandTest {
             {"--protocol", "tcp"}, {"--protocol", "gbn,gbn"}, {"--paths", "0"}, {"--paths", "65"},
             {"--bytes", "lots"}, {"--bytes", "0"}, {"--incast", "1"}, {"--payload", "100"}, {"--gbn-window", "2"},
             {"--link-gbps", "0"}, {"--nonsense"}, {"--driver", "udp", "--io", "rdma"}, {"--io", "native"},
+            {"--driver", "udp", "--rto-floor-us", "5"}, {"--rto-floor-us", "5000"},
         };
         String[] why = {"runs --protocol metaroce only", "--incast runs on the simulator",
             "--driver must be sim", "must be in [0, 1)",
             "is not a loss rate", "listed twice", "unknown protocol 'tcp'", "listed twice", "--paths must be 1-64",
             "--paths must be 1-64", "is not a size", "--bytes must be", "--incast must be", "--payload must be",
             "--gbn-window", "--link-gbps", "Unknown option", "--io must be auto, native or channel",
-            "--io applies to --driver udp only"};
+            "--io applies to --driver udp only", "--rto-floor-us must be 10-1000000",
+            "--rto-floor-us applies to --driver udp only"};
         for (int k = 0; k < bad.length; k++) {
             String[] args = new String[2 + bad[k].length];
             args[0] = "bench";

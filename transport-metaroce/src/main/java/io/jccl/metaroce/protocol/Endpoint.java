@@ -19,6 +19,7 @@ import io.jccl.metaroce.protocol.wire.PacketValidator;
 import io.jccl.metaroce.protocol.wire.ProbeFlyweight;
 import io.jccl.metaroce.protocol.wire.RnrFlyweight;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -69,6 +70,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final HandshakeInitFlyweight rxInit = new HandshakeInitFlyweight();
     private final HandshakeAcceptFlyweight rxAccept = new HandshakeAcceptFlyweight();
     private final DataFlyweight txData = new DataFlyweight().wrap(tx, 0);
+    /** Over a DATA packet being built in a sink's claimed room. */
+    private final DataFlyweight claimData = new DataFlyweight();
     private final AckFlyweight txAck = new AckFlyweight().wrap(tx, 0);
     private final ProbeFlyweight txProbe = new ProbeFlyweight().wrap(tx, 0);
     private final RnrFlyweight txRnr = new RnrFlyweight().wrap(tx, 0);
@@ -584,7 +587,19 @@ public final class Endpoint implements Verbs, Connection.Context {
     public void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
                          int flags, int message, int target, long offset, long messageLength, long base,
                          MemorySegment src, long srcOffset, int payload, int immediate) {
-        txData.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(),
+        // Built straight into the driver's send batch where it offers room (the payload crosses user memory once),
+        // else in this endpoint's own buffer, which transmit copies.
+        int maxLength = DataFlyweight.DATA_HEADER_LENGTH + payload + DataFlyweight.IMMEDIATE_LENGTH
+                + DataFlyweight.CRC_LENGTH;
+        int at = sink.claim(c.peer, path.index, maxLength);
+        boolean claimed = at >= 0;
+        MutableDirectBuffer buffer = claimed ? sink.claimedBuffer() : tx;
+        MemorySegment segment = claimed ? sink.claimedSegment() : txSegment;
+        if (!claimed) {
+            at = 0;
+        }
+        DataFlyweight d = claimed ? claimData.wrap(buffer, at) : txData;
+        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(),
                         c.remoteId(), c.sessionTag(), payload)
                 .psn(psn)
                 .timestampNs(nowNs)
@@ -594,14 +609,18 @@ public final class Endpoint implements Verbs, Connection.Context {
                 .messageLength(messageLength)
                 .base(base);
         if (payload > 0) {
-            MemorySegment.copy(src, srcOffset, txSegment, DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
+            MemorySegment.copy(src, srcOffset, segment, at + DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
         }
         int body = payload;
         if ((flags & Flags.IMMEDIATE) != 0) {
-            txData.putImmediate(immediate);   // after the payload; the flag is set already
+            d.putImmediate(immediate);   // after the payload; the flag is set already
             body += DataFlyweight.IMMEDIATE_LENGTH;
         }
-        transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + body);
+        if (claimed) {
+            sink.commit(txCrc.finish(buffer, at, DataFlyweight.DATA_HEADER_LENGTH + body));
+        } else {
+            transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + body);
+        }
     }
 
     @Override

@@ -74,6 +74,31 @@ interface DatagramIo extends AutoCloseable {
     void flush();
 
     /**
+     * Room in the send batch for one datagram of at most {@code maxLength} bytes to {@code destination}, to be written
+     * in place and queued by {@link #commit} (no copy, unlike {@link #send}); a full batch is flushed first.
+     *
+     * @return the offset in {@link #sendBuffer()} where it goes, or -1 where sends are not batched (use send)
+     */
+    default int claim(long destination, int maxLength) {
+        return -1;
+    }
+
+    /** @return the send batch's memory, for {@link #claim} */
+    default org.agrona.MutableDirectBuffer sendBuffer() {
+        throw new IllegalStateException("no send batch");
+    }
+
+    /** @return the send batch's memory as a segment */
+    default java.lang.foreign.MemorySegment sendSegment() {
+        throw new IllegalStateException("no send batch");
+    }
+
+    /** Queues the datagram written at the last claim's offset ({@code length} bytes, at most the claim's). */
+    default void commit(int length) {
+        throw new IllegalStateException("no send batch");
+    }
+
+    /**
      * Replaces the socket by a new one on a new ephemeral port, with the same settings; the batch is flushed from
      * the old one first. If the new socket cannot be opened, the old one stays.
      *

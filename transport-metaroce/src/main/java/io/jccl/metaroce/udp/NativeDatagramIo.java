@@ -3,6 +3,7 @@ package io.jccl.metaroce.udp;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 
@@ -102,6 +103,9 @@ final class NativeDatagramIo implements DatagramIo {
     private final MemorySegment sendControl;
     private final MemorySegment sendArea;
     private final UnsafeBuffer sendView;
+    /** The last {@link #claim}: where its datagram goes and how long it may be (-1: none open). */
+    private long claimedDestination;
+    private int claimedMaxLength = -1;
     private final long[] queuedDestinations;
     private final int[] queuedOffsets;
     private final int[] queuedLengths;
@@ -428,6 +432,45 @@ final class NativeDatagramIo implements DatagramIo {
         }
         sendView.putBytes(sendAreaUsed, buffer, offset, length);
         queuedDestinations[queued] = destination;
+        queuedOffsets[queued] = sendAreaUsed;
+        queuedLengths[queued] = length;
+        queued++;
+        sendAreaUsed += length;
+        if (queued == sendBatch) {
+            flush();
+        }
+    }
+
+    @Override
+    public int claim(long destination, int maxLength) {
+        if (!AddressKeys.isIpv4(destination) || maxLength > MAX_DATAGRAM_BYTES || maxLength < 0) {
+            return -1;   // send() counts it
+        }
+        if (queued == sendBatch || sendAreaUsed + maxLength > SEND_AREA_BYTES) {
+            flush();
+        }
+        claimedDestination = destination;
+        claimedMaxLength = maxLength;
+        return sendAreaUsed;
+    }
+
+    @Override
+    public MutableDirectBuffer sendBuffer() {
+        return sendView;
+    }
+
+    @Override
+    public MemorySegment sendSegment() {
+        return sendArea;
+    }
+
+    @Override
+    public void commit(int length) {
+        if (length < 0 || length > claimedMaxLength) {
+            throw new IllegalArgumentException("committed " + length + " bytes of a claim of " + claimedMaxLength);
+        }
+        claimedMaxLength = -1;
+        queuedDestinations[queued] = claimedDestination;
         queuedOffsets[queued] = sendAreaUsed;
         queuedLengths[queued] = length;
         queued++;

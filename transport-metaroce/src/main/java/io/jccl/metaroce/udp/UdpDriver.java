@@ -392,6 +392,8 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     }
 
     private final class Sink implements TransmitSink {
+        /** The socket of the claim in progress (between claim and commit). */
+        private DatagramIo claimedSocket;
         @Override
         public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {
             long[] to = returnAddresses.get(destination);
@@ -399,9 +401,41 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
                 unknownDestinations++;
                 return;
             }
+            socketFor(destination, pathIndex).send(to[pathIndex], buffer, offset, length);
+        }
+
+        private DatagramIo socketFor(long destination, int pathIndex) {
             DatagramIo[] own = peerSockets.get(destination);
-            DatagramIo socket = own != null && own[pathIndex] != null ? own[pathIndex] : sockets[pathIndex];
-            socket.send(to[pathIndex], buffer, offset, length);
+            return own != null && own[pathIndex] != null ? own[pathIndex] : sockets[pathIndex];
+        }
+
+        @Override
+        public int claim(long destination, int pathIndex, int maxLength) {
+            long[] to = returnAddresses.get(destination);
+            if (to == null) {
+                return -1;   // transmit counts it
+            }
+            DatagramIo socket = socketFor(destination, pathIndex);
+            int at = socket.claim(to[pathIndex], maxLength);
+            claimedSocket = at >= 0 ? socket : null;
+            return at;
+        }
+
+        @Override
+        public org.agrona.MutableDirectBuffer claimedBuffer() {
+            return claimedSocket.sendBuffer();
+        }
+
+        @Override
+        public java.lang.foreign.MemorySegment claimedSegment() {
+            return claimedSocket.sendSegment();
+        }
+
+        @Override
+        public void commit(int length) {
+            DatagramIo socket = claimedSocket;
+            claimedSocket = null;
+            socket.commit(length);
         }
 
         /** Gives this peer's path a socket (a source port, so an ECMP route) of its own, replacing any earlier one. */
