@@ -17,16 +17,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The receiving end. A receive longer than {@link ControlMessages#INLINE_MAX_BYTES} opens its memory to the peer's
  * WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its message number;
  * the sender's WRITE with immediate into it completes it when every byte is in place (or, when the message does not
- * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can only come
- * inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this end keeps
- * posted; a FIN that comes before its receive was posted stays in its box until the receive is posted, which then
- * completes at once. Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted
+ * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can
+ * only come inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this
+ * end keeps posted; a FIN that comes before its receive was posted stays in its box until the receive is posted,
+ * which then completes at once. FINs and RTSs carry their message's number and find their receive by it. Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted
  * again, reported inside the next CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer
  * message with no CTS at hand) makes its receive send its CTS even when short, so the sender learns it is too long.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
- * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender, which fails the
- * sends that had started into them and withdraws their WRITEs.
+ * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender which receive was
+ * the oldest not complete; the sender fails the sends that had started into those and withdraws their WRITEs.
  */
 final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     /** Freed eager boxes reported by a CREDIT message once this many are unreported (half the sender's credits). */
@@ -286,8 +286,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
 
     /**
      * The sender's WRITE with immediate into this receive's memory is all in place: the receive completes, out of
-     * line if need be (the FINs of later messages only leave once this WRITE is acknowledged, so the next FIN is
-     * never this receive's). The WRITE proves the CTS arrived, as a FIN on it does.
+     * line if need be (FINs and RTSs find their receives by number). The WRITE proves the CTS arrived, as a FIN on
+     * it does.
      */
     private void onImmediate(MetaRoceRequest r, long bytes) {
         int at = pendingIndex(r.message);
