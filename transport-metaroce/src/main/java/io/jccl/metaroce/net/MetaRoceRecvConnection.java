@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can
  * only come inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this
  * end keeps posted; a FIN that comes before its receive was posted stays in its box until the receive is posted,
- * which then completes at once. FINs and RTSs carry their message's number and find their receive by it. Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted
- * again, reported inside the next CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer
+ * which then completes at once. FINs and RTSs carry their message's number and find their receive by it. Each box
+ * an eager FIN (or RTS) held counts as a credit back to the sender once it is posted again, reported inside the next
+ * CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer
  * message with no CTS at hand) makes its receive send its CTS even when short, so the sender learns it is too long.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving

@@ -10,6 +10,7 @@ import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.wire.CloseFlyweight;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.protocol.wire.Flags;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -535,7 +536,7 @@ public final class Connection implements SenderPath.AckVisitor {
                     ctx.place(b, payloadOffset, region, base + offset, payload);
                     if (withImmediate) {
                         w.hasImmediate = true;
-                        w.immediate = b.getInt(payloadOffset + payload, java.nio.ByteOrder.LITTLE_ENDIAN);
+                        w.immediate = b.getInt(payloadOffset + payload, DataFlyweight.BYTE_ORDER);
                     }
                     if (w.mark(chunk, payload)) {
                         writes.remove(message);
@@ -1523,7 +1524,8 @@ public final class Connection implements SenderPath.AckVisitor {
         boolean last = chunk == m.chunks - 1;
         boolean write = m.kind == WorkKind.WRITE;
         int flags = (last ? Flags.LAST : 0) | (retransmission ? Flags.RETRANSMISSION : 0)
-                | (path.room() <= 1 ? Flags.ACK_REQUESTED : 0) | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
+                | (path.room() <= 1 ? Flags.ACK_REQUESTED : 0)
+                | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
         ctx.sendData(this, sink, path, psn, nowNs, write, flags, m.seq, write ? m.regionKey : m.stream, offset,
                 m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload, m.immediate);
         if (rateBytesPerSecond > 0) {

@@ -93,8 +93,8 @@ public final class PacketValidator {
             // An empty body only carries an empty message (zero-length SENDs are how collectives pass tokens); an
             // immediate's 4 bytes come on top of the payload.
             int immediateBytes = (flags & Flags.IMMEDIATE) != 0 ? DataFlyweight.IMMEDIATE_LENGTH : 0;
-            if (bodyLength > MAX_PAYLOAD_LENGTH + immediateBytes || bodyLength == immediateBytes && buffer.getLong(offset
-                    + DataFlyweight.MESSAGE_LENGTH_FIELD_OFFSET, BYTE_ORDER) != 0) {
+            if (bodyLength > MAX_PAYLOAD_LENGTH + immediateBytes || bodyLength == immediateBytes
+                    && buffer.getLong(offset + DataFlyweight.MESSAGE_LENGTH_FIELD_OFFSET, BYTE_ORDER) != 0) {
                 return DropReason.BAD_LENGTH;
             }
         } else if (bodyLength != 0) {
