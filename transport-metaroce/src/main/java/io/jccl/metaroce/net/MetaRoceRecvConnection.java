@@ -467,9 +467,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         heldCount = 0;   // their boxes stay unposted: the channel is done
         while (pendingCount > 0) {
             MetaRoceRequest r = pending[pendingHead];
-            pending[pendingHead] = null;
-            pendingHead = (pendingHead + 1) % pending.length;
-            pendingCount--;
+            removePending(0);
             release(r);
             r.fail(new NetException(reason, why));
         }

@@ -423,28 +423,19 @@ final class NativeDatagramIo implements DatagramIo {
 
     @Override
     public void send(long destination, DirectBuffer buffer, int offset, int length) {
-        if (!AddressKeys.isIpv4(destination) || length > MAX_DATAGRAM_BYTES || length < 0) {
+        int at = claim(destination, length);
+        if (at < 0) {
             counters.ioErrors++;   // an IPv6 peer, or larger than any UDP datagram
             return;
         }
-        if (queued == sendBatch || sendAreaUsed + length > SEND_AREA_BYTES) {
-            flush();
-        }
-        sendView.putBytes(sendAreaUsed, buffer, offset, length);
-        queuedDestinations[queued] = destination;
-        queuedOffsets[queued] = sendAreaUsed;
-        queuedLengths[queued] = length;
-        queued++;
-        sendAreaUsed += length;
-        if (queued == sendBatch) {
-            flush();
-        }
+        sendView.putBytes(at, buffer, offset, length);
+        commit(length);
     }
 
     @Override
     public int claim(long destination, int maxLength) {
         if (!AddressKeys.isIpv4(destination) || maxLength > MAX_DATAGRAM_BYTES || maxLength < 0) {
-            return -1;   // send() counts it
+            return -1;   // an IPv6 peer, or larger than any UDP datagram: send() counts it
         }
         if (queued == sendBatch || sendAreaUsed + maxLength > SEND_AREA_BYTES) {
             flush();
