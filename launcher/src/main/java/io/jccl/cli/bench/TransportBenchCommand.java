@@ -198,11 +198,12 @@ public final class TransportBenchCommand implements Callable<Integer> {
                         .field("goodputRatio", r.goodputBytesPerSec() / reference)
                         .field("retransmits", r.retransmits()).field("datagrams", r.datagramsSent())
                         .field("sendCalls", r.sendCalls()).field("gsoSegments", r.gsoSegmentsSent())
+                        .field("gsoMessages", r.gsoMessagesSent())
                         .field("wallNs", r.wallNs());
                 if (!relayed) {
                     j.field("rawUdpBytesPerSec", r.rawBytesPerSec()).field("vsRawUdp", r.vsRaw())
                             .field("rawUdpDelivered", r.rawDeliveredShare())
-                            .field("rawUdpWindow", r.rawWindow());
+                            .field("rawUdpWindow", r.rawWindow()).field("rawUdpGsoRun", r.rawGsoRun());
                 }
                 j.endObject();
             }
@@ -215,19 +216,21 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 relayed ? " through the impairment relay (random loss on every path, both ways)" : "", bytes,
                 Math.min(messageBytes, bytes), payloadBytes, paths, used == IoMethod.NATIVE
                         ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O", floorUs);
-        out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s%n", "protocol", "loss", "paths", "bytes",
-                "goodput(GB/s)", "ratio", "retransmits", "wall(ms)", "dgrams/call");
+        out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s %8s%n", "protocol", "loss", "paths",
+                "bytes", "goodput(GB/s)", "ratio", "retransmits", "wall(ms)", "dgrams/call", "GSO run");
         for (int i = 0; i < runs.size(); i++) {
             UdpLoopbackBench.Result r = results.get(i);
-            out.printf(Locale.ROOT, "  %-9s %5.3f %5d %11d %14.3f %7.3f %11d %9.1f %12.1f%n", "metaroce", runs.get(i),
-                    paths, bytes, r.goodputBytesPerSec() / 1e9, r.goodputBytesPerSec() / reference, r.retransmits(),
-                    r.wallNs() / 1e6, r.sendCalls() == 0 ? 0 : (double) r.datagramsSent() / r.sendCalls());
+            out.printf(Locale.ROOT, "  %-9s %5.3f %5d %11d %14.3f %7.3f %11d %9.1f %12.1f %8.1f%n", "metaroce",
+                    runs.get(i), paths, bytes, r.goodputBytesPerSec() / 1e9, r.goodputBytesPerSec() / reference,
+                    r.retransmits(), r.wallNs() / 1e6,
+                    r.sendCalls() == 0 ? 0 : (double) r.datagramsSent() / r.sendCalls(), r.gsoRun());
         }
         if (!relayed) {
             UdpLoopbackBench.Result r = results.getFirst();
-            out.printf(Locale.ROOT, "  %-9s %5s %5d %11d %14.3f %7s %11s %9s  (flow-controlled, at most %d datagrams in "
-                    + "flight: %.1f%% of its datagrams arrived)%n", "raw-udp", "-", 1, bytes, r.rawBytesPerSec() / 1e9,
-                    "-", "-", "-", r.rawWindow(), 100 * r.rawDeliveredShare());
+            out.printf(Locale.ROOT, "  %-9s %5s %5d %11d %14.3f %7s %11s %9s %12s %8.1f  (flow-controlled, at most %d "
+                    + "datagrams in flight: %.1f%% of its datagrams arrived)%n", "raw-udp", "-", 1, bytes,
+                    r.rawBytesPerSec() / 1e9, "-", "-", "-", "-", r.rawGsoRun(), r.rawWindow(),
+                    100 * r.rawDeliveredShare());
             out.printf(Locale.ROOT, "# MetaRoCE / raw UDP: %.2f (every byte checked)%n", r.vsRaw());
         } else {
             out.printf(Locale.ROOT, "# ratio: goodput over the same path through the relay at loss 0 (every byte "

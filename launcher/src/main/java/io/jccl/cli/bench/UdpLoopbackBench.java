@@ -43,12 +43,19 @@ final class UdpLoopbackBench {
      * @param io                 the I/O method both ran with
      * @param sendCalls          send system calls the MetaRoCE sender made (datagrams per call: the batching)
      * @param gsoSegmentsSent    datagrams the MetaRoCE sender sent as GSO segments
+     * @param gsoMessagesSent    GSO messages the MetaRoCE sender sent (segments over messages: its average run)
+     * @param rawGsoRun          the raw blast's average GSO run (segments per GSO message), 0 without GSO
      */
     record Result(double goodputBytesPerSec, double rawBytesPerSec, double rawDeliveredShare, long rawWindow,
                   long retransmits, long datagramsSent, long wallNs, IoMethod io, long sendCalls,
-                  long gsoSegmentsSent) {
+                  long gsoSegmentsSent, long gsoMessagesSent, double rawGsoRun) {
         double vsRaw() {
             return rawBytesPerSec > 0 ? goodputBytesPerSec / rawBytesPerSec : 0;
+        }
+
+        /** @return the MetaRoCE sender's average GSO run (segments per GSO message), 0 without GSO */
+        double gsoRun() {
+            return gsoMessagesSent == 0 ? 0 : (double) gsoSegmentsSent / gsoMessagesSent;
         }
     }
 
@@ -106,6 +113,7 @@ final class UdpLoopbackBench {
                 long sentBefore = sender.datagramsSent();
                 long callsBefore = sender.sendCalls();
                 long gsoBefore = sender.gsoSegmentsSent();
+                long gsoMessagesBefore = sender.gsoMessagesSent();
                 long start = System.nanoTime();
                 transfer(sender, conn, regionKey, src, bytes, messageBytes, deadline);
                 long wallNs = System.nanoTime() - start;
@@ -115,7 +123,8 @@ final class UdpLoopbackBench {
                 }
                 measured = new Result(bytes * 1e9 / wallNs, 0, 0, 0, retransmits(e) - retransmitsBefore,
                         sender.datagramsSent() - sentBefore, wallNs, sender.ioMethod(),
-                        sender.sendCalls() - callsBefore, sender.gsoSegmentsSent() - gsoBefore);
+                        sender.sendCalls() - callsBefore, sender.gsoSegmentsSent() - gsoBefore,
+                        sender.gsoMessagesSent() - gsoMessagesBefore, 0);
             } finally {
                 stop.set(true);
                 joinQuietly(receiving);
@@ -135,7 +144,8 @@ final class UdpLoopbackBench {
         return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), raw.windowDatagrams(),
                 measured.retransmits(),
                 measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
-                measured.gsoSegmentsSent());
+                measured.gsoSegmentsSent(), measured.gsoMessagesSent(),
+                raw.gsoMessagesSent() == 0 ? 0 : (double) raw.gsoSegmentsSent() / raw.gsoMessagesSent());
     }
 
     private static long retransmits(Endpoint e) {

@@ -13,6 +13,8 @@ final class IoCounters {
     long ioErrors;
     /** Datagrams sent as segments of a UDP GSO message. */
     long gsoSegmentsSent;
+    /** UDP GSO messages sent (each carries two or more datagrams): segments over messages is the average run. */
+    long gsoMessagesSent;
     /** Datagrams cut out of a coalesced (UDP GRO) receive. */
     long groSegmentsReceived;
     /** Send system calls ({@code send} or {@code sendmmsg}) that took at least one datagram. */

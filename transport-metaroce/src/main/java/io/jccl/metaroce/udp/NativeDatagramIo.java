@@ -558,6 +558,7 @@ final class NativeDatagramIo implements DatagramIo {
                     counters.datagramsSent += segments;
                     if (segments > 1) {
                         counters.gsoSegmentsSent += segments;
+                        counters.gsoMessagesSent++;
                     }
                 }
                 k += sent;

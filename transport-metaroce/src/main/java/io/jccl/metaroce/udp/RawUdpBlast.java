@@ -36,10 +36,11 @@ public final class RawUdpBlast {
      * @param elapsedNs         from the first send to the last arrival
      * @param sendCalls         send system calls that took datagrams
      * @param gsoSegmentsSent   datagrams sent as GSO segments
+     * @param gsoMessagesSent   GSO messages sent (segments over messages: the average run)
      * @param windowDatagrams   the most datagrams the sender had in flight
      */
     public record Result(IoMethod method, long datagramsSent, long datagramsReceived, long elapsedNs, long sendCalls,
-                         long gsoSegmentsSent, long windowDatagrams) {
+                         long gsoSegmentsSent, long gsoMessagesSent, long windowDatagrams) {
         /** @return the share of the datagrams sent that arrived */
         public double deliveredShare() {
             return datagramsSent == 0 ? 0 : (double) datagramsReceived / datagramsSent;
@@ -143,7 +144,7 @@ public final class RawUdpBlast {
             }
             long elapsedNs = Math.max(1, lastArrivalNs.get() - start);
             return new Result(method, txCounters.datagramsSent, received.get(), elapsedNs, txCounters.sendCalls,
-                    txCounters.gsoSegmentsSent, window);
+                    txCounters.gsoSegmentsSent, txCounters.gsoMessagesSent, window);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -535,6 +535,11 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
         return io.gsoSegmentsSent;
     }
 
+    /** @return UDP GSO messages sent, each of two or more datagrams ({@link #gsoSegmentsSent()} over it: the run) */
+    public long gsoMessagesSent() {
+        return io.gsoMessagesSent;
+    }
+
     /** @return datagrams cut out of coalesced UDP GRO reads (included in {@link #datagramsReceived()}) */
     public long groSegmentsReceived() {
         return io.groSegmentsReceived;

@@ -51,7 +51,10 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
 
         @Override
         protected NetTransport createTransport(int rank, int size) {
-            NetTransport t = metaroce(rank, Map.of("JCCL_METAROCE_PATHS", "2", "JCCL_METAROCE_THREADING", "invoker"));
+            // The suite closes its transports one after the other, so a closing one's peers are driven by nobody
+            // and it waits out its whole linger: half a second, not the default 5, keeps the suite short.
+            NetTransport t = metaroce(rank, Map.of("JCCL_METAROCE_PATHS", "2", "JCCL_METAROCE_THREADING", "invoker",
+                    "JCCL_CLOSE_LINGER_MS", "500"));
             created.add((MetaRoceNetTransport) t);
             return t;
         }

@@ -25,6 +25,11 @@ final class MiniFabric {
     long now;
     long seq;
     long delayNs = 5_000;
+    /**
+     * 0: every node acts the moment a datagram or timer is due. Otherwise the length of a software driver's duty
+     * cycle: nodes act only at multiples of it (what falls due in between waits for the next cycle).
+     */
+    long cycleNs;
     long jitterNs = 0;
     double loss;
     double duplicate;
@@ -102,7 +107,7 @@ final class MiniFabric {
             if (next == Long.MAX_VALUE) {
                 return false;   // stuck: nothing in flight, no timer
             }
-            now = Math.max(now, next);
+            now = Math.max(now, cycleNs == 0 ? next : (next + cycleNs - 1) / cycleNs * cycleNs);
             if (now > limitNs) {
                 return false;
             }

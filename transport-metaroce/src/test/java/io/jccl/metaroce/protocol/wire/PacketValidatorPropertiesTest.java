@@ -20,9 +20,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  * dropped, and nothing ever throws.
  */
 class PacketValidatorPropertiesTest {
-    /** Fields checked before the CRC: magic, version, type, body length. */
+    /**
+     * Fields checked before the CRC: magic, version, type, body length, and the flags (a data packet's IMMEDIATE flag
+     * says 4 bytes of its body are the immediate, which the length check counts: a flipped IMMEDIATE bit can fail
+     * that check first).
+     */
     private static boolean checkedBeforeCrc(int byteIndex) {
-        return byteIndex < 4 || byteIndex == 16 || byteIndex == 17;
+        return byteIndex <= HeaderFlyweight.FLAGS_FIELD_OFFSET || byteIndex == 16 || byteIndex == 17;
     }
 
     @Provide

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Bulk all-reduces over metaroce beside Open MPI tcp and the floor of any UDP design on this host, alternating
+# REPS times (2 ranks, float sum, out of place):
+#   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20 -n 100 1M 8M 64M
+#   benchmarks/target/mpi/udp_exchange_floor -w 20 -n 100 -r 1 1M 8M 64M   (benchmarks/mpi/udp_exchange_floor.c)
+#   ./jccl perf all_reduce -np 2 -b 1M -e 64M -f 8 -w 20 -n 100 --transport metaroce
+# The floor is two C processes exchanging their inputs as 65,000-byte UDP datagrams on loopback, received straight
+# into the result, then one summing pass: the kernel's copies and the reduction, nothing else. Issue 16's bulk
+# target (JCCL >= 1.2x Open MPI's busbw) is within this host where the floor is faster than 1.2x Open MPI.
+# Prints per repetition each one's time in µs per size, then per size the medians and ranges and the ratios.
+#
+# usage: benchmarks/mpi/udp-floor.sh [REPS]      (default 3)
+# Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+reps="${1:-3}"
+case "$reps" in ''|*[!0-9]*|0) echo "udp-floor.sh: REPS must be a positive number" >&2; exit 2 ;; esac
+# shellcheck source=prepare.sh
+. "$here/prepare.sh"
+prepare_mpi_and_jccl udp-floor.sh
+floor="$root/benchmarks/target/mpi/udp_exchange_floor"
+if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
+  echo "udp-floor.sh: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
+  exit 1
+fi
+sizes=(1048576 8388608 67108864)
+declare -A times
+echo "# udp-floor.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((rep = 1; rep <= reps; rep++)); do
+  while read -r size us; do times[mpi,$size]+="$us "; done < <(mpirun -np 2 --mca btl self,tcp --allow-run-as-root \
+    "$mpi_bin" -w 20 -n 100 1M 8M 64M | awk '!/^#/ && NF >= 5 { print $1, $5 }')
+  while read -r size us; do times[floor,$size]+="$us "; done < <("$floor" -w 20 -n 100 -r 1 1M 8M 64M \
+    | awk '{ print $4, $6 }')
+  while read -r size us; do times[jccl,$size]+="$us "; done < <(cd "$root" && ./jccl perf all_reduce -np 2 \
+    -b 1M -e 64M -f 8 -w 20 -n 100 --transport metaroce | awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $1, $6 }')
+  line="rep $rep (us):"
+  for size in "${sizes[@]}"; do
+    read -r -a m <<< "${times[mpi,$size]}"; read -r -a f <<< "${times[floor,$size]}"
+    read -r -a j <<< "${times[jccl,$size]}"
+    line+="  $size B: MPI ${m[-1]} floor ${f[-1]} JCCL ${j[-1]}"
+  done
+  echo "$line"
+done
+echo "# size: Open MPI tcp, UDP floor, JCCL metaroce: median (min-max) us; MPI/floor and MPI/JCCL (busbw ratios)"
+for size in "${sizes[@]}"; do
+  # shellcheck disable=SC2086
+  read -r mm ml mh <<< "$(stats ${times[mpi,$size]})"
+  # shellcheck disable=SC2086
+  read -r fm fl fh <<< "$(stats ${times[floor,$size]})"
+  # shellcheck disable=SC2086
+  read -r jm jl jh <<< "$(stats ${times[jccl,$size]})"
+  awk -v s="$size" -v mm="$mm" -v ml="$ml" -v mh="$mh" -v fm="$fm" -v fl="$fl" -v fh="$fh" -v jm="$jm" -v jl="$jl" \
+    -v jh="$jh" 'BEGIN { printf "%9d B: MPI %s (%s-%s)  floor %s (%s-%s)  JCCL %s (%s-%s)  floor/MPI busbw %.2f  JCCL/MPI busbw %.2f\n",
+      s, mm, ml, mh, fm, fl, fh, jm, jl, jh, mm / fm, mm / jm }'
+done
