@@ -3,7 +3,9 @@
 # REPS times (2 ranks, float sum, out of place):
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20 -n 100 1M 8M 64M
 #   benchmarks/target/mpi/udp_exchange_floor -w 20 -n 100 -r 1 1M 8M 64M   (benchmarks/mpi/udp_exchange_floor.c)
-#   ./jccl perf all_reduce -np 2 -b 1M -e 64M -f 8 -w 20 -n 100 --transport metaroce
+#   ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000
+# (JCCL warms each size up for 5 s, not compare.sh's default 1 s: at 1 MiB the JIT still compiles after a few
+# thousand calls, and the issue's figures are the steady state.)
 # The floor is two C processes exchanging their inputs as 65,000-byte UDP datagrams on loopback, received straight
 # into the result, then one summing pass: the kernel's copies and the reduction, nothing else. Issue 16's bulk
 # target (JCCL >= 1.2x Open MPI's busbw) is within this host where the floor is faster than 1.2x Open MPI.
@@ -32,8 +34,9 @@ for ((rep = 1; rep <= reps; rep++)); do
     "$mpi_bin" -w 20 -n 100 1M 8M 64M | awk '!/^#/ && NF >= 5 { print $1, $5 }')
   while read -r size us; do times[floor,$size]+="$us "; done < <("$floor" -w 20 -n 100 -r 1 1M 8M 64M \
     | awk '{ print $4, $6 }')
-  while read -r size us; do times[jccl,$size]+="$us "; done < <(cd "$root" && ./jccl perf all_reduce -np 2 \
-    -b 1M -e 64M -f 8 -w 20 -n 100 --transport metaroce | awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $1, $6 }')
+  while read -r size us; do times[jccl,$size]+="$us "; done < <(cd "$root" && ./jccl bench collective -np 2 \
+    --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000 \
+    | awk '!/^#/ && NF >= 8 { print $1, $5 }')
   line="rep $rep (us):"
   for size in "${sizes[@]}"; do
     read -r -a m <<< "${times[mpi,$size]}"; read -r -a f <<< "${times[floor,$size]}"

@@ -42,6 +42,11 @@ import java.util.random.RandomGenerator;
  */
 public final class Endpoint implements Verbs, Connection.Context {
     private static final int MAX_DATAGRAM = 65536;
+    /**
+     * The smallest payload sent as a piece of its own (a gather send): below it copying into the batch costs less
+     * than the kernel's handling of one more iovec.
+     */
+    private static final int GATHER_MIN_PAYLOAD_BYTES = 1024;
     private static final int NONCE_BYTES = HandshakeInitFlyweight.NONCE_LENGTH;
 
     private final EndpointConfig config;
@@ -587,6 +592,13 @@ public final class Endpoint implements Verbs, Connection.Context {
     public void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
                          int flags, int message, int target, long offset, long messageLength, long base,
                          MemorySegment src, long srcOffset, int payload, int immediate) {
+        // A payload worth an iovec of its own, in native memory, goes as a piece of the datagram where the driver
+        // gathers (sendmsg iovecs): user space then only reads it, for the CRC, and the kernel copies it from there.
+        if (payload >= GATHER_MIN_PAYLOAD_BYTES && src.isNative() && txCrc.updatesAddresses()
+                && sendGathered(c, sink, path, psn, nowNs, write, flags, message, target, offset, messageLength, base,
+                        src, srcOffset, payload, immediate)) {
+            return;
+        }
         // Built straight into the driver's send batch where it offers room (the payload crosses user memory once),
         // else in this endpoint's own buffer, which transmit copies.
         int maxLength = DataFlyweight.DATA_HEADER_LENGTH + payload + DataFlyweight.IMMEDIATE_LENGTH
@@ -621,6 +633,49 @@ public final class Endpoint implements Verbs, Connection.Context {
         } else {
             transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + body);
         }
+    }
+
+    /**
+     * A DATA packet in three pieces: header, then the immediate (if any) and the CRC, built in the driver's batch;
+     * the payload between them stays where it is. The CRC runs over the pieces in their order on the wire.
+     *
+     * @return false when the sink has no room or does not gather (nothing was sent: build it whole instead)
+     */
+    private boolean sendGathered(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
+                                 int flags, int message, int target, long offset, long messageLength, long base,
+                                 MemorySegment src, long srcOffset, int payload, int immediate) {
+        int header = DataFlyweight.DATA_HEADER_LENGTH;
+        int at = sink.claim(c.peer, path.index, header + DataFlyweight.IMMEDIATE_LENGTH + DataFlyweight.CRC_LENGTH);
+        if (at < 0) {
+            return false;
+        }
+        if (!sink.gathers()) {
+            return false;   // a claim left open is harmless: the next one replaces it
+        }
+        MutableDirectBuffer buffer = sink.claimedBuffer();
+        boolean withImmediate = (flags & Flags.IMMEDIATE) != 0;
+        DataFlyweight d = claimData.wrap(buffer, at);
+        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(), c.remoteId(),
+                        c.sessionTag(), payload + (withImmediate ? DataFlyweight.IMMEDIATE_LENGTH : 0))
+                .psn(psn)
+                .timestampNs(nowNs)
+                .message(message)
+                .target(target)
+                .messageOffset(offset)
+                .messageLength(messageLength)
+                .base(base);
+        long area = buffer.addressOffset() + at;
+        int crc = txCrc.update(Crc32c.START, area, header);
+        crc = txCrc.update(crc, src.address() + srcOffset, payload);
+        int trailer = 0;
+        if (withImmediate) {
+            buffer.putInt(at + header, immediate, HeaderFlyweight.BYTE_ORDER);
+            crc = txCrc.update(crc, area + header, DataFlyweight.IMMEDIATE_LENGTH);
+            trailer = DataFlyweight.IMMEDIATE_LENGTH;
+        }
+        buffer.putInt(at + header + trailer, Crc32c.end(crc), HeaderFlyweight.BYTE_ORDER);
+        sink.commitGather(header, src, srcOffset, payload, trailer + DataFlyweight.CRC_LENGTH);
+        return true;
     }
 
     @Override

@@ -98,6 +98,20 @@ interface DatagramIo extends AutoCloseable {
         throw new IllegalStateException("no send batch");
     }
 
+    /** @return whether {@link #commitGather} is supported (datagrams sent in pieces, iovec by iovec) */
+    default boolean gathers() {
+        return false;
+    }
+
+    /**
+     * Queues a datagram of three pieces: header and trailer written one after the other at the last claim's offset
+     * ({@code headerLength + trailerLength} bytes, at most the claim's), and {@code payloadLength} bytes at
+     * {@code payloadAddress} between them, read when the batch is sent.
+     */
+    default void commitGather(int headerLength, long payloadAddress, int payloadLength, int trailerLength) {
+        throw new IllegalStateException("no gather sends");
+    }
+
     /**
      * Replaces the socket by a new one on a new ephemeral port, with the same settings; the batch is flushed from
      * the old one first. If the new socket cannot be opened, the old one stays.

@@ -79,6 +79,8 @@ final class NativeDatagramIo implements DatagramIo {
     /** Most UDP payload bytes in one GSO message (the IPv4 length field less the headers). */
     private static final int MAX_GSO_BYTES = 65507;
     private static final long SEND_CONTROL_BYTES = LinuxSyscalls.cmsgSpace(Short.BYTES);
+    /** A gathered datagram's pieces: header, payload, trailer. */
+    private static final int IOVECS_PER_DATAGRAM = 3;
 
     private final UdpDriverConfig config;
     private final IoCounters counters;
@@ -108,7 +110,13 @@ final class NativeDatagramIo implements DatagramIo {
     private int claimedMaxLength = -1;
     private final long[] queuedDestinations;
     private final int[] queuedOffsets;
+    /** Each queued datagram's whole length (in pieces or not). */
     private final int[] queuedLengths;
+    /** 0: the datagram lies whole in the send area; else the bytes of its header there (a gathered datagram). */
+    private final int[] queuedHeaderLengths;
+    /** A gathered datagram's payload: where it lies (read when the batch goes) and its length. */
+    private final long[] queuedPayloadAddresses;
+    private final int[] queuedPayloadLengths;
     private final int[] messageFirstDatagram;
     private final int[] messageSegments;
     private int queued;
@@ -198,7 +206,7 @@ final class NativeDatagramIo implements DatagramIo {
         sendBatch = config.sendBatch();
         sendMessages = arena.allocate(MMSGHDR.byteSize() * sendBatch, 8);
         sendNames = arena.allocate(SOCKADDR_IN.byteSize() * sendBatch, 8);
-        sendIovecs = arena.allocate(IOVEC.byteSize() * sendBatch, 8);
+        sendIovecs = arena.allocate(IOVEC.byteSize() * IOVECS_PER_DATAGRAM * sendBatch, 8);
         sendControl = arena.allocate(SEND_CONTROL_BYTES * sendBatch, 8);
         sendArea = arena.allocate(SEND_AREA_BYTES, 64);
         sendView = new UnsafeBuffer(sendArea.address(), SEND_AREA_BYTES);
@@ -206,8 +214,6 @@ final class NativeDatagramIo implements DatagramIo {
             long m = i * MMSGHDR.byteSize();
             sendMessages.set(JAVA_LONG, m + MSG_NAME, sendNames.address() + i * SOCKADDR_IN.byteSize());
             sendMessages.set(JAVA_INT, m + MSG_NAMELEN, (int) SOCKADDR_IN.byteSize());
-            sendMessages.set(JAVA_LONG, m + MSG_IOV, sendIovecs.address() + i * IOVEC.byteSize());
-            sendMessages.set(JAVA_LONG, m + MSG_IOVLEN, 1);
             sendNames.set(JAVA_SHORT, i * SOCKADDR_IN.byteSize() + SIN_FAMILY, (short) LinuxSyscalls.AF_INET);
             long c = i * SEND_CONTROL_BYTES;
             sendControl.set(JAVA_LONG, c + CMSG_LEN, CMSG_DATA + Short.BYTES);
@@ -217,6 +223,9 @@ final class NativeDatagramIo implements DatagramIo {
         queuedDestinations = new long[sendBatch];
         queuedOffsets = new int[sendBatch];
         queuedLengths = new int[sendBatch];
+        queuedHeaderLengths = new int[sendBatch];
+        queuedPayloadAddresses = new long[sendBatch];
+        queuedPayloadLengths = new int[sendBatch];
         messageFirstDatagram = new int[sendBatch];
         messageSegments = new int[sendBatch];
         try {
@@ -464,8 +473,36 @@ final class NativeDatagramIo implements DatagramIo {
         queuedDestinations[queued] = claimedDestination;
         queuedOffsets[queued] = sendAreaUsed;
         queuedLengths[queued] = length;
+        queuedHeaderLengths[queued] = 0;
         queued++;
         sendAreaUsed += length;
+        if (queued == sendBatch) {
+            flush();
+        }
+    }
+
+    @Override
+    public boolean gathers() {
+        return true;
+    }
+
+    @Override
+    public void commitGather(int headerLength, long payloadAddress, int payloadLength, int trailerLength) {
+        int inArea = headerLength + trailerLength;
+        if (headerLength <= 0 || trailerLength < 0 || payloadLength < 0 || inArea > claimedMaxLength
+                || (long) inArea + payloadLength > MAX_DATAGRAM_BYTES) {
+            throw new IllegalArgumentException("gathered " + headerLength + " + " + payloadLength + " + "
+                    + trailerLength + " bytes on a claim of " + claimedMaxLength);
+        }
+        claimedMaxLength = -1;
+        queuedDestinations[queued] = claimedDestination;
+        queuedOffsets[queued] = sendAreaUsed;
+        queuedLengths[queued] = inArea + payloadLength;
+        queuedHeaderLengths[queued] = headerLength;
+        queuedPayloadAddresses[queued] = payloadAddress;
+        queuedPayloadLengths[queued] = payloadLength;
+        queued++;
+        sendAreaUsed += inArea;
         if (queued == sendBatch) {
             flush();
         }
@@ -482,23 +519,36 @@ final class NativeDatagramIo implements DatagramIo {
         sendAreaUsed = 0;
     }
 
-    /** Lays out queued datagrams {@code first..} as messages, runs merged into GSO messages; @return how many. */
+    /**
+     * Lays out queued datagrams {@code first..} as messages, runs merged into GSO messages, each message's bytes as
+     * iovecs (the send area's adjacent pieces as one); @return how many messages.
+     */
     private int buildMessages(int first) {
         int m = 0;
+        int iovecs = 0;
         for (int d = first; d < queued; m++) {
             int segments = gsoActive ? gsoRun(d) : 1;
-            int bytes = 0;
+            int firstIovec = iovecs;
             for (int s = 0; s < segments; s++) {
-                bytes += queuedLengths[d + s];
+                int q = d + s;
+                long area = sendArea.address() + queuedOffsets[q];
+                int header = queuedHeaderLengths[q];
+                if (header == 0) {
+                    iovecs = appendIovec(iovecs, firstIovec, area, queuedLengths[q]);
+                } else {
+                    iovecs = appendIovec(iovecs, firstIovec, area, header);
+                    iovecs = appendIovec(iovecs, firstIovec, queuedPayloadAddresses[q], queuedPayloadLengths[q]);
+                    iovecs = appendIovec(iovecs, firstIovec, area + header,
+                            queuedLengths[q] - header - queuedPayloadLengths[q]);
+                }
             }
             long name = m * SOCKADDR_IN.byteSize();
             long destination = queuedDestinations[d];
             sendNames.set(NET_SHORT, name + SIN_PORT, (short) AddressKeys.port(destination));
             sendNames.set(NET_INT, name + SIN_ADDR, AddressKeys.ipv4(destination));
-            long iov = m * IOVEC.byteSize();
-            sendIovecs.set(JAVA_LONG, iov + IOV_BASE, sendArea.address() + queuedOffsets[d]);
-            sendIovecs.set(JAVA_LONG, iov + IOV_LEN, bytes);
             long h = m * MMSGHDR.byteSize();
+            sendMessages.set(JAVA_LONG, h + MSG_IOV, sendIovecs.address() + firstIovec * IOVEC.byteSize());
+            sendMessages.set(JAVA_LONG, h + MSG_IOVLEN, iovecs - firstIovec);
             if (segments > 1) {
                 long c = m * SEND_CONTROL_BYTES;
                 sendControl.set(JAVA_SHORT, c + CMSG_DATA, (short) queuedLengths[d]);
@@ -514,6 +564,30 @@ final class NativeDatagramIo implements DatagramIo {
             d += segments;
         }
         return m;
+    }
+
+    /**
+     * Adds {@code length} bytes at {@code address} to the message whose iovecs start at {@code firstIovec}: as a new
+     * iovec, or by lengthening the last one when they follow it in memory.
+     *
+     * @return the iovecs in use after it
+     */
+    private int appendIovec(int iovecs, int firstIovec, long address, int length) {
+        if (length == 0) {
+            return iovecs;
+        }
+        if (iovecs > firstIovec) {
+            long last = (iovecs - 1) * IOVEC.byteSize();
+            long lastLength = sendIovecs.get(JAVA_LONG, last + IOV_LEN);
+            if (sendIovecs.get(JAVA_LONG, last + IOV_BASE) + lastLength == address) {
+                sendIovecs.set(JAVA_LONG, last + IOV_LEN, lastLength + length);
+                return iovecs;
+            }
+        }
+        long iov = iovecs * IOVEC.byteSize();
+        sendIovecs.set(JAVA_LONG, iov + IOV_BASE, address);
+        sendIovecs.set(JAVA_LONG, iov + IOV_LEN, length);
+        return iovecs + 1;
     }
 
     /**

@@ -438,6 +438,20 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
             socket.commit(length);
         }
 
+        @Override
+        public boolean gathers() {
+            return claimedSocket != null && claimedSocket.gathers();
+        }
+
+        @Override
+        public void commitGather(int headerLength, java.lang.foreign.MemorySegment payload, long payloadOffset,
+                                 int payloadLength, int trailerLength) {
+            DatagramIo socket = claimedSocket;
+            claimedSocket = null;
+            java.util.Objects.checkFromIndexSize(payloadOffset, payloadLength, payload.byteSize());
+            socket.commitGather(headerLength, payload.address() + payloadOffset, payloadLength, trailerLength);
+        }
+
         /** Gives this peer's path a socket (a source port, so an ECMP route) of its own, replacing any earlier one. */
         @Override
         public void reroute(long destination, int pathIndex, int generation) {

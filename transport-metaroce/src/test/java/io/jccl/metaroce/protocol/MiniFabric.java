@@ -50,8 +50,60 @@ final class MiniFabric {
         this.random = new SplittableRandom(seed);
     }
 
+    /** Offer the engines claims in off-heap memory, and gather sends from them ({@link TransmitSink#gathers}). */
+    boolean gather;
+    /** Datagrams the engines handed over in pieces. */
+    long gathered;
+    private final java.lang.foreign.MemorySegment claimArea = java.lang.foreign.Arena.ofAuto().allocate(1 << 17, 64);
+    private final org.agrona.concurrent.UnsafeBuffer claimView =
+            new org.agrona.concurrent.UnsafeBuffer(claimArea.address(), (int) claimArea.byteSize());
+
     private final class Sink implements TransmitSink {
         long from;
+        long claimedDestination;
+        int claimedPath;
+
+        @Override
+        public int claim(long destination, int pathIndex, int maxLength) {
+            if (!gather || maxLength > claimArea.byteSize()) {
+                return -1;
+            }
+            claimedDestination = destination;
+            claimedPath = pathIndex;
+            return 0;
+        }
+
+        @Override
+        public org.agrona.MutableDirectBuffer claimedBuffer() {
+            return claimView;
+        }
+
+        @Override
+        public java.lang.foreign.MemorySegment claimedSegment() {
+            return claimArea;
+        }
+
+        @Override
+        public void commit(int length) {
+            transmit(claimedDestination, claimedPath, claimView, 0, length);
+        }
+
+        @Override
+        public boolean gathers() {
+            return gather;
+        }
+
+        @Override
+        public void commitGather(int headerLength, java.lang.foreign.MemorySegment payload, long payloadOffset,
+                                 int payloadLength, int trailerLength) {
+            byte[] whole = new byte[headerLength + payloadLength + trailerLength];
+            claimView.getBytes(0, whole, 0, headerLength);
+            java.lang.foreign.MemorySegment.copy(payload, java.lang.foreign.ValueLayout.JAVA_BYTE, payloadOffset,
+                    whole, headerLength, payloadLength);
+            claimView.getBytes(headerLength, whole, headerLength + payloadLength, trailerLength);
+            gathered++;
+            transmit(claimedDestination, claimedPath, new UnsafeBuffer(whole), 0, whole.length);
+        }
 
         @Override
         public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {

@@ -92,6 +92,69 @@ class NativeDatagramIoTest {
         }
     }
 
+    /**
+     * Gathered datagrams (header and trailer in the batch, the payload in other memory) mixed with whole ones, in GSO
+     * runs and alone, with and without GSO: each arrives as the bytes it stood for, in order.
+     */
+    @Test
+    void gatheredDatagramsArriveAsTheirPiecesInOrder() throws Exception {
+        for (boolean gso : new boolean[] {true, false}) {
+            IoCounters txCounters = new IoCounters();
+            try (NativeDatagramIo tx = new NativeDatagramIo(config().withGso(gso), txCounters);
+                 NativeDatagramIo rx = new NativeDatagramIo(config(), new IoCounters());
+                 java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                assertThat(tx.gathers()).isTrue();
+                long to = new AddressKeys().keyOf(rx.localAddress());
+                java.lang.foreign.MemorySegment payloads = arena.allocate(64 * 1024);
+                for (long i = 0; i < payloads.byteSize(); i++) {
+                    payloads.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 3));
+                }
+                List<byte[]> sent = new ArrayList<>();
+                int header = 20;
+                int trailer = 8;
+                for (int i = 0; i < 12; i++) {
+                    // Equal lengths make a GSO run; the fifth is whole (and as long), the last ones shorter.
+                    int payload = i < 10 ? 1000 : 400 + i;
+                    byte[] whole = datagram(header + payload + trailer, i);
+                    if (i == 4) {
+                        tx.send(to, new UnsafeBuffer(whole), 0, whole.length);
+                    } else {
+                        long at = i * 3000L;
+                        java.lang.foreign.MemorySegment.copy(whole, header, payloads,
+                                java.lang.foreign.ValueLayout.JAVA_BYTE, at, payload);
+                        int claim = tx.claim(to, header + trailer);
+                        tx.sendBuffer().putBytes(claim, whole, 0, header);
+                        tx.sendBuffer().putBytes(claim + header, whole, header + payload, trailer);
+                        tx.commitGather(header, payloads.address() + at, payload, trailer);
+                    }
+                    sent.add(whole);
+                }
+                tx.flush();
+                List<Got> got = receive(rx, sent.size());
+                assertThat(got).hasSize(sent.size());
+                for (int i = 0; i < sent.size(); i++) {
+                    assertThat(got.get(i).bytes()).as("datagram %d, gso %s", i, gso).isEqualTo(sent.get(i));
+                }
+                assertThat(txCounters.datagramsSent).isEqualTo(sent.size());
+                // One run: the ten of equal length and the shorter one that ends it.
+                assertThat(txCounters.gsoSegmentsSent).isEqualTo(tx.gsoActive() ? 11 : 0);
+            }
+        }
+    }
+
+    @Test
+    void aGatherLongerThanItsClaimOrAnyDatagramIsRefused() throws Exception {
+        try (NativeDatagramIo tx = new NativeDatagramIo(config(), new IoCounters())) {
+            long to = new AddressKeys().keyOf(tx.localAddress());
+            tx.claim(to, 30);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> tx.commitGather(20, 0, 100, 20))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("claim of 30");
+            tx.claim(to, 30);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> tx.commitGather(20, 0, 65_500, 8))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
     @Test
     void withoutGroTheKernelCutsGsoMessagesAndWithoutGsoEachDatagramGoesAlone() throws Exception {
         IoCounters txCounters = new IoCounters();

@@ -125,6 +125,42 @@ public final class Crc32c {
         };
     }
 
+    /** The state a CRC starts from, for {@link #update(int, long, int)}. */
+    public static final int START = 0xFFFFFFFF;
+
+    /** @return whether {@link #update(int, long, int)} is available: the JDK's address intrinsic is */
+    public boolean updatesAddresses() {
+        return strategy == OffHeapStrategy.INTRINSIC;
+    }
+
+    /**
+     * Continues a CRC over off-heap bytes, for a packet whose pieces lie in different memory (a gather send).
+     *
+     * @param state   {@link #START}, or what the previous piece returned
+     * @param address where the piece starts
+     * @param length  its length in bytes
+     * @return the state after the piece; {@link #end} makes it the CRC
+     * @throws IllegalStateException when {@link #updatesAddresses()} is false
+     */
+    public int update(int state, long address, int length) {
+        if (strategy != OffHeapStrategy.INTRINSIC) {
+            throw new IllegalStateException("CRC over addresses needs the CRC32C address intrinsic");
+        }
+        try {
+            return (int) UPDATE_ADDRESS.invokeExact(state, address, 0, length);
+        } catch (Throwable t) {
+            throw new IllegalStateException("CRC32C intrinsic failed", t);
+        }
+    }
+
+    /**
+     * @param state what the last {@link #update(int, long, int)} returned
+     * @return the CRC-32C of the pieces, as {@link #compute} gives it
+     */
+    public static int end(int state) {
+        return ~state;
+    }
+
     /**
      * Writes the CRC trailer of a packet.
      *

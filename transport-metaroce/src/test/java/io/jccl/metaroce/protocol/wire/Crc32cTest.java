@@ -35,6 +35,39 @@ class Crc32cTest {
         assertThat(new Crc32c().offHeapStrategy()).isEqualTo(Crc32c.OffHeapStrategy.INTRINSIC);
     }
 
+    /** A CRC continued over pieces of a packet (a gather send) is the CRC of the packet whole. */
+    @Property(tries = 300)
+    void aCrcOverPiecesIsTheCrcOfTheWhole(@ForAll @IntRange(min = 0, max = 3000) int first,
+                                          @ForAll @IntRange(min = 0, max = 3000) int second,
+                                          @ForAll @IntRange(min = 0, max = 3000) int third, @ForAll long seed) {
+        final byte[] data = new byte[first + second + third];
+        new SplittableRandom(seed).nextBytes(data);
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            // Each piece in memory of its own, as header, payload and trailer are.
+            final java.lang.foreign.MemorySegment[] pieces = {arena.allocate(first + 1L), arena.allocate(second + 1L),
+                    arena.allocate(third + 1L)};
+            final int[] lengths = {first, second, third};
+            final Crc32c crc = new Crc32c();
+            assertThat(crc.updatesAddresses()).isTrue();
+            int state = Crc32c.START;
+            int from = 0;
+            for (int p = 0; p < 3; p++) {
+                java.lang.foreign.MemorySegment.copy(data, from, pieces[p], java.lang.foreign.ValueLayout.JAVA_BYTE,
+                        1, lengths[p]);
+                state = crc.update(state, pieces[p].address() + 1, lengths[p]);
+                from += lengths[p];
+            }
+            assertThat(Crc32c.end(state)).isEqualTo(reference(data, 0, data.length));
+        }
+    }
+
+    @Test
+    void onlyTheIntrinsicContinuesOverAddresses() {
+        final Crc32c view = calculator(Crc32c.OffHeapStrategy.VIEW);
+        assertThat(view.updatesAddresses()).isFalse();
+        assertThatThrownBy(() -> view.update(Crc32c.START, 0, 0)).isInstanceOf(IllegalStateException.class);
+    }
+
     @Test
     void theViewStrategyReallyUsesViews() {
         // Native access is enabled for tests (jccl.jvmFlags), so VIEW must not quietly fall back to pure Java.
