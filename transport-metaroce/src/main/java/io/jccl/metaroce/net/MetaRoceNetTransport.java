@@ -122,8 +122,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     private volatile boolean closeFinished;
     /** Work done by every duty cycle so far (driving thread; read by the simulator on the same thread). */
     private long cycleWork;
-    /** When a caller last ran a duty cycle: the driver thread stays out of the way while callers poll. */
-    private volatile long lastCallerCycleNs = Long.MIN_VALUE / 2;
+    /** When a caller last polled (ran a duty cycle, or found one running): the driver thread stays out of its way. */
+    private volatile long lastCallerPollNs = Long.MIN_VALUE / 2;
     /** The thread running the duty cycle, once known (dedicated and shared modes). */
     private volatile Thread driverThread;
     /** One readiness check per duty cycle over both UDP drivers' sockets; null for other data paths. */
@@ -285,7 +285,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         dedicated = switch (options.threading()) {
             case DEDICATED -> DriverThreads.startDedicated(agent, waiter == null ? DriverThreads.idleStrategy(
                     options.idle() == MetaRoceOptions.Idle.WAIT ? MetaRoceOptions.Idle.BACKOFF : options.idle())
-                    : new WaitingIdleStrategy(waiter, this::nextTimerNs, commands::isEmpty, () -> lastCallerCycleNs),
+                    : new WaitingIdleStrategy(waiter, this::nextTimerNs, commands::isEmpty, () -> lastCallerPollNs),
                     "jccl-metaroce-rank" + context.self().rank());
             case SHARED -> {
                 DriverThreads.addShared(agent, options.idle());
@@ -571,14 +571,25 @@ public final class MetaRoceNetTransport implements NetTransport {
      * (acknowledgements, retransmissions), and is all there is in invoker mode.
      */
     void driveFromCaller() {
-        if (!closing && driving.compareAndSet(false, true)) {
+        if (closing) {
+            return;
+        }
+        lastCallerPollNs = clock.nanoTime();   // also when the driver thread holds the cycle: a caller is waiting
+        if (driving.compareAndSet(false, true)) {
             try {
                 agent.cycle();
             } finally {
                 driving.set(false);
             }
-            lastCallerCycleNs = clock.nanoTime();
         }
+    }
+
+    /**
+     * @return whether a caller polled within {@link WaitingIdleStrategy#CALLER_ACTIVE_NS}: it moves the protocol as
+     *         datagrams come, and a driver thread cycling beside it would only take the core from it
+     */
+    private boolean callerPolling() {
+        return clock.nanoTime() - lastCallerPollNs < WaitingIdleStrategy.CALLER_ACTIVE_NS;
     }
 
     /** @return whether the driving thread may touch the segment (it is not confined to one thread) */
@@ -717,10 +728,13 @@ public final class MetaRoceNetTransport implements NetTransport {
             }
         }
 
-        /** A driver thread's turn: skipped while a caller is running a cycle. */
+        /**
+         * A driver thread's turn: skipped while a caller is running a cycle, and while callers poll and have handed
+         * over nothing (one busy thread per rank: the waiting caller's).
+         */
         @Override
         public int doWork() {
-            if (closing || !driving.compareAndSet(false, true)) {
+            if (closing || callerPolling() && commands.isEmpty() || !driving.compareAndSet(false, true)) {
                 return 0;
             }
             try {

@@ -6,6 +6,7 @@ import org.agrona.concurrent.IdleStrategy;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -17,27 +18,41 @@ final class WaitingIdleStrategy implements IdleStrategy {
     private static final int SPINS = 50;
     private static final int YIELDS = 20;
     private static final long MAX_SLEEP_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long CALLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    private static final long CALLER_ACTIVE_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** A caller that polled this recently is taken to be polling still. */
+    static final long CALLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long a driver thread stands aside while a caller polls. */
+    static final long CALLER_ACTIVE_PARK_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** How long it stands aside when a timer is due but another thread holds the duty cycle. */
+    static final long DUE_TIMER_PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final SocketWaiter waiter;
     private final LongSupplier nextTimerNs;
     private final BooleanSupplier nothingQueued;
-    private final LongSupplier lastCallerCycleNs;
+    private final LongSupplier lastCallerPollNs;
+    private final LongSupplier clockNs;
+    private final LongConsumer parkNs;
     private int idleCycles;
 
     /**
      * @param waiter        sleeps on the transport's sockets
      * @param nextTimerNs   when the earliest protocol timer is due ({@link System#nanoTime()} clock)
      * @param nothingQueued true while callers have handed over nothing
-     * @param lastCallerCycleNs when a caller last ran a duty cycle ({@link System#nanoTime()} clock)
+     * @param lastCallerPollNs  when a caller last polled ({@link System#nanoTime()} clock)
      */
     WaitingIdleStrategy(SocketWaiter waiter, LongSupplier nextTimerNs, BooleanSupplier nothingQueued,
-                        LongSupplier lastCallerCycleNs) {
+                        LongSupplier lastCallerPollNs) {
+        this(waiter, nextTimerNs, nothingQueued, lastCallerPollNs, System::nanoTime, LockSupport::parkNanos);
+    }
+
+    /** As above, with the clock and the parking injected (tests). */
+    WaitingIdleStrategy(SocketWaiter waiter, LongSupplier nextTimerNs, BooleanSupplier nothingQueued,
+                        LongSupplier lastCallerPollNs, LongSupplier clockNs, LongConsumer parkNs) {
         this.waiter = waiter;
         this.nextTimerNs = nextTimerNs;
         this.nothingQueued = nothingQueued;
-        this.lastCallerCycleNs = lastCallerCycleNs;
+        this.lastCallerPollNs = lastCallerPollNs;
+        this.clockNs = clockNs;
+        this.parkNs = parkNs;
     }
 
     @Override
@@ -51,10 +66,10 @@ final class WaitingIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle() {
-        if (System.nanoTime() - lastCallerCycleNs.getAsLong() < CALLER_ACTIVE_NS) {
+        if (clockNs.getAsLong() - lastCallerPollNs.getAsLong() < CALLER_ACTIVE_NS) {
             // A caller is polling, so it moves the protocol as datagrams come: waking for each of them too would
             // only take the core from it. Look again shortly, in case it stops.
-            LockSupport.parkNanos(CALLER_ACTIVE_PARK_NS);
+            parkNs.accept(CALLER_ACTIVE_PARK_NS);
             return;
         }
         int n = idleCycles++;
@@ -63,9 +78,13 @@ final class WaitingIdleStrategy implements IdleStrategy {
         } else if (n < SPINS + YIELDS) {
             Thread.yield();
         } else {
-            long waitNs = Math.min(MAX_SLEEP_NS, nextTimerNs.getAsLong() - System.nanoTime());
+            long waitNs = Math.min(MAX_SLEEP_NS, nextTimerNs.getAsLong() - clockNs.getAsLong());
             if (waitNs > 0) {
                 waiter.await(waitNs, nothingQueued);
+            } else {
+                // A timer is due and this thread did not run it: a caller holds the duty cycle (it may have been
+                // descheduled in the middle of one). Spinning here would take the core it needs to finish.
+                parkNs.accept(DUE_TIMER_PARK_NS);
             }
         }
     }
