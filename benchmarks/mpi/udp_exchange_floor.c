@@ -34,28 +34,13 @@
 #include <unistd.h>
 
 #include "floor.h"
+#include "udp_loopback.h"
 
 #define DATAGRAM_BYTES 65000
 #define BATCH 16
 #define WINDOW 16
 #define SOCKET_BUFFER_BYTES (4 << 20)
 
-static int bound_socket(struct sockaddr_in *address) {
-    int s = socket(AF_INET, SOCK_DGRAM, 0);
-    socklen_t length = sizeof *address;
-    memset(address, 0, sizeof *address);
-    address->sin_family = AF_INET;
-    address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int size = SOCKET_BUFFER_BYTES;
-    if (s < 0 || setsockopt(s, SOL_SOCKET, SO_RCVBUF, &size, sizeof size) != 0
-            || setsockopt(s, SOL_SOCKET, SO_SNDBUF, &size, sizeof size) != 0
-            || bind(s, (struct sockaddr *) address, sizeof *address) != 0
-            || getsockname(s, (struct sockaddr *) address, &length) != 0) {
-        perror("udp_exchange_floor: socket");
-        exit(1);
-    }
-    return s;
-}
 
 static void *pages(size_t bytes) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -160,8 +145,8 @@ int main(int argc, char **argv) {
     }
     struct sockaddr_in first;
     struct sockaddr_in second;
-    int first_socket = bound_socket(&first);
-    int second_socket = bound_socket(&second);
+    int first_socket = bound_loopback_socket(&first, SOCKET_BUFFER_BYTES, "udp_exchange_floor");
+    int second_socket = bound_loopback_socket(&second, SOCKET_BUFFER_BYTES, "udp_exchange_floor");
     SpinBarrier *barrier = mmap(NULL, sizeof *barrier, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (barrier == MAP_FAILED) {
         perror("udp_exchange_floor: mmap");

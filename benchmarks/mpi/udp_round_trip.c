@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "udp_loopback.h"
 
 /* args.h also offers sizes; this benchmark has none. */
 static size_t (*const unused_parse_size)(const char *) __attribute__((unused)) = parse_size;
@@ -31,19 +32,6 @@ static double micros_now(void) {
     return (double) t.tv_sec * 1e6 + (double) t.tv_nsec / 1e3;
 }
 
-static int bound_socket(struct sockaddr_in *address) {
-    int s = socket(AF_INET, SOCK_DGRAM, 0);
-    socklen_t length = sizeof *address;
-    memset(address, 0, sizeof *address);
-    address->sin_family = AF_INET;
-    address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (s < 0 || bind(s, (struct sockaddr *) address, sizeof *address) != 0
-            || getsockname(s, (struct sockaddr *) address, &length) != 0) {
-        perror("udp_round_trip: socket");
-        exit(1);
-    }
-    return s;
-}
 
 static void receive_one(int s, char *buffer) {
     while (recv(s, buffer, 64, MSG_DONTWAIT) < 0) {
@@ -68,8 +56,8 @@ int main(int argc, char **argv) {
     }
     struct sockaddr_in first;
     struct sockaddr_in second;
-    int first_socket = bound_socket(&first);
-    int second_socket = bound_socket(&second);
+    int first_socket = bound_loopback_socket(&first, 0, "udp_round_trip");
+    int second_socket = bound_loopback_socket(&second, 0, "udp_round_trip");
     pid_t child = fork();
     if (child < 0) {
         perror("udp_round_trip: fork");

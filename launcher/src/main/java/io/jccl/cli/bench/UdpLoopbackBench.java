@@ -144,8 +144,7 @@ final class UdpLoopbackBench {
         return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), raw.windowDatagrams(),
                 measured.retransmits(),
                 measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
-                measured.gsoSegmentsSent(), measured.gsoMessagesSent(),
-                raw.gsoMessagesSent() == 0 ? 0 : (double) raw.gsoSegmentsSent() / raw.gsoMessagesSent());
+                measured.gsoSegmentsSent(), measured.gsoMessagesSent(), raw.gsoRun());
     }
 
     private static long retransmits(Endpoint e) {

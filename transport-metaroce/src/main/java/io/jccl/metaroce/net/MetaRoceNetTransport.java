@@ -285,7 +285,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         dedicated = switch (options.threading()) {
             case DEDICATED -> DriverThreads.startDedicated(agent, waiter == null ? DriverThreads.idleStrategy(
                     options.idle() == MetaRoceOptions.Idle.WAIT ? MetaRoceOptions.Idle.BACKOFF : options.idle())
-                    : new WaitingIdleStrategy(waiter, this::nextTimerNs, commands::isEmpty, () -> lastCallerPollNs),
+                    : new WaitingIdleStrategy(waiter, this::nextTimerNs, commands::isEmpty, this::callerPolling),
                     "jccl-metaroce-rank" + context.self().rank());
             case SHARED -> {
                 DriverThreads.addShared(agent, options.idle());

@@ -28,7 +28,7 @@ final class WaitingIdleStrategy implements IdleStrategy {
     private final SocketWaiter waiter;
     private final LongSupplier nextTimerNs;
     private final BooleanSupplier nothingQueued;
-    private final LongSupplier lastCallerPollNs;
+    private final BooleanSupplier callerPolling;
     private final LongSupplier clockNs;
     private final LongConsumer parkNs;
     private int idleCycles;
@@ -37,20 +37,20 @@ final class WaitingIdleStrategy implements IdleStrategy {
      * @param waiter        sleeps on the transport's sockets
      * @param nextTimerNs   when the earliest protocol timer is due ({@link System#nanoTime()} clock)
      * @param nothingQueued true while callers have handed over nothing
-     * @param lastCallerPollNs  when a caller last polled ({@link System#nanoTime()} clock)
+     * @param callerPolling true while a caller polls (within {@link #CALLER_ACTIVE_NS}): it moves the protocol
      */
     WaitingIdleStrategy(SocketWaiter waiter, LongSupplier nextTimerNs, BooleanSupplier nothingQueued,
-                        LongSupplier lastCallerPollNs) {
-        this(waiter, nextTimerNs, nothingQueued, lastCallerPollNs, System::nanoTime, LockSupport::parkNanos);
+                        BooleanSupplier callerPolling) {
+        this(waiter, nextTimerNs, nothingQueued, callerPolling, System::nanoTime, LockSupport::parkNanos);
     }
 
     /** As above, with the clock and the parking injected (tests). */
     WaitingIdleStrategy(SocketWaiter waiter, LongSupplier nextTimerNs, BooleanSupplier nothingQueued,
-                        LongSupplier lastCallerPollNs, LongSupplier clockNs, LongConsumer parkNs) {
+                        BooleanSupplier callerPolling, LongSupplier clockNs, LongConsumer parkNs) {
         this.waiter = waiter;
         this.nextTimerNs = nextTimerNs;
         this.nothingQueued = nothingQueued;
-        this.lastCallerPollNs = lastCallerPollNs;
+        this.callerPolling = callerPolling;
         this.clockNs = clockNs;
         this.parkNs = parkNs;
     }
@@ -66,7 +66,7 @@ final class WaitingIdleStrategy implements IdleStrategy {
 
     @Override
     public void idle() {
-        if (clockNs.getAsLong() - lastCallerPollNs.getAsLong() < CALLER_ACTIVE_NS) {
+        if (callerPolling.getAsBoolean()) {
             // A caller is polling, so it moves the protocol as datagrams come: waking for each of them too would
             // only take the core from it. Look again shortly, in case it stops.
             parkNs.accept(CALLER_ACTIVE_PARK_NS);

@@ -611,15 +611,7 @@ public final class Endpoint implements Verbs, Connection.Context {
             at = 0;
         }
         DataFlyweight d = claimed ? claimData.wrap(buffer, at) : txData;
-        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(),
-                        c.remoteId(), c.sessionTag(), payload)
-                .psn(psn)
-                .timestampNs(nowNs)
-                .message(message)
-                .target(target)
-                .messageOffset(offset)
-                .messageLength(messageLength)
-                .base(base);
+        putDataHeader(d, c, path, psn, nowNs, write, flags, message, target, offset, messageLength, base, payload);
         if (payload > 0) {
             MemorySegment.copy(src, srcOffset, segment, at + DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
         }
@@ -633,6 +625,21 @@ public final class Endpoint implements Verbs, Connection.Context {
         } else {
             transmit(c, sink, path.index, DataFlyweight.DATA_HEADER_LENGTH + body);
         }
+    }
+
+    /** Writes a DATA packet's header (a WRITE's or a SEND's) with {@code bodyLength} bytes of body announced. */
+    private static void putDataHeader(DataFlyweight d, Connection c, SenderPath path, int psn, long nowNs,
+                                      boolean write, int flags, int message, int target, long offset,
+                                      long messageLength, long base, int bodyLength) {
+        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(), c.remoteId(),
+                        c.sessionTag(), bodyLength)
+                .psn(psn)
+                .timestampNs(nowNs)
+                .message(message)
+                .target(target)
+                .messageOffset(offset)
+                .messageLength(messageLength)
+                .base(base);
     }
 
     /**
@@ -654,16 +661,8 @@ public final class Endpoint implements Verbs, Connection.Context {
         }
         MutableDirectBuffer buffer = sink.claimedBuffer();
         boolean withImmediate = (flags & Flags.IMMEDIATE) != 0;
-        DataFlyweight d = claimData.wrap(buffer, at);
-        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(), c.remoteId(),
-                        c.sessionTag(), payload + (withImmediate ? DataFlyweight.IMMEDIATE_LENGTH : 0))
-                .psn(psn)
-                .timestampNs(nowNs)
-                .message(message)
-                .target(target)
-                .messageOffset(offset)
-                .messageLength(messageLength)
-                .base(base);
+        putDataHeader(claimData.wrap(buffer, at), c, path, psn, nowNs, write, flags, message, target, offset,
+                messageLength, base, payload + (withImmediate ? DataFlyweight.IMMEDIATE_LENGTH : 0));
         long area = buffer.addressOffset() + at;
         int crc = txCrc.update(Crc32c.START, area, header);
         crc = txCrc.update(crc, src.address() + srcOffset, payload);

@@ -41,6 +41,11 @@ public final class RawUdpBlast {
      */
     public record Result(IoMethod method, long datagramsSent, long datagramsReceived, long elapsedNs, long sendCalls,
                          long gsoSegmentsSent, long gsoMessagesSent, long windowDatagrams) {
+        /** @return the average GSO run (segments per GSO message), 0 without GSO */
+        public double gsoRun() {
+            return gsoMessagesSent == 0 ? 0 : (double) gsoSegmentsSent / gsoMessagesSent;
+        }
+
         /** @return the share of the datagrams sent that arrived */
         public double deliveredShare() {
             return datagramsSent == 0 ? 0 : (double) datagramsReceived / datagramsSent;

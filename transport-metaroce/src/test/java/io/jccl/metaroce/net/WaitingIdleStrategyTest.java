@@ -16,7 +16,8 @@ class WaitingIdleStrategyTest {
 
     private WaitingIdleStrategy strategy() {
         // No socket waiter: these cases never sleep on the sockets (a timer already due, or a caller polling).
-        return new WaitingIdleStrategy(null, () -> timerNs, () -> true, () -> lastPollNs, () -> nowNs, parks::add);
+        return new WaitingIdleStrategy(null, () -> timerNs, () -> true,
+                () -> nowNs - lastPollNs < WaitingIdleStrategy.CALLER_ACTIVE_NS, () -> nowNs, parks::add);
     }
 
     @Test
