@@ -2,6 +2,7 @@ package io.jccl.metaroce.udp;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.protocol.EndpointConfig;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -128,5 +129,66 @@ class UdpDriverTest {
                 .hasMessageContaining("receiveBatch=0");
         assertThatThrownBy(() -> Loopback.config(io()).withSendBatch(0)).hasMessageContaining("sendBatch=0");
         assertThatThrownBy(() -> Loopback.config(null)).hasMessageContaining("io");
+    }
+
+    /**
+     * On a host where a round's flush takes tens of microseconds (the kernel copying a large batch), the pacer's
+     * next payloads come due during it; the round sends them before its next read instead of leaving them a whole
+     * round behind. The clock advances 25 µs per reading, a flush's worth: a paced write of 20 payloads leaves in one
+     * round (the 16-payload burst, then the 4 the flush let accrue). Without the second pass 16 leave.
+     */
+    @Test
+    void whatThePacerLetComeDueDuringALongFlushLeavesInTheSameRound() {
+        SteppingClock clock = new SteppingClock();
+        UdpDriverConfig config = Loopback.config(io());
+        try (UdpDriver a = new UdpDriver(EndpointConfig.defaults(Loopback.KEY), config, new SplittableRandom(7), clock);
+             UdpDriver b = new UdpDriver(EndpointConfig.defaults(Loopback.KEY), config, new SplittableRandom(8), clock);
+             Arena arena = Arena.ofConfined()) {
+            long peerB = a.addPeer(b.localAddresses());
+            b.addPeer(a.localAddresses());
+            Endpoint ea = a.endpoint();
+            Endpoint eb = b.endpoint();
+            int payload = EndpointConfig.defaults(Loopback.KEY).payloadBytes();
+            int conn = ea.connect(clock.nanoTime(), peerB);
+            assertThat(Loopback.run(a, b, () -> ea.isEstablished(conn))).isTrue();
+            MemorySegment src = arena.allocate(1 << 20);
+            src.fill((byte) 0x3C);
+            MemorySegment region = arena.allocate(1 << 20);
+            int key = eb.registerRegion(region, true);
+            int[] done = new int[1];
+            // A first WRITE, acknowledged: the receiver's ACKs grant the sender its rate (the pacer is on).
+            ea.postWrite(conn, key, 0, src, 0, src.byteSize());
+            assertThat(Loopback.run(a, b, () -> {
+                ea.pollCompletions((c, id, kind, status, bytes) -> done[0]++);
+                return done[0] == 1;
+            })).isTrue();
+            clock.stepNs = 1_000_000;   // idle for a while: the bucket holds its burst, no more
+            a.doWork();
+            b.doWork();
+            clock.stepNs = 25_000;
+            long before = a.datagramsSent();
+            ea.postWrite(conn, key, 0, src, 0, 20L * payload);
+            a.doWork();
+            assertThat(a.datagramsSent() - before).as("datagrams of the 20-payload WRITE sent in one round")
+                    .isEqualTo(20);
+            clock.stepNs = 0;
+            assertThat(Loopback.run(a, b, () -> {
+                ea.pollCompletions((c, id, kind, status, bytes) -> done[0]++);
+                return done[0] == 2;
+            })).isTrue();
+            assertThat(region.asSlice(0, 20L * payload).mismatch(src.asSlice(0, 20L * payload))).isEqualTo(-1);
+        }
+    }
+
+    /** A clock that advances {@link #stepNs} each time it is read (0: real time). */
+    static final class SteppingClock implements org.agrona.concurrent.NanoClock {
+        long stepNs;
+        private long nowNs = System.nanoTime();
+
+        @Override
+        public long nanoTime() {
+            nowNs = stepNs == 0 ? Math.max(nowNs, System.nanoTime()) : nowNs + stepNs;
+            return nowNs;
+        }
     }
 }
