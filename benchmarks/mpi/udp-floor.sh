@@ -10,14 +10,22 @@
 # into the result, then one summing pass: the kernel's copies and the reduction, nothing else. Issue 16's bulk
 # target (JCCL >= 1.2x Open MPI's busbw) is within this host where the floor is faster than 1.2x Open MPI.
 # Prints per repetition each one's time in µs per size, then per size the medians and ranges and the ratios.
+# With BEFORE (the root of another checkout of JCCL, built: e.g. `git worktree add /tmp/old COMMIT` and
+# `./mvnw -q -o -DskipTests -pl launcher,examples -am package` there), that build's `./jccl bench collective` runs
+# in every repetition too, right after this one's, and its medians are printed beside.
 #
-# usage: benchmarks/mpi/udp-floor.sh [REPS]      (default 3)
+# usage: benchmarks/mpi/udp-floor.sh [REPS [BEFORE]]      (default 3)
 # Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps="${1:-3}"
+before="${2:-}"
 case "$reps" in ''|*[!0-9]*|0) echo "udp-floor.sh: REPS must be a positive number" >&2; exit 2 ;; esac
+if [[ -n "$before" && ! -x "$before/jccl" ]]; then
+  echo "udp-floor.sh: BEFORE '$before' is not a JCCL checkout (no executable $before/jccl)" >&2
+  exit 2
+fi
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_mpi_and_jccl udp-floor.sh
@@ -37,11 +45,20 @@ for ((rep = 1; rep <= reps; rep++)); do
   while read -r size us; do times[jccl,$size]+="$us "; done < <(cd "$root" && ./jccl bench collective -np 2 \
     --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000 \
     | awk '!/^#/ && NF >= 8 { print $1, $5 }')
+  if [[ -n "$before" ]]; then
+    while read -r size us; do times[before,$size]+="$us "; done < <(cd "$before" && ./jccl bench collective -np 2 \
+      --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000 \
+      | awk '!/^#/ && NF >= 8 { print $1, $5 }')
+  fi
   line="rep $rep (us):"
   for size in "${sizes[@]}"; do
     read -r -a m <<< "${times[mpi,$size]}"; read -r -a f <<< "${times[floor,$size]}"
     read -r -a j <<< "${times[jccl,$size]}"
     line+="  $size B: MPI ${m[-1]} floor ${f[-1]} JCCL ${j[-1]}"
+    if [[ -n "$before" ]]; then
+      read -r -a b <<< "${times[before,$size]}"
+      line+=" before ${b[-1]}"
+    fi
   done
   echo "$line"
 done
@@ -57,3 +74,14 @@ for size in "${sizes[@]}"; do
     -v jh="$jh" 'BEGIN { printf "%9d B: MPI %s (%s-%s)  floor %s (%s-%s)  JCCL %s (%s-%s)  floor/MPI busbw %.2f  JCCL/MPI busbw %.2f\n",
       s, mm, ml, mh, fm, fl, fh, jm, jl, jh, mm / fm, mm / jm }'
 done
+if [[ -n "$before" ]]; then
+  echo "# size: JCCL before ($before): median (min-max) us; before/JCCL (speed-up of this build)"
+  for size in "${sizes[@]}"; do
+    # shellcheck disable=SC2086
+    read -r jm _ _ <<< "$(stats ${times[jccl,$size]})"
+    # shellcheck disable=SC2086
+    read -r bm bl bh <<< "$(stats ${times[before,$size]})"
+    awk -v s="$size" -v jm="$jm" -v bm="$bm" -v bl="$bl" -v bh="$bh" \
+      'BEGIN { printf "%9d B: before %s (%s-%s)  before/JCCL %.2f\n", s, bm, bl, bh, bm / jm }'
+  done
+fi

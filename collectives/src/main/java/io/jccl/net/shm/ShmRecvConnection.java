@@ -323,9 +323,10 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
 
     /** @return false when the chunk broke the protocol */
     private boolean deliverChunk(ShmRequest r, long at, long length) {
-        if (r.sink != null && length % RecvSink.ALIGN_BYTES != 0 && r.movedBytes + length != r.messageBytes) {
+        if (r.sink != null && length % ShmSendConnection.CHUNK_ALIGN_BYTES != 0
+                && r.movedBytes + length != r.messageBytes) {
             return protocolError("a chunk of " + length + " bytes in the middle of a message (only a message's last"
-                    + " chunk may be other than a multiple of " + RecvSink.ALIGN_BYTES + " bytes)");
+                    + " chunk may be other than a multiple of " + ShmSendConnection.CHUNK_ALIGN_BYTES + " bytes)");
         }
         if (length > 0) {
             place(r, ring, at, r.movedBytes, length);
@@ -405,7 +406,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
                     bounce = transport.bounceBuffer(BOUNCE_BYTES);
                 }
                 // A sink takes whole bounce buffers (a short read is completed first), so that its pieces keep
-                // RecvSink.ALIGN_BYTES.
+                // RecvSink.ALIGN_BYTES (and the cache lines of ShmSendConnection.CHUNK_ALIGN_BYTES).
                 long want = Math.min(piece - done, BOUNCE_BYTES);
                 n = readv(bounce.address(), remote, want);
                 while (r.sink != null && n > 0 && n < want) {

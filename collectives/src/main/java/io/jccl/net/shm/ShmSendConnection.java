@@ -23,7 +23,7 @@ import java.lang.invoke.VarHandle;
  *       the message with {@code process_vm_readv}. Descriptor sends complete when the receiver acknowledges them,
  *       after its copy;</li>
  *   <li>everything else (heap arrays, or no cross-memory attach): START and MORE records, copied through the ring
- *       in chunks as it drains (each but the last a multiple of {@link RecvSink#ALIGN_BYTES} long, so that a
+ *       in chunks as it drains (each but the last a multiple of {@link #CHUNK_ALIGN_BYTES} long, so that a
  *       receive sink never sees an element split); the send completes when its last chunk is published.</li>
  * </ul>
  * Sends are written in posting order, each as far as the ring's free space allows; the receiver's consumed position
@@ -40,6 +40,11 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
     /** Smallest chunk written when the ring has no room for a whole one. */
     private static final long MIN_CHUNK = 4096;
+    /**
+     * Ring chunks but a message's last are multiples of this (a cache line; a multiple of
+     * {@link RecvSink#ALIGN_BYTES}, so a receive sink never sees an element split).
+     */
+    static final long CHUNK_ALIGN_BYTES = 64;
     /** Longest a close waits for the receiver to finish a copy from this process's memory. */
     private static final long CLOSE_WAIT_NS = 10_000_000_000L;
 
@@ -243,8 +248,8 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
                 if (chunk <= MIN_CHUNK || brokenReason != null) {
                     return false;
                 }
-                // Halved to a multiple of RecvSink.ALIGN_BYTES: every chunk but a message's last is one.
-                chunk = Math.max(MIN_CHUNK, (chunk >>> 1) & -RecvSink.ALIGN_BYTES);
+                // Halved to a multiple of CHUNK_ALIGN_BYTES: every chunk but a message's last is one.
+                chunk = Math.max(MIN_CHUNK, (chunk >>> 1) & -CHUNK_ALIGN_BYTES);
             }
             long pos = tail & ringMask;
             if (r.started) {

@@ -4,6 +4,7 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.net.NetException;
+import io.jccl.net.RecvSink;
 import io.jccl.net.ProgressSignal;
 
 import java.lang.foreign.Arena;
@@ -81,9 +82,29 @@ abstract class Channel {
                     + "cannot read or write it (use a shared or global arena)");
         }
         throwIfClosed();
+        return claimSlot(buffer, offset, sizeBytes, tag, null);
+    }
+
+    /**
+     * Checks a sink receive's arguments, then claims a free slot.
+     *
+     * @return the slot, filled, or null when every slot is in use
+     */
+    final MetaRoceRequest claimSink(RecvSink sink, long capacityBytes, long tag) {
+        Objects.requireNonNull(sink, "sink");
+        if (capacityBytes < 0 || capacityBytes > MetaRoceNetTransport.MAX_MESSAGE_BYTES) {
+            throw new IllegalArgumentException("capacityBytes=" + capacityBytes + " is outside 0-"
+                    + MetaRoceNetTransport.MAX_MESSAGE_BYTES);
+        }
+        throwIfClosed();
+        return claimSlot(MemorySegment.NULL, 0, capacityBytes, tag, sink);
+    }
+
+    private MetaRoceRequest claimSlot(MemorySegment buffer, long offset, long sizeBytes, long tag, RecvSink sink) {
         for (MetaRoceRequest r : slots) {
             if (r.state == MetaRoceRequest.FREE) {
                 r.buffer = buffer;
+                r.sink = sink;
                 r.offset = offset;
                 r.sizeBytes = sizeBytes;
                 r.tag = tag;

@@ -1,6 +1,7 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.net.MemoryRegistration;
@@ -8,6 +9,7 @@ import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
+import io.jccl.net.RecvSink;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,6 +42,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private final WorkOwner[] finOwners;
     private final WorkOwner ignore = (kind, status, bytes) -> { };
     private final AtomicBoolean closeCalled = new AtomicBoolean();
+    /** The connection's packets split no element (its payload a multiple of {@link RecvSink#ALIGN_BYTES}). */
+    private final boolean sinkAligned;
 
     // Driving thread: receives not yet complete, in order (with or without a CTS); the next FIN completes the first.
     private final MetaRoceRequest[] pending;
@@ -76,6 +80,9 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         pending = new MetaRoceRequest[maxInflight];
         held = new int[boxes];
         credits = new SendBoxes(CREDIT_BOXES, ControlMessages.BOX_BYTES, arena, this::onCreditSent);
+        // Made on the driving thread, the connection established: its payload (the initiator's) is fixed.
+        Connection c = side.endpoint.connection(connectionId);
+        sinkAligned = c != null && c.payloadBytes() % RecvSink.ALIGN_BYTES == 0;
     }
 
     // ---- caller's thread ----
@@ -84,6 +91,22 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
                             MemoryRegistration mr) {
         return claim(buffer, offset, capacityBytes, expectedTag, true);
+    }
+
+    /**
+     * Sinks are taken: a long message's WRITE places each packet's payload into the sink where the driver received
+     * it (in arrival order, each byte once), a short one's comes out of its FIN in one piece. Only where the
+     * connection's payload is a multiple of {@link RecvSink#ALIGN_BYTES} (the transport's own always is; a peer
+     * configured otherwise would split elements).
+     */
+    @Override
+    public boolean acceptsSinks() {
+        return sinkAligned;
+    }
+
+    @Override
+    public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
+        return claimSink(sink, capacityBytes, expectedTag);
     }
 
     @Override
@@ -145,7 +168,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
      */
     private boolean sendCts(MetaRoceRequest r) {
         if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {
-            r.regionKey = side.endpoint.registerRegion(r.buffer, true);
+            r.regionKey = r.sink != null ? side.endpoint.registerSinkRegion(r.sizeBytes, r.regionSink)
+                    : side.endpoint.registerRegion(r.buffer, true);
             side.expectImmediate(r.regionKey, r);   // the sender's WRITE carries the key as its immediate
         }
         ControlMessages.putCts(r.control, r.regionKey, ControlMessages.CTS_OPEN, r.offset, r.sizeBytes, r.tag,
@@ -256,6 +280,10 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         } else if (size > r.sizeBytes) {
             r.failure = new NetException(NetException.Reason.TRUNCATED, "a message of " + size + " bytes arrived"
                     + " for a receive of " + r.sizeBytes + " bytes; nothing was written");
+        } else if (r.sink != null) {
+            if (size > 0) {
+                r.sink.accept(box, ControlMessages.FIN_BYTES, 0, size);
+            }
         } else {
             MemorySegment.copy(box, ControlMessages.FIN_BYTES, r.buffer, r.offset, size);
         }

@@ -3,7 +3,9 @@ package io.jccl.metaroce.net;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.net.NetException;
+import io.jccl.metaroce.protocol.region.RegionSink;
 import io.jccl.net.NetRequest;
+import io.jccl.net.RecvSink;
 
 import java.lang.foreign.MemorySegment;
 
@@ -25,8 +27,14 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     /** Written by whichever thread owns the slot at the time; the write of DONE/FAILED publishes the outcome. */
     volatile int state = FREE;
 
+    /** What a receive's region hands each placed payload to: {@link #sink}, made once per slot. */
+    final RegionSink regionSink = (from, fromOffset, regionOffset, bytes) ->
+            this.sink.accept(from, fromOffset, regionOffset, bytes);
+
     // Filled by the posting thread before the hand-over.
     MemorySegment buffer;
+    /** A receive's sink, which takes the message's bytes instead of {@link #buffer}; null otherwise. */
+    RecvSink sink;
     long offset;
     long sizeBytes;
     long tag;
@@ -83,6 +91,7 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         NetException failed = failure;
         failure = null;
         buffer = null;
+        sink = null;
         state = FREE;
         if (s == FAILED) {
             throw failed;

@@ -4,6 +4,7 @@ import io.jccl.metaroce.protocol.cc.FairShare;
 import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
+import io.jccl.metaroce.protocol.region.RegionSink;
 import io.jccl.metaroce.protocol.region.RegionTable;
 import io.jccl.metaroce.protocol.wire.AckFlyweight;
 import io.jccl.metaroce.protocol.wire.CloseFlyweight;
@@ -139,6 +140,19 @@ public final class Endpoint implements Verbs, Connection.Context {
         regions.deregister(key);
     }
 
+    /**
+     * Registers a region that is no memory of this side: what peers' WRITEs place into it goes to {@code sink},
+     * packet by packet, where the datagram holds it (a receiver combines it into its result there, one pass over
+     * memory instead of a copy and a pass). Deregistered as memory regions are ({@link #deregisterRegion}).
+     *
+     * @param sizeBytes the region's size: WRITEs beyond it are dropped ({@code REGION_BOUNDS})
+     * @param sink      takes each placed payload, on the driving thread
+     * @return the key peers write to
+     */
+    public int registerSinkRegion(long sizeBytes, RegionSink sink) {
+        return regions.registerSink(sizeBytes, sink);
+    }
+
     private int newConnectionId() {
         int id;
         do {
@@ -210,7 +224,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     private void add(Connection c) {
-        c.regions(regions::writable);
+        c.regions(regions::writableBytes);
         byId.put(c.localId, c);
         byPeer.put(c.peer, c.localId);
         connections.add(c);
@@ -745,6 +759,34 @@ public final class Endpoint implements Verbs, Connection.Context {
         transmit(c, sink, 0, CloseFlyweight.FRAME_LENGTH - CloseFlyweight.CRC_LENGTH);
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }
+
+    @Override
+    public void placeWrite(int regionKey, DirectBuffer datagram, int payloadOffset, long regionOffset, int length) {
+        MemorySegment memory = regions.memory(regionKey);
+        if (memory != null) {
+            place(datagram, payloadOffset, memory, regionOffset, length);
+            return;
+        }
+        RegionSink sink = regions.sink(regionKey);
+        byte[] array = datagram.byteArray();
+        if (array != null) {
+            if (array != sinkArray) {   // the driver's receive buffers: a view per buffer, not per packet
+                sinkArray = array;
+                sinkArrayView = MemorySegment.ofArray(array);
+            }
+            sink.accept(sinkArrayView, datagram.wrapAdjustment() + payloadOffset, regionOffset, length);
+            return;
+        }
+        if (payloadOffset < 0 || length < 0 || (long) payloadOffset + length > datagram.capacity()) {
+            throw new IndexOutOfBoundsException("payload [" + payloadOffset + ", +" + length
+                    + ") is outside the datagram buffer of " + datagram.capacity() + " bytes");
+        }
+        sink.accept(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, regionOffset, length);
+    }
+
+    /** The heap receive buffer a sink was last given a view of, and that view. */
+    private byte[] sinkArray;
+    private MemorySegment sinkArrayView;
 
     @Override
     public void place(DirectBuffer datagram, int payloadOffset, MemorySegment dst, long dstOffset, int length) {

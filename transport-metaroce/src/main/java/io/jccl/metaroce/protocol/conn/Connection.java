@@ -61,6 +61,15 @@ public final class Connection implements SenderPath.AckVisitor {
         /** Places payload bytes from a received datagram into memory. */
         void place(DirectBuffer datagram, int payloadOffset, MemorySegment dst, long dstOffset, int length);
 
+        /**
+         * Places a WRITE's payload bytes from a received datagram into a region: its memory, or the sink standing
+         * for it.
+         *
+         * @param regionKey    a key the region lookup accepted
+         * @param regionOffset where the bytes go in the region
+         */
+        void placeWrite(int regionKey, DirectBuffer datagram, int payloadOffset, long regionOffset, int length);
+
         /** Records a completion. */
         void complete(Connection c, long workId, WorkKind kind, CompletionStatus status, long bytes);
 
@@ -521,11 +530,11 @@ public final class Connection implements SenderPath.AckVisitor {
                 // Beyond what a sender can have outstanding: bounds what forged ids can make this side keep.
                 return DropReason.MESSAGE_BOUNDS;
             } else {
-                MemorySegment region = regionFor(target);
-                if (region == null) {
+                long regionBytes = regionBytes(target);
+                if (regionBytes < 0) {
                     return DropReason.BAD_REGION_KEY;
                 }
-                if (base < 0 || base > region.byteSize() || messageLength > region.byteSize() - base) {
+                if (base < 0 || base > regionBytes || messageLength > regionBytes - base) {
                     return DropReason.REGION_BOUNDS;
                 }
                 InboundMessage w = writes.get(message);
@@ -539,7 +548,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 }
                 duplicate = w.has(chunk);
                 if (!duplicate) {
-                    ctx.place(b, payloadOffset, region, base + offset, payload);
+                    ctx.placeWrite(target, b, payloadOffset, base + offset, payload);
                     if (withImmediate) {
                         w.hasImmediate = true;
                         w.immediate = b.getInt(payloadOffset + payload, DataFlyweight.BYTE_ORDER);
@@ -626,15 +635,15 @@ public final class Connection implements SenderPath.AckVisitor {
         return completedWrites.remove(id);
     }
 
-    private java.util.function.IntFunction<MemorySegment> regions;
+    private java.util.function.IntToLongFunction regions;
 
-    /** Installs the lookup of regions open for remote writes. */
-    public void regions(java.util.function.IntFunction<MemorySegment> lookup) {
+    /** Installs the lookup of regions open for remote writes: a key's size in bytes, or -1. */
+    public void regions(java.util.function.IntToLongFunction lookup) {
         this.regions = lookup;
     }
 
-    private MemorySegment regionFor(int key) {
-        return regions == null ? null : regions.apply(key);
+    private long regionBytes(int key) {
+        return regions == null ? -1 : regions.applyAsLong(key);
     }
 
     private void recycle(InboundMessage m) {
