@@ -120,13 +120,8 @@ public final class Connection implements SenderPath.AckVisitor {
     private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
     private int pathCursor;
 
-    // Pacing to the peer's rate hint.
-    private double rateBytesPerSecond;
-    private double tokens;
-    private long tokensAtNs;
-    private long pacingDueNs = Long.MAX_VALUE;
-    /** The last emission stopped for want of tokens: the sender had more to send than its rate let out. */
-    private boolean pacerLimited;
+    /** Pacing to the peer's rate hint. */
+    private final Pacer pacer;
     private long pauseEndsNs = Long.MAX_VALUE;
 
     // Receiving side.
@@ -176,10 +171,6 @@ public final class Connection implements SenderPath.AckVisitor {
     private int drainedAttempts;
     /** Attempts before a draining side may take the peer's silence for an answer (each may be lost). */
     private static final int MIN_DRAINED_ATTEMPTS = 4;
-    /** Tokens an idle sender may save up, in payloads: the burst it may start with. */
-    private static final int PACER_BURST_PAYLOADS = 16;
-    /** The most of its rate's time a sender held back by the pacer is owed at its next look. */
-    private static final long PACER_MAX_OWED_NS = 100_000;
     /** When anything of this connection last arrived from the peer. */
     private long lastHeardNs;
 
@@ -236,7 +227,7 @@ public final class Connection implements SenderPath.AckVisitor {
         this.handshakeIntervalNs = 4 * config.rtoFloorNs();   // the first RTO before any RTT sample; doubles per retry
         this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
         this.acceptDue = !initiator;
-        this.tokensAtNs = nowNs;
+        this.pacer = new Pacer(payload, nowNs);
         this.lastHeardNs = nowNs;
     }
 
@@ -300,7 +291,7 @@ public final class Connection implements SenderPath.AckVisitor {
         this.sessionTag = tag;
         this.state = State.ESTABLISHED;
         this.handshakeDueNs = Long.MAX_VALUE;
-        this.tokensAtNs = nowNs;
+        pacer.restart(nowNs);
         counters.increment(Counter.CONNECTIONS_OPENED);
     }
 
@@ -703,7 +694,7 @@ public final class Connection implements SenderPath.AckVisitor {
             counters.increment(Counter.ECN_WINDOW_CUTS);
         }
         if (rateHint > 0) {
-            rateBytesPerSecond = rateHint;
+            pacer.grant(rateHint);
         }
         counters.increment(Counter.ACK_PACKETS_RECEIVED);
     }
@@ -1252,7 +1243,7 @@ public final class Connection implements SenderPath.AckVisitor {
             }
         }
         if (sendCount > 0 || retxCount > 0) {
-            next = Math.min(next, Math.min(pacingDueNs, pauseEndsNs));
+            next = Math.min(next, Math.min(pacer.dueNs(), pauseEndsNs));
         }
         if (state == State.ESTABLISHED) {
             next = Math.min(next, Math.min(scoutDueNs(), deadlineNs()));
@@ -1342,9 +1333,7 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     private int emitData(long nowNs, TransmitSink sink) {
-        refillTokens(nowNs);
-        pacingDueNs = Long.MAX_VALUE;
-        pacerLimited = false;
+        pacer.beginEmission(nowNs);
         int n = 0;
         while (true) {
             boolean fresh = hasSendable(nowNs);
@@ -1358,9 +1347,7 @@ public final class Connection implements SenderPath.AckVisitor {
             if (path == null) {
                 break;
             }
-            if (rateBytesPerSecond > 0 && tokens < payloadBytes) {
-                pacingDueNs = nowNs + (long) Math.ceil((payloadBytes - tokens) * 1e9 / rateBytesPerSecond);
-                pacerLimited = true;
+            if (!pacer.allows(nowNs)) {
                 break;
             }
             if (!sendOne(nowNs, sink, path, fresh && path.state() == PathState.SUSPECT)) {
@@ -1387,25 +1374,8 @@ public final class Connection implements SenderPath.AckVisitor {
         return end;
     }
 
-    private void refillTokens(long nowNs) {
-        if (rateBytesPerSecond <= 0) {
-            tokensAtNs = nowNs;
-            return;
-        }
-        long dt = nowNs - tokensAtNs;
-        if (dt > 0) {
-            // An idle sender saves up at most a short burst. One the pacer held back is owed all that accrued since
-            // (up to PACER_MAX_OWED_NS of its rate): a software sender looks again only a duty cycle later, tens of
-            // microseconds on a busy host, and capping it at the burst would hold it below the rate it was granted
-            // (16 payloads of 4 KiB per 20 µs cycle is 3.3 GB/s of a 12.5 GB/s grant).
-            double burst = PACER_BURST_PAYLOADS * (double) payloadBytes;
-            double cap = pacerLimited ? Math.max(burst, rateBytesPerSecond * PACER_MAX_OWED_NS / 1e9) : burst;
-            tokens = Math.min(cap, tokens + rateBytesPerSecond * dt / 1e9);
-            tokensAtNs = nowNs;
-        }
-    }
-
     private boolean connectionWindowFull() {
+        double rateBytesPerSecond = pacer.rateBytesPerSecond();
         if (rateBytesPerSecond <= 0) {
             return false;
         }
@@ -1550,9 +1520,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
         ctx.sendData(this, sink, path, psn, nowNs, write, flags, m.seq, write ? m.regionKey : m.stream, offset,
                 m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload, m.immediate);
-        if (rateBytesPerSecond > 0) {
-            tokens -= payload;
-        }
+        pacer.sent(payload);
         counters.increment(Counter.DATA_PACKETS_SENT);
         counters.add(Counter.PAYLOAD_BYTES_SENT, payload);
     }
@@ -1564,6 +1532,6 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /** @return the rate the peer currently grants this connection (0: none stated) */
     public double grantedBytesPerSecond() {
-        return rateBytesPerSecond;
+        return pacer.rateBytesPerSecond();
     }
 }
