@@ -10,7 +10,6 @@ import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.wire.CloseFlyweight;
-import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.protocol.wire.Flags;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -125,15 +124,14 @@ public final class Connection implements SenderPath.AckVisitor {
     private long pauseEndsNs = Long.MAX_VALUE;
 
     // Receiving side.
-    private final Int2ObjectHashMap<InboundMessage> writes = new Int2ObjectHashMap<>();
-    private int writesCompleteBelow;
+    /** The peer's WRITEs arriving: placement once per chunk, immediates, duplicates of completed ones. */
+    private final InboundWrites inboundWrites;
     private final Long2LongHashMap rnrSentNs = new Long2LongHashMap(Long.MIN_VALUE);
     private long[] rnrQueue = new long[8];
     private int rnrCount;
     private int[] probeReplies = new int[12];   // quadruples: path, generation, seq, (timestamp in two ints)
     private int probeReplyCount;
-    private InboundMessage[] inboundPool = new InboundMessage[8];
-    private int inboundPoolCount;
+    private final InboundPool inboundPool = new InboundPool();
 
     private boolean closeDue;
     /** The reason the due CLOSE carries. */
@@ -228,6 +226,7 @@ public final class Connection implements SenderPath.AckVisitor {
         this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
         this.acceptDue = !initiator;
         this.pacer = new Pacer(payload, nowNs);
+        this.inboundWrites = new InboundWrites(this, ctx, inboundPool, payload, config.maxPendingWork());
         this.lastHeardNs = nowNs;
     }
 
@@ -360,7 +359,7 @@ public final class Connection implements SenderPath.AckVisitor {
             return refusesWork() ? closedWork(WorkKind.RECV) : -1;
         }
         Stream s = stream(streamId);
-        InboundMessage m = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
+        InboundMessage m = inboundPool.take();
         long id = ctx.nextWorkId();
         int seq = s.nextRecvSeq++;
         m.reset(id, local, offset, capacity, seq);
@@ -511,59 +510,12 @@ public final class Connection implements SenderPath.AckVisitor {
         }
         boolean duplicate;
         if (write) {
-            if (message - writesCompleteBelow < 0 || completedWrites.contains(message)) {
-                // Completed already (in order, or out of order and remembered until the ones below complete): a late
-                // duplicate must not start the WRITE over and land again on memory the application may reuse. It is
-                // acknowledged even when its region closed since: a receiver told of a WRITE by its immediate may
-                // close the region at once, while the sender may still wait for acknowledgements that were lost.
-                duplicate = true;
-            } else if (message - writesCompleteBelow >= config.maxPendingWork()) {
-                // Beyond what a sender can have outstanding: bounds what forged ids can make this side keep.
-                return DropReason.MESSAGE_BOUNDS;
-            } else {
-                long regionBytes = regionBytes(target);
-                if (regionBytes < 0) {
-                    return DropReason.BAD_REGION_KEY;
-                }
-                if (base < 0 || base > regionBytes || messageLength > regionBytes - base) {
-                    return DropReason.REGION_BOUNDS;
-                }
-                InboundMessage w = writes.get(message);
-                if (w == null) {
-                    w = inboundPoolCount > 0 ? inboundPool[--inboundPoolCount] : new InboundMessage();
-                    w.reset(0, null, 0, 0, message);
-                    w.learn(messageLength, payloadBytes);
-                    writes.put(message, w);
-                } else if (w.messageLength != messageLength) {
-                    return DropReason.MESSAGE_BOUNDS;
-                }
-                duplicate = w.has(chunk);
-                if (!duplicate) {
-                    ctx.placeWrite(target, b, payloadOffset, base + offset, payload);
-                    if (withImmediate) {
-                        w.hasImmediate = true;
-                        w.immediate = b.getInt(payloadOffset + payload, DataFlyweight.BYTE_ORDER);
-                    }
-                    if (w.mark(chunk, payload)) {
-                        writes.remove(message);
-                        if (w.hasImmediate) {
-                            // Every byte in place: the application hears of it now, once (later copies are
-                            // duplicates of a completed WRITE).
-                            ctx.complete(this, w.immediate & 0xFFFF_FFFFL, WorkKind.IMMEDIATE, CompletionStatus.OK,
-                                    messageLength);
-                        }
-                        recycle(w);
-                        if (message == writesCompleteBelow) {
-                            writesCompleteBelow++;
-                            while (writesDone(writesCompleteBelow)) {
-                                writesCompleteBelow++;
-                            }
-                        } else {
-                            completedWrites.add(message);
-                        }
-                    }
-                }
+            DropReason dropped = inboundWrites.onPacket(b, payloadOffset, payload, withImmediate, message, target,
+                    chunk, offset, messageLength, base);
+            if (dropped != null) {
+                return dropped;
             }
+            duplicate = inboundWrites.wasDuplicate();
         } else {
             Stream s = streams.get(target);
             if (s == null || message - s.nextRecvSeq >= 0) {
@@ -620,29 +572,9 @@ public final class Connection implements SenderPath.AckVisitor {
         return null;
     }
 
-    private final org.agrona.collections.IntHashSet completedWrites = new org.agrona.collections.IntHashSet();
-
-    private boolean writesDone(int id) {
-        return completedWrites.remove(id);
-    }
-
-    private java.util.function.IntToLongFunction regions;
-
     /** Installs the lookup of regions open for remote writes: a key's size in bytes, or -1. */
     public void regions(java.util.function.IntToLongFunction lookup) {
-        this.regions = lookup;
-    }
-
-    private long regionBytes(int key) {
-        return regions == null ? -1 : regions.applyAsLong(key);
-    }
-
-    private void recycle(InboundMessage m) {
-        m.buffer = null;
-        if (inboundPoolCount == inboundPool.length) {
-            inboundPool = Arrays.copyOf(inboundPool, inboundPoolCount * 2);
-        }
-        inboundPool[inboundPoolCount++] = m;
+        inboundWrites.regions(lookup);
     }
 
     private void deliverReceives(Stream s) {
@@ -654,7 +586,7 @@ public final class Connection implements SenderPath.AckVisitor {
             pendingWork--;
             ctx.complete(this, r.workId, WorkKind.RECV, r.truncated ? CompletionStatus.TRUNCATED
                     : CompletionStatus.OK, r.truncated ? 0 : r.messageLength);
-            recycle(r);
+            inboundPool.give(r);
         }
     }
 
@@ -928,7 +860,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 pendingWork--;
                 ctx.complete(this, r.workId, WorkKind.RECV, CompletionStatus.PEER_DONE, 0);
                 s.recvs[i] = null;
-                recycle(r);
+                inboundPool.give(r);
             }
             s.recvBase += s.recvCount;
             s.recvCount = 0;
