@@ -2,6 +2,7 @@ package io.jccl.metaroce.protocol;
 
 import io.jccl.metaroce.protocol.cc.FairShare;
 import io.jccl.metaroce.protocol.conn.Connection;
+import io.jccl.metaroce.protocol.conn.DataPacket;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.region.RegionSink;
@@ -603,20 +604,20 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     @Override
-    public void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
-                         int flags, int message, int target, long offset, long messageLength, long base,
-                         MemorySegment src, long srcOffset, int payload, int immediate) {
+    public void sendData(Connection c, TransmitSink sink, DataPacket p) {
+        int payload = p.payloadBytes();
+        MemorySegment src = p.source();
         // A payload worth an iovec of its own, in native memory, goes as a piece of the datagram where the driver
         // gathers (sendmsg iovecs): user space then only reads it, for the CRC, and the kernel copies it from there.
         if (payload >= GATHER_MIN_PAYLOAD_BYTES && src.isNative() && txCrc.updatesAddresses()
-                && sendGathered(c, sink, path, psn, nowNs, write, flags, message, target, offset, messageLength, base,
-                        src, srcOffset, payload, immediate)) {
+                && sendGathered(c, sink, p)) {
             return;
         }
         // Built straight into the driver's send batch where it offers room (the payload crosses user memory once),
         // else in this endpoint's own buffer, which transmit copies.
         int maxLength = DataFlyweight.DATA_HEADER_LENGTH + payload + DataFlyweight.IMMEDIATE_LENGTH
                 + DataFlyweight.CRC_LENGTH;
+        SenderPath path = p.path();
         int at = sink.claim(c.peer, path.index, maxLength);
         boolean claimed = at >= 0;
         MutableDirectBuffer buffer = claimed ? sink.claimedBuffer() : tx;
@@ -625,13 +626,13 @@ public final class Endpoint implements Verbs, Connection.Context {
             at = 0;
         }
         DataFlyweight d = claimed ? claimData.wrap(buffer, at) : txData;
-        putDataHeader(d, c, path, psn, nowNs, write, flags, message, target, offset, messageLength, base, payload);
+        putDataHeader(d, c, p, payload);
         if (payload > 0) {
-            MemorySegment.copy(src, srcOffset, segment, at + DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
+            MemorySegment.copy(src, p.sourceOffset(), segment, at + DataFlyweight.PAYLOAD_FIELD_OFFSET, payload);
         }
         int body = payload;
-        if ((flags & Flags.IMMEDIATE) != 0) {
-            d.putImmediate(immediate);   // after the payload; the flag is set already
+        if ((p.flags() & Flags.IMMEDIATE) != 0) {
+            d.putImmediate(p.immediate());   // after the payload; the flag is set already
             body += DataFlyweight.IMMEDIATE_LENGTH;
         }
         if (claimed) {
@@ -642,18 +643,16 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     /** Writes a DATA packet's header (a WRITE's or a SEND's) with {@code bodyLength} bytes of body announced. */
-    private static void putDataHeader(DataFlyweight d, Connection c, SenderPath path, int psn, long nowNs,
-                                      boolean write, int flags, int message, int target, long offset,
-                                      long messageLength, long base, int bodyLength) {
-        d.putHeader(write ? PacketType.WRITE : PacketType.SEND, flags, path.index, path.generation(), c.remoteId(),
-                        c.sessionTag(), bodyLength)
-                .psn(psn)
-                .timestampNs(nowNs)
-                .message(message)
-                .target(target)
-                .messageOffset(offset)
-                .messageLength(messageLength)
-                .base(base);
+    private static void putDataHeader(DataFlyweight d, Connection c, DataPacket p, int bodyLength) {
+        d.putHeader(p.write() ? PacketType.WRITE : PacketType.SEND, p.flags(), p.path().index, p.path().generation(),
+                        c.remoteId(), c.sessionTag(), bodyLength)
+                .psn(p.psn())
+                .timestampNs(p.timestampNs())
+                .message(p.message())
+                .target(p.target())
+                .messageOffset(p.offset())
+                .messageLength(p.messageLength())
+                .base(p.base());
     }
 
     /**
@@ -662,11 +661,10 @@ public final class Endpoint implements Verbs, Connection.Context {
      *
      * @return false when the sink has no room or does not gather (nothing was sent: build it whole instead)
      */
-    private boolean sendGathered(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write,
-                                 int flags, int message, int target, long offset, long messageLength, long base,
-                                 MemorySegment src, long srcOffset, int payload, int immediate) {
+    private boolean sendGathered(Connection c, TransmitSink sink, DataPacket p) {
         int header = DataFlyweight.DATA_HEADER_LENGTH;
-        int at = sink.claim(c.peer, path.index, header + DataFlyweight.IMMEDIATE_LENGTH + DataFlyweight.CRC_LENGTH);
+        int at = sink.claim(c.peer, p.path().index,
+                header + DataFlyweight.IMMEDIATE_LENGTH + DataFlyweight.CRC_LENGTH);
         if (at < 0) {
             return false;
         }
@@ -674,20 +672,21 @@ public final class Endpoint implements Verbs, Connection.Context {
             return false;   // a claim left open is harmless: the next one replaces it
         }
         MutableDirectBuffer buffer = sink.claimedBuffer();
-        boolean withImmediate = (flags & Flags.IMMEDIATE) != 0;
-        putDataHeader(claimData.wrap(buffer, at), c, path, psn, nowNs, write, flags, message, target, offset,
-                messageLength, base, payload + (withImmediate ? DataFlyweight.IMMEDIATE_LENGTH : 0));
+        boolean withImmediate = (p.flags() & Flags.IMMEDIATE) != 0;
+        int payload = p.payloadBytes();
+        MemorySegment src = p.source();
+        putDataHeader(claimData.wrap(buffer, at), c, p, payload + (withImmediate ? DataFlyweight.IMMEDIATE_LENGTH : 0));
         long area = buffer.addressOffset() + at;
         int crc = txCrc.update(Crc32c.START, area, header);
-        crc = txCrc.update(crc, src.address() + srcOffset, payload);
+        crc = txCrc.update(crc, src.address() + p.sourceOffset(), payload);
         int trailer = 0;
         if (withImmediate) {
-            buffer.putInt(at + header, immediate, HeaderFlyweight.BYTE_ORDER);
+            buffer.putInt(at + header, p.immediate(), HeaderFlyweight.BYTE_ORDER);
             crc = txCrc.update(crc, area + header, DataFlyweight.IMMEDIATE_LENGTH);
             trailer = DataFlyweight.IMMEDIATE_LENGTH;
         }
         buffer.putInt(at + header + trailer, Crc32c.end(crc), HeaderFlyweight.BYTE_ORDER);
-        sink.commitGather(header, src, srcOffset, payload, trailer + DataFlyweight.CRC_LENGTH);
+        sink.commitGather(header, src, p.sourceOffset(), payload, trailer + DataFlyweight.CRC_LENGTH);
         return true;
     }
 

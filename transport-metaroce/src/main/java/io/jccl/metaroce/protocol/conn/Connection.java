@@ -36,10 +36,8 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /** What the endpoint provides to its connections. */
     public interface Context {
-        /** Builds and hands over one DATA packet. */
-        void sendData(Connection c, TransmitSink sink, SenderPath path, int psn, long nowNs, boolean write, int flags,
-                      int message, int target, long offset, long messageLength, long base, MemorySegment src,
-                      long srcOffset, int payload, int immediate);
+        /** Builds and hands over one DATA packet ({@code packet} is read during the call only). */
+        void sendData(Connection c, TransmitSink sink, DataPacket packet);
 
         /** Builds and hands over one ACK. */
         void sendAck(Connection c, TransmitSink sink, int pathIndex, ReceiverPath rx, double hintBytesPerSecond);
@@ -119,6 +117,8 @@ public final class Connection implements SenderPath.AckVisitor {
     private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
     private int pathCursor;
 
+    /** The DATA packet being handed to the endpoint, reused. */
+    private final DataPacket dataPacket = new DataPacket();
     /** Pacing to the peer's rate hint. */
     private final Pacer pacer;
     private long pauseEndsNs = Long.MAX_VALUE;
@@ -1442,7 +1442,6 @@ public final class Connection implements SenderPath.AckVisitor {
     private void transmit(long nowNs, TransmitSink sink, SenderPath path, OutboundMessage m, int chunk,
                           boolean retransmission) {
         int payload = m.chunkLength(chunk, payloadBytes);
-        long offset = m.chunkOffset(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
         awaitAnswer(nowNs);
         boolean last = chunk == m.chunks - 1;
@@ -1450,8 +1449,8 @@ public final class Connection implements SenderPath.AckVisitor {
         int flags = (last ? Flags.LAST : 0) | (retransmission ? Flags.RETRANSMISSION : 0)
                 | (path.room() <= 1 ? Flags.ACK_REQUESTED : 0)
                 | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
-        ctx.sendData(this, sink, path, psn, nowNs, write, flags, m.seq, write ? m.regionKey : m.stream, offset,
-                m.length, write ? m.remoteBase : 0, m.local, m.localOffset + offset, payload, m.immediate);
+        dataPacket.fill(path, psn, nowNs, m, chunk, flags, payloadBytes);
+        ctx.sendData(this, sink, dataPacket);
         pacer.sent(payload);
         counters.increment(Counter.DATA_PACKETS_SENT);
         counters.add(Counter.PAYLOAD_BYTES_SENT, payload);
