@@ -4,6 +4,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
+import io.jccl.net.RecvConnection;
 import io.jccl.plan.Buf;
 import io.jccl.plan.Fingerprint;
 import io.jccl.plan.Plan;
@@ -258,7 +259,8 @@ final class PlanRunner implements OpRun {
                 // One received operand and a local one: the transport's sink combines them into the result (the
                 // step's destination, or staging when it keeps the result there), with no copy into staging first.
                 boolean sink = step.recvPeer1() < 0 && step.src() != Buf.NONE
-                        && links.dataRecv[step.recvPeer0()].acceptsSinks();
+                        && sinkReaches(step.recvPeer0(), buffer(step.src(), member),
+                                stored ? buffer(step.dst(), member) : null);
                 // Without a sink, out of place, the received operand lands in the result and the local one, the
                 // input, is combined into it there: two buffers touched, not three (staging). Out of place the
                 // input and the result are disjoint, so the input stays as it was while the receive writes.
@@ -374,7 +376,16 @@ final class PlanRunner implements OpRun {
     private boolean exchangeSinks(Step step, int member) {
         return step.src() != Buf.NONE && step.src() != step.dst() && !members[member].inPlace
                 && !(step.prepare() && reducers[member].needsPrepare())
-                && links.dataRecv[step.recvPeer0()].acceptsSinks();
+                && sinkReaches(step.recvPeer0(), buffer(step.src(), member), buffer(step.dst(), member));
+    }
+
+    /**
+     * Whether the connection from {@code peer} takes a sink that reads {@code local} and writes {@code out} (null:
+     * staging, which every thread reaches): the transport may run the sink on a thread of its own.
+     */
+    private boolean sinkReaches(int peer, MemorySegment local, MemorySegment out) {
+        RecvConnection c = links.dataRecv[peer];
+        return c.acceptsSinks() && c.sinkReaches(local) && (out == null || c.sinkReaches(out));
     }
 
     /**

@@ -25,6 +25,17 @@ public interface RecvConnection extends AutoCloseable {
     }
 
     /**
+     * Whether a sink may touch {@code segment}: a transport that runs sinks on a thread of its own (a driver thread)
+     * cannot reach memory confined to the caller's thread, so a collective binds such memory into no sink.
+     *
+     * @param segment memory a sink would read or write
+     * @return whether every thread that may call a sink of this connection can access it
+     */
+    default boolean sinkReaches(MemorySegment segment) {
+        return true;
+    }
+
+    /**
      * Posts a receive whose bytes go to {@code sink} where the transport holds them, instead of into a buffer. It
      * matches messages as {@link #irecv(MemorySegment, long, long, long, MemoryRegistration)} does, and the sink
      * sees a message only once its tag and length are accepted; the receive completes after the sink took the last

@@ -365,6 +365,34 @@ public abstract class NetTransportConformanceTest {
         }
     }
 
+    /**
+     * A sink may run where the transport runs its receives: memory a receive buffer may not be (confined to the
+     * caller's thread, for a transport with a driver thread) must not be bound into a sink either.
+     */
+    @Test
+    void sinksReachWhatReceiveBuffersReach() {
+        Link link = link();
+        assumeTrue(link.recv.acceptsSinks(), "transport does not take receive sinks");
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment mine = confined.allocate(64);
+            boolean bufferTaken;
+            NetRequest r = null;
+            try {
+                r = link.recv.irecv(mine, 0, 64, TAG, null);
+                bufferTaken = true;
+            } catch (IllegalArgumentException e) {
+                bufferTaken = false;
+            }
+            assertThat(link.recv.sinkReaches(mine)).as("a sink reaches memory a receive buffer could not")
+                    .isEqualTo(bufferTaken);
+            assertThat(link.recv.sinkReaches(arena.allocate(64))).as("shared memory").isTrue();
+            if (r != null) {
+                MemorySegment src = patterned(arena.allocate(64), 0, 64, 9);
+                awaitAll(link.send.isend(src, 0, 64, TAG, null), r);
+            }
+        }
+    }
+
     @Test
     void sinkReceivesMixWithBufferReceivesInPostingOrder() {
         Link link = link();

@@ -104,6 +104,12 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         return sinkAligned;
     }
 
+    /** The driver thread may place a WRITE's packets: memory confined to the caller's thread is out of its reach. */
+    @Override
+    public boolean sinkReaches(MemorySegment segment) {
+        return transport().canReach(segment);
+    }
+
     @Override
     public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
         return claimSink(sink, capacityBytes, expectedTag);
