@@ -4,8 +4,8 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.net.NetException;
-import io.jccl.net.RecvSink;
 import io.jccl.net.ProgressSignal;
+import io.jccl.net.RecvSink;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,9 +1,9 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
-import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;

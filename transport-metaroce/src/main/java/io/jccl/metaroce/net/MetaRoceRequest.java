@@ -2,8 +2,8 @@ package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.WorkKind;
-import io.jccl.net.NetException;
 import io.jccl.metaroce.protocol.region.RegionSink;
+import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvSink;
 
