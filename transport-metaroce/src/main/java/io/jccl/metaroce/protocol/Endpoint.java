@@ -776,11 +776,16 @@ public final class Endpoint implements Verbs, Connection.Context {
             sink.accept(sinkArrayView, datagram.wrapAdjustment() + payloadOffset, regionOffset, length);
             return;
         }
+        checkPayload(datagram, payloadOffset, length);
+        sink.accept(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, regionOffset, length);
+    }
+
+    /** A received datagram's payload must lie inside its buffer: what native memory is read by address. */
+    private static void checkPayload(DirectBuffer datagram, int payloadOffset, int length) {
         if (payloadOffset < 0 || length < 0 || (long) payloadOffset + length > datagram.capacity()) {
             throw new IndexOutOfBoundsException("payload [" + payloadOffset + ", +" + length
                     + ") is outside the datagram buffer of " + datagram.capacity() + " bytes");
         }
-        sink.accept(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, regionOffset, length);
     }
 
     /** The heap receive buffer a sink was last given a view of, and that view. */
@@ -795,10 +800,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                     dstOffset, length);
             return;
         }
-        if (payloadOffset < 0 || length < 0 || (long) payloadOffset + length > datagram.capacity()) {
-            throw new IndexOutOfBoundsException("payload [" + payloadOffset + ", +" + length
-                    + ") is outside the datagram buffer of " + datagram.capacity() + " bytes");
-        }
+        checkPayload(datagram, payloadOffset, length);
         // Addressed through one segment over all memory: a view per buffer address would allocate whenever the
         // datagram comes from another socket's receive area than the one before (one view per path, per round).
         MemorySegment.copy(AllMemory.SEGMENT, datagram.addressOffset() + payloadOffset, dst, dstOffset, length);

@@ -469,16 +469,7 @@ final class NativeDatagramIo implements DatagramIo {
         if (length < 0 || length > claimedMaxLength) {
             throw new IllegalArgumentException("committed " + length + " bytes of a claim of " + claimedMaxLength);
         }
-        claimedMaxLength = -1;
-        queuedDestinations[queued] = claimedDestination;
-        queuedOffsets[queued] = sendAreaUsed;
-        queuedLengths[queued] = length;
-        queuedHeaderLengths[queued] = 0;
-        queued++;
-        sendAreaUsed += length;
-        if (queued == sendBatch) {
-            flush();
-        }
+        queue(length, 0, 0, 0, length);
     }
 
     @Override
@@ -494,15 +485,23 @@ final class NativeDatagramIo implements DatagramIo {
             throw new IllegalArgumentException("gathered " + headerLength + " + " + payloadLength + " + "
                     + trailerLength + " bytes on a claim of " + claimedMaxLength);
         }
+        queue(inArea + payloadLength, headerLength, payloadAddress, payloadLength, inArea);
+    }
+
+    /**
+     * Queues the claimed datagram of {@code length} bytes, {@code areaBytes} of them in the send area at the claim
+     * (all of them unless it is gathered: {@code headerLength} > 0), and sends the batch once it is full.
+     */
+    private void queue(int length, int headerLength, long payloadAddress, int payloadLength, int areaBytes) {
         claimedMaxLength = -1;
         queuedDestinations[queued] = claimedDestination;
         queuedOffsets[queued] = sendAreaUsed;
-        queuedLengths[queued] = inArea + payloadLength;
+        queuedLengths[queued] = length;
         queuedHeaderLengths[queued] = headerLength;
         queuedPayloadAddresses[queued] = payloadAddress;
         queuedPayloadLengths[queued] = payloadLength;
         queued++;
-        sendAreaUsed += inArea;
+        sendAreaUsed += areaBytes;
         if (queued == sendBatch) {
             flush();
         }

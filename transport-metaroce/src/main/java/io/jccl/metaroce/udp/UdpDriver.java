@@ -60,14 +60,14 @@ import java.util.random.RandomGenerator;
  * Agrona {@code AgentRunner} does) and posts work to {@link #endpoint()} from that same thread.
  */
 public final class UdpDriver implements Agent, MetaRoceDataPath {
+    /** How long a transmit pass must have taken before the round transmits again what came due meanwhile. */
+    static final long TRANSMIT_AGAIN_AFTER_NS = 20_000;
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, UdpDriver.class);
     private static final long NO_PEER = -1;
 
     private final Endpoint endpoint;
     private final UdpDriverConfig config;
     private final NanoClock clock;
-    /** How long a transmit pass must have taken before the round transmits again what came due meanwhile. */
-    static final long TRANSMIT_AGAIN_AFTER_NS = 20_000;
     private final IoMethod ioMethod;
     private final DatagramIo[] sockets;
     /** Native I/O: which path sockets are readable, asked after a round that received nothing; else null. */
@@ -321,18 +321,22 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
      * the seventeenth 65,000-byte payload of a 1 MiB message, which the sixteen-payload burst leaves behind, did.
      */
     private int timersAndTransmit(long nowNs) {
-        int work = transmitOnce(nowNs);
+        int work = transmitOnce(nowNs, endpoint.nextTimeoutNs());
         if (work > 0) {
             long afterNs = clock.nanoTime();
-            if (afterNs - nowNs >= TRANSMIT_AGAIN_AFTER_NS && endpoint.nextTimeoutNs() <= afterNs) {
-                work += transmitOnce(afterNs);
+            if (afterNs - nowNs >= TRANSMIT_AGAIN_AFTER_NS) {
+                long dueNs = endpoint.nextTimeoutNs();
+                if (dueNs <= afterNs) {
+                    work += transmitOnce(afterNs, dueNs);
+                }
             }
         }
         return work;
     }
 
-    private int transmitOnce(long nowNs) {
-        if (endpoint.nextTimeoutNs() <= nowNs) {
+    /** One pass: the timers when {@code nextTimeoutNs} (the endpoint's, just asked) is due, then transmit and flush. */
+    private int transmitOnce(long nowNs, long nextTimeoutNs) {
+        if (nextTimeoutNs <= nowNs) {
             endpoint.onTimeout(nowNs);
         }
         int work = endpoint.pollTransmit(nowNs, sink);
