@@ -186,17 +186,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "cma_floor: bad size '%s' (a multiple of 256 bytes, optional K, M or G)\n", argv[a]);
             return 2;
         }
-        Shared *sh = mmap(NULL, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (sh == MAP_FAILED) {
-            perror("cma_floor: mmap");
-            return 1;
-        }
-        memset(sh, 0, sizeof *sh);
-        pid_t child = fork();
-        if (child < 0) {
-            perror("cma_floor: fork");
-            return 1;
-        }
+        Shared *sh = floor_shared_zeroed(sizeof *sh, "cma_floor");
+        pid_t child = floor_fork("cma_floor");
         if (child == 0) {
             run_rank(sh, 1, size, iters, warmup, rounds);
             _exit(0);

@@ -1,15 +1,20 @@
 /*
  * What the floor benchmarks share (placement_floor.c: two threads; cma_floor.c and ring_floor.c: two processes over a
  * shared mapping): a sense-reversing spin barrier for two ranks, the monotonic clock, their -n/-w/-r (and -t)
- * options, and the "#window" lines placed.sh lays over the CPU placement.
+ * options, the "#window" lines placed.sh lays over the CPU placement, and the shared mapping and fork of the
+ * two-process ones.
  */
 #ifndef JCCL_BENCH_FLOOR_H
 #define JCCL_BENCH_FLOOR_H
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "args.h"
 
@@ -73,6 +78,29 @@ static int parse_floor_option(const char *program, int argc, char **argv, int *a
     *(arg[1] == 'n' ? iters : arg[1] == 'w' ? warmup : arg[1] == 't' ? window : rounds) = value;
     (*a)++;
     return 1;
+}
+
+/* Zeroed memory the next fork()'s child shares; exits with status 1, naming `program`, when it cannot be mapped. */
+static inline void *floor_shared_zeroed(size_t bytes, const char *program) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "%s: mmap: ", program);
+        perror(NULL);
+        exit(1);
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* fork(); exits with status 1, naming `program`, when it fails. @return 0 in the child, the child's pid in the parent */
+static inline pid_t floor_fork(const char *program) {
+    pid_t child = fork();
+    if (child < 0) {
+        fprintf(stderr, "%s: fork: ", program);
+        perror(NULL);
+        exit(1);
+    }
+    return child;
 }
 
 #endif

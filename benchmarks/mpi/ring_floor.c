@@ -220,17 +220,8 @@ int main(int argc, char **argv) {
                     argv[a]);
             return 2;
         }
-        Shared *sh = mmap(NULL, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-        if (sh == MAP_FAILED) {
-            perror("ring_floor: mmap");
-            return 1;
-        }
-        memset(sh, 0, sizeof *sh);
-        pid_t child = fork();
-        if (child < 0) {
-            perror("ring_floor: fork");
-            return 1;
-        }
+        Shared *sh = floor_shared_zeroed(sizeof *sh, "ring_floor");
+        pid_t child = floor_fork("ring_floor");
         if (child == 0) {
             run_rank(sh, 1, size, iters, warmup, rounds, window);
             _exit(0);

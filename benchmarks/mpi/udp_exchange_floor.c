@@ -147,17 +147,8 @@ int main(int argc, char **argv) {
     struct sockaddr_in second;
     int first_socket = bound_loopback_socket(&first, SOCKET_BUFFER_BYTES, "udp_exchange_floor");
     int second_socket = bound_loopback_socket(&second, SOCKET_BUFFER_BYTES, "udp_exchange_floor");
-    SpinBarrier *barrier = mmap(NULL, sizeof *barrier, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (barrier == MAP_FAILED) {
-        perror("udp_exchange_floor: mmap");
-        return 1;
-    }
-    memset(barrier, 0, sizeof *barrier);
-    pid_t child = fork();
-    if (child < 0) {
-        perror("udp_exchange_floor: fork");
-        return 1;
-    }
+    SpinBarrier *barrier = floor_shared_zeroed(sizeof *barrier, "udp_exchange_floor");
+    pid_t child = floor_fork("udp_exchange_floor");
     int rank = child == 0;
     Rank r;
     memset(&r, 0, sizeof r);
