@@ -50,19 +50,11 @@ class ConnectionBehaviourTest {
         }, 20_000_000_000L);
     }
 
-    private static MemorySegment pattern(Arena arena, int size, int seed) {
-        MemorySegment s = arena.allocate(size);
-        for (int i = 0; i < size; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));
-        }
-        return s;
-    }
-
     @Test
     void receivesCompleteInStreamOrderAndStreamsAreIndependent() {
         setUp(1, 0.05);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = pattern(arena, 300_000, 3);
+            MemorySegment src = TestData.pattern(arena, 300_000, 3);
             List<Long> recvIds = new ArrayList<>();
             MemorySegment[] bufs = new MemorySegment[6];
             for (int m = 0; m < 6; m++) {
@@ -93,7 +85,7 @@ class ConnectionBehaviourTest {
     void aSendBeforeItsReceiveIsAnsweredNotReadyAndLandsOnceTheReceiveIsPosted() {
         setUp(2, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = pattern(arena, 50_000, 5);
+            MemorySegment src = TestData.pattern(arena, 50_000, 5);
             a.postSend(ca, 9, src, 0, 50_000);
             f.run(() -> b.counters().get(Counter.RNR_SENT) > 0 && a.counters().get(Counter.RNR_RECEIVED) > 0,
                     1_000_000_000L);
@@ -110,7 +102,7 @@ class ConnectionBehaviourTest {
     void aMessageLongerThanItsReceiveCompletesTruncatedAndWritesNothing() {
         setUp(3, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = pattern(arena, 10_000, 7);
+            MemorySegment src = TestData.pattern(arena, 10_000, 7);
             MemorySegment buf = arena.allocate(9_000);
             b.postRecv(cb, 1, buf, 0, 8_000);
             a.postSend(ca, 1, src, 0, 10_000);
@@ -143,7 +135,7 @@ class ConnectionBehaviourTest {
         setUp(5, 0.0);
         f.ecnMark = 0.2;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = pattern(arena, 4 << 20, 9);
+            MemorySegment src = TestData.pattern(arena, 4 << 20, 9);
             MemorySegment region = arena.allocate(4 << 20);
             int key = b.registerRegion(region, true);
             a.postWrite(ca, key, 0, src, 0, src.byteSize());
@@ -254,7 +246,7 @@ class ConnectionBehaviourTest {
                 assertThat(readOnlyNeighbour.get(ValueLayout.JAVA_BYTE, i)).isZero();
             }
             // The real connection still works.
-            MemorySegment src = pattern(arena, 5000, 1);
+            MemorySegment src = TestData.pattern(arena, 5000, 1);
             a.postWrite(ca, key, 100, src, 0, 5000);
             assertThat(until(1, 0)).isTrue();
             assertThat(doneA.getFirst().status()).isEqualTo(CompletionStatus.OK);
@@ -306,12 +298,12 @@ class ConnectionBehaviourTest {
                 long[] at = new long[sizes.length];
                 long offset = 0;
                 for (int i = 0; i < sizes.length; i++) {
-                    sources[i] = pattern(arena, sizes[i], (int) seed + i);
+                    sources[i] = TestData.pattern(arena, sizes[i], (int) seed + i);
                     at[i] = offset;
                     offset += sizes[i] + 64;
                     a.postWriteImmediate(ca, key, at[i], sources[i], 0, sizes[i], 0xF000_0000 + i);
                 }
-                MemorySegment plain = pattern(arena, 9000, 99);
+                MemorySegment plain = TestData.pattern(arena, 9000, 99);
                 a.postWrite(ca, key, offset, plain, 0, 9000);
                 List<String> wrongAtCompletion = new ArrayList<>();
                 boolean finished = f.run(() -> {

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -19,13 +18,6 @@ class GatherSendTest {
     private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
 
     record Done(long work, WorkKind kind, CompletionStatus status, long bytes) {
-    }
-
-    private static MemorySegment pattern(MemorySegment s, int seed) {
-        for (long i = 0; i < s.byteSize(); i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + seed));
-        }
-        return s;
     }
 
     @Test
@@ -44,7 +36,7 @@ class GatherSendTest {
             List<Done> doneA = new ArrayList<>();
             List<Done> doneB = new ArrayList<>();
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment src = pattern(arena.allocate(300_000), (int) seed);
+                MemorySegment src = TestData.pattern(arena.allocate(300_000), (int) seed);
                 MemorySegment region = arena.allocate(300_000);
                 int key = b.registerRegion(region, true);
                 MemorySegment received = arena.allocate(50_000);

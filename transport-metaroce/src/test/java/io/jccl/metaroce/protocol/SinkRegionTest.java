@@ -39,13 +39,6 @@ class SinkRegionTest {
         }
     }
 
-    private static MemorySegment pattern(MemorySegment s, int seed) {
-        for (long i = 0; i < s.byteSize(); i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));
-        }
-        return s;
-    }
-
     @Test
     void everyByteReachesTheSinkOnceUnderLossDuplicationAndReordering() {
         for (long seed = 1; seed <= 6; seed++) {
@@ -64,7 +57,7 @@ class SinkRegionTest {
             List<Long> immediates = new ArrayList<>();
             int[] sinkBytesAtImmediate = new int[1];
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment src = pattern(arena.allocate(size), (int) seed);
+                MemorySegment src = TestData.pattern(arena.allocate(size), (int) seed);
                 int length = 251_856;   // 61 payloads of 4,096 bytes and a last one of 2,000
                 a.postWriteImmediate(ca, key, 1_000, src, 0, length, 0x51c0000 + (int) seed);
                 long[] sent = new long[1];
