@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Small all-reduces over metaroce, two builds of JCCL side by side with Open MPI tcp, alternating REPS times:
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20000 -n 5000 8 1024
-#   BEFORE/jccl and ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 -n 20000 --transport metaroce
+#   BEFORE/jccl and ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 -W 50 -n 20000 --transport metaroce
+# (-W 50: after the warm-up, rounds until every rank's JIT has been quiet for 200 ms; without it the JIT's
+# recompiling after the barrier fell into the first size's timed window and doubled the 8 B time. A BEFORE build
+# without -W runs without it.)
 # (100,000 warm-up calls: the JIT needs thousands before the 8 B times settle; at 2,000 the first size measured
 # was up to 2.5x slower, and at 20,000 the C2 compiler threads still took a third of both cores while the calls
 # were timed: perf sched showed them taking turns with the ranks' callers.)
@@ -33,7 +36,9 @@ for ((rep = 1; rep <= reps; rep++)); do
   echo "rep $rep Open MPI tcp: $m"
   echo "rep $rep floor: $("$floor" -n 50000 -w 5000 -r 1)"
   for side in "$before" "$root"; do
-    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 -n 20000 --transport metaroce \
+    settle=()
+    if (cd "$side" && ./jccl perf --help 2>&1 | grep -q -- --settle_rounds); then settle=(-W 50); fi
+    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 "${settle[@]}" -n 20000 --transport metaroce \
       | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
     echo "rep $rep $side (out of place/in place): $j"
   done

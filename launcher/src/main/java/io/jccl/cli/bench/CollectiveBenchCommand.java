@@ -76,7 +76,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     int warmup;
 
     @Option(names = "--warmup-ms", defaultValue = "1000", description = "and keep warming up each size until this "
-            + "many milliseconds have passed: the JIT needs thousands of calls (default ${DEFAULT-VALUE})")
+            + "many milliseconds have passed and no rank's JIT has finished a compilation for 200 ms (at most 10 s "
+            + "more): the JIT needs thousands of calls (default ${DEFAULT-VALUE})")
     long warmupMs;
 
     @Option(names = "--timeout", defaultValue = "300", description = "seconds the whole run may take, and each "

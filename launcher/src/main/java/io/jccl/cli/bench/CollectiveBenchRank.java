@@ -7,6 +7,7 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
+import io.jccl.cli.JitQuiet;
 import io.jccl.plan.OpKind;
 
 import java.lang.foreign.Arena;
@@ -21,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One rank of {@code jccl bench collective}, in its own JVM, started by {@link CollectiveBenchCommand}. It joins the
  * communicator named by the environment variable {@value #UNIQUE_ID_ENV} and, for each size: allocates and fills
- * its buffers once, runs the warm-up all-reduces (at least {@code warmup} of them, for at least {@code warmupMs}), a
- * barrier, the timed all-reduces, then checks every element of
+ * its buffers once, runs the warm-up all-reduces (at least {@code warmup} of them, for at least {@code warmupMs} and
+ * until the JIT is quiet), a barrier, the timed all-reduces, then checks every element of
  * the last result. Two small all-reduces then combine the ranks' numbers: the timed loop's time (MAX) and the wrong
  * elements (SUM); rank 0 prints them as one {@value #RESULT_PREFIX} line, which the parent reads.
  *
@@ -37,6 +38,8 @@ public final class CollectiveBenchRank {
     public static final String RESULT_PREFIX = "jccl-bench-result ";
 
     private static final long SEED = 0x5EEDL;
+    /** How much longer than --warmup-ms the warm-up waits for a quiet JIT. */
+    private static final long MAX_SETTLE_NS = TimeUnit.SECONDS.toNanos(10);
 
     private CollectiveBenchRank() {
     }
@@ -132,20 +135,26 @@ public final class CollectiveBenchRank {
 
     /**
      * Runs {@code warmup} calls, then more in rounds of {@code max(1, warmup)} until {@code warmupNs} has passed since
-     * the first on the slowest rank: the JIT compiles the hot paths during the first thousands of calls, and a JVM's
-     * steady state is what a long job sees. The ranks agree on when to stop through a tiny all-reduce (MAX) after each
-     * round.
+     * the first on the slowest rank and every rank's JIT {@link JitQuiet is quiet} (at most {@link #MAX_SETTLE_NS}
+     * longer): the JIT compiles the hot paths during the first thousands of calls, and a JVM's steady state is what
+     * a long job sees. Each round ends with the barrier the timed loop starts with, so its profile is compiled in,
+     * and a tiny all-reduce (MAX) by which the ranks agree on when to stop.
      */
     private static void warmUp(Communicator comm, MemorySegment stats, MemorySegment combined, int warmup,
                                long warmupNs, Runnable call) {
+        JitQuiet jit = JitQuiet.ofThisJvm();
         long start = System.nanoTime();
         for (int i = 0; i < warmup; i++) {
             call.run();
         }
         while (warmupNs > 0) {
+            comm.barrier().await();
             stats.setAtIndex(ValueLayout.JAVA_LONG, 0, System.nanoTime() - start);
-            comm.allReduce(stats, combined, 1, DataType.INT64, ReduceOp.MAX).await();
-            if (combined.getAtIndex(ValueLayout.JAVA_LONG, 0) >= warmupNs) {
+            stats.setAtIndex(ValueLayout.JAVA_LONG, 1, jit.quiet() ? 0 : 1);
+            comm.allReduce(stats, combined, 2, DataType.INT64, ReduceOp.MAX).await();
+            long slowestNs = combined.getAtIndex(ValueLayout.JAVA_LONG, 0);
+            boolean compiling = combined.getAtIndex(ValueLayout.JAVA_LONG, 1) != 0;
+            if (slowestNs >= warmupNs && (!compiling || slowestNs >= warmupNs + MAX_SETTLE_NS)) {
                 return;
             }
             for (int i = 0; i < Math.max(1, warmup); i++) {

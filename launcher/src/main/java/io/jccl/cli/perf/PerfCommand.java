@@ -50,6 +50,8 @@ public final class PerfCommand implements Callable<Integer> {
     static final long MAX_BYTES = 8L << 30;
     /** Most ranks it starts itself. */
     static final int MAX_RANKS = 64;
+    /** Most -W rounds: a JIT that still compiles after this many has a reason a longer wait will not fix. */
+    static final int MAX_SETTLE_ROUNDS = 100;
     /** --transport values. */
     static final List<String> TRANSPORTS = io.jccl.cli.run.RunCommand.TRANSPORTS;
     /** -d all. */
@@ -102,6 +104,12 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-w", "--warmup_iters"}, defaultValue = "5",
             description = "warm-up iterations (default ${DEFAULT-VALUE})")
     int warmup;
+
+    @Option(names = {"-W", "--settle_rounds"}, defaultValue = "0", paramLabel = "N",
+            description = "after the warm-up, up to N more rounds of a tenth of -w calls each until every rank's JIT "
+                    + "has finished no compilation for 200 ms (a JVM recompiles what other calls deoptimized: without "
+                    + "this a size can be timed while its code is compiled again); 0: off (default ${DEFAULT-VALUE})")
+    int settleRounds;
 
     @Option(names = {"-m", "--agg_iters"}, defaultValue = "1",
             description = "calls issued together per iteration (default ${DEFAULT-VALUE})")
@@ -167,6 +175,7 @@ public final class PerfCommand implements Callable<Integer> {
      * @param stepFactor -f
      * @param iters      -n
      * @param warmup     -w
+     * @param settleRounds -W
      * @param agg        -m
      * @param check      -c
      * @param register   -R: 1 when the buffers come from {@code Communicator.allocate}
@@ -182,7 +191,7 @@ public final class PerfCommand implements Callable<Integer> {
      * @param testCorrupt test hook
      */
     record Settings(List<PerfCollective> collectives, int np, String transport, List<Long> sizes, long minBytes,
-                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int agg, int check, int register,
+                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int settleRounds, int agg, int check, int register,
                     List<ReduceOp.Kind> ops, List<DataType> types, int root, int average, long timeoutSeconds,
                     boolean json, Path plot, int metricsPort, long metricsLingerSeconds,
                     boolean testCorrupt) {
@@ -269,6 +278,9 @@ public final class PerfCommand implements Callable<Integer> {
         if (warmup < 0) {
             throw usage("-w must be 0 or more, got " + warmup);
         }
+        if (settleRounds < 0 || settleRounds > MAX_SETTLE_ROUNDS) {
+            throw usage("-W must be within 0-" + MAX_SETTLE_ROUNDS + ", got " + settleRounds);
+        }
         if (agg < 1) {
             throw usage("-m must be at least 1, got " + agg);
         }
@@ -302,7 +314,7 @@ public final class PerfCommand implements Callable<Integer> {
             }
         }
         return new Settings(List.copyOf(c), np == null ? 0 : np, t, List.copyOf(sizes), minBytes, maxBytes, stepBytes, stepFactor,
-                iters, warmup, agg, check, register, ops(), types(), root, average, timeoutSeconds, json,
+                iters, warmup, settleRounds, agg, check, register, ops(), types(), root, average, timeoutSeconds, json,
                 plot == null ? null : plot.toAbsolutePath(), metricsPort, metricsLingerSeconds, testCorrupt);
     }
 
@@ -391,7 +403,8 @@ public final class PerfCommand implements Callable<Integer> {
                 String.join(",", s.collectives().stream().map(PerfCollective::cliName).toList()), "-np", Integer.toString(n),
                 "--transport", s.transport(), "-b", Long.toString(s.minBytes()), "-e", Long.toString(s.maxBytes()),
                 "-i", Long.toString(s.stepBytes()), "-f", Long.toString(s.stepFactor()), "-n", Integer.toString(s.iters()),
-                "-w", Integer.toString(s.warmup()), "-m", Integer.toString(s.agg()), "-c", Integer.toString(s.check()),
+                "-w", Integer.toString(s.warmup()), "-W", Integer.toString(s.settleRounds()),
+                "-m", Integer.toString(s.agg()), "-c", Integer.toString(s.check()),
                 "-R", Integer.toString(s.register()),
                 "-r", Integer.toString(s.root()), "-a", Integer.toString(s.average()),
                 "-T", Long.toString(s.timeoutSeconds())));

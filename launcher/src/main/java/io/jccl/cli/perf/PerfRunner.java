@@ -8,6 +8,7 @@ import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
+import io.jccl.cli.JitQuiet;
 import io.jccl.cli.LauncherWatch;
 import io.jccl.cli.metrics.MetricsEndpoint;
 import io.jccl.cli.plot.LinePlot;
@@ -44,6 +45,7 @@ final class PerfRunner {
     private final int rank;
     private final int n;
     private final CheckBuffers checkBuffers = new CheckBuffers();
+    private final JitQuiet jit = JitQuiet.ofThisJvm();
     private final MemorySegment stat;
     private final MemorySegment combined;
     /** The collective being measured. */
@@ -314,21 +316,14 @@ final class PerfRunner {
         if (p.send() != null && check.sendElements(rank) > 0) {
             check.fillSend(rank, p.send());
         }
-        for (int i = 0; i < s.warmup(); i++) {
-            issue(check, count, p).await();
-        }
-        comm.barrier().await();
         List<CollectiveFuture> pending = new ArrayList<>(s.agg());
+        // The warm-up runs the very loop that is timed (a JVM compiles what runs); -W settles after the barrier,
+        // whose profile changes made the JIT recompile inside the first timed window (see JitQuiet).
+        runCalls(s.warmup(), check, count, p, pending);
+        comm.barrier().await();
+        settleJit(check, count, p, pending);
         long start = System.nanoTime();
-        for (int i = 0; i < s.iters(); i++) {
-            pending.clear();
-            for (int k = 0; k < s.agg(); k++) {
-                pending.add(issue(check, count, p));
-            }
-            for (CollectiveFuture f : pending) {
-                f.await();
-            }
-        }
+        runCalls(s.iters(), check, count, p, pending);
         double us = (System.nanoTime() - start) / 1e3 / s.iters() / s.agg();
         us = combineTime(us);
         long wrong = -1;
@@ -360,6 +355,35 @@ final class PerfRunner {
         long sizeB = c.sizeBytes(count, n, type.sizeBytes());
         double algBw = us > 0 ? sizeB / (us * 1e3) : 0;   // bytes per ns = GB/s
         return new PerfFormat.Result(us, algBw, algBw * c.busFactor(n), wrong);
+    }
+
+    /**
+     * -W: more warm-up rounds until every rank's JIT {@link JitQuiet is quiet}. The ranks agree through a tiny
+     * all-reduce after each round, so they run the same rounds and their calls stay matched.
+     */
+    private void settleJit(CollectiveCheck check, long count, Place p, List<CollectiveFuture> pending) {
+        int callsPerRound = Math.max(1, s.warmup() / 10);
+        for (int round = 0; round < s.settleRounds(); round++) {
+            stat.set(ValueLayout.JAVA_LONG, 0, jit.quiet() ? 0 : 1);
+            comm.allReduce(stat, combined, 1, DataType.INT64, ReduceOp.MAX).await();
+            if (combined.get(ValueLayout.JAVA_LONG, 0) == 0) {
+                return;
+            }
+            runCalls(callsPerRound, check, count, p, pending);
+        }
+    }
+
+    /** Issues {@code rounds} times -m calls and waits for them. */
+    private void runCalls(int rounds, CollectiveCheck check, long count, Place p, List<CollectiveFuture> pending) {
+        for (int i = 0; i < rounds; i++) {
+            pending.clear();
+            for (int k = 0; k < s.agg(); k++) {
+                pending.add(issue(check, count, p));
+            }
+            for (CollectiveFuture f : pending) {
+                f.await();
+            }
+        }
     }
 
     private static boolean overlaps(Place p) {

@@ -21,6 +21,17 @@ class PerfCommandTest {
     }
 
     @Test
+    void settlingTheJitKeepsTheRanksCallsMatched() {
+        // each rank decides alone whether its JIT compiled; the all-reduced verdict keeps both in the same round
+        CliRun r = CliRun.of("perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4", "-n", "2", "-w", "30",
+                "-W", "5", "-T", "60");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> rows = dataRows(r.out());
+        assertThat(rows).hasSize(4).allSatisfy(row -> assertThat(row).endsWith("      0"));
+        assertThat(r.out()).contains("# Out of bounds values : 0 OK");
+    }
+
+    @Test
     void tinyAllReduceRunPrintsNcclTestsFormat() {
         CliRun r = CliRun.of("perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4", "-n", "2", "-w", "1",
                 "-T", "60");
@@ -189,6 +200,8 @@ class PerfCommandTest {
         assertThat(CliRun.of("perf", "all_reduce", "-c", "2").err()).contains("-c must be 0 or 1");
         assertThat(CliRun.of("perf", "all_reduce", "-R", "2").err()).contains("-R must be 0 or 1");
         assertThat(CliRun.of("perf", "all_reduce", "-n", "0").err()).contains("-n must be at least 1");
+        assertThat(CliRun.of("perf", "all_reduce", "-W", "-1").err()).contains("-W must be within 0-100, got -1");
+        assertThat(CliRun.of("perf", "all_reduce", "-W", "101").err()).contains("-W must be within 0-100, got 101");
         assertThat(CliRun.of("perf", "all_reduce", "--transport", "ib").err()).contains("--transport 'ib'");
         assertThat(CliRun.of("perf", "broadcast", "-np", "2", "-r", "2").err()).contains("-r 2 is not a rank of 2");
         assertThat(CliRun.of("perf", "hypercube", "-np", "3").err()).contains("power-of-two");
