@@ -205,8 +205,10 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         int box = credits.take();
         ControlMessages.putCts(credits.box(box), -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, freedUnreported);
-        if (side.postSend(credits.owner(box), connectionId, stream, credits.box(box), 0, ControlMessages.CTS_BYTES)
-                == Verbs.QUEUE_FULL) {
+        // Nobody waits for a CREDIT's completion but its box (one of CREDIT_BOXES, each reporting 8 credits): its
+        // acknowledgement may come lazily, with the eager FINs' ones.
+        if (side.postSendAckedLazily(credits.owner(box), connectionId, stream, credits.box(box), 0,
+                ControlMessages.CTS_BYTES) == Verbs.QUEUE_FULL) {
             credits.release(box);
             broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
             return;

@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>A shorter message is not written: it travels inside its FIN, <em>eagerly</em> unless its CTS is at hand (a long
  * receive sent one): the FIN leaves at once, into one of the FIN boxes the receiver keeps posted (the receiver checks
- * tag and size itself), and the send completes when the FIN is acknowledged. Each eager FIN or RTS holds a credit
- * until the receiver reports its box posted again; at most {@link #EAGER_CREDITS} are out, so they never need more
- * boxes than it posted for them. Messages start in order: one waits while the message before it waits for its CTS or
+ * tag and size itself), and the send completes as the FIN is posted, holding a copy of the message: the transport's
+ * driver thread delivers it (a graceful close waits until every FIN is acknowledged), and a mismatch fails the
+ * receive. In invoker threading, where only polls move the protocol, it completes when the FIN is acknowledged.
+ * Each eager FIN or RTS holds a credit until the receiver reports its box posted again; at most
+ * {@link #EAGER_CREDITS} are out, so they never need more boxes than it posted for them. Messages start in order: one waits while the message before it waits for its CTS or
  * a credit. FINs and RTSs leave in message order, each after the WRITEs with immediate of the messages before it are
  * acknowledged, so none can reach the receiver before an earlier message's immediate.
  */
@@ -78,6 +80,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     // Driving thread: FIN (and RTS) boxes, and the send each FIN completes.
     private final SendBoxes fins;
     private final MetaRoceRequest[] finRequests;
+    /** Per FIN box: it holds the FIN of a started send (not an RTS), which counts in {@code started} until acknowledged. */
+    private final boolean[] finStarted;
 
     MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,
                            ProgressSignal signal, int maxInflight, Arena arena) {
@@ -105,6 +109,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         inOrderMessage = new int[2 * maxInflight];
         fins = new SendBoxes(2 * maxInflight, ControlMessages.FIN_BOX_BYTES, arena, this::onFinSent);
         finRequests = new MetaRoceRequest[fins.count()];
+        finStarted = new boolean[fins.count()];
     }
 
     // ---- caller's thread ----
@@ -420,16 +425,33 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                     finBytes += r.sizeBytes;
                 }
             }
-            if (side.postSend(fins.owner(box), connectionId, stream, fin, 0, finBytes) == Verbs.QUEUE_FULL) {
+            // The message is in place and its FIN is on its way, in order behind the earlier ones. A FIN that
+            // holds the whole message completes its send now where a driver thread delivers it when nobody polls:
+            // the caller's buffer is free, the FIN box keeps the copy until acknowledged, and a close waits for
+            // that (started counts it until onFinSent). Waiting for the acknowledgement put a round trip on every
+            // small message's path; as nobody waits for it now, the receiver may acknowledge it lazily, with later
+            // ones or after a while. Any other send completes when its FIN is acknowledged, so that completion means
+            // the peer has it all (in invoker mode small ones too: a caller that stops polling once its sends
+            // completed must not strand one the peer has not taken yet); an RTS completes nothing.
+            boolean completesNow = !rts && r.finStatus == ControlMessages.FIN_INLINE && r.failure == null
+                    && transport().drivenWithoutCallers();
+            long posted = completesNow
+                    ? side.postSendAckedLazily(fins.owner(box), connectionId, stream, fin, 0, finBytes)
+                    : side.postSend(fins.owner(box), connectionId, stream, fin, 0, finBytes);
+            if (posted == Verbs.QUEUE_FULL) {
                 fins.release(box);
                 r.fail(queueFull());
                 broken(NetException.Reason.IO_ERROR, QUEUE_FULL);
                 return;
             }
-            // The message is in place and its FIN is on its way, in order behind the earlier ones; the send
-            // completes when the FIN is acknowledged (onFinSent), so that completion means the peer has it all.
-            // An RTS completes nothing.
-            finRequests[box] = rts ? null : r;
+            finStarted[box] = !rts;
+            if (completesNow) {
+                r.outstandingWork = 0;
+                r.succeed(r.sizeBytes);
+                finRequests[box] = null;
+            } else {
+                finRequests[box] = rts ? null : r;
+            }
         }
         if (closing && started == 0 && !closedFinSent) {
             closedFinSent = true;
@@ -446,14 +468,18 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     private void onFinSent(int box, CompletionStatus status) {
         MetaRoceRequest r = finRequests[box];
+        boolean finOfAStartedSend = finStarted[box];
         finRequests[box] = null;
+        finStarted[box] = false;
         fins.release(box);
         if (closedStatus(status)) {
             connectionLost();   // fails r too: it is still outstanding
             return;
         }
-        if (r != null) {
+        if (finOfAStartedSend) {
             started--;
+        }
+        if (r != null) {
             r.outstandingWork = 0;
             if (r.failure != null) {
                 r.fail(r.failure);
@@ -536,6 +562,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             }
         }
         java.util.Arrays.fill(finRequests, null);
+        java.util.Arrays.fill(finStarted, false);
         started = 0;
     }
 }

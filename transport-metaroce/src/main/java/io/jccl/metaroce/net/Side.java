@@ -37,6 +37,17 @@ final class Side {
         return own(owner, endpoint.postSend(connectionId, stream, local, offset, length));
     }
 
+    /**
+     * A send nobody waits for: its receiver acknowledges it lazily ({@link Endpoint#postSend(int, int,
+     * MemorySegment, long, long, boolean)}).
+     *
+     * @return the work id, or {@link Verbs#QUEUE_FULL}
+     */
+    long postSendAckedLazily(WorkOwner owner, int connectionId, int stream, MemorySegment local, long offset,
+                             long length) {
+        return own(owner, endpoint.postSend(connectionId, stream, local, offset, length, true));
+    }
+
     /** @return the work id, or {@link Verbs#QUEUE_FULL} */
     long postRecv(WorkOwner owner, int connectionId, int stream, MemorySegment local, long offset, long capacity) {
         return own(owner, endpoint.postRecv(connectionId, stream, local, offset, capacity));

@@ -295,10 +295,20 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public long postSend(int connectionId, int stream, MemorySegment local, long offset, long length) {
+        return postSend(connectionId, stream, local, offset, length, false);
+    }
+
+    /**
+     * As {@link #postSend(int, int, MemorySegment, long, long)}; with {@code ackLazily} the message's last packet
+     * does not ask for an acknowledgement at once (the receiver acknowledges it within the delayed-ACK time), for a
+     * message its sender does not wait for: the completion comes as late as that.
+     */
+    public long postSend(int connectionId, int stream, MemorySegment local, long offset, long length,
+                         boolean ackLazily) {
         checkRange(local, offset, length, "postSend");
         Connection c = require(connectionId);
         checkChunks(c, length, "postSend");
-        return c.postSend(stream, local, offset, length);
+        return c.postSend(stream, local, offset, length, ackLazily);
     }
 
     @Override

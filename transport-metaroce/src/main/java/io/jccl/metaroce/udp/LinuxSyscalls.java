@@ -102,17 +102,32 @@ final class LinuxSyscalls {
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle CLOSE;
     private static final MethodHandle PPOLL;
+    private static final MethodHandle EPOLL_CREATE1;
+    private static final MethodHandle EPOLL_CTL;
+    private static final MethodHandle EPOLL_WAIT;
     private static final MethodHandle EVENTFD;
     private static final MethodHandle READ;
     private static final MethodHandle WRITE;
 
     static final short POLLIN = 1;
-    static final int EFD_NONBLOCK = 0x800;
-    static final int EFD_CLOEXEC = 0x80000;
     /** {@code struct pollfd}: fd, events, revents. */
     static final int POLLFD_BYTES = 8;
     /** {@code struct timespec}: seconds, nanoseconds. */
     static final int TIMESPEC_BYTES = 16;
+    static final int EPOLL_CLOEXEC = 0x80000;
+    static final int EPOLL_CTL_ADD = 1;
+    /** {@code EPOLLIN}; {@code EPOLLERR} and {@code EPOLLHUP} are always reported. */
+    static final int EPOLLIN = 1;
+    /**
+     * {@code struct epoll_event}: events (u32), then data (u64), packed on x86_64 (12 bytes) but aligned elsewhere
+     * (16 bytes: the one layout the two architectures do not share).
+     */
+    static final int EPOLL_EVENT_BYTES = "amd64".equals(System.getProperty("os.arch"))
+            || "x86_64".equals(System.getProperty("os.arch")) ? 12 : 16;
+    /** Offset of {@code data} in {@code struct epoll_event}. */
+    static final int EPOLL_EVENT_DATA = EPOLL_EVENT_BYTES == 12 ? 4 : 8;
+    static final int EFD_NONBLOCK = 0x800;
+    static final int EFD_CLOEXEC = 0x80000;
 
     static {
         Linker linker = Linker.nativeLinker();
@@ -133,6 +148,11 @@ final class LinuxSyscalls {
         CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
         PPOLL = link(linker, libc, "ppoll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG), errno);
+        EPOLL_CREATE1 = link(linker, libc, "epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
+        EPOLL_CTL = link(linker, libc, "epoll_ctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
+                JAVA_LONG), errno);
+        EPOLL_WAIT = link(linker, libc, "epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
+                JAVA_INT), errno);
         EVENTFD = link(linker, libc, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), errno);
         READ = link(linker, libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
         WRITE = link(linker, libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
@@ -226,6 +246,32 @@ final class LinuxSyscalls {
     static int ppoll(MemorySegment state, long fds, long count, long timespec) {
         try {
             return (int) PPOLL.invokeExact(state, fds, count, timespec, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int epollCreate1(MemorySegment state, int flags) {
+        try {
+            return (int) EPOLL_CREATE1.invokeExact(state, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code epoll_ctl(epfd, op, fd, event)}, {@code event} the address of a {@code struct epoll_event}. */
+    static int epollCtl(MemorySegment state, int epfd, int op, int fd, long event) {
+        try {
+            return (int) EPOLL_CTL.invokeExact(state, epfd, op, fd, event);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code epoll_wait(epfd, events, maxEvents, timeoutMs)}. */
+    static int epollWait(MemorySegment state, int epfd, long events, int maxEvents, int timeoutMs) {
+        try {
+            return (int) EPOLL_WAIT.invokeExact(state, epfd, events, maxEvents, timeoutMs);
         } catch (Throwable t) {
             throw rethrow(t);
         }

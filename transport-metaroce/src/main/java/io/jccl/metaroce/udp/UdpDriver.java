@@ -290,8 +290,29 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
      * @return datagrams received and packets transmitted (0: idle)
      */
     public int doWork(ReadinessPoll poll) {
-        long nowNs = clock.nanoTime();
-        return receive(nowNs, poll) + timersAndTransmit(nowNs);
+        return receive(poll) + transmit();
+    }
+
+    /**
+     * The first half of {@link #doWork(ReadinessPoll)}: reads the sockets {@code poll} found ready, and the
+     * endpoint places and completes what came. A transport that hands completions on before it transmits calls
+     * {@link #transmit()} after.
+     *
+     * @param poll the answer of one poll covering this driver
+     * @return datagrams received
+     */
+    public int receive(ReadinessPoll poll) {
+        return receive(clock.nanoTime(), poll);
+    }
+
+    /**
+     * The second half of {@link #doWork(ReadinessPoll)}: expired timers, then the endpoint's packets to the sockets
+     * and their batches flushed.
+     *
+     * @return packets transmitted
+     */
+    public int transmit() {
+        return timersAndTransmit(clock.nanoTime());
     }
 
     /** Reads every socket, or with {@code poll} only those it found ready; @return datagrams received */
@@ -622,6 +643,9 @@ public final class UdpDriver implements Agent, MetaRoceDataPath {
     }
 
     private void closeAll() {
+        if (ownPoll != null) {
+            ownPoll.close();
+        }
         for (int p = 0; p < sockets.length; p++) {
             if (sockets[p] != null) {
                 sockets[p].close();   // idempotent

@@ -67,6 +67,26 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
             }
             Thread.yield();
         }
+
+        /**
+         * Only polls move the protocol here, so a small send completes when its FIN is acknowledged: a caller that
+         * stops polling once its sends completed (as communicator setup does) must not leave one the peer could not
+         * take yet (it answered RNR) for nobody to send again.
+         */
+        @Test
+        void aSmallSendCompletesOnlyWhenAcknowledged() {
+            Link link = link();
+            MemorySegment src = patterned(arena.allocate(8), 0, 8, 32);
+            MemorySegment dst = arena.allocate(8);
+            NetRequest send = link.send().isend(src, 0, 8, 0x52L, null);
+            for (int i = 0; i < 200; i++) {   // these polls drive the sending transport alone
+                assertThat(send.test()).as("poll %d, the receiver not driven", i).isEqualTo(NetRequest.NOT_DONE);
+                Thread.yield();
+            }
+            NetRequest recv = link.recv().irecv(dst, 0, 8, 0x52L, null);
+            assertThat(awaitAll(send, recv)).containsExactly(8, 8);
+            assertPattern(dst, 0, 8, 32);
+        }
     }
 
     /** The same suite with every transport of the JVM on one driver thread. */
@@ -324,6 +344,25 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
      * coming back — and mismatched lengths fail both ends only where the protocol says. Seeded: a failure names its
      * seed.
      */
+    /**
+     * A small message goes inside its FIN, and where a driver thread delivers it the send completes as the FIN
+     * leaves, holding a copy: here the receiving transport (invoker threading) is not driven at all until the send
+     * completed, so nothing can have acknowledged it; the message then arrives once the receiver polls.
+     */
+    @Test
+    void aSmallSendCompletesAsItsFinLeavesWhereADriverThreadDeliversIt() {
+        NetTransport sender = track(metaroce(0, Map.of("JCCL_METAROCE_PATHS", "2", "JCCL_CLOSE_LINGER_MS", "500")));
+        NetTransport receiver = track(metaroce(1, Map.of("JCCL_METAROCE_PATHS", "2", "JCCL_METAROCE_THREADING",
+                "invoker", "JCCL_CLOSE_LINGER_MS", "500")));
+        Link link = connect(sender, receiver);
+        MemorySegment src = patterned(arena.allocate(8), 0, 8, 31);
+        MemorySegment dst = arena.allocate(8);
+        assertThat(await(link.send().isend(src, 0, 8, 0x51L, null))).as("completed with nobody driving the receiver")
+                .isEqualTo(8);
+        assertThat(await(link.recv().irecv(dst, 0, 8, 0x51L, null))).isEqualTo(8);
+        assertPattern(dst, 0, 8, 31);
+    }
+
     @Test
     void mixedLengthsInRandomOrderArriveExactAndInOrder() {
         long seed = Long.getLong("jccl.test.seed", 20261204L);

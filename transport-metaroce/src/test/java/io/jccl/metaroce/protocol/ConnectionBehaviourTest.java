@@ -1,5 +1,6 @@
 package io.jccl.metaroce.protocol;
 
+import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.protocol.wire.HandshakeInitFlyweight;
@@ -95,6 +96,43 @@ class ConnectionBehaviourTest {
             assertThat(until(1, 1)).as("%s %s", a.counters(), b.counters()).isTrue();
             assertThat(doneA.getFirst().status()).isEqualTo(CompletionStatus.OK);
             assertThat(buf.mismatch(src)).isEqualTo(-1);
+        }
+    }
+
+    /**
+     * Sends posted to be acknowledged lazily (eager small messages their sender completed already) share one path
+     * and one ACK, which waits for more of them or the lazy delay; an ordinary send is acknowledged at once.
+     */
+    @Test
+    void lazilyAcknowledgedSendsShareOneAckAfterTheLazyDelay() {
+        setUp(11, 0.0);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = TestData.pattern(arena, 64, 11);
+            MemorySegment dst = arena.allocate(64 * 4);
+            for (int m = 0; m < 4; m++) {
+                b.postRecv(cb, 0, dst, m * 64L, 64);
+            }
+            long acksBefore = b.counters().get(Counter.ACK_PACKETS_SENT);
+            long postedNs = f.now;
+            // Two: a path starts with a window of 4 packets, and a sender asks for an ACK at once when its window
+            // is nearly full.
+            for (int m = 0; m < 2; m++) {
+                a.postSend(ca, 0, src, 0, 64, true);
+            }
+            assertThat(until(0, 2)).isTrue();
+            assertThat(doneA).as("acknowledged as soon as they arrived").isEmpty();
+            assertThat(b.counters().get(Counter.ACK_PACKETS_SENT)).isEqualTo(acksBefore);
+            assertThat(until(2, 2)).isTrue();
+            assertThat(f.now - postedNs).as("completed before the lazy delay")
+                    .isGreaterThanOrEqualTo(Connection.LAZY_ACK_DELAY_NS);
+            assertThat(b.counters().get(Counter.ACK_PACKETS_SENT) - acksBefore).as("ACKs for the two").isEqualTo(1);
+            long sentNs = f.now;
+            a.postSend(ca, 0, src, 0, 64);
+            assertThat(until(3, 3)).isTrue();
+            assertThat(f.now - sentNs).as("an ordinary send's acknowledgement").isLessThan(4 * f.delayNs);
+            for (int m = 0; m < 3; m++) {
+                assertThat(dst.asSlice(m * 64L, 64).mismatch(src)).isEqualTo(-1);
+            }
         }
     }
 

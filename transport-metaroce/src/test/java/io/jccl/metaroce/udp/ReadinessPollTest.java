@@ -30,6 +30,19 @@ class ReadinessPollTest {
     }
 
     @Test
+    void aClosedPollAnswersThatItDoesNotKnowSoEverySocketIsRead() throws Exception {
+        try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE)) {
+            ReadinessPoll poll = ReadinessPoll.open(List.of(a));
+            assertThat(poll.poll()).isZero();
+            assertThat(poll.ready(a, 0)).isFalse();
+            poll.close();
+            poll.close();   // idempotent
+            assertThat(poll.poll()).isEqualTo(-1);
+            assertThat(poll.ready(a, 0)).isTrue();
+        }
+    }
+
+    @Test
     void onlyTheSocketADatagramWentToIsReadAcrossDrivers() throws Exception {
         try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE);
              NativeDatagramIo tx = new NativeDatagramIo(Loopback.config(IoMethod.NATIVE), new IoCounters())) {

@@ -116,6 +116,18 @@ public final class Connection implements SenderPath.AckVisitor {
     private int pendingWork;
     private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
     private int pathCursor;
+    /** The path the last packet took. */
+    private int lastPath;
+    /** How much less room (packets, at equal round-trip times) the last packet's path may have and keep the next. */
+    static final int STICKY_ROOM_PACKETS = 16;
+    /**
+     * A receiver acknowledges lazily sent messages ({@link #postSend} with {@code ackLazily}) after this many of
+     * them on a path, or {@link #LAZY_ACK_DELAY_NS} after the first (the sender's boxes and windows are sized for
+     * this: 32 FIN boxes per channel, windows of 256 packets; retransmission timeouts are at least 5 ms).
+     */
+    public static final int LAZY_ACK_EVERY_PACKETS = 16;
+    /** See {@link #LAZY_ACK_EVERY_PACKETS}; at least the configured delayed-ACK time. */
+    public static final long LAZY_ACK_DELAY_NS = 100_000;
 
     /** The DATA packet being handed to the endpoint, reused. */
     private final DataPacket dataPacket = new DataPacket();
@@ -333,7 +345,14 @@ public final class Connection implements SenderPath.AckVisitor {
         return id;
     }
 
-    public long postSend(int streamId, MemorySegment local, long offset, long length) {
+    /**
+     * Posts a SEND.
+     *
+     * @param ackLazily its last packet does not ask for an acknowledgement at once: the receiver acknowledges it
+     *                  with the next ones or after the delayed-ACK time, for a message whose completion nobody
+     *                  waits for (its sender completed it already)
+     */
+    public long postSend(int streamId, MemorySegment local, long offset, long length, boolean ackLazily) {
         if (full()) {
             return refusesWork() ? closedWork(WorkKind.SEND) : -1;
         }
@@ -344,6 +363,7 @@ public final class Connection implements SenderPath.AckVisitor {
         Stream s = stream(streamId);
         long id = ctx.nextWorkId();
         outbound[ref].reset(id, WorkKind.SEND, streamId, 0, 0, local, offset, length, s.nextSendSeq++, payloadBytes);
+        outbound[ref].ackLazily = ackLazily;
         if (s.sendsCount == s.sendsInOrder.length) {
             s.sendsInOrder = ring(s.sendsInOrder, s.sendsBase, s.sendsCount);
             s.sendsBase = 0;
@@ -557,8 +577,15 @@ public final class Connection implements SenderPath.AckVisitor {
         ReceiverPath path = rx[pathIndex];
         path.accept(psn);
         boolean hole = path.hasHole();
-        path.scheduleAck(nowNs, duplicate || hole || (flags & 0x3) != 0, config.ackEveryPackets(),
-                config.delayedAckNs(), timestampNs, ecnMarked);
+        // A message's last packet that does not ask for an ACK is one its sender does not wait for (an eager
+        // small message, completed when sent): its ACK waits for more of them, or LAZY_ACK_DELAY_NS. Every ACK of a
+        // small message otherwise cost both ends a datagram (3.5 us to send, 1.2 us to read here) in the middle of
+        // the next exchange.
+        boolean lazy = (flags & (Flags.LAST | Flags.ACK_REQUESTED)) == Flags.LAST;
+        path.scheduleAck(nowNs, duplicate || hole || (flags & Flags.ACK_REQUESTED) != 0,
+                lazy ? LAZY_ACK_EVERY_PACKETS : config.ackEveryPackets(),
+                lazy ? Math.max(LAZY_ACK_DELAY_NS, config.delayedAckNs()) : config.delayedAckNs(), timestampNs,
+                ecnMarked);
         counters.increment(Counter.DATA_PACKETS_RECEIVED);
         if (ecnMarked) {
             counters.increment(Counter.ECN_MARKS_RECEIVED);
@@ -1268,14 +1295,15 @@ public final class Connection implements SenderPath.AckVisitor {
         pacer.beginEmission(nowNs);
         int n = 0;
         while (true) {
-            boolean fresh = hasSendable(nowNs);
+            OutboundMessage next = nextSendable(nowNs);
+            boolean fresh = next != null;
             if (retxCount == 0 && !fresh) {
                 break;
             }
             if (connectionWindowFull()) {
                 break;
             }
-            SenderPath path = pickPath(fresh);
+            SenderPath path = pickPath(fresh, fresh && retxCount == 0 && next.ackLazily);
             if (path == null) {
                 break;
             }
@@ -1326,23 +1354,28 @@ public final class Connection implements SenderPath.AckVisitor {
         return inflight >= window;
     }
 
-    private boolean hasSendable(long nowNs) {
+    /** @return the oldest message with a chunk never sent and not paused, or null */
+    private OutboundMessage nextSendable(long nowNs) {
         for (int i = 0; i < sendCount; i++) {
             OutboundMessage m = outbound[sendOrder[(sendHead + i) % sendOrder.length]];
             if (m.nextChunk < m.chunks && nowNs - m.pausedUntilNs >= 0) {
-                return true;
+                return m;
             }
         }
-        return false;
+        return null;
     }
 
     /**
-     * Spraying: the usable path with the most room per unit of round-trip time; ties rotate. A suspect path is
+     * Spraying: the usable path with the most room per unit of round-trip time; ties rotate. A lazily acknowledged
+     * message ({@code sticky}) takes the path the last packet took while its room is within
+     * {@link #STICKY_ROOM_PACKETS} of the best: such small messages then share one path and its acknowledgements,
+     * which come one per {@link #LAZY_ACK_EVERY_PACKETS} messages of a path (spread over 8 paths, the delay ran out
+     * first and each path's ACK covered one or two). A suspect path is
      * tested with the next new packet ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
      * Retransmissions go to healthy paths while one has room: a path that timed out may be bad, and an answer on a
      * sibling is what tells a bad path from a silent peer.
      */
-    private SenderPath pickPath(boolean fresh) {
+    private SenderPath pickPath(boolean fresh, boolean sticky) {
         SenderPath best = null;
         SenderPath suspect = null;
         long bestRoom = 0;
@@ -1373,11 +1406,18 @@ public final class Connection implements SenderPath.AckVisitor {
                 bestRttNs = rttNs;
             }
         }
+        SenderPath last = tx[lastPath];
+        if (sticky && best != null && best != last && best.state() == PathState.ACTIVE && last.state() == PathState.ACTIVE
+                && last.room() > 0 && (last.room() + STICKY_ROOM_PACKETS) * bestRttNs
+                >= bestRoom * Math.max(1, last.srttNs())) {
+            best = last;
+        }
         if (best == null) {
             best = suspect;
         }
         if (best != null) {
             pathCursor = best.index + 1 == n ? 0 : best.index + 1;
+            lastPath = best.index;
         }
         return best;
     }
@@ -1447,7 +1487,8 @@ public final class Connection implements SenderPath.AckVisitor {
         boolean last = chunk == m.chunks - 1;
         boolean write = m.kind == WorkKind.WRITE;
         int flags = (last ? Flags.LAST : 0) | (retransmission ? Flags.RETRANSMISSION : 0)
-                | (path.room() <= 1 ? Flags.ACK_REQUESTED : 0)
+                | (path.room() <= 1 || last && (!m.ackLazily || path.state() != PathState.ACTIVE)
+                        ? Flags.ACK_REQUESTED : 0)   // a suspect path's answer must come within its silence deadline
                 | (last && write && m.withImmediate ? Flags.IMMEDIATE : 0);
         dataPacket.fill(path, psn, nowNs, m, chunk, flags, payloadBytes);
         ctx.sendData(this, sink, dataPacket);

@@ -28,6 +28,7 @@ final class OutboundMessage {
     boolean reported;
     boolean withImmediate;         // WRITE: its last packet carries the immediate
     int immediate;
+    boolean ackLazily;             // its last packet does not ask for an ACK at once (nobody waits for it)
 
     OutboundMessage(int ref) {
         this.ref = ref;
@@ -61,6 +62,7 @@ final class OutboundMessage {
         this.reported = false;
         this.withImmediate = false;
         this.immediate = 0;
+        this.ackLazily = false;
     }
 
     static boolean get(long[] bits, int i) {
