@@ -51,9 +51,10 @@ final class ControlMessages {
      * 3: messages up to {@link #INLINE_MAX_BYTES} travel inside their FIN; 4: such a FIN may come before its CTS;
      * 5: a short receive sends no CTS, CTSs carry the message number and credits, FINs the eager flag, RTS;
      * 6: a long message is a WRITE with immediate (the region key) and has no FIN; FINs and RTSs carry the message
-     * number (status and flags shrink to 16 bits).
+     * number (status and flags shrink to 16 bits); 7: a message's last packet asks for an immediate ACK only with
+     * ACK_REQUESTED (eager FINs and CREDITs go without: acknowledged lazily).
      */
-    static final int VERSION = 6;
+    static final int VERSION = 7;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;
