@@ -191,9 +191,9 @@ public final class PerfCommand implements Callable<Integer> {
      * @param testCorrupt test hook
      */
     record Settings(List<PerfCollective> collectives, int np, String transport, List<Long> sizes, long minBytes,
-                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int settleRounds, int agg, int check, int register,
-                    List<ReduceOp.Kind> ops, List<DataType> types, int root, int average, long timeoutSeconds,
-                    boolean json, Path plot, int metricsPort, long metricsLingerSeconds,
+                    long maxBytes, long stepBytes, long stepFactor, int iters, int warmup, int settleRounds, int agg,
+                    int check, int register, List<ReduceOp.Kind> ops, List<DataType> types, int root, int average,
+                    long timeoutSeconds, boolean json, Path plot, int metricsPort, long metricsLingerSeconds,
                     boolean testCorrupt) {
     }
 

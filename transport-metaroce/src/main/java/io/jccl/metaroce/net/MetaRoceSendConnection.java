@@ -28,9 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * driver thread delivers it (a graceful close waits until every FIN is acknowledged), and a mismatch fails the
  * receive. In invoker threading, where only polls move the protocol, it completes when the FIN is acknowledged.
  * Each eager FIN or RTS holds a credit until the receiver reports its box posted again; at most
- * {@link #EAGER_CREDITS} are out, so they never need more boxes than it posted for them. Messages start in order: one waits while the message before it waits for its CTS or
- * a credit. FINs and RTSs leave in message order, each after the WRITEs with immediate of the messages before it are
- * acknowledged, so none can reach the receiver before an earlier message's immediate.
+ * {@link #EAGER_CREDITS} are out, so they never need more boxes than it posted for them. Messages start in order:
+ * one waits while the message before it waits for its CTS or a credit. FINs and RTSs leave in message order, each
+ * after the WRITEs with immediate of the messages before it are acknowledged, so none can reach the receiver before
+ * an earlier message's immediate.
  */
 final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MemorySegment helloBox;
@@ -80,7 +81,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     // Driving thread: FIN (and RTS) boxes, and the send each FIN completes.
     private final SendBoxes fins;
     private final MetaRoceRequest[] finRequests;
-    /** Per FIN box: it holds the FIN of a started send (not an RTS), which counts in {@code started} until acknowledged. */
+    /** Per FIN box: it holds the FIN of a started send (not an RTS), counted in {@code started} until acknowledged. */
     private final boolean[] finStarted;
 
     MetaRoceSendConnection(MetaRoceNetTransport transport, Side side, int connectionId, int index, int peerRank,

@@ -349,7 +349,7 @@ public final class Connection implements SenderPath.AckVisitor {
      * Posts a SEND.
      *
      * @param ackLazily its last packet does not ask for an acknowledgement at once: the receiver acknowledges it
-     *                  with the next ones or after the delayed-ACK time, for a message whose completion nobody
+     *                  with later ones or after {@link #LAZY_ACK_DELAY_NS}, for a message whose completion nobody
      *                  waits for (its sender completed it already)
      */
     public long postSend(int streamId, MemorySegment local, long offset, long length, boolean ackLazily) {
@@ -1370,8 +1370,8 @@ public final class Connection implements SenderPath.AckVisitor {
      * message ({@code sticky}) takes the path the last packet took while its room is within
      * {@link #STICKY_ROOM_PACKETS} of the best: such small messages then share one path and its acknowledgements,
      * which come one per {@link #LAZY_ACK_EVERY_PACKETS} messages of a path (spread over 8 paths, the delay ran out
-     * first and each path's ACK covered one or two). A suspect path is
-     * tested with the next new packet ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
+     * first and each path's ACK covered one or two). A suspect path is tested with the next new packet
+     * ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
      * Retransmissions go to healthy paths while one has room: a path that timed out may be bad, and an answer on a
      * sibling is what tells a bad path from a silent peer.
      */
@@ -1407,9 +1407,9 @@ public final class Connection implements SenderPath.AckVisitor {
             }
         }
         SenderPath last = tx[lastPath];
-        if (sticky && best != null && best != last && best.state() == PathState.ACTIVE && last.state() == PathState.ACTIVE
-                && last.room() > 0 && (last.room() + STICKY_ROOM_PACKETS) * bestRttNs
-                >= bestRoom * Math.max(1, last.srttNs())) {
+        if (sticky && best != null && best != last && best.state() == PathState.ACTIVE
+                && last.state() == PathState.ACTIVE && last.room() > 0
+                && (last.room() + STICKY_ROOM_PACKETS) * bestRttNs >= bestRoom * Math.max(1, last.srttNs())) {
             best = last;
         }
         if (best == null) {
