@@ -7,7 +7,7 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCheck;
-import io.jccl.cli.JitQuiet;
+import io.jccl.check.JitQuiet;
 import io.jccl.plan.OpKind;
 
 import java.lang.foreign.Arena;

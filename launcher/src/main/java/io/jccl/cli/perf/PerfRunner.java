@@ -8,7 +8,7 @@ import io.jccl.ReduceOp;
 import io.jccl.check.CheckBuffers;
 import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
-import io.jccl.cli.JitQuiet;
+import io.jccl.check.JitQuiet;
 import io.jccl.cli.LauncherWatch;
 import io.jccl.cli.metrics.MetricsEndpoint;
 import io.jccl.cli.plot.LinePlot;

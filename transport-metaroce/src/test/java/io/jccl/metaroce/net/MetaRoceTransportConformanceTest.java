@@ -540,18 +540,10 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         // whose test JVM has compiled much before) all ten windows below allocated 80 bytes per round on the caller,
         // while the same test alone, and beside two busy processes, allocated nothing; code still interpreted or
         // compiled without escape analysis allocates what the compiled path does not.
-        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
-            long giveUpNs = System.nanoTime() + 30_000_000_000L;
-            long quietSinceNs = System.nanoTime();
-            long compiledMs = jit.getTotalCompilationTime();
-            while (System.nanoTime() - quietSinceNs < 200_000_000L && System.nanoTime() - giveUpNs < 0) {
-                exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, 20);
-                if (jit.getTotalCompilationTime() != compiledMs) {
-                    compiledMs = jit.getTotalCompilationTime();
-                    quietSinceNs = System.nanoTime();
-                }
-            }
+        io.jccl.check.JitQuiet jit = io.jccl.check.JitQuiet.ofThisJvm();
+        long giveUpNs = System.nanoTime() + 30_000_000_000L;
+        while (!jit.quiet() && System.nanoTime() - giveUpNs < 0) {
+            exchange(link, small, bigSrc, bigDst, heapSrc, heapDst, 20);
         }
         // Three messages per round: any per-message object (16 bytes or more each) would be 48+ bytes per round in
         // every window. A window may also see a rare event that allocates (a path re-routed after a scheduling

@@ -1,4 +1,4 @@
-package io.jccl.cli;
+package io.jccl.check;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;

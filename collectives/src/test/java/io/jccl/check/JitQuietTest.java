@@ -1,4 +1,4 @@
-package io.jccl.cli;
+package io.jccl.check;
 
 import org.junit.jupiter.api.Test;
 
