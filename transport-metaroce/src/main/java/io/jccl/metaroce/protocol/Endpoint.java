@@ -452,7 +452,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                         ack.sackWord(3));
             }
             case PacketType.PROBE -> {
-                if (!adoptGeneration(c.receiverPath(path), generation)) {
+                if (!c.adoptGeneration(path, generation)) {
                     return drop(DropReason.STALE_GENERATION);
                 }
                 counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
@@ -491,18 +491,9 @@ public final class Endpoint implements Verbs, Connection.Context {
         return reason;
     }
 
-    /** A packet of a newer generation starts the path over; an older one is stale (false: the caller drops it). */
-    private boolean adoptGeneration(ReceiverPath rx, int generation) {
-        int diff = (short) (generation - rx.generation());
-        if (diff > 0) {
-            rx.reset(generation);
-        }
-        return diff >= 0;
-    }
-
     private DropReason onDataPacket(long nowNs, Connection c, DataFlyweight data, int path, int generation,
                                     boolean ecnMarked) {
-        if (!adoptGeneration(c.receiverPath(path), generation)) {
+        if (!c.adoptGeneration(path, generation)) {
             return drop(DropReason.STALE_GENERATION);
         }
         DropReason reason = c.onData(nowNs, data.buffer(), data.offset(), data.isWrite(), path, data.psn(),

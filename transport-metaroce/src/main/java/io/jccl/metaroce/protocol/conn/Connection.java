@@ -6,6 +6,7 @@ import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.TransmitSink;
 import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.protocol.path.PathHealth;
 import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
@@ -13,7 +14,6 @@ import io.jccl.metaroce.protocol.wire.CloseFlyweight;
 import io.jccl.metaroce.protocol.wire.Flags;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2LongHashMap;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -22,8 +22,15 @@ import java.util.Arrays;
  * One MetaRoCE connection: streams above, logical paths below, one congestion controller. Driven by its
  * {@code Endpoint}, which owns the packet codec, the clock and the sink; this class decides what to send, where
  * to place what arrives, and when work completes. Single-threaded; no allocation per packet in steady state.
+ *
+ * <p>It keeps the handshake, the reliability of what it sends (messages, chunks never sent, the retransmission
+ * queue, completion in stream order) and the graceful close, and hands the rest to its parts: {@link PathHealth}
+ * (verdicts on the paths and on the peer's silence), {@link Pacer} (the rate the receiver grants),
+ * {@link InboundWrites} and {@link InboundSends} (the peer's WRITEs and SENDs placed and completed), and
+ * {@link Timers}, which holds every deadline so that {@link #nextTimeoutNs} takes the earliest instead of deriving
+ * each path's timers again.
  */
-public final class Connection implements SenderPath.AckVisitor {
+public final class Connection implements PathHealth.Owner {
     /** Connection states. */
     public enum State {
         /** The initiator sent its handshake and waits for the answer. */
@@ -93,7 +100,30 @@ public final class Connection implements SenderPath.AckVisitor {
     private final int payloadBytes;
     private final SenderPath[] tx;
     private final ReceiverPath[] rx;
-    private final boolean[] rerouteDue;
+    /** Which paths are suspect, failed or due for another route, and whether the peer went silent. */
+    private final PathHealth health;
+
+    // Every deadline of the connection, so that the driver's question "when next?" costs no scan of the paths.
+    /** Slots per path: its retransmission timeout, probe, delayed ACK and silence verdict. */
+    private static final int PATH_SLOTS = 4;
+    private static final int RTO = 0;
+    private static final int PROBE = 1;
+    private static final int ACK = 2;
+    private static final int SILENCE = 3;
+    // Connection slots, after the paths'.
+    private static final int HANDSHAKE = 0;
+    private static final int PACING = 1;
+    private static final int PEER_SILENCE = 2;
+    private static final int CLOSING = 3;
+    private static final int CONTROL_DUE = 4;
+    private static final int CONNECTION_SLOTS = 5;
+    private final Timers timers;
+    /** Paths (bit per index) whose deadlines may have changed since the timers last took them. */
+    private long pathsChanged;
+    /** All paths' bits. */
+    private final long allPaths;
+    /** Some path's silence deadline is set in the timers. */
+    private boolean silenceArmed;
 
     // Handshake.
     private final byte[] localNonce;
@@ -113,7 +143,8 @@ public final class Connection implements SenderPath.AckVisitor {
     private int retxHead;
     private int retxCount;
     private int nextWriteId;
-    private int pendingWork;
+    /** WRITEs and SENDs posted and not yet completed (posted receives: {@link InboundSends#pending}). */
+    private int outboundPending;
     private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
     private int pathCursor;
     /** The path the last packet took. */
@@ -138,9 +169,8 @@ public final class Connection implements SenderPath.AckVisitor {
     // Receiving side.
     /** The peer's WRITEs arriving: placement once per chunk, immediates, duplicates of completed ones. */
     private final InboundWrites inboundWrites;
-    private final Long2LongHashMap rnrSentNs = new Long2LongHashMap(Long.MIN_VALUE);
-    private long[] rnrQueue = new long[8];
-    private int rnrCount;
+    /** The peer's SENDs arriving: the receives posted per stream, placement, completion in order, RNR answers. */
+    private final InboundSends inboundSends;
     private int[] probeReplies = new int[12];   // quadruples: path, generation, seq, (timestamp in two ints)
     private int probeReplyCount;
     private final InboundPool inboundPool = new InboundPool();
@@ -148,20 +178,6 @@ public final class Connection implements SenderPath.AckVisitor {
     private boolean closeDue;
     /** The reason the due CLOSE carries. */
     private int closeReason = CloseFlyweight.REASON_CLOSED;
-
-    // Liveness of the peer, for path health and connection death (see onTimeout).
-    /** A time not set. */
-    private static final long NEVER = Long.MIN_VALUE;
-    /** The latest send time of ours the peer echoed (in an ACK or probe reply): it received what was sent then. */
-    private long latestEchoNs = NEVER;
-    /** When the first packet wanting an answer went out since the peer was last heard from at all, or NEVER. */
-    private long silentSinceNs = NEVER;
-    /** When the first packet wanting an answer went out since the peer last answered one of ours, or NEVER. */
-    private long unansweredSinceNs = NEVER;
-    private long lastScoutNs = NEVER;
-    private int scoutCursor;
-    /** Whether a path may be suspect (so that evidence against suspect paths must be looked for). */
-    private boolean anySuspect;
 
     // Graceful close (docs/metaroce-wire.md, "Closing"): see shutdown() and onClose().
     /** This side asked to close once everything it sent is acknowledged. */
@@ -184,16 +200,12 @@ public final class Connection implements SenderPath.AckVisitor {
     /** When anything of this connection last arrived from the peer. */
     private long lastHeardNs;
 
-    /** Per-stream state, both directions. */
+    /** Per-stream state of the sends (the receives': {@link InboundSends}). */
     private static final class Stream {
         int nextSendSeq;
         int[] sendsInOrder = new int[8];   // outbound refs by message sequence, from sendsBase
         int sendsBase;
         int sendsCount;
-        int nextRecvSeq;
-        int recvBase;
-        InboundMessage[] recvs = new InboundMessage[8];
-        int recvCount;
     }
 
     /**
@@ -221,11 +233,14 @@ public final class Connection implements SenderPath.AckVisitor {
         this.payloadBytes = payload;
         this.tx = new SenderPath[paths];
         this.rx = new ReceiverPath[paths];
-        this.rerouteDue = new boolean[paths];
         for (int p = 0; p < paths; p++) {
             tx[p] = new SenderPath(p, config.initialWindowPackets());
             rx[p] = new ReceiverPath();
         }
+        this.health = new PathHealth(config, counters, tx);
+        this.timers = new Timers(paths * PATH_SLOTS + CONNECTION_SLOTS);
+        this.allPaths = paths == 64 ? -1L : (1L << paths) - 1;
+        this.pathsChanged = allPaths;
         this.outbound = new OutboundMessage[config.maxPendingWork()];
         this.freeOutbound = new int[config.maxPendingWork()];
         for (int i = 0; i < outbound.length; i++) {
@@ -239,6 +254,7 @@ public final class Connection implements SenderPath.AckVisitor {
         this.acceptDue = !initiator;
         this.pacer = new Pacer(payload, nowNs);
         this.inboundWrites = new InboundWrites(this, ctx, inboundPool, payload, config.maxPendingWork());
+        this.inboundSends = new InboundSends(this, ctx, inboundPool, payload, config.rnrRetryNs());
         this.lastHeardNs = nowNs;
     }
 
@@ -313,7 +329,7 @@ public final class Connection implements SenderPath.AckVisitor {
     }
 
     private boolean full() {
-        return pendingWork >= config.maxPendingWork() || refusesWork();
+        return pendingWork() >= config.maxPendingWork() || refusesWork();
     }
 
     /** Closed, closing gracefully, or told by the peer that it sends nothing more: new work completes as closed. */
@@ -340,7 +356,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 payloadBytes);
         outbound[ref].withImmediate = withImmediate;
         outbound[ref].immediate = immediate;
-        pendingWork++;
+        outboundPending++;
         enqueueSend(ref);
         return id;
     }
@@ -369,7 +385,7 @@ public final class Connection implements SenderPath.AckVisitor {
             s.sendsBase = 0;
         }
         s.sendsInOrder[(s.sendsBase + s.sendsCount++) % s.sendsInOrder.length] = ref;
-        pendingWork++;
+        outboundPending++;
         enqueueSend(ref);
         return id;
     }
@@ -378,19 +394,8 @@ public final class Connection implements SenderPath.AckVisitor {
         if (full()) {
             return refusesWork() ? closedWork(WorkKind.RECV) : -1;
         }
-        Stream s = stream(streamId);
-        InboundMessage m = inboundPool.take();
         long id = ctx.nextWorkId();
-        int seq = s.nextRecvSeq++;
-        m.reset(id, local, offset, capacity, seq);
-        if (s.recvCount == s.recvs.length) {
-            InboundMessage[] bigger = new InboundMessage[s.recvs.length * 2];
-            System.arraycopy(s.recvs, 0, bigger, 0, s.recvCount);
-            s.recvs = bigger;
-        }
-        s.recvs[s.recvCount++] = m;
-        pendingWork++;
-        rnrSentNs.remove(key(streamId, seq));
+        inboundSends.post(streamId, id, local, offset, capacity);
         return id;
     }
 
@@ -416,10 +421,6 @@ public final class Connection implements SenderPath.AckVisitor {
             streams.put(id, s);
         }
         return s;
-    }
-
-    private static long key(int stream, int seq) {
-        return (long) stream << 32 | (seq & 0xFFFF_FFFFL);
     }
 
     private void enqueueSend(int ref) {
@@ -496,7 +497,7 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         m.reported = true;
-        pendingWork--;
+        outboundPending--;
         ctx.complete(this, m.workId, m.kind, status, status == CompletionStatus.OK ? m.length : 0);
         m.local = null;
         freeOutbound[freeOutboundCount++] = m.ref;
@@ -537,44 +538,25 @@ public final class Connection implements SenderPath.AckVisitor {
             }
             duplicate = inboundWrites.wasDuplicate();
         } else {
-            Stream s = streams.get(target);
-            if (s == null || message - s.nextRecvSeq >= 0) {
-                rnr(nowNs, target, message);
-                return null == s ? DropReason.UNEXPECTED : null;   // not placed: no ACK; RNR sent (rate-limited)
-            }
-            int idx = message - s.recvBase;
-            if (idx < 0) {
-                duplicate = true;   // completed and reported already
-            } else {
-                InboundMessage r = s.recvs[idx];
-                if (r.messageLength < 0) {
-                    r.learn(messageLength, payloadBytes);
-                } else if (r.messageLength != messageLength) {
+            switch (inboundSends.onPacket(nowNs, b, payloadOffset, payload, target, message, chunk, offset,
+                    messageLength)) {
+                case PLACED -> duplicate = false;
+                case DUPLICATE -> duplicate = true;
+                case NOT_READY -> {
+                    return null;   // not placed: no ACK; RNR sent (rate-limited)
+                }
+                case UNKNOWN_STREAM -> {
+                    return DropReason.UNEXPECTED;   // likewise
+                }
+                case BAD_LENGTH -> {
                     return DropReason.MESSAGE_BOUNDS;
                 }
-                if (r.truncated) {
-                    // Too long for the receive: nothing is placed, so the receive completes (truncated) at the
-                    // message's first packet; the rest are duplicates (still acknowledged).
-                    duplicate = r.done;
-                    if (!duplicate) {
-                        r.done = true;
-                        deliverReceives(s);
-                    }
-                } else {
-                    duplicate = r.done || r.has(chunk);
-                    if (!duplicate) {
-                        if (payload > 0) {
-                            ctx.place(b, payloadOffset, r.buffer, r.offset + offset, payload);
-                        }
-                        if (r.mark(chunk, payload)) {
-                            deliverReceives(s);
-                        }
-                    }
-                }
+                default -> throw new IllegalStateException();
             }
         }
         // Placed (or already placed): acknowledge it.
         ReceiverPath path = rx[pathIndex];
+        pathChanged(pathIndex);
         path.accept(psn);
         boolean hole = path.hasHole();
         // A message's last packet that does not ask for an ACK is one its sender does not wait for (an eager
@@ -604,32 +586,6 @@ public final class Connection implements SenderPath.AckVisitor {
         inboundWrites.regions(lookup);
     }
 
-    private void deliverReceives(Stream s) {
-        while (s.recvCount > 0 && s.recvs[0].done) {
-            InboundMessage r = s.recvs[0];
-            System.arraycopy(s.recvs, 1, s.recvs, 0, s.recvCount - 1);
-            s.recvs[--s.recvCount] = null;
-            s.recvBase++;
-            pendingWork--;
-            ctx.complete(this, r.workId, WorkKind.RECV, r.truncated ? CompletionStatus.TRUNCATED
-                    : CompletionStatus.OK, r.truncated ? 0 : r.messageLength);
-            inboundPool.give(r);
-        }
-    }
-
-    private void rnr(long nowNs, int stream, int message) {
-        long k = key(stream, message);
-        long last = rnrSentNs.get(k);
-        if (last != Long.MIN_VALUE && nowNs - last < config.rnrRetryNs()) {
-            return;
-        }
-        rnrSentNs.put(k, nowNs);
-        if (rnrCount == rnrQueue.length) {
-            rnrQueue = Arrays.copyOf(rnrQueue, rnrCount * 2);
-        }
-        rnrQueue[rnrCount++] = k;
-    }
-
     /** An ACK for one of this connection's paths, current generation. */
     public void onAck(long nowNs, int pathIndex, int cumulative, int ecnCount, long echoNs, double rateHint, long s0,
                       long s1, long s2, long s3) {
@@ -637,6 +593,7 @@ public final class Connection implements SenderPath.AckVisitor {
         if (p.state() == PathState.FAILED) {
             return;
         }
+        pathChanged(pathIndex);
         int before = retxCount;
         int acked = p.onAck(nowNs, echoNs, cumulative, s0, s1, s2, s3, this);
         // A round trip only from the very packet the ACK echoes, newly acknowledged by it. One that spans a stall of
@@ -665,7 +622,7 @@ public final class Connection implements SenderPath.AckVisitor {
      */
     public void onRnr(long nowNs, int stream, int message, long retryNs) {
         counters.increment(Counter.RNR_RECEIVED);
-        unansweredSinceNs = NEVER;   // the peer got our packets (it discarded them): an answer
+        health.answeredWithoutEcho();   // the peer got our packets (it discarded them): an answer
         Stream s = streams.get(stream);
         if (s == null) {
             return;
@@ -679,6 +636,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 for (SenderPath p : tx) {
                     p.forget(m.ref, m.epoch);
                 }
+                pathsChanged = allPaths;
                 long pauseNs = Math.max(config.rnrRetryNs(), Math.min(retryNs, config.rtoMaxNs()));
                 m.restart(nowNs + pauseNs);
                 if (!wasQueued) {
@@ -703,6 +661,7 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /** A reply to our probe. */
     public void onProbeReply(long nowNs, int pathIndex, int seq, long echoNs) {
+        pathChanged(pathIndex);
         if (tx[pathIndex].onProbeReply(nowNs, seq, echoNs, config)) {
             counters.increment(Counter.PATHS_READMITTED);
         }
@@ -742,7 +701,7 @@ public final class Connection implements SenderPath.AckVisitor {
         peerConfirmed |= confirm;
         if (!peerDrained) {
             peerDrained = true;
-            failPostedReceives();
+            inboundSends.failAll(CompletionStatus.PEER_DONE);   // the peer said nothing more will come
         }
         checkDrained(nowNs);
     }
@@ -776,7 +735,7 @@ public final class Connection implements SenderPath.AckVisitor {
             return;
         }
         draining = true;
-        long rttNs = bestActiveRttNs();
+        long rttNs = health.bestActiveRttNs();
         // Repeated like a retransmission: twice the best round trip, or the first RTO before any sample.
         drainedCloseIntervalNs = Math.min(config.rtoMaxNs(), rttNs == Long.MAX_VALUE ? 4 * config.rtoFloorNs()
                 : Math.max(config.rtoFloorNs(), 2 * rttNs));
@@ -797,6 +756,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 for (SenderPath p : tx) {
                     p.forget(m.ref, m.epoch);
                 }
+                pathsChanged = allPaths;
                 m.done = true;
                 finishOutbound(m, CompletionStatus.CANCELLED);
                 return true;
@@ -879,21 +839,6 @@ public final class Connection implements SenderPath.AckVisitor {
         return Math.max(lastHeardNs, drainedSinceNs) + 2 * config.rtoMaxNs();
     }
 
-    /** Completes every posted receive as {@link CompletionStatus#PEER_DONE}: the peer said nothing more will come. */
-    private void failPostedReceives() {
-        for (Stream s : streams.values()) {
-            for (int i = 0; i < s.recvCount; i++) {
-                InboundMessage r = s.recvs[i];
-                pendingWork--;
-                ctx.complete(this, r.workId, WorkKind.RECV, CompletionStatus.PEER_DONE, 0);
-                s.recvs[i] = null;
-                inboundPool.give(r);
-            }
-            s.recvBase += s.recvCount;
-            s.recvCount = 0;
-        }
-    }
-
     private String closeCause = "open";
 
     /** @return why the connection closed, for diagnostics ("open" while it is not closed) */
@@ -912,14 +857,8 @@ public final class Connection implements SenderPath.AckVisitor {
                 finishOutbound(m, CompletionStatus.CONNECTION_CLOSED);
             }
         }
+        inboundSends.failAll(CompletionStatus.CONNECTION_CLOSED);
         for (Stream s : streams.values()) {
-            for (int i = 0; i < s.recvCount; i++) {
-                InboundMessage r = s.recvs[i];
-                pendingWork--;
-                ctx.complete(this, r.workId, WorkKind.RECV, CompletionStatus.CONNECTION_CLOSED, 0);
-                s.recvs[i] = null;
-            }
-            s.recvCount = 0;
             s.sendsCount = 0;
         }
         sendCount = 0;
@@ -928,67 +867,32 @@ public final class Connection implements SenderPath.AckVisitor {
 
     // ---- Timers ----
 
+    /** Path {@code index}'s state changed: its deadlines are taken again before the next question. */
+    private void pathChanged(int index) {
+        pathsChanged |= 1L << index;
+    }
+
     /**
-     * Runs what is due: silence verdicts and retransmission timeouts per path, probes of failed paths, then the
-     * connection's silence rules.
-     *
-     * <p>Path health needs evidence, not a timeout alone: a path fails only once the peer is known to have answered
-     * a packet sent after the path's oldest unanswered one (a sibling's ACK or probe reply echoing a later send time)
-     * and the path then stayed silent for a grace period (two round trips plus the delayed-ACK time), or after
-     * {@code failAfterRtos} timeouts in a row with such evidence. A stalled peer makes every path time out at once
-     * with no such evidence: the paths stay suspect and keep retransmitting with backoff. While nothing sent is
-     * answered on any path for a quarter of {@code connectionDeadNs}, one path at a time is moved to a new route
-     * every {@code rtoMaxNs} (a scout, in case every route in use broke at once); after {@code connectionDeadNs} with
-     * nothing at all received from the peer while waiting for an answer, the connection fails.
+     * Runs what is due: the path health's verdicts (silence, retransmission timeouts, probes of failed paths; see
+     * {@link PathHealth}), then the connection's silence rules.
      */
     public void onTimeout(long nowNs) {
         if (state == State.CLOSED) {
             return;
         }
         checkDrained(nowNs);
-        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
-        for (SenderPath p : tx) {
-            if (due(silenceDeadlineNs(p, siblingRttNs), nowNs)) {
-                // The peer answered later packets on other paths and this one stayed silent: no need to wait for
-                // another (backed-off) timeout.
-                p.failSilent(nowNs, this);
-                pathFailed(p);
-            }
-            if (due(p.rtoDeadlineNs(config), nowNs)) {
-                counters.increment(Counter.RTO_FIRINGS);
-                int before = retxCount;
-                PathState previous = p.state();
-                long evidenceNs = p.evidenceNs();
-                boolean answeredElsewhere = evidenceNs != SenderPath.NO_EVIDENCE
-                        && nowNs - evidenceNs >= config.delayedAckNs();
-                int inARow = p.onRto(nowNs, this);
-                anySuspect = true;
-                if (inARow >= config.failAfterRtos() && answeredElsewhere) {
-                    p.fail(nowNs);
-                    pathFailed(p);
-                } else if (inARow == config.failAfterRtos()) {
-                    // Every path silent: a stalled or unreachable peer, not evidence against this path.
-                    counters.increment(Counter.PATH_FAILURES_WITHHELD);
-                } else if (previous == PathState.ACTIVE) {
-                    counters.increment(Counter.PATHS_SUSPECTED);
-                }
-                rtoRetransmits += retxCount - before;
-            }
-            if (p.state() == PathState.FAILED && due(p.probeDueNs(), nowNs) && p.shouldRerouteAgain()
-                    && answeredSince(p.firstUnansweredProbeNs())) {
-                // Its probes go unanswered while the peer answers other paths: try another route.
-                p.rerouteAgain();
-                rerouteDue[p.index] = true;
-                counters.increment(Counter.PATHS_REROUTED);
-            }
+        takeDeadlines();
+        if (timers.anyDue(0, tx.length * PATH_SLOTS, nowNs)) {
+            rtoRetransmits += health.judgePaths(nowNs, this);
+            pathsChanged = allPaths;
         }
         if (state != State.ESTABLISHED) {
             return;
         }
-        if (due(scoutDueNs(), nowNs)) {
-            scout(nowNs);
+        if (health.scoutIfDue(nowNs, this)) {
+            pathsChanged = allPaths;
         }
-        if (due(deadlineNs(), nowNs)) {
+        if (health.silenceLimitPassed(nowNs)) {
             closeCause = "failed: nothing received from the peer on any path for "
                     + config.connectionDeadNs() / 1_000_000 + " ms while waiting for answers (the silence limit: "
                     + "connectionDeadNs, JCCL_METAROCE_DEAD_MS for the metaroce transport)";
@@ -999,125 +903,20 @@ public final class Connection implements SenderPath.AckVisitor {
         }
     }
 
+    /** Retransmissions queued by timeouts (and retests), counted as such when they are sent. */
     private int rtoRetransmits;
 
-    private static boolean due(long deadlineNs, long nowNs) {
-        return deadlineNs != Long.MAX_VALUE && deadlineNs - nowNs <= 0;
+    @Override
+    public int retransmissionsQueued() {
+        return retxCount;
     }
 
-    private void pathFailed(SenderPath p) {
-        counters.increment(Counter.PATHS_FAILED);
-        counters.increment(Counter.PATHS_REROUTED);
-        rerouteDue[p.index] = true;
-    }
-
-    /** @return true when the peer answered something this side sent at or after {@code sentNs} */
-    private boolean answeredSince(long sentNs) {
-        return latestEchoNs != NEVER && latestEchoNs - sentNs >= 0;
-    }
-
-    /**
-     * Moves the next path in turn to a new route while nothing is answered on any path: if every route the paths
-     * ride broke at once, no sibling can ever give evidence against one of them.
-     */
-    private void scout(long nowNs) {
-        SenderPath p = tx[scoutCursor];
-        scoutCursor = scoutCursor + 1 == tx.length ? 0 : scoutCursor + 1;
-        if (p.state() == PathState.FAILED) {
-            p.rerouteAgain();
-        } else {
-            p.failSilent(nowNs, this);
-            counters.increment(Counter.PATHS_FAILED);
-        }
-        rerouteDue[p.index] = true;
-        counters.increment(Counter.PATHS_REROUTED);
-        counters.increment(Counter.PATHS_REROUTED_SILENT);
-        lastScoutNs = nowNs;
-    }
-
-    /** @return when the next scout re-route is due, or {@link Long#MAX_VALUE} while answers come */
-    private long scoutDueNs() {
-        if (unansweredSinceNs == NEVER) {
-            return Long.MAX_VALUE;
-        }
-        long first = unansweredSinceNs + config.connectionDeadNs() / 4;
-        return lastScoutNs == NEVER || first - (lastScoutNs + config.rtoMaxNs()) >= 0 ? first
-                : lastScoutNs + config.rtoMaxNs();
-    }
-
-    /** @return when the connection fails for silence, or {@link Long#MAX_VALUE} while nothing waits for an answer */
-    private long deadlineNs() {
-        return silentSinceNs == NEVER ? Long.MAX_VALUE : silentSinceNs + config.connectionDeadNs();
-    }
-
-    /** @return the smallest smoothed RTT of the active paths, or {@link Long#MAX_VALUE} when none has one */
-    private long bestActiveRttNs() {
-        long best = Long.MAX_VALUE;
-        for (SenderPath p : tx) {
-            if (p.state() == PathState.ACTIVE && p.hasRtt()) {
-                best = Math.min(best, p.srttNs());
-            }
-        }
-        return best;
-    }
-
-    /**
-     * When a suspect path's test packets count as unanswered: two round trips (of the best active sibling, else the
-     * path's own estimate, else its first timeout) plus the delayed-ACK allowance after they were sent, and at least
-     * one round trip plus that allowance after the connection learned that the peer answered a packet sent after them
-     * (answers the peer sent together, after a stall of its own, arrive over a while); never without that evidence
-     * (the timeout still applies).
-     */
-    private long silenceDeadlineNs(SenderPath p, long siblingRttNs) {
-        long evidenceNs = p.evidenceNs();
-        long sentNs = p.oldestSentNs();
-        if (p.state() != PathState.SUSPECT || evidenceNs == SenderPath.NO_EVIDENCE || sentNs == Long.MAX_VALUE) {
-            return Long.MAX_VALUE;
-        }
-        long rttNs = siblingRttNs != Long.MAX_VALUE ? siblingRttNs : p.hasRtt() ? p.srttNs() : 4 * config.rtoFloorNs();
-        long afterSentNs = sentNs + 2 * rttNs + config.delayedAckNs();
-        long afterEvidenceNs = evidenceNs + rttNs + config.delayedAckNs();
-        return afterSentNs - afterEvidenceNs >= 0 ? afterSentNs : afterEvidenceNs;
-    }
-
-    /**
-     * The peer answered a send time of ours ({@code echoNs}, from an ACK or probe reply): notes it, and judges each
-     * suspect path whose oldest unanswered packet was sent before it. Sent at most one timeout (without backoff)
-     * before: the network treated the two alike, so the silence is evidence against the path. Sent longer before
-     * (every path timed out through an outage or a stalled peer, and the answer is to something sent since): the
-     * path's packets are taken as lost and sent again at once, and it is judged by those.
-     */
+    /** The peer answered a send time of ours: the path health judges the suspect paths by it. */
     private void answered(long nowNs, long echoNs) {
-        if (echoNs - nowNs > 0) {
-            return;   // not a time of ours: from the future
+        if (health.anySuspect()) {
+            pathsChanged = allPaths;   // verdicts on any suspect path, and the best sibling RTT, may change
         }
-        if (latestEchoNs == NEVER || echoNs - latestEchoNs > 0) {
-            latestEchoNs = echoNs;
-        }
-        if (unansweredSinceNs != NEVER && echoNs - unansweredSinceNs >= 0) {
-            unansweredSinceNs = NEVER;
-        }
-        if (!anySuspect) {
-            return;
-        }
-        boolean suspects = false;
-        for (SenderPath p : tx) {
-            if (p.state() == PathState.SUSPECT) {
-                suspects = true;
-                long oldestNs = p.oldestSentNs();
-                if (oldestNs == Long.MAX_VALUE || latestEchoNs - oldestNs < 0) {
-                    continue;
-                }
-                if (latestEchoNs - oldestNs <= p.baseRtoNs(config)) {
-                    p.noteEvidence(nowNs);
-                } else if (p.evidenceNs() == SenderPath.NO_EVIDENCE) {
-                    int before = retxCount;
-                    p.retest(nowNs, this);
-                    rtoRetransmits += retxCount - before;
-                }
-            }
-        }
-        anySuspect = suspects;
+        rtoRetransmits += health.answered(nowNs, echoNs, this);
     }
 
     /**
@@ -1125,16 +924,29 @@ public final class Connection implements SenderPath.AckVisitor {
      * alive, so the silence that fails a connection starts over.
      */
     public void heard(long nowNs) {
-        silentSinceNs = NEVER;
+        health.heard();
         lastHeardNs = nowNs;   // a graceful close waits for the peer's silence when its confirmation does not come
     }
 
     /**
-     * The endpoint was driven late ({@code gapNs} after its previous call): timers that came due before
-     * {@code lateBeforeNs} expired while this host was not running the protocol, so they say nothing about the
-     * paths or the peer, whose answers may still be unread. Each such path timer restarts from now (once, until the
-     * path makes progress or a timer of it fires), and the stall, beyond the longest timeout, does not count as
-     * silence.
+     * A packet of path {@code index} carries {@code generation}: a newer one starts the receiving path over, an older
+     * one is stale.
+     *
+     * @return false when the packet is stale (the caller drops it)
+     */
+    public boolean adoptGeneration(int index, int generation) {
+        ReceiverPath r = rx[index];
+        int diff = (short) (generation - r.generation());
+        if (diff > 0) {
+            r.reset(generation);
+            pathChanged(index);
+        }
+        return diff >= 0;
+    }
+
+    /**
+     * The endpoint was driven late ({@code gapNs} after its previous call): the path health restarts the path timers
+     * that came due before {@code lateBeforeNs} (see {@link PathHealth#onLocalStall}).
      *
      * @return how many path timers were late (0: this connection was not affected)
      */
@@ -1142,47 +954,68 @@ public final class Connection implements SenderPath.AckVisitor {
         if (state == State.CLOSED) {
             return 0;
         }
-        long siblingRttNs = anySuspect ? bestActiveRttNs() : Long.MAX_VALUE;
-        int late = 0;
-        for (SenderPath p : tx) {
-            boolean rtoLate = due(p.rtoDeadlineNs(config), lateBeforeNs);
-            if ((rtoLate || due(silenceDeadlineNs(p, siblingRttNs), lateBeforeNs) || due(p.probeDueNs(), lateBeforeNs))
-                    && p.restartTimersAfterStall(nowNs)) {
-                if (rtoLate) {
-                    counters.increment(Counter.RTO_DEFERRED_BY_STALL);
-                }
-                late++;
-            }
+        int late = health.onLocalStall(nowNs, gapNs, lateBeforeNs);
+        if (late > 0) {
+            pathsChanged = allPaths;
         }
-        if (late == 0 && !due(deadlineNs(), lateBeforeNs) && !due(scoutDueNs(), lateBeforeNs)) {
-            return 0;
-        }
-        // The silence clocks leave out the stall beyond the longest timeout: a long stall is time not spent listening,
-        // while a driver that is merely slow still lets silence add up (a little of every gap counts), so it cannot
-        // put off the silence limit for ever.
-        long notListenedNs = gapNs - config.rtoMaxNs();
-        if (notListenedNs > 0) {
-            if (silentSinceNs != NEVER) {
-                silentSinceNs = Math.min(nowNs, silentSinceNs + notListenedNs);
-            }
-            if (unansweredSinceNs != NEVER) {
-                unansweredSinceNs = Math.min(nowNs, unansweredSinceNs + notListenedNs);
-            }
-        }
-        return Math.max(1, late);
+        return late;
     }
 
-    /** A packet that wants an answer (DATA, probe) goes out: the silence clocks start if they are not running. */
-    private void awaitAnswer(long nowNs) {
-        if (silentSinceNs == NEVER) {
-            silentSinceNs = nowNs;
-        }
-        if (unansweredSinceNs == NEVER) {
-            unansweredSinceNs = nowNs;
-        }
-    }
-
+    /** @return the earliest deadline of this connection: {@link Long#MIN_VALUE} when something is due at once */
     public long nextTimeoutNs() {
+        long next;
+        if (state == State.CLOSED) {
+            next = closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
+        } else {
+            takeDeadlines();
+            next = timers.earliestNs();
+        }
+        assert next == scannedNextTimeoutNs() : "timers " + next + " but the scan says " + scannedNextTimeoutNs();
+        return next;
+    }
+
+    /** Puts the deadlines that may have changed into the timers: the changed paths' and the connection's own. */
+    private void takeDeadlines() {
+        if (pathsChanged != 0) {
+            long changed = pathsChanged;
+            pathsChanged = 0;
+            while (changed != 0) {
+                int p = Long.numberOfTrailingZeros(changed);
+                changed &= changed - 1;
+                int at = p * PATH_SLOTS;
+                timers.set(at + RTO, tx[p].rtoDeadlineNs(config));
+                timers.set(at + PROBE, tx[p].probeDueNs());
+                timers.set(at + ACK, rx[p].ackDueNs());
+            }
+            // A silence deadline hangs on the best sibling's round trip: any path's change may move every one.
+            if (health.anySuspect() || silenceArmed) {
+                long siblingRttNs = health.anySuspect() ? health.bestActiveRttNs() : Long.MAX_VALUE;
+                for (SenderPath p : tx) {
+                    timers.set(p.index * PATH_SLOTS + SILENCE, health.anySuspect()
+                            ? health.silenceDeadlineNs(p, siblingRttNs) : Timers.NONE);
+                }
+                silenceArmed = health.anySuspect();
+            }
+        }
+        int at = tx.length * PATH_SLOTS;
+        timers.set(at + HANDSHAKE, state == State.CONNECTING ? handshakeDueNs : Timers.NONE);
+        timers.set(at + PACING, sendCount > 0 || retxCount > 0 ? Math.min(pacer.dueNs(), pauseEndsNs) : Timers.NONE);
+        timers.set(at + PEER_SILENCE, state == State.ESTABLISHED
+                ? Math.min(health.scoutDueNs(), health.deadlineNs()) : Timers.NONE);
+        long closingNs = Timers.NONE;
+        if (draining && unacknowledgedMessages() == 0) {
+            closingNs = drainedAttempts >= MIN_DRAINED_ATTEMPTS ? Math.min(drainedCloseDueNs, quietUntilNs())
+                    : drainedCloseDueNs;
+        }
+        timers.set(at + CLOSING, closingNs);
+        timers.set(at + CONTROL_DUE, acceptDue || inboundSends.rnrsDue() > 0 || probeReplyCount > 0 ? Long.MIN_VALUE : Timers.NONE);
+    }
+
+    /**
+     * The earliest deadline derived from the state afresh, every path looked at: what {@link #nextTimeoutNs} answers
+     * from its timers, and must agree with (checked where assertions are enabled: the tests).
+     */
+    private long scannedNextTimeoutNs() {
         if (state == State.CLOSED) {
             return closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
@@ -1195,17 +1028,17 @@ public final class Connection implements SenderPath.AckVisitor {
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
         }
-        if (anySuspect) {
-            long siblingRttNs = bestActiveRttNs();
+        if (health.anySuspect()) {
+            long siblingRttNs = health.bestActiveRttNs();
             for (SenderPath p : tx) {
-                next = Math.min(next, silenceDeadlineNs(p, siblingRttNs));
+                next = Math.min(next, health.silenceDeadlineNs(p, siblingRttNs));
             }
         }
         if (sendCount > 0 || retxCount > 0) {
             next = Math.min(next, Math.min(pacer.dueNs(), pauseEndsNs));
         }
         if (state == State.ESTABLISHED) {
-            next = Math.min(next, Math.min(scoutDueNs(), deadlineNs()));
+            next = Math.min(next, Math.min(health.scoutDueNs(), health.deadlineNs()));
         }
         if (draining && unacknowledgedMessages() == 0) {
             next = Math.min(next, drainedCloseDueNs);
@@ -1213,7 +1046,7 @@ public final class Connection implements SenderPath.AckVisitor {
                 next = Math.min(next, quietUntilNs());
             }
         }
-        if (acceptDue || rnrCount > 0 || probeReplyCount > 0) {
+        if (acceptDue || inboundSends.rnrsDue() > 0 || probeReplyCount > 0) {
             next = Long.MIN_VALUE;
         }
         return next;
@@ -1262,27 +1095,27 @@ public final class Connection implements SenderPath.AckVisitor {
             n++;
         }
         probeReplyCount = 0;
-        for (int i = 0; i < rnrCount; i++) {
-            long k = rnrQueue[i];
-            ctx.sendRnr(this, sink, (int) (k >>> 32), (int) k, config.rnrRetryNs());
+        for (int i = 0; i < inboundSends.rnrsDue(); i++) {
+            ctx.sendRnr(this, sink, inboundSends.rnrStream(i), inboundSends.rnrMessage(i), config.rnrRetryNs());
             n++;
         }
-        rnrCount = 0;
+        inboundSends.rnrsSent();
         for (int p = 0; p < rx.length; p++) {
             if (rx[p].ackDue(nowNs)) {
                 ctx.sendAck(this, sink, p, rx[p], ctx.hint(this));
                 rx[p].acked();
+                pathChanged(p);
                 n++;
             }
         }
         for (SenderPath p : tx) {
-            if (rerouteDue[p.index]) {
-                rerouteDue[p.index] = false;
+            if (health.takeRerouteDue(p.index)) {
                 sink.reroute(peer, p.index, p.generation());
             }
             if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0) {
                 int seq = p.nextProbe(nowNs, config);
-                awaitAnswer(nowNs);
+                pathChanged(p.index);
+                health.awaitAnswer(nowNs);
                 ctx.sendProbe(this, sink, p.index, p.generation(), false, seq, nowNs);
                 counters.increment(Counter.PROBES_SENT);
                 n++;
@@ -1483,7 +1316,8 @@ public final class Connection implements SenderPath.AckVisitor {
                           boolean retransmission) {
         int payload = m.chunkLength(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
-        awaitAnswer(nowNs);
+        pathChanged(path.index);
+        health.awaitAnswer(nowNs);
         boolean last = chunk == m.chunks - 1;
         boolean write = m.kind == WorkKind.WRITE;
         int flags = (last ? Flags.LAST : 0) | (retransmission ? Flags.RETRANSMISSION : 0)
@@ -1499,7 +1333,7 @@ public final class Connection implements SenderPath.AckVisitor {
 
     /** @return work posted and not yet completed */
     public int pendingWork() {
-        return pendingWork;
+        return outboundPending + inboundSends.pending();
     }
 
     /** @return the rate the peer currently grants this connection (0: none stated) */
