@@ -1,5 +1,6 @@
 package io.jccl.cli.bench;
 
+import io.jccl.check.JitQuiet;
 import io.jccl.metaroce.fabric.ImpairmentRelay;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Endpoint;
@@ -29,6 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class UdpLoopbackBench {
     private static final long LIMIT_NS = 120_000_000_000L;
+    /** Bytes per warm-up transfer after the first (which is of the measured size). */
+    private static final long WARM_UP_BYTES = 64L << 20;
+    /** The most time the warm-ups wait for a quiet JIT (each side: the endpoints, then the raw blast). */
+    private static final long WARM_UP_MAX_NS = 5_000_000_000L;
     /** The metaroce transport's default smallest retransmission timeout (JCCL_METAROCE_RTO_FLOOR_US), in us. */
     static final long DEFAULT_RTO_FLOOR_US = 5000;
 
@@ -45,12 +50,25 @@ final class UdpLoopbackBench {
      * @param gsoSegmentsSent    datagrams the MetaRoCE sender sent as GSO segments
      * @param gsoMessagesSent    GSO messages the MetaRoCE sender sent (segments over messages: its average run)
      * @param rawGsoRun          the raw blast's average GSO run (segments per GSO message), 0 without GSO
+     * @param checkedBytesPerSec payload bytes per second the checked blast delivered ({@link RawUdpBlast#runChecked}:
+     *                           a CRC32C per datagram on both sides, the payload sent from and placed into memory
+     *                           regions as large as the transfer)
      */
     record Result(double goodputBytesPerSec, double rawBytesPerSec, double rawDeliveredShare, long rawWindow,
                   long retransmits, long datagramsSent, long wallNs, IoMethod io, long sendCalls,
-                  long gsoSegmentsSent, long gsoMessagesSent, double rawGsoRun) {
+                  long gsoSegmentsSent, long gsoMessagesSent, double rawGsoRun, double checkedBytesPerSec) {
         double vsRaw() {
             return rawBytesPerSec > 0 ? goodputBytesPerSec / rawBytesPerSec : 0;
+        }
+
+        /** @return MetaRoCE's goodput over the checked blast's */
+        double vsChecked() {
+            return checkedBytesPerSec > 0 ? goodputBytesPerSec / checkedBytesPerSec : 0;
+        }
+
+        /** @return the checked blast over the raw one: the most a design that checks and places every byte reaches */
+        double checkedVsRaw() {
+            return rawBytesPerSec > 0 ? checkedBytesPerSec / rawBytesPerSec : 0;
         }
 
         /** @return the MetaRoCE sender's average GSO run (segments per GSO message), 0 without GSO */
@@ -75,15 +93,21 @@ final class UdpLoopbackBench {
         EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes)
                 .withRto(rtoFloorNs, Math.max(50_000_000, rtoFloorNs));
         UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
+        try (Arena arena = Arena.ofShared()) {
+            return run(arena, config, udp, bytes, messageBytes, payloadBytes, relayLoss, withRaw);
+        }
+    }
+
+    private static Result run(Arena arena, EndpointConfig config, UdpDriverConfig udp, long bytes, long messageBytes,
+                              int payloadBytes, Double relayLoss, boolean withRaw) {
         Result measured;
-        try (Arena arena = Arena.ofShared();
-             UdpDriver sender = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock());
+        MemorySegment src = arena.allocate(bytes, 64);
+        MemorySegment dst = arena.allocate(bytes, 64);
+        try (UdpDriver sender = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock());
              UdpDriver receiver = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock())) {
-            MemorySegment src = arena.allocate(bytes, 64);
             for (long i = 0; i + 8 <= bytes; i += 8) {
                 src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E3779B97F4A7C15L);
             }
-            MemorySegment dst = arena.allocate(bytes, 64);
             int regionKey = receiver.endpoint().registerRegion(dst, true);
             ImpairmentRelay relay = relayLoss == null ? null : new ImpairmentRelay(InetAddress.getLoopbackAddress(),
                     sender.localAddresses(), receiver.localAddresses(), Impairments.NONE.withLossRate(relayLoss), 0,
@@ -107,7 +131,15 @@ final class UdpLoopbackBench {
                 while (!e.isEstablished(conn)) {
                     step(sender, deadline);
                 }
-                transfer(sender, conn, regionKey, src, bytes, messageBytes, deadline);   // warm-up, not measured
+                // Warm-up, not measured: one transfer of the measured size, then shorter ones until the JIT is
+                // quiet (it compiled through the first two transfers of 1 GiB, on a core the two sides need).
+                transfer(sender, conn, regionKey, src, bytes, messageBytes, deadline);
+                JitQuiet jit = JitQuiet.ofThisJvm();
+                long warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
+                long warmUpBytes = Math.min(bytes, WARM_UP_BYTES);
+                while (!jit.quiet() && System.nanoTime() < warmUpEndNs) {
+                    transfer(sender, conn, regionKey, src, warmUpBytes, messageBytes, deadline);
+                }
                 dst.fill((byte) 0);
                 long retransmitsBefore = retransmits(e);
                 long sentBefore = sender.datagramsSent();
@@ -124,7 +156,7 @@ final class UdpLoopbackBench {
                 measured = new Result(bytes * 1e9 / wallNs, 0, 0, 0, retransmits(e) - retransmitsBefore,
                         sender.datagramsSent() - sentBefore, wallNs, sender.ioMethod(),
                         sender.sendCalls() - callsBefore, sender.gsoSegmentsSent() - gsoBefore,
-                        sender.gsoMessagesSent() - gsoMessagesBefore, 0);
+                        sender.gsoMessagesSent() - gsoMessagesBefore, 0, 0);
             } finally {
                 stop.set(true);
                 joinQuietly(receiving);
@@ -138,13 +170,34 @@ final class UdpLoopbackBench {
         }
         // After the endpoints' threads stopped, so that the blast has the machine to itself as they had.
         int datagram = payloadBytes + DataFlyweight.DATA_HEADER_LENGTH + Crc32c.LENGTH;
-        RawUdpBlast.Result raw = RawUdpBlast.run(udp.withIo(measured.io()), datagram,
-                (bytes + payloadBytes - 1) / payloadBytes);
+        long datagrams = (bytes + payloadBytes - 1) / payloadBytes;
+        UdpDriverConfig rawConfig = udp.withIo(measured.io());
+        long warmUpDatagrams = Math.min(datagrams, WARM_UP_BYTES / payloadBytes + 1);
+        // Each warmed up like the endpoints: its code is compiled too before the blast that counts.
+        JitQuiet jit = JitQuiet.ofThisJvm();
+        long warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
+        do {
+            RawUdpBlast.run(rawConfig, datagram, warmUpDatagrams);
+        } while (!jit.quiet() && System.nanoTime() < warmUpEndNs);
+        RawUdpBlast.Result raw = RawUdpBlast.run(rawConfig, datagram, datagrams);
+        int header = DataFlyweight.DATA_HEADER_LENGTH;
+        dst.fill((byte) 0);
+        warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
+        do {
+            RawUdpBlast.runChecked(rawConfig, header, payloadBytes, warmUpDatagrams, src, dst);
+        } while (!jit.quiet() && System.nanoTime() < warmUpEndNs);
+        dst.fill((byte) 0);
+        RawUdpBlast.Result checked = RawUdpBlast.runChecked(rawConfig, header, payloadBytes, datagrams, src, dst);
+        long placedBytes = Math.min(bytes, datagrams * payloadBytes) / payloadBytes * payloadBytes;
+        if (MemorySegment.mismatch(src, 0, placedBytes, dst, 0, placedBytes) != -1) {
+            throw new IllegalStateException("the checked blast placed bytes that differ from its source");
+        }
         double rawBytesPerSec = raw.datagramsReceived() * (double) payloadBytes * 1e9 / raw.elapsedNs();
         return new Result(measured.goodputBytesPerSec(), rawBytesPerSec, raw.deliveredShare(), raw.windowDatagrams(),
                 measured.retransmits(),
                 measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
-                measured.gsoSegmentsSent(), measured.gsoMessagesSent(), raw.gsoRun());
+                measured.gsoSegmentsSent(), measured.gsoMessagesSent(), raw.gsoRun(),
+                checked.datagramsReceived() * (double) payloadBytes * 1e9 / checked.elapsedNs());
     }
 
     private static long retransmits(Endpoint e) {

@@ -103,13 +103,14 @@ class TransportBenchCommandTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> res = ((List<Map<String, Object>>) m.get("results")).getFirst();
         assertThat(res).containsEntry("protocol", "metaroce").containsKeys("goodputBytesPerSec", "rawUdpBytesPerSec",
-                "vsRawUdp", "rawUdpWindow", "retransmits");
+                "vsRawUdp", "rawUdpWindow", "retransmits", "checkedUdpBytesPerSec", "vsCheckedUdp", "checkedVsRawUdp");
+        assertThat(((Number) res.get("checkedUdpBytesPerSec")).doubleValue()).isPositive();
         assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
         assertThat(m.get("io")).isIn("native", "channel");
         CliRun channel = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--io", "channel");
         assertThat(channel.code()).as(channel.err()).isZero();
         assertThat(channel.out()).contains("DatagramChannel I/O").contains("raw-udp").contains("flow-controlled")
-                .contains("every byte checked");
+                .contains("every byte checked").contains("  checked ").contains("MetaRoCE / checked: ");
         CliRun relayed = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--loss", "0.05");
         assertThat(relayed.code()).as(relayed.err()).isZero();
         assertThat(relayed.out()).contains("through the impairment relay").contains("  metaroce  0.000")

@@ -1,10 +1,15 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.metaroce.protocol.wire.Crc32c;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,6 +20,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * the sender keeps at most a window of datagrams in flight, what the receiving socket's buffer holds (the receiver
  * publishes its count; both ends are in this process), as a protocol's flow control would. Sending as fast as the
  * kernel takes them instead delivered a fifth of the datagrams on loopback.
+ *
+ * <p>{@link #runChecked} adds what any protocol that checks and places every byte must do per datagram, and nothing
+ * else: the sender takes each payload in turn from a source region (beyond the caches, as an application's buffer
+ * is), builds a header in the send batch and sends the payload as an iovec of its own, with a CRC32C over header and
+ * payload in a trailer; the receiver checks the CRC and copies the payload to its place in a destination region. Its
+ * rate is the most a design with the CRC and the placement copy can reach here.
  */
 public final class RawUdpBlast {
     /** After the sender finished, how long the receiver waits for more before it counts the rest as lost. */
@@ -74,6 +85,105 @@ public final class RawUdpBlast {
         if (datagramBytes < 1 || datagramBytes > 65507) {
             throw new IllegalArgumentException("datagramBytes=" + datagramBytes + " is out of range (1-65507)");
         }
+        UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(datagramBytes));
+        return blast(config, datagramBytes, datagrams, quietNs,
+                (tx, to, index) -> tx.send(to, payload, 0, datagramBytes),
+                (source, buffer, offset, length, ecn) -> true);
+    }
+
+    /**
+     * A blast that checks and places every byte: datagram {@code i} carries a {@code headerBytes} header (its index
+     * first), the {@code payloadBytes} at {@code (i mod n) * payloadBytes} of {@code source} ({@code n} payloads fit
+     * in it) and a CRC32C trailer over both; the receiver checks the CRC and copies the payload to the same offset of
+     * {@code destination}. With native I/O the payload is sent from {@code source} itself (gathered), as a driver's
+     * DATA packets are.
+     *
+     * @param headerBytes  header bytes per datagram, at least 8
+     * @param payloadBytes payload bytes per datagram, at least 1
+     * @param source       where the payloads come from, at least one payload, off-heap
+     * @param destination  where they go, as large as {@code source}, off-heap
+     * @return what was sent and received; {@link Result#datagramsReceived} counts only datagrams whose CRC matched
+     * @throws IllegalStateException when a datagram arrived with a wrong CRC (nothing corrupts loopback datagrams)
+     */
+    public static Result runChecked(UdpDriverConfig config, int headerBytes, int payloadBytes, long datagrams,
+                                    MemorySegment source, MemorySegment destination) {
+        return runChecked(config, headerBytes, payloadBytes, datagrams, source, destination, QUIET_NS);
+    }
+
+    static Result runChecked(UdpDriverConfig config, int headerBytes, int payloadBytes, long datagrams,
+                             MemorySegment source, MemorySegment destination, long quietNs) {
+        int datagramBytes = headerBytes + payloadBytes + Crc32c.LENGTH;
+        if (headerBytes < Long.BYTES || payloadBytes < 1 || datagramBytes > 65507) {
+            throw new IllegalArgumentException("headerBytes=" + headerBytes + " (at least 8) and payloadBytes="
+                    + payloadBytes + " (at least 1) make no datagram of at most 65507 bytes");
+        }
+        if (!source.isNative() || !destination.isNative() || source.byteSize() < payloadBytes
+                || destination.byteSize() < source.byteSize()) {
+            throw new IllegalArgumentException("source (" + source.byteSize() + " bytes) and destination ("
+                    + destination.byteSize() + " bytes) must be off-heap, hold a payload, and the destination the "
+                    + "source");
+        }
+        long payloads = source.byteSize() / payloadBytes;
+        Crc32c senderCrc = new Crc32c();
+        Crc32c receiverCrc = new Crc32c();
+        UnsafeBuffer staging = new UnsafeBuffer(ByteBuffer.allocateDirect(datagramBytes));
+        long sourceAddress = source.address();
+        UnsafeBuffer target = new UnsafeBuffer(destination.address(), (int) Math.min(Integer.MAX_VALUE,
+                destination.byteSize()));
+        long[] corrupt = new long[1];
+        Taker place = (from, buffer, offset, length, ecn) -> {
+            if (length != datagramBytes || !receiverCrc.verify(buffer, offset, length)) {
+                corrupt[0]++;
+                return false;
+            }
+            long at = buffer.getLong(offset, ByteOrder.LITTLE_ENDIAN) % payloads * payloadBytes;
+            if (at + payloadBytes <= target.capacity()) {
+                buffer.getBytes(offset + headerBytes, target, (int) at, payloadBytes);
+            } else {
+                MemorySegment.copy(MemorySegment.ofAddress(buffer.addressOffset() + offset + headerBytes)
+                        .reinterpret(payloadBytes), 0, destination, at, payloadBytes);
+            }
+            return true;
+        };
+        Sender send = (tx, to, index) -> {
+            long from = sourceAddress + index % payloads * payloadBytes;
+            int at = senderCrc.updatesAddresses() && tx.gathers() ? tx.claim(to, headerBytes + Crc32c.LENGTH) : -1;
+            if (at >= 0) {
+                MutableDirectBuffer batch = tx.sendBuffer();
+                batch.setMemory(at, headerBytes, (byte) 0);
+                batch.putLong(at, index, ByteOrder.LITTLE_ENDIAN);
+                int crc = senderCrc.update(Crc32c.START, batch.addressOffset() + at, headerBytes);
+                crc = senderCrc.update(crc, from, payloadBytes);
+                batch.putInt(at + headerBytes, Crc32c.end(crc), ByteOrder.LITTLE_ENDIAN);
+                tx.commitGather(headerBytes, from, payloadBytes, Crc32c.LENGTH);
+            } else {
+                staging.putLong(0, index, ByteOrder.LITTLE_ENDIAN);
+                staging.putBytes(headerBytes, new UnsafeBuffer(from, payloadBytes), 0, payloadBytes);
+                senderCrc.finish(staging, 0, headerBytes + payloadBytes);
+                tx.send(to, staging, 0, datagramBytes);
+            }
+        };
+        Result r = blast(config, datagramBytes, datagrams, quietNs, send, place);
+        if (corrupt[0] > 0) {
+            throw new IllegalStateException(corrupt[0] + " datagrams of the checked blast arrived with a wrong "
+                    + "length or CRC");
+        }
+        return r;
+    }
+
+    /** Queues datagram {@code index} of a blast. */
+    private interface Sender {
+        void send(DatagramIo tx, long to, long index);
+    }
+
+    /** Takes one datagram that arrived. */
+    private interface Taker {
+        /** @return whether it counts as received */
+        boolean take(long source, DirectBuffer buffer, int offset, int length, int ecn);
+    }
+
+    private static Result blast(UdpDriverConfig config, int datagramBytes, long datagrams, long quietNs, Sender sender,
+                                Taker taker) {
         if (datagrams < 1) {
             throw new IllegalArgumentException("datagrams=" + datagrams + " must be at least 1");
         }
@@ -89,7 +199,11 @@ public final class RawUdpBlast {
             AtomicBoolean senderDone = new AtomicBoolean();
             Thread receiving = Thread.ofPlatform().name("jccl-raw-udp-receiver").start(() -> {
                 long[] n = new long[1];
-                DatagramIo.Receiver count = (source, buffer, offset, length, ecn) -> n[0]++;
+                DatagramIo.Receiver count = (source, buffer, offset, length, ecn) -> {
+                    if (taker.take(source, buffer, offset, length, ecn)) {
+                        n[0]++;
+                    }
+                };
                 long quietSinceNs = 0;
                 while (n[0] < datagrams) {
                     if (rx.receive(config.receiveBatch(), count) > 0) {
@@ -106,7 +220,6 @@ public final class RawUdpBlast {
                     }
                 }
             });
-            UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(datagramBytes));
             long window = windowDatagrams(rx.grantedReceiveBufferBytes(), datagramBytes, config.sendBatch());
             long start = System.nanoTime();
             long presumedLost = 0;   // in flight when the receiver's count stood still for quietNs: dropped
@@ -130,8 +243,9 @@ public final class RawUdpBlast {
                         continue;
                     }
                     stalledSinceNs = 0;
+                    long first = txCounters.datagramsSent;
                     for (long i = 0; i < Math.min(Math.min(missing, room), config.sendBatch()); i++) {
-                        tx.send(to, payload, 0, datagramBytes);
+                        sender.send(tx, to, first + i);
                     }
                     tx.flush();   // what the kernel refused is sent again in the next round
                     if (txCounters.ioErrors > 0) {
