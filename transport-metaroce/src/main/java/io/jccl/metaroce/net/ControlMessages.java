@@ -54,7 +54,7 @@ final class ControlMessages {
      * number (status and flags shrink to 16 bits); 7: a message's last packet asks for an immediate ACK only with
      * ACK_REQUESTED (eager FINs and CREDITs go without: acknowledged lazily).
      */
-    static final int VERSION = 7;
+    static final int VERSION = 8;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;

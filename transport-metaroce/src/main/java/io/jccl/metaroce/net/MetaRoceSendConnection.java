@@ -45,7 +45,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
      * Eager FINs and RTSs that may be out before the receiver reported their boxes free again; the receiving end
      * posts this many FIN boxes beyond its receives'.
      */
-    static final int EAGER_CREDITS = 16;
+    static final int EAGER_CREDITS = 32;
 
     private final WorkOwner ignore = (kind, status, bytes) -> { };
     private final AtomicBoolean closeCalled = new AtomicBoolean();

@@ -301,7 +301,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     /**
      * As {@link #postSend(int, int, MemorySegment, long, long)}; with {@code ackLazily} the message's last packet
      * does not ask for an acknowledgement at once (the receiver acknowledges it with later ones or after
-     * {@link io.jccl.metaroce.protocol.conn.Connection#LAZY_ACK_DELAY_NS}), for a message its sender does not wait
+     * {@link io.jccl.metaroce.protocol.conn.Connection#lazyAckDelayNs}), for a message its sender does not wait
      * for: the completion comes as late as that.
      */
     public long postSend(int connectionId, int stream, MemorySegment local, long offset, long length,

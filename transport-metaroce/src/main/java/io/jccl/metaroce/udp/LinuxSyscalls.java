@@ -99,6 +99,7 @@ final class LinuxSyscalls {
     private static final MethodHandle SETSOCKOPT;
     private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle SENDMMSG;
+    private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
     private static final MethodHandle CLOSE;
     private static final MethodHandle PPOLL;
@@ -143,6 +144,8 @@ final class LinuxSyscalls {
                 JAVA_LONG, JAVA_LONG), errno);
         SENDMMSG = link(linker, libc, "sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
                 JAVA_INT), errno);
+        SENDTO = link(linker, libc, "sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
+                JAVA_INT, JAVA_LONG, JAVA_INT), errno);
         RECVMMSG = link(linker, libc, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
                 JAVA_INT, JAVA_LONG), errno);
         CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
@@ -221,6 +224,15 @@ final class LinuxSyscalls {
     static int sendmmsg(MemorySegment state, int fd, long messages, int count, int flags) {
         try {
             return (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** One datagram of {@code length} bytes at {@code data} to the socket address at {@code name}: bytes sent or -1. */
+    static long sendto(MemorySegment state, int fd, long data, long length, int flags, long name, int nameLength) {
+        try {
+            return (long) SENDTO.invokeExact(state, fd, data, length, flags, name, nameLength);
         } catch (Throwable t) {
             throw rethrow(t);
         }

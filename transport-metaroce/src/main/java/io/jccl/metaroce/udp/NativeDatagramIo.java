@@ -622,8 +622,9 @@ final class NativeDatagramIo implements DatagramIo {
         int k = 0;
         int interrupts = 0;
         while (k < messages) {
-            int sent = LinuxSyscalls.sendmmsg(callState, fd, sendMessages.address() + k * MMSGHDR.byteSize(),
-                    messages - k, 0);
+            int sent = messages - k == 1 && messageSegments[k] == 1 ? sendOne(k)
+                    : LinuxSyscalls.sendmmsg(callState, fd, sendMessages.address() + k * MMSGHDR.byteSize(),
+                            messages - k, 0);
             if (sent > 0) {
                 counters.sendCalls++;
                 for (int j = k; j < k + sent; j++) {
@@ -656,6 +657,25 @@ final class NativeDatagramIo implements DatagramIo {
             k++;
         }
         return queued;
+    }
+
+    /**
+     * Sends message {@code k}, a lone datagram, with {@code sendto} where its bytes are one piece: the kernel then
+     * copies no message header and no iovec array (0.3-0.5 us of a 3 us send of a small datagram here, where a round
+     * trip of small messages is a few such sends).
+     *
+     * @return 1 when it was sent, -1 when it failed (errno in the call state), as sendmmsg would answer
+     */
+    private int sendOne(int k) {
+        long h = k * MMSGHDR.byteSize();
+        if (sendMessages.get(JAVA_LONG, h + MSG_IOVLEN) != 1) {
+            return LinuxSyscalls.sendmmsg(callState, fd, sendMessages.address() + h, 1, 0);
+        }
+        long iov = sendMessages.get(JAVA_LONG, h + MSG_IOV) - sendIovecs.address();
+        long sent = LinuxSyscalls.sendto(callState, fd, sendIovecs.get(JAVA_LONG, iov + IOV_BASE),
+                sendIovecs.get(JAVA_LONG, iov + IOV_LEN), 0, sendNames.address() + k * SOCKADDR_IN.byteSize(),
+                (int) SOCKADDR_IN.byteSize());
+        return sent < 0 ? -1 : 1;
     }
 
     @Override

@@ -124,7 +124,7 @@ class ConnectionBehaviourTest {
             assertThat(b.counters().get(Counter.ACK_PACKETS_SENT)).isEqualTo(acksBefore);
             assertThat(until(2, 2)).isTrue();
             assertThat(f.now - postedNs).as("completed before the lazy delay")
-                    .isGreaterThanOrEqualTo(Connection.LAZY_ACK_DELAY_NS);
+                    .isGreaterThanOrEqualTo(Connection.lazyAckDelayNs(EndpointConfig.defaults(KEY)));
             assertThat(b.counters().get(Counter.ACK_PACKETS_SENT) - acksBefore).as("ACKs for the two").isEqualTo(1);
             long sentNs = f.now;
             a.postSend(ca, 0, src, 0, 64);

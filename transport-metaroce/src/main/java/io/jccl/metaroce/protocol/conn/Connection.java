@@ -118,6 +118,8 @@ public final class Connection implements PathHealth.Owner {
     private static final int CONTROL_DUE = 4;
     private static final int CONNECTION_SLOTS = 5;
     private final Timers timers;
+    /** {@link #lazyAckDelayNs} of this connection's settings. */
+    private final long lazyAckDelay;
     /** Paths (bit per index) whose deadlines may have changed since the timers last took them. */
     private long pathsChanged;
     /** All paths' bits. */
@@ -157,8 +159,18 @@ public final class Connection implements PathHealth.Owner {
      * this: 32 FIN boxes per channel, windows of 256 packets; retransmission timeouts are at least 5 ms).
      */
     public static final int LAZY_ACK_EVERY_PACKETS = 16;
-    /** See {@link #LAZY_ACK_EVERY_PACKETS}; at least the configured delayed-ACK time. */
-    public static final long LAZY_ACK_DELAY_NS = 100_000;
+    /** See {@link #LAZY_ACK_EVERY_PACKETS}; what {@link #lazyAckDelayNs} allows of it. */
+    public static final long LAZY_ACK_DELAY_NS = 500_000;
+
+    /**
+     * @return how long a receiver with {@code config} holds a lazy ACK: {@link #LAZY_ACK_DELAY_NS}, but at most half
+     *         the smallest retransmission timeout, so that the sender's timer does not fire first and send the
+     *         messages again (the protocol core's default floor is 50 µs, the metaroce transport's 5 ms), and at
+     *         least the delayed-ACK time
+     */
+    public static long lazyAckDelayNs(EndpointConfig config) {
+        return Math.max(config.delayedAckNs(), Math.min(LAZY_ACK_DELAY_NS, config.rtoFloorNs() / 2));
+    }
 
     /** The DATA packet being handed to the endpoint, reused. */
     private final DataPacket dataPacket = new DataPacket();
@@ -239,6 +251,7 @@ public final class Connection implements PathHealth.Owner {
         }
         this.health = new PathHealth(config, counters, tx);
         this.timers = new Timers(paths * PATH_SLOTS + CONNECTION_SLOTS);
+        this.lazyAckDelay = lazyAckDelayNs(config);
         this.allPaths = paths == 64 ? -1L : (1L << paths) - 1;
         this.pathsChanged = allPaths;
         this.outbound = new OutboundMessage[config.maxPendingWork()];
@@ -365,7 +378,7 @@ public final class Connection implements PathHealth.Owner {
      * Posts a SEND.
      *
      * @param ackLazily its last packet does not ask for an acknowledgement at once: the receiver acknowledges it
-     *                  with later ones or after {@link #LAZY_ACK_DELAY_NS}, for a message whose completion nobody
+     *                  with later ones or after {@link #lazyAckDelayNs}, for a message whose completion nobody
      *                  waits for (its sender completed it already)
      */
     public long postSend(int streamId, MemorySegment local, long offset, long length, boolean ackLazily) {
@@ -566,7 +579,7 @@ public final class Connection implements PathHealth.Owner {
         boolean lazy = (flags & (Flags.LAST | Flags.ACK_REQUESTED)) == Flags.LAST;
         path.scheduleAck(nowNs, duplicate || hole || (flags & Flags.ACK_REQUESTED) != 0,
                 lazy ? LAZY_ACK_EVERY_PACKETS : config.ackEveryPackets(),
-                lazy ? Math.max(LAZY_ACK_DELAY_NS, config.delayedAckNs()) : config.delayedAckNs(), timestampNs,
+                lazy ? lazyAckDelay : config.delayedAckNs(), timestampNs,
                 ecnMarked);
         counters.increment(Counter.DATA_PACKETS_RECEIVED);
         if (ecnMarked) {
