@@ -82,6 +82,7 @@ public final class MetaRoceMetrics implements MetricsExtension {
         retransmissions(t, tags, "sack", Counter.RETRANSMITS_SACK, meters);
         retransmissions(t, tags, "rto", Counter.RETRANSMITS_RTO, meters);
         retransmissions(t, tags, "rerouted", Counter.RETRANSMITS_REROUTED, meters);
+        retransmissions(t, tags, "tail", Counter.RETRANSMITS_TAIL, meters);
         for (DropReason r : DropReason.values()) {
             meters.add(FunctionCounter.builder("jccl.metaroce.drops", t, x -> x.drops(r))
                     .description("MetaRoCE datagrams dropped on receipt, by reason").baseUnit("datagrams")

@@ -29,6 +29,8 @@ public enum Counter {
     RETRANSMITS_RTO("metaroce.retransmits.rto"),
     /** Packets moved off a failed path onto healthy ones. */
     RETRANSMITS_REROUTED("metaroce.retransmits.rerouted"),
+    /** Packets sent again by a tail probe: the newest of a path that went quiet with packets unacknowledged. */
+    RETRANSMITS_TAIL("metaroce.retransmits.tail"),
     /** Holes seen in SACK bitmaps. */
     SACK_HOLES("metaroce.sack.holes"),
     /** DATA packets received with the ECN CE mark. */

@@ -3,7 +3,9 @@ package io.jccl.metaroce.protocol;
 import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.protocol.wire.Flags;
 import io.jccl.metaroce.protocol.wire.HandshakeInitFlyweight;
+import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
 import io.jccl.metaroce.protocol.wire.PacketType;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -34,8 +36,12 @@ class ConnectionBehaviourTest {
     private int cb;
 
     private void setUp(long seed, double loss) {
-        a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed));
-        b = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed + 1));
+        setUp(seed, loss, EndpointConfig.defaults(KEY));
+    }
+
+    private void setUp(long seed, double loss, EndpointConfig config) {
+        a = new Endpoint(config, new SplittableRandom(seed));
+        b = new Endpoint(config, new SplittableRandom(seed + 1));
         f = new MiniFabric(seed, a, b);
         f.loss = loss;
         ca = a.connect(0, 1);
@@ -133,6 +139,41 @@ class ConnectionBehaviourTest {
             for (int m = 0; m < 3; m++) {
                 assertThat(dst.asSlice(m * 64L, 64).mismatch(src)).isEqualTo(-1);
             }
+        }
+    }
+
+    /**
+     * The last packet of a message is lost and nothing follows it on its path, so no acknowledgement can reveal the
+     * hole: a tail probe sends it again after two round trips and the longest ACK delay, long before the 5 ms
+     * retransmission timeout (the metaroce transport's floor), which never fires.
+     */
+    @Test
+    void aLostTailIsSentAgainByATailProbeLongBeforeTheTimeout() {
+        EndpointConfig config = EndpointConfig.defaults(KEY).withRto(5_000_000, 50_000_000);
+        setUp(12, 0.0, config);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = TestData.pattern(arena, 10_000, 12);
+            MemorySegment dst = arena.allocate(10_000 * 2);
+            b.postRecv(cb, 0, dst, 0, 10_000);
+            a.postSend(ca, 0, src, 0, 10_000);
+            assertThat(until(1, 1)).as("a first message gives the paths a round trip").isTrue();
+            int[] dropped = {0};
+            f.dropIf = bytes -> {
+                int flags = bytes[HeaderFlyweight.FLAGS_FIELD_OFFSET];
+                boolean tail = bytes[HeaderFlyweight.TYPE_FIELD_OFFSET] == PacketType.SEND
+                        && (flags & Flags.LAST) != 0 && (flags & Flags.RETRANSMISSION) == 0;
+                return tail && dropped[0]++ == 0;
+            };
+            long postedNs = f.now;
+            b.postRecv(cb, 0, dst, 10_000, 10_000);
+            a.postSend(ca, 0, src, 0, 10_000);
+            assertThat(until(2, 2)).isTrue();
+            assertThat(dropped[0]).as("the tail was dropped once").isEqualTo(1);
+            assertThat(f.now - postedNs).as("recovered well before the retransmission timeout")
+                    .isLessThan(config.rtoFloorNs() / 2);
+            assertThat(a.counters().get(Counter.RETRANSMITS_TAIL)).isEqualTo(1);
+            assertThat(a.counters().get(Counter.RTO_FIRINGS)).isZero();
+            assertThat(dst.asSlice(10_000, 10_000).mismatch(src)).isEqualTo(-1);
         }
     }
 

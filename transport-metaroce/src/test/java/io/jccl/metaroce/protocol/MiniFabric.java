@@ -39,6 +39,8 @@ final class MiniFabric {
     long blackHoleFromNs;
     long blackHoleUntilNs;
     boolean allPathsDown;
+    /** Drops the datagrams (whole, as sent) it says yes to, before any random loss: a chosen packet lost. */
+    java.util.function.Predicate<byte[]> dropIf = bytes -> false;
     long allDownUntilNs;
     long delivered;
     long dropped;
@@ -111,7 +113,7 @@ final class MiniFabric {
             buffer.getBytes(offset, copy);
             boolean blackHoled = (pathIndex == blackHolePath && generations[pathIndex] == 0
                     && now >= blackHoleFromNs && now < blackHoleUntilNs) || (allPathsDown && now < allDownUntilNs);
-            if (blackHoled || random.nextDouble() < loss) {
+            if (blackHoled || dropIf.test(copy) || random.nextDouble() < loss) {
                 dropped++;
                 return;
             }

@@ -104,12 +104,13 @@ public final class Connection implements PathHealth.Owner {
     private final PathHealth health;
 
     // Every deadline of the connection, so that the driver's question "when next?" costs no scan of the paths.
-    /** Slots per path: its retransmission timeout, probe, delayed ACK and silence verdict. */
-    private static final int PATH_SLOTS = 4;
+    /** Slots per path: its retransmission timeout, probe, delayed ACK, silence verdict and tail probe. */
+    private static final int PATH_SLOTS = 5;
     private static final int RTO = 0;
     private static final int PROBE = 1;
     private static final int ACK = 2;
     private static final int SILENCE = 3;
+    private static final int TAIL = 4;
     // Connection slots, after the paths'.
     private static final int HANDSHAKE = 0;
     private static final int PACING = 1;
@@ -897,6 +898,7 @@ public final class Connection implements PathHealth.Owner {
         takeDeadlines();
         if (timers.anyDue(0, tx.length * PATH_SLOTS, nowNs)) {
             rtoRetransmits += health.judgePaths(nowNs, this);
+            probeTails(nowNs);
             pathsChanged = allPaths;
         }
         if (state != State.ESTABLISHED) {
@@ -918,6 +920,21 @@ public final class Connection implements PathHealth.Owner {
 
     /** Retransmissions queued by timeouts (and retests), counted as such when they are sent. */
     private int rtoRetransmits;
+    /** Retransmissions queued by tail probes, counted as such when they are sent (after the timeouts'). */
+    private int tailRetransmits;
+
+    /** Probes the tail of every path whose tail probe is due (see {@link SenderPath#tailProbeDueNs}). */
+    private void probeTails(long nowNs) {
+        long siblingRttNs = health.bestActiveRttNs();
+        for (SenderPath p : tx) {
+            long dueNs = p.tailProbeDueNs(lazyAckDelay, siblingRttNs);
+            if (dueNs != Long.MAX_VALUE && dueNs - nowNs <= 0) {
+                int before = retxCount;
+                p.probeTail(this);
+                tailRetransmits += retxCount - before;
+            }
+        }
+    }
 
     @Override
     public int retransmissionsQueued() {
@@ -1000,9 +1017,13 @@ public final class Connection implements PathHealth.Owner {
                 timers.set(at + PROBE, tx[p].probeDueNs());
                 timers.set(at + ACK, rx[p].ackDueNs());
             }
+            // A path with no round trip of its own times its tail probe by its siblings' best: any change may move it.
+            long siblingRttNs = health.bestActiveRttNs();
+            for (SenderPath p : tx) {
+                timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, siblingRttNs));
+            }
             // A silence deadline hangs on the best sibling's round trip: any path's change may move every one.
             if (health.anySuspect() || silenceArmed) {
-                long siblingRttNs = health.anySuspect() ? health.bestActiveRttNs() : Long.MAX_VALUE;
                 for (SenderPath p : tx) {
                     timers.set(p.index * PATH_SLOTS + SILENCE, health.anySuspect()
                             ? health.silenceDeadlineNs(p, siblingRttNs) : Timers.NONE);
@@ -1040,6 +1061,7 @@ public final class Connection implements PathHealth.Owner {
             next = Math.min(next, tx[i].rtoDeadlineNs(config));
             next = Math.min(next, tx[i].probeDueNs());
             next = Math.min(next, rx[i].ackDueNs());
+            next = Math.min(next, tx[i].tailProbeDueNs(lazyAckDelay, health.bestActiveRttNs()));
         }
         if (health.anySuspect()) {
             long siblingRttNs = health.bestActiveRttNs();
@@ -1290,6 +1312,9 @@ public final class Connection implements PathHealth.Owner {
             if (rtoRetransmits > 0) {
                 rtoRetransmits--;
                 counters.increment(Counter.RETRANSMITS_RTO);
+            } else if (tailRetransmits > 0) {
+                tailRetransmits--;
+                counters.increment(Counter.RETRANSMITS_TAIL);
             } else {
                 counters.increment(Counter.RETRANSMITS_SACK);
             }

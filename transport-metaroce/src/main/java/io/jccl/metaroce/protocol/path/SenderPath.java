@@ -74,6 +74,10 @@ public final class SenderPath {
     private long windowEndNs;
     private long lastCutNs = Long.MIN_VALUE / 2;
     private long lastAckNs;
+    /** When the newest packet went out on this path. */
+    private long lastSentNs;
+    /** A tail probe gave up the newest packet since the last send or acknowledgement: one per tail. */
+    private boolean tailProbed;
 
     // Probing.
     private int probeSeq;
@@ -186,6 +190,8 @@ public final class SenderPath {
         epoch[slot] = messageEpoch;
         bytes[slot] = payloadBytes;
         sentNs[slot] = nowNs;
+        lastSentNs = nowNs;
+        tailProbed = false;
         outstanding++;
         bytesInFlight += payloadBytes;
         return psn;
@@ -273,6 +279,7 @@ public final class SenderPath {
         if (acked > 0) {
             lastProgressNs = nowNs;
             lastAckNs = nowNs;
+            tailProbed = false;
             consecutiveRtos = 0;
             backoff = 1;
             evidenceNs = NO_EVIDENCE;
@@ -423,6 +430,46 @@ public final class SenderPath {
         abandonOutstanding(visitor);
         lastProgressNs = nowNs;
         stallDeferred = false;
+    }
+
+    /**
+     * When to probe the tail: an active path with packets outstanding that neither sent nor heard an acknowledgement
+     * for {@code 2 * srtt + ackDelayNs} (the receiver's longest wait before acknowledging) has likely lost its newest
+     * packets, and with nothing sent after them no acknowledgement can reveal the hole: only the retransmission
+     * timeout would, at least the RTO floor later (TCP's tail loss probe, RFC 8985).
+     *
+     * @param ackDelayNs    the longest a receiver holds an acknowledgement
+     * @param siblingRttNs  the round trip to assume while this path has no sample of its own (its siblings' best),
+     *                      {@link Long#MAX_VALUE} for none
+     * @return the deadline, {@link Long#MAX_VALUE} when none applies (nothing outstanding, not active, no round trip
+     *         known, or probed since the last send or acknowledgement)
+     */
+    public long tailProbeDueNs(long ackDelayNs, long siblingRttNs) {
+        if (outstanding == 0 || state != PathState.ACTIVE || tailProbed || (!hasRtt && siblingRttNs == Long.MAX_VALUE)) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(lastSentNs, lastAckNs) + 2 * (hasRtt ? srttNs : siblingRttNs) + ackDelayNs;
+    }
+
+    /**
+     * Probes the tail: the newest outstanding packet is given up (the visitor is told it is lost, so it goes again
+     * and its copy, a PSN past any hole, makes the receiver acknowledge at once). Once until the next send or
+     * acknowledgement; the path's state and window stay as they are (a probe is no verdict).
+     *
+     * @return whether a packet was given up
+     */
+    public boolean probeTail(AckVisitor visitor) {
+        tailProbed = true;
+        for (int psn = nextPsn - 1; psn - lowestOutstanding >= 0; psn--) {
+            int slot = psn & (WINDOW - 1);
+            if (inUse[slot]) {
+                release(slot);
+                advanceLowest();
+                visitor.lost(message[slot], chunk[slot], epoch[slot]);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return RTO expiries in a row (0 after an acknowledgement) */
