@@ -127,6 +127,10 @@ public final class Connection implements PathHealth.Owner {
     private final long allPaths;
     /** Some path's silence deadline is set in the timers. */
     private boolean silenceArmed;
+    /** Every path has a round trip of its own: no tail probe hangs on the siblings' any more. */
+    private boolean everyPathTimed;
+    /** Per path: its tail probe slot was last taken with its own round trip. */
+    private final boolean[] tailTimed;
 
     // Handshake.
     private final byte[] localNonce;
@@ -253,6 +257,7 @@ public final class Connection implements PathHealth.Owner {
         this.health = new PathHealth(config, counters, tx);
         this.timers = new Timers(paths * PATH_SLOTS + CONNECTION_SLOTS);
         this.lazyAckDelay = lazyAckDelayNs(config);
+        this.tailTimed = new boolean[paths];
         this.allPaths = paths == 64 ? -1L : (1L << paths) - 1;
         this.pathsChanged = allPaths;
         this.outbound = new OutboundMessage[config.maxPendingWork()];
@@ -1016,14 +1021,29 @@ public final class Connection implements PathHealth.Owner {
                 timers.set(at + RTO, tx[p].rtoDeadlineNs(config));
                 timers.set(at + PROBE, tx[p].probeDueNs());
                 timers.set(at + ACK, rx[p].ackDueNs());
+                if (tx[p].hasRtt()) {
+                    timers.set(at + TAIL, tx[p].tailProbeDueNs(lazyAckDelay, Long.MAX_VALUE));
+                }
             }
-            // A path with no round trip of its own times its tail probe by its siblings' best: any change may move it.
-            long siblingRttNs = health.bestActiveRttNs();
-            for (SenderPath p : tx) {
-                timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, siblingRttNs));
+            // A path with no round trip of its own times its tail probe by its siblings' best, which any path's
+            // change may move; once every path has a sample of its own (they keep it), this costs nothing.
+            if (!everyPathTimed) {
+                long siblingRttNs = health.bestActiveRttNs();
+                boolean all = true;
+                for (SenderPath p : tx) {
+                    if (!p.hasRtt()) {
+                        all = false;
+                        timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, siblingRttNs));
+                    } else if (!tailTimed[p.index]) {
+                        timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, Long.MAX_VALUE));
+                    }
+                    tailTimed[p.index] = p.hasRtt();
+                }
+                everyPathTimed = all;
             }
             // A silence deadline hangs on the best sibling's round trip: any path's change may move every one.
             if (health.anySuspect() || silenceArmed) {
+                long siblingRttNs = health.anySuspect() ? health.bestActiveRttNs() : Long.MAX_VALUE;
                 for (SenderPath p : tx) {
                     timers.set(p.index * PATH_SLOTS + SILENCE, health.anySuspect()
                             ? health.silenceDeadlineNs(p, siblingRttNs) : Timers.NONE);
