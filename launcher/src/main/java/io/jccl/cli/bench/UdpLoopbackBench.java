@@ -134,12 +134,9 @@ final class UdpLoopbackBench {
                 // Warm-up, not measured: one transfer of the measured size, then shorter ones until the JIT is
                 // quiet (it compiled through the first two transfers of 1 GiB, on a core the two sides need).
                 transfer(sender, conn, regionKey, src, bytes, messageBytes, deadline);
-                JitQuiet jit = JitQuiet.ofThisJvm();
-                long warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
                 long warmUpBytes = Math.min(bytes, WARM_UP_BYTES);
-                while (!jit.quiet() && System.nanoTime() < warmUpEndNs) {
-                    transfer(sender, conn, regionKey, src, warmUpBytes, messageBytes, deadline);
-                }
+                untilJitQuiet(JitQuiet.ofThisJvm(),
+                        () -> transfer(sender, conn, regionKey, src, warmUpBytes, messageBytes, deadline));
                 dst.fill((byte) 0);
                 long retransmitsBefore = retransmits(e);
                 long sentBefore = sender.datagramsSent();
@@ -175,20 +172,16 @@ final class UdpLoopbackBench {
         long warmUpDatagrams = Math.min(datagrams, WARM_UP_BYTES / payloadBytes + 1);
         // Each warmed up like the endpoints: its code is compiled too before the blast that counts.
         JitQuiet jit = JitQuiet.ofThisJvm();
-        long warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
-        do {
-            RawUdpBlast.run(rawConfig, datagram, warmUpDatagrams);
-        } while (!jit.quiet() && System.nanoTime() < warmUpEndNs);
+        RawUdpBlast.run(rawConfig, datagram, warmUpDatagrams);
+        untilJitQuiet(jit, () -> RawUdpBlast.run(rawConfig, datagram, warmUpDatagrams));
         RawUdpBlast.Result raw = RawUdpBlast.run(rawConfig, datagram, datagrams);
         int header = DataFlyweight.DATA_HEADER_LENGTH;
         dst.fill((byte) 0);
-        warmUpEndNs = System.nanoTime() + WARM_UP_MAX_NS;
-        do {
-            RawUdpBlast.runChecked(rawConfig, header, payloadBytes, warmUpDatagrams, src, dst);
-        } while (!jit.quiet() && System.nanoTime() < warmUpEndNs);
+        RawUdpBlast.runChecked(rawConfig, header, payloadBytes, warmUpDatagrams, src, dst);
+        untilJitQuiet(jit, () -> RawUdpBlast.runChecked(rawConfig, header, payloadBytes, warmUpDatagrams, src, dst));
         dst.fill((byte) 0);
         RawUdpBlast.Result checked = RawUdpBlast.runChecked(rawConfig, header, payloadBytes, datagrams, src, dst);
-        long placedBytes = Math.min(bytes, datagrams * payloadBytes) / payloadBytes * payloadBytes;
+        long placedBytes = bytes / payloadBytes * payloadBytes;   // whole payloads: a partial last one wraps to 0
         if (MemorySegment.mismatch(src, 0, placedBytes, dst, 0, placedBytes) != -1) {
             throw new IllegalStateException("the checked blast placed bytes that differ from its source");
         }
@@ -198,6 +191,14 @@ final class UdpLoopbackBench {
                 measured.datagramsSent(), measured.wallNs(), measured.io(), measured.sendCalls(),
                 measured.gsoSegmentsSent(), measured.gsoMessagesSent(), raw.gsoRun(),
                 checked.datagramsReceived() * (double) payloadBytes * 1e9 / checked.elapsedNs());
+    }
+
+    /** Runs warm-up rounds while the JIT still compiles, for at most {@link #WARM_UP_MAX_NS}. */
+    private static void untilJitQuiet(JitQuiet jit, Runnable round) {
+        long endNs = System.nanoTime() + WARM_UP_MAX_NS;
+        while (!jit.quiet() && System.nanoTime() < endNs) {
+            round.run();
+        }
     }
 
     private static long retransmits(Endpoint e) {

@@ -129,8 +129,6 @@ public final class Connection implements PathHealth.Owner {
     private boolean silenceArmed;
     /** Every path has a round trip of its own: no tail probe hangs on the siblings' any more. */
     private boolean everyPathTimed;
-    /** Per path: its tail probe slot was last taken with its own round trip. */
-    private final boolean[] tailTimed;
 
     // Handshake.
     private final byte[] localNonce;
@@ -257,7 +255,6 @@ public final class Connection implements PathHealth.Owner {
         this.health = new PathHealth(config, counters, tx);
         this.timers = new Timers(paths * PATH_SLOTS + CONNECTION_SLOTS);
         this.lazyAckDelay = lazyAckDelayNs(config);
-        this.tailTimed = new boolean[paths];
         this.allPaths = paths == 64 ? -1L : (1L << paths) - 1;
         this.pathsChanged = allPaths;
         this.outbound = new OutboundMessage[config.maxPendingWork()];
@@ -1031,13 +1028,12 @@ public final class Connection implements PathHealth.Owner {
                 long siblingRttNs = health.bestActiveRttNs();
                 boolean all = true;
                 for (SenderPath p : tx) {
+                    // A path gets its first sample from an ACK or probe reply, which marks it changed: the loop
+                    // above then took its slot with its own round trip.
                     if (!p.hasRtt()) {
                         all = false;
                         timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, siblingRttNs));
-                    } else if (!tailTimed[p.index]) {
-                        timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, Long.MAX_VALUE));
                     }
-                    tailTimed[p.index] = p.hasRtt();
                 }
                 everyPathTimed = all;
             }

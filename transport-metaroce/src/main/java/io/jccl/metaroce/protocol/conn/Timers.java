@@ -30,11 +30,6 @@ final class Timers {
         Arrays.fill(deadlineNs, NONE);
     }
 
-    /** @return how many slots there are */
-    int slots() {
-        return deadlineNs.length;
-    }
-
     /** Sets one slot's deadline ({@link #NONE}: nothing pending). */
     void set(int slot, long atNs) {
         long old = deadlineNs[slot];
@@ -82,13 +77,5 @@ final class Timers {
             }
         }
         return false;
-    }
-
-    /** Clears every slot. */
-    void clear() {
-        Arrays.fill(deadlineNs, NONE);
-        earliestNs = NONE;
-        earliestSlot = -1;
-        stale = false;
     }
 }

@@ -57,15 +57,6 @@ class TimersTest {
     }
 
     @Test
-    void clearLeavesNothingPending() {
-        Timers timers = new Timers(2);
-        timers.set(0, 7);
-        timers.clear();
-        assertThat(timers.earliestNs()).isEqualTo(Timers.NONE);
-        assertThat(timers.get(0)).isEqualTo(Timers.NONE);
-    }
-
-    @Test
     void noSlotsIsRefused() {
         assertThatThrownBy(() -> new Timers(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("slots");
