@@ -67,6 +67,18 @@ final class PlanRunner implements OpRun {
     private boolean[] sunk = new boolean[4];
     /** An out-of-place exchange that received straight into its result, combined there with the input afterwards. */
     private boolean[] receivedInResult = new boolean[4];
+    /**
+     * Pipelined rendezvous ({@link RecvConnection#receivesAhead()}): each lane's receive posted for a later step while
+     * the current one runs — the step's index (-1: none), its request, and its sink where it combines in one.
+     */
+    private int[] aheadStep = new int[4];
+    private NetRequest[] aheadRecv = new NetRequest[4];
+    private CombineSink[] aheadSinks = newSinks(4);
+    private boolean[] aheadSunk = new boolean[4];
+    /** Receives posted ahead since this runner was made (tests, diagnostics). */
+    private long postedAhead;
+    /** At most this many send-only steps lie between a lane's current step and the one it receives ahead for. */
+    private static final int AHEAD_SKIPS_SENDS = 2;
 
     /** @return e.g. {@code rank 2 (pid 4711 on node3)}, for messages about a peer that went away */
     private String name(int peer) {
@@ -103,6 +115,7 @@ final class PlanRunner implements OpRun {
             slot1[i] = -1;
             sourceSlot[i] = -1;
             resetRequests(i);
+            dropAhead(i);
         }
     }
 
@@ -125,6 +138,10 @@ final class PlanRunner implements OpRun {
         sinks = newSinks(n);
         sunk = new boolean[n];
         receivedInResult = new boolean[n];
+        aheadStep = new int[n];
+        aheadRecv = new NetRequest[n];
+        aheadSinks = newSinks(n);
+        aheadSunk = new boolean[n];
     }
 
     private static CombineSink[] newSinks(int n) {
@@ -152,6 +169,15 @@ final class PlanRunner implements OpRun {
         receivedInResult[lane] = false;
     }
 
+    private void dropAhead(int lane) {
+        if (aheadSunk[lane]) {
+            aheadSinks[lane].clear();
+            aheadSunk[lane] = false;
+        }
+        aheadStep[lane] = -1;
+        aheadRecv[lane] = null;
+    }
+
     /** @return true when every lane finished and every send completed */
     @Override
     public boolean done() {
@@ -177,6 +203,7 @@ final class PlanRunner implements OpRun {
             while (stepIndex[lane] < steps.size()) {
                 Step step = steps.get(stepIndex[lane]);
                 if (!advance(lane, step)) {
+                    progressed |= receiveAhead(lane, steps);
                     break;
                 }
                 progressed = true;
@@ -222,6 +249,21 @@ final class PlanRunner implements OpRun {
     }
 
     private boolean begin(int lane, Step step, int member, long bytes) {
+        if (aheadStep[lane] == stepIndex[lane]) {
+            // Its receive was posted while an earlier step ran: it only has to complete now.
+            recv0[lane] = aheadRecv[lane];
+            if (aheadSunk[lane]) {
+                CombineSink bound = aheadSinks[lane];
+                aheadSinks[lane] = sinks[lane];
+                sinks[lane] = bound;
+                sunk[lane] = true;
+                aheadSunk[lane] = false;
+            }
+            aheadStep[lane] = -1;
+            aheadRecv[lane] = null;
+            phase[lane] = WAIT;
+            return true;
+        }
         switch (step.kind()) {
             case SEND -> {
                 MemorySegment src = buffer(step.src(), member);
@@ -365,6 +407,99 @@ final class PlanRunner implements OpRun {
             }
             default -> throw new IllegalStateException("unknown step " + step.kind());
         }
+    }
+
+    /**
+     * The pipelined rendezvous: while a lane waits in a step whose receives are posted (or that receives nothing),
+     * posts the receive of its next receiving step where the connection asks for that
+     * ({@link RecvConnection#receivesAhead()}), so that the peer's send of that step finds its way open. Only a step
+     * that receives from one peer straight into its destination (a copy, or a sink combining it with a local operand
+     * there), past at most {@link #AHEAD_SKIPS_SENDS} send-only steps, and only where nothing before it still reads or
+     * writes the memory it writes or reads: the current step's operands, the skipped sends' sources, sends in flight.
+     * Receives stay posted in the lane's order, so the n-th receive on a connection still matches the n-th send.
+     *
+     * @return whether a receive was posted
+     */
+    private boolean receiveAhead(int lane, List<Step> steps) {
+        int k = stepIndex[lane];
+        Step current = steps.get(k);
+        boolean currentPosted = current.kind() == Step.Kind.SEND
+                || (current.kind() != Step.Kind.COPY && phase[lane] != START);
+        if (aheadStep[lane] >= 0 || !currentPosted) {
+            return false;
+        }
+        int j = k + 1;
+        while (j < steps.size() && steps.get(j).kind() == Step.Kind.SEND && j - k <= AHEAD_SKIPS_SENDS) {
+            j++;
+        }
+        if (j >= steps.size()) {
+            return false;
+        }
+        Step next = steps.get(j);
+        int member = next.member();
+        int peer = next.recvPeer0();
+        boolean copies = next.kind() == Step.Kind.RECV_COPY_SEND;
+        boolean combines = next.kind() == Step.Kind.RECV_REDUCE_SEND && next.recvPeer1() < 0
+                && next.src() != Buf.NONE && next.dst() != Buf.NONE;
+        if (!(copies || combines) || peer < 0 || !links.dataRecv[peer].receivesAhead()) {
+            return false;
+        }
+        long bytes = next.count() * elementBytes[member];
+        MemorySegment dst = buffer(next.dst(), member);
+        MemorySegment src = combines ? buffer(next.src(), member) : null;
+        if (combines && !sinkReaches(peer, src, dst)) {
+            return false;
+        }
+        if (touches(current, dst, next.dstOffset(), bytes) || sends.reads(dst, next.dstOffset(), bytes)
+                || combines && writes(current, src, next.srcOffset(), bytes)) {
+            return false;
+        }
+        for (int i = k + 1; i < j; i++) {
+            if (touches(steps.get(i), dst, next.dstOffset(), bytes)) {
+                return false;
+            }
+        }
+        NetRequest r;
+        if (combines) {
+            aheadSinks[lane].bind(reducers[member], src, next.srcOffset(), dst, next.dstOffset(),
+                    elementBytes[member], true, next.prepare(), next.finish());
+            r = irecv(peer, aheadSinks[lane], bytes, member);
+            if (r == null) {
+                aheadSinks[lane].clear();
+                return false;
+            }
+        } else {
+            r = irecv(peer, dst, next.dstOffset(), bytes, member);
+            if (r == null) {
+                return false;
+            }
+        }
+        aheadStep[lane] = j;
+        aheadRecv[lane] = r;
+        aheadSunk[lane] = combines;
+        postedAhead++;
+        return true;
+    }
+
+    /** @return how many receives this runner posted ahead of their step (the pipelined rendezvous) */
+    long receivesPostedAhead() {
+        return postedAhead;
+    }
+
+    /** @return whether {@code step} reads or writes any of the range (its operand or its destination) */
+    private boolean touches(Step step, MemorySegment buffer, long offset, long bytes) {
+        int member = step.member();
+        long stepBytes = step.count() * elementBytes[member];
+        return step.src() != Buf.NONE
+                && ArgChecks.overlaps(buffer(step.src(), member), step.srcOffset(), stepBytes, buffer, offset, bytes)
+                || writes(step, buffer, offset, bytes);
+    }
+
+    /** @return whether {@code step} writes any of the range (its destination) */
+    private boolean writes(Step step, MemorySegment buffer, long offset, long bytes) {
+        int member = step.member();
+        return step.dst() != Buf.NONE && ArgChecks.overlaps(buffer(step.dst(), member), step.dstOffset(),
+                step.count() * elementBytes[member], buffer, offset, bytes);
     }
 
     /**
@@ -702,6 +837,7 @@ final class PlanRunner implements OpRun {
         staging.releaseAll();
         for (int i = 0; i < lanes; i++) {
             resetRequests(i);
+            dropAhead(i);
             slot0[i] = -1;
             slot1[i] = -1;
         }

@@ -19,6 +19,19 @@ public interface RecvConnection extends AutoCloseable {
      */
     NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag, MemoryRegistration mr);
 
+    /**
+     * Whether a receive posted before its message is due saves time: a receiver-driven transport opens the sender's
+     * way when the receive is posted (a clear-to-send), so a sender whose receive was posted early finds that at
+     * hand instead of waiting a one-way trip for it. The collectives then post the receive of a lane's next step
+     * while the current one still runs (a pipelined rendezvous). False (the default) where the sender writes
+     * without waiting for the receiver anyway.
+     *
+     * @return true to have receives posted a step ahead
+     */
+    default boolean receivesAhead() {
+        return false;
+    }
+
     /** @return whether {@link #irecv(RecvSink, long, long)} is supported */
     default boolean acceptsSinks() {
         return false;

@@ -10,6 +10,7 @@ import io.jccl.plan.OpKind;
 import io.jccl.plan.OpShape;
 import io.jccl.plan.Plan;
 import io.jccl.prims.PlanBuilder;
+import io.jccl.prims.Prims;
 import io.jccl.reduce.Reducer;
 import io.jccl.reduce.Reducers;
 import org.junit.jupiter.api.DynamicTest;
@@ -71,6 +72,137 @@ class DeterministicPlanTest {
         return tests.stream();
     }
 
+    /**
+     * The same plans over receiver-driven connections, as metaroce's: each lane posts its next receive while the
+     * current step runs (the pipelined rendezvous), and reducing receives go to sinks that take the data in pieces in
+     * random order. The results stay exact, in place too, whatever the interleaving: a receive posted ahead never
+     * lands in memory a step before it still reads or writes.
+     */
+    @TestFactory
+    Stream<DynamicTest> everyAlgorithmWithReceivesPostedAhead() {
+        List<Case> cases = new ArrayList<>();
+        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
+            reducing(cases, OpKind.ALL_REDUCE, a);
+        }
+        reducing(cases, OpKind.REDUCE, Algorithm.AUTO);
+        reducing(cases, OpKind.REDUCE_SCATTER, Algorithm.AUTO);
+        for (OpKind k : new OpKind[] {OpKind.BROADCAST, OpKind.ALL_GATHER, OpKind.ALL_TO_ALL, OpKind.GATHER,
+                OpKind.SCATTER, OpKind.P2P}) {
+            cases.add(new Case(k, Algorithm.AUTO, DataType.FLOAT64, null));
+        }
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Case c : cases) {
+            for (boolean inPlace : c.kind == OpKind.ALL_REDUCE ? new boolean[] {false, true} : new boolean[] {false}) {
+                for (int n : new int[] {2, 3, 4, 5}) {
+                    for (long count : new long[] {1, 100, 1000}) {
+                        for (long chunk : CHUNKS) {
+                            long seed = java.util.Objects.hash(c, n, count, chunk, inPlace, "ahead");
+                            String name = c.kind + " " + c.algorithm + " " + c.type + (c.op == null ? "" : " " + c.op)
+                                    + (inPlace ? " in place" : "") + " n=" + n + " count=" + count + " chunk=" + chunk
+                                    + " seed=" + seed;
+                            tests.add(DynamicTest.dynamicTest(name,
+                                    () -> run(c, n, count, chunk, seed, name, false, inPlace, true)));
+                        }
+                    }
+                }
+            }
+        }
+        return tests.stream();
+    }
+
+    /**
+     * The ring of 2 ranks receives ahead at every step after the first, out of place; in place only where no send in
+     * flight still reads the block the receive would write.
+     */
+    @org.junit.jupiter.api.Test
+    void aRingPostsItsReceivesAheadWhereTheConnectionsAskForIt() {
+        Case c = new Case(OpKind.ALL_REDUCE, Algorithm.RING, DataType.FLOAT32, ReduceOp.Kind.SUM);
+        for (boolean inPlace : new boolean[] {false, true}) {
+            // 1000 elements in chunks of 64: 8 loops of 2 blocks, each loop 2 receives per rank.
+            long ahead = run(c, 2, 1000, 64, 7, "ring ahead, in place " + inPlace, false, inPlace, true).postedAhead();
+            org.assertj.core.api.Assertions.assertThat(ahead).as("receives posted ahead, in place %s", inPlace)
+                    .isPositive();
+            long none = run(c, 2, 1000, 64, 7, "ring, in place " + inPlace, false, inPlace, false).postedAhead();
+            org.assertj.core.api.Assertions.assertThat(none).as("without receiver-driven connections").isZero();
+        }
+    }
+
+    /**
+     * A receive is not posted ahead into memory the step before it still writes. Three ranks: rank 0 receives rank
+     * 1's block into its result and forwards it to rank 2, then receives rank 2's block into the same place. Rank 2
+     * sends without waiting for anything, so a receive posted ahead for it could take rank 2's block first, and rank
+     * 1's would overwrite it, or the forward would carry rank 2's own data back: every seed must end with rank 0
+     * holding rank 2's block and rank 2 holding rank 1's.
+     */
+    @org.junit.jupiter.api.Test
+    void noReceiveIsPostedAheadIntoMemoryAnEarlierStepStillWrites() {
+        int n = 3;
+        long count = 64;
+        int es = 4;
+        for (long seed = 0; seed < 200; seed++) {
+            SimFabric fabric = new SimFabric(n, seed, true);
+            SplittableRandom random = new SplittableRandom(~seed);
+            PlanRunner[] runners = new PlanRunner[n];
+            MemorySegment[] recv = new MemorySegment[n];
+            try (Arena arena = Arena.ofShared()) {
+                for (int r = 0; r < n; r++) {
+                    PeerLinks links = new PeerLinks(n, List.of());
+                    for (int p = 0; p < n; p++) {
+                        if (p != r) {
+                            links.dataSend[p] = fabric.sendEnd(r, p);
+                            links.dataRecv[p] = fabric.recvEnd(p, r);
+                        }
+                    }
+                    MemorySegment send = arena.allocate(count * es);
+                    send.fill((byte) (r + 1));
+                    recv[r] = arena.allocate(count * es);
+                    PlanBuilder b = new PlanBuilder(r, n, es, count);
+                    switch (r) {
+                        case 0 -> {
+                            b.recvCopySend(1, io.jccl.plan.Buf.RECV, 0, count, 2, Prims.NO_PEER);
+                            b.recv(2, io.jccl.plan.Buf.RECV, 0, count);
+                        }
+                        case 1 -> b.send(0, io.jccl.plan.Buf.SEND, 0, count);
+                        default -> {
+                            b.send(0, io.jccl.plan.Buf.SEND, 0, count);
+                            b.recv(0, io.jccl.plan.Buf.RECV, 0, count);
+                        }
+                    }
+                    runners[r] = new PlanRunner(r, links, new StagingPool(count * es), null);
+                    OpRequest req = OpRequest.p2p(true, send, count, DataType.FLOAT32, 0, new OpFuture(null));
+                    runners[r].start(b.build("hazard"), new MemorySegment[] {send}, new MemorySegment[] {recv[r]},
+                            new long[] {1}, new int[] {es}, new Reducer[] {null}, new OpRequest[] {req});
+                }
+                boolean[] done = new boolean[n];
+                for (int finished = 0, steps = 0; finished < n; steps++) {
+                    if (steps > 1_000_000) {
+                        fail("no end, seed " + seed);
+                    }
+                    if (!(random.nextBoolean() && fabric.deliverOne())) {
+                        int r = random.nextInt(n);
+                        if (!done[r]) {
+                            runners[r].progress();
+                        }
+                    }
+                    for (int r = 0; r < n; r++) {
+                        if (!done[r] && runners[r].done()) {
+                            done[r] = true;
+                            finished++;
+                        }
+                    }
+                }
+                for (long i = 0; i < count * es; i++) {
+                    if (recv[0].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 3
+                            || recv[2].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 2) {
+                        fail("seed " + seed + ": byte " + i + " of rank 0's result is "
+                                + recv[0].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) + " (want 3), of rank 2's "
+                                + recv[2].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) + " (want 2)");
+                    }
+                }
+            }
+        }
+    }
+
     private static void reducing(List<Case> cases, OpKind kind, Algorithm a) {
         cases.add(new Case(kind, a, DataType.FLOAT32, ReduceOp.Kind.SUM));
         cases.add(new Case(kind, a, DataType.INT32, ReduceOp.Kind.MAX));
@@ -87,7 +219,7 @@ class DeterministicPlanTest {
     void operationsMarkedForSingleCopyPostEverySendSingleCopy() {
         Case c = new Case(OpKind.ALL_REDUCE, Algorithm.RECURSIVE_DOUBLING, DataType.FLOAT32, ReduceOp.Kind.SUM);
         for (boolean marked : new boolean[] {true, false}) {
-            SimFabric fabric = run(c, 2, 1000, 64, 42, "single copy " + marked, marked, false);
+            SimFabric fabric = run(c, 2, 1000, 64, 42, "single copy " + marked, marked, false, false).fabric();
             int[] counts = fabric.sendCounts(0, 1);
             org.assertj.core.api.Assertions.assertThat(counts[1]).isPositive();
             org.assertj.core.api.Assertions.assertThat(counts[0]).as("single-copy sends, marked %s", marked)
@@ -96,12 +228,16 @@ class DeterministicPlanTest {
     }
 
     private static void run(Case c, int n, long count, long chunkElements, long seed, String name) {
-        run(c, n, count, chunkElements, seed, name, false, false);
+        run(c, n, count, chunkElements, seed, name, false, false, false);
     }
 
-    private static SimFabric run(Case c, int n, long count, long chunkElements, long seed, String name,
-                                 boolean singleCopySends, boolean inPlace) {
-        SimFabric fabric = new SimFabric(n, seed);
+    /** What a run left: its fabric, and how many receives its runners posted ahead. */
+    private record Outcome(SimFabric fabric, long postedAhead) {
+    }
+
+    private static Outcome run(Case c, int n, long count, long chunkElements, long seed, String name,
+                               boolean singleCopySends, boolean inPlace, boolean receiverDriven) {
+        SimFabric fabric = new SimFabric(n, seed, receiverDriven);
         SplittableRandom random = new SplittableRandom(~seed);
         int root = (int) Math.floorMod(seed, n);
         CollectiveCheck check = new CollectiveCheck(c.kind, c.type, c.op, n, count, root, seed);
@@ -160,7 +296,11 @@ class DeterministicPlanTest {
                 }
             }
         }
-        return fabric;
+        long ahead = 0;
+        for (PlanRunner runner : runners) {
+            ahead += runner.receivesPostedAhead();
+        }
+        return new Outcome(fabric, ahead);
     }
 
     private static boolean anyCanMove(PlanRunner[] runners, boolean[] done, SimFabric fabric) {

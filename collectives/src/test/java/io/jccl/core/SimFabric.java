@@ -4,6 +4,7 @@ import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvConnection;
+import io.jccl.net.RecvSink;
 import io.jccl.net.SendConnection;
 
 import java.lang.foreign.MemorySegment;
@@ -20,6 +21,10 @@ import java.util.SplittableRandom;
  * writes into the log only when posting to an idle connection or when its request is tested, a send is
  * deliverable either at once (chosen at random when posted) or only after its request was tested once: a runner
  * that stops testing a send while it waits for something else deadlocks here as it would on shm.
+ *
+ * <p>Built with {@code receiverDriven}, its connections behave as metaroce's do where the collectives see it: they
+ * ask for receives posted ahead ({@link RecvConnection#receivesAhead()}) and take sinks, which get each message in
+ * pieces of random length (multiples of {@link RecvSink#ALIGN_BYTES}, the last one excepted) in random order.
  */
 final class SimFabric {
     private final int size;
@@ -27,13 +32,17 @@ final class SimFabric {
     private final Link[][] links;
 
     SimFabric(int size, long seed) {
+        this(size, seed, false);
+    }
+
+    SimFabric(int size, long seed, boolean receiverDriven) {
         this.size = size;
         this.random = new SplittableRandom(seed);
         this.links = new Link[size][size];
         for (int from = 0; from < size; from++) {
             for (int to = 0; to < size; to++) {
                 if (from != to) {
-                    links[from][to] = new Link(1 + random.nextInt(4), random);   // 1-4 messages in flight
+                    links[from][to] = new Link(1 + random.nextInt(4), random, receiverDriven);   // 1-4 in flight
                 }
             }
         }
@@ -87,6 +96,7 @@ final class SimFabric {
 
     private static final class Req implements NetRequest {
         MemorySegment buffer;
+        RecvSink sink;
         long offset;
         long bytes;
         long tag;
@@ -124,6 +134,7 @@ final class SimFabric {
     private static final class Link {
         final int capacity;
         final SplittableRandom random;
+        final boolean receiverDriven;
         long sendSeq;
         long recvSeq;
         long retiredBelow;
@@ -162,13 +173,36 @@ final class SimFabric {
             }
 
             @Override
+            public boolean receivesAhead() {
+                return receiverDriven;
+            }
+
+            @Override
+            public boolean acceptsSinks() {
+                return receiverDriven;
+            }
+
+            @Override
+            public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
+                if (!receiverDriven) {
+                    return RecvConnection.super.irecv(sink, capacityBytes, expectedTag);
+                }
+                Req r = (Req) post(false, null, 0, capacityBytes, expectedTag);
+                if (r != null) {
+                    r.sink = sink;
+                }
+                return r;
+            }
+
+            @Override
             public void close() {
             }
         };
 
-        Link(int capacity, SplittableRandom random) {
+        Link(int capacity, SplittableRandom random, boolean receiverDriven) {
             this.capacity = capacity;
             this.random = random;
+            this.receiverDriven = receiverDriven;
         }
 
         private NetRequest post(boolean sendSide, MemorySegment buffer, long offset, long bytes, long tag) {
@@ -220,11 +254,27 @@ final class SimFabric {
                 r.failure = new NetException(NetException.Reason.TRUNCATED, s.bytes + " > " + r.bytes);
                 s.failure = new NetException(NetException.Reason.TRUNCATED, s.bytes + " > " + r.bytes);
             } else {
-                if (s.bytes > 0) {
+                if (s.bytes > 0 && r.sink != null) {
+                    toSink(s, r.sink);
+                } else if (s.bytes > 0) {
                     MemorySegment.copy(s.buffer, s.offset, r.buffer, r.offset, s.bytes);
                 }
                 r.result = s.bytes;
                 s.result = s.bytes;
+            }
+        }
+
+        /** The message in pieces of random length, in random order, each byte once. */
+        private void toSink(Req s, RecvSink sink) {
+            List<long[]> pieces = new ArrayList<>();
+            for (long at = 0; at < s.bytes; ) {
+                long n = Math.min(s.bytes - at, RecvSink.ALIGN_BYTES * (1 + random.nextInt(8)));
+                pieces.add(new long[] {at, n});
+                at += n;
+            }
+            java.util.Collections.shuffle(pieces, new java.util.Random(random.nextLong()));
+            for (long[] p : pieces) {
+                sink.accept(s.buffer, s.offset + p[0], p[0], p[1]);
             }
         }
     }

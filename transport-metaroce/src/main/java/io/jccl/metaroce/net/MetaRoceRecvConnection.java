@@ -94,6 +94,15 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     /**
+     * A long message waits for its receive's CTS: a receive posted a step early has sent it by the time the peer's
+     * send starts (pipelined rendezvous).
+     */
+    @Override
+    public boolean receivesAhead() {
+        return true;
+    }
+
+    /**
      * Sinks are taken: a long message's WRITE places each packet's payload into the sink where the driver received
      * it (in arrival order, each byte once), a short one's comes out of its FIN in one piece. Only where the
      * connection's payload is a multiple of {@link RecvSink#ALIGN_BYTES} (the transport's own always is; a peer
