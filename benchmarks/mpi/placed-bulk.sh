@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Bulk all-reduces over metaroce beside Open MPI tcp, each run tagged with the vCPU placement before and after it
+# (benchmarks/mpi/core_round_trip: "near" when the host runs both vCPUs on cores sharing a last-level cache, "far"
+# otherwise; a 1 MiB call costs 3-5x more far, in Open MPI and JCCL alike, and the host switches every few seconds
+# to minutes, so a mean over mixed placements compares placements, not libraries). Alternates REPS times:
+#   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20 -n 300 1M 8M
+#   ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M --iters 300 --warmup 20 --warmup-ms 2000
+#   and, with BEFORE (another built checkout), its ./jccl the same way.
+# Prints one line per run ("mpi|jccl|before TIME_1M TIME_8M PLACEMENT_BEFORE/PLACEMENT_AFTER"), then per size the
+# medians over the runs that began and ended near, and JCCL / MPI as busbw.
+# usage: benchmarks/mpi/placed-bulk.sh [REPS [BEFORE]]    Measure at load below 1. Needs Open MPI and a C compiler.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+reps="${1:-5}"
+before="${2:-}"
+case "$reps" in ''|*[!0-9]*|0) echo "placed-bulk.sh: REPS must be a positive number" >&2; exit 2 ;; esac
+if [[ -n "$before" && ! -x "$before/jccl" ]]; then
+  echo "placed-bulk.sh: BEFORE '$before' is not a JCCL checkout (no executable $before/jccl)" >&2; exit 2
+fi
+# shellcheck source=prepare.sh
+. "$here/prepare.sh"
+prepare_mpi_and_jccl placed-bulk.sh
+probe="$root/benchmarks/target/mpi/core_round_trip"
+"${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
+placement() { "$probe" | awk '{ print $2 }'; }
+quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+echo "# placed-bulk.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"
+jccl() {
+  (cd "$1" && ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M --iters 300 --warmup 20 --warmup-ms 2000 \
+    | awk '!/^#/ && NF >= 8 { printf "%s ", $5 }')
+}
+for ((rep = 1; rep <= reps; rep++)); do
+  quiet; p=$(placement)
+  t=$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20 -n 300 1M 8M \
+      | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }')
+  echo "mpi $t$p/$(placement)" | tee -a "$out"
+  quiet; p=$(placement); t=$(jccl "$root"); echo "jccl $t$p/$(placement)" | tee -a "$out"
+  if [[ -n "$before" ]]; then
+    quiet; p=$(placement); t=$(jccl "$before"); echo "before $t$p/$(placement)" | tee -a "$out"
+  fi
+done
+echo "# medians over runs near before and after (count): 1 MiB, 8 MiB us"
+awk '$4 == "near/near" { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++ }
+  function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+    if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return k == 0 ? 0 : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
+  END { for (w in n) { m1[w] = median(v1[w]); m8[w] = median(v8[w]); printf "%s (%d): %s %s\n", w, n[w], m1[w], m8[w] }
+        if (m1["mpi"] > 0 && m1["jccl"] > 0) printf "JCCL/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["jccl"], m8["mpi"] / m8["jccl"]
+        if (m1["before"] > 0 && m1["jccl"] > 0) printf "before/JCCL near: 1 MiB %.2f, 8 MiB %.2f\n", m1["before"] / m1["jccl"], m8["before"] / m8["jccl"] }' "$out"
