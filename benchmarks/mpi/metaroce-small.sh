@@ -19,10 +19,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 before="${1:?usage: metaroce-small.sh BEFORE_CHECKOUT [REPS]}"
 reps="${2:-3}"
-[ -x "$before/jccl" ] || { echo "metaroce-small.sh: no jccl in '$before'" >&2; exit 2; }
-case "$reps" in ''|*[!0-9]*|0) echo "metaroce-small.sh: REPS must be a positive number" >&2; exit 2 ;; esac
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
+check_reps_and_before metaroce-small.sh "$reps" "$before"
 prepare_mpi_and_jccl metaroce-small.sh
 floor="$root/benchmarks/target/mpi/udp_round_trip"
 if ! "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_round_trip.c"; then

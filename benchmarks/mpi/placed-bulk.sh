@@ -14,12 +14,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps="${1:-5}"
 before="${2:-}"
-case "$reps" in ''|*[!0-9]*|0) echo "placed-bulk.sh: REPS must be a positive number" >&2; exit 2 ;; esac
-if [[ -n "$before" && ! -x "$before/jccl" ]]; then
-  echo "placed-bulk.sh: BEFORE '$before' is not a JCCL checkout (no executable $before/jccl)" >&2; exit 2
-fi
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
+check_reps_and_before placed-bulk.sh "$reps" "$before"
 prepare_mpi_and_jccl placed-bulk.sh
 probe="$root/benchmarks/target/mpi/core_round_trip"
 "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"

@@ -1,4 +1,5 @@
-# Sourced by the same-host benchmarks (same-host.sh, small-floor.sh, tcp-bulk.sh) after $root and $here are set:
+# Sourced by the benchmarks beside Open MPI (same-host.sh, small-floor.sh, tcp-bulk.sh, udp-floor.sh, metaroce-small.sh,
+# placed-bulk.sh) after $root and $here are set:
 #   prepare_mpi_and_jccl NAME
 # builds benchmarks/target/mpi/allreduce_perf (sets mpi_bin), checks that Open MPI is installed, lets mpirun run as
 # root, and builds JCCL (and its AOT cache) before anything is timed. Exits 1, naming NAME, when Open MPI is missing.
@@ -12,6 +13,16 @@ prepare_mpi_and_jccl() {
   fi
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   "$root/jccl" version >/dev/null
+}
+
+# check_reps_and_before NAME REPS BEFORE: exits 2, naming NAME, unless REPS is a positive number and BEFORE is empty
+# or another checkout of JCCL with an executable ./jccl (the build compared against).
+check_reps_and_before() {
+  case "$2" in ''|*[!0-9]*|0) echo "$1: REPS must be a positive number" >&2; exit 2 ;; esac
+  if [[ -n "$3" && ! -x "$3/jccl" ]]; then
+    echo "$1: BEFORE '$3' is not a JCCL checkout (no executable $3/jccl)" >&2
+    exit 2
+  fi
 }
 
 # build_benchmarks NAME: builds the benchmark classes (sets jdk to the JDK used); exits 1, naming NAME, on failure.

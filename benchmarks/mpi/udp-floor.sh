@@ -21,13 +21,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps="${1:-3}"
 before="${2:-}"
-case "$reps" in ''|*[!0-9]*|0) echo "udp-floor.sh: REPS must be a positive number" >&2; exit 2 ;; esac
-if [[ -n "$before" && ! -x "$before/jccl" ]]; then
-  echo "udp-floor.sh: BEFORE '$before' is not a JCCL checkout (no executable $before/jccl)" >&2
-  exit 2
-fi
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
+check_reps_and_before udp-floor.sh "$reps" "$before"
 prepare_mpi_and_jccl udp-floor.sh
 floor="$root/benchmarks/target/mpi/udp_exchange_floor"
 if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then

@@ -43,12 +43,7 @@ class DeterministicPlanTest {
 
     @TestFactory
     Stream<DynamicTest> everyAlgorithmUnderRandomInterleavings() {
-        List<Case> cases = new ArrayList<>();
-        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
-            reducing(cases, OpKind.ALL_REDUCE, a);
-        }
-        reducing(cases, OpKind.REDUCE, Algorithm.AUTO);
-        reducing(cases, OpKind.REDUCE_SCATTER, Algorithm.AUTO);
+        List<Case> cases = reducingCases();
         for (OpKind k : new OpKind[] {OpKind.BROADCAST, OpKind.ALL_GATHER, OpKind.ALL_TO_ALL, OpKind.ALL_TO_ALLV,
                 OpKind.GATHER, OpKind.SCATTER, OpKind.P2P}) {
             cases.add(new Case(k, Algorithm.AUTO, DataType.FLOAT64, null));
@@ -80,12 +75,7 @@ class DeterministicPlanTest {
      */
     @TestFactory
     Stream<DynamicTest> everyAlgorithmWithReceivesPostedAhead() {
-        List<Case> cases = new ArrayList<>();
-        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
-            reducing(cases, OpKind.ALL_REDUCE, a);
-        }
-        reducing(cases, OpKind.REDUCE, Algorithm.AUTO);
-        reducing(cases, OpKind.REDUCE_SCATTER, Algorithm.AUTO);
+        List<Case> cases = reducingCases();
         for (OpKind k : new OpKind[] {OpKind.BROADCAST, OpKind.ALL_GATHER, OpKind.ALL_TO_ALL, OpKind.GATHER,
                 OpKind.SCATTER, OpKind.P2P}) {
             cases.add(new Case(k, Algorithm.AUTO, DataType.FLOAT64, null));
@@ -146,13 +136,7 @@ class DeterministicPlanTest {
             MemorySegment[] recv = new MemorySegment[n];
             try (Arena arena = Arena.ofShared()) {
                 for (int r = 0; r < n; r++) {
-                    PeerLinks links = new PeerLinks(n, List.of());
-                    for (int p = 0; p < n; p++) {
-                        if (p != r) {
-                            links.dataSend[p] = fabric.sendEnd(r, p);
-                            links.dataRecv[p] = fabric.recvEnd(p, r);
-                        }
-                    }
+                    PeerLinks links = linksOf(fabric, r);
                     MemorySegment send = arena.allocate(count * es);
                     send.fill((byte) (r + 1));
                     recv[r] = arena.allocate(count * es);
@@ -173,24 +157,7 @@ class DeterministicPlanTest {
                     runners[r].start(b.build("hazard"), new MemorySegment[] {send}, new MemorySegment[] {recv[r]},
                             new long[] {1}, new int[] {es}, new Reducer[] {null}, new OpRequest[] {req});
                 }
-                boolean[] done = new boolean[n];
-                for (int finished = 0, steps = 0; finished < n; steps++) {
-                    if (steps > 1_000_000) {
-                        fail("no end, seed " + seed);
-                    }
-                    if (!(random.nextBoolean() && fabric.deliverOne())) {
-                        int r = random.nextInt(n);
-                        if (!done[r]) {
-                            runners[r].progress();
-                        }
-                    }
-                    for (int r = 0; r < n; r++) {
-                        if (!done[r] && runners[r].done()) {
-                            done[r] = true;
-                            finished++;
-                        }
-                    }
-                }
+                drive(runners, fabric, random, "hazard plan, seed " + seed);
                 for (long i = 0; i < count * es; i++) {
                     if (recv[0].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 3
                             || recv[2].get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 2) {
@@ -201,6 +168,17 @@ class DeterministicPlanTest {
                 }
             }
         }
+    }
+
+    /** Every all-reduce algorithm, reduce and reduce-scatter, each with five types and reductions. */
+    private static List<Case> reducingCases() {
+        List<Case> cases = new ArrayList<>();
+        for (Algorithm a : new Algorithm[] {Algorithm.RING, Algorithm.TREE, Algorithm.RECURSIVE_DOUBLING}) {
+            reducing(cases, OpKind.ALL_REDUCE, a);
+        }
+        reducing(cases, OpKind.REDUCE, Algorithm.AUTO);
+        reducing(cases, OpKind.REDUCE_SCATTER, Algorithm.AUTO);
+        return cases;
     }
 
     private static void reducing(List<Case> cases, OpKind kind, Algorithm a) {
@@ -244,16 +222,9 @@ class DeterministicPlanTest {
         int es = c.type.sizeBytes();
         PlanRunner[] runners = new PlanRunner[n];
         MemorySegment[] recv = new MemorySegment[n];
-        boolean[] done = new boolean[n];
         try (Arena arena = Arena.ofShared()) {
             for (int r = 0; r < n; r++) {
-                PeerLinks links = new PeerLinks(n, List.of());
-                for (int p = 0; p < n; p++) {
-                    if (p != r) {
-                        links.dataSend[p] = fabric.sendEnd(r, p);
-                        links.dataRecv[p] = fabric.recvEnd(p, r);
-                    }
-                }
+                PeerLinks links = linksOf(fabric, r);
                 StagingPool staging = new StagingPool(chunkElements * es);
                 runners[r] = new PlanRunner(r, links, staging, null);
                 MemorySegment send = arena.allocate(Math.max(1, check.sendElements(r) * es));
@@ -262,33 +233,7 @@ class DeterministicPlanTest {
                 start(runners[r], c, check, r, n, count, root, chunkElements, send, recv[r], inPlace,
                         singleCopySends);
             }
-            long steps = 0;
-            int finished = 0;
-            while (finished < n) {
-                if (++steps > 50_000_000) {
-                    fail("no end after 50M steps: " + name);
-                }
-                boolean moved = false;
-                if (random.nextBoolean()) {
-                    moved = fabric.deliverOne();
-                }
-                if (!moved) {
-                    int r = random.nextInt(n);
-                    moved = !done[r] && runners[r].progress();
-                }
-                if (!moved && !anyCanMove(runners, done, fabric)) {
-                    fail("deadlock: no rank can advance and no message can be delivered: " + name);
-                }
-                for (int r = 0; r < n; r++) {
-                    if (!done[r] && runners[r].done()) {
-                        done[r] = true;
-                        finished++;
-                    }
-                }
-            }
-            if (!fabric.quiet()) {
-                fail("messages left behind after every rank finished: " + name);
-            }
+            drive(runners, fabric, random, name);
             for (int r = 0; r < n; r++) {
                 String mismatch = check.firstMismatch(r, recv[r]);
                 if (mismatch != null) {
@@ -301,6 +246,55 @@ class DeterministicPlanTest {
             ahead += runner.receivesPostedAhead();
         }
         return new Outcome(fabric, ahead);
+    }
+
+    /** @return rank {@code r}'s connections to every other rank of the fabric */
+    private static PeerLinks linksOf(SimFabric fabric, int r) {
+        int n = fabric.size();
+        PeerLinks links = new PeerLinks(n, List.of());
+        for (int p = 0; p < n; p++) {
+            if (p != r) {
+                links.dataSend[p] = fabric.sendEnd(r, p);
+                links.dataRecv[p] = fabric.recvEnd(p, r);
+            }
+        }
+        return links;
+    }
+
+    /**
+     * Runs every rank's plan to its end: a random rank advances or a random message is delivered, until all are
+     * done. Fails on a deadlock (nothing can move), on no end, and on messages left behind.
+     */
+    private static void drive(PlanRunner[] runners, SimFabric fabric, SplittableRandom random, String name) {
+        int n = runners.length;
+        boolean[] done = new boolean[n];
+        long steps = 0;
+        int finished = 0;
+        while (finished < n) {
+            if (++steps > 50_000_000) {
+                fail("no end after 50M steps: " + name);
+            }
+            boolean moved = false;
+            if (random.nextBoolean()) {
+                moved = fabric.deliverOne();
+            }
+            if (!moved) {
+                int r = random.nextInt(n);
+                moved = !done[r] && runners[r].progress();
+            }
+            if (!moved && !anyCanMove(runners, done, fabric)) {
+                fail("deadlock: no rank can advance and no message can be delivered: " + name);
+            }
+            for (int r = 0; r < n; r++) {
+                if (!done[r] && runners[r].done()) {
+                    done[r] = true;
+                    finished++;
+                }
+            }
+        }
+        if (!fabric.quiet()) {
+            fail("messages left behind after every rank finished: " + name);
+        }
     }
 
     private static boolean anyCanMove(PlanRunner[] runners, boolean[] done, SimFabric fabric) {
