@@ -607,9 +607,22 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     // ---- driving thread ----
 
-    /** @return when either endpoint's next timer is due */
+    /**
+     * The driver thread's idle strategy asks this outside its duty cycle, so it takes the cycle first: reading the
+     * timers updates them, and a caller may be running a cycle meanwhile (the endpoints are one thread's at a time).
+     *
+     * @return when either endpoint's next timer is due; {@link Long#MIN_VALUE} when something is due at once or
+     *         another thread holds the duty cycle (the idle strategy then stands aside briefly and looks again)
+     */
     private long nextTimerNs() {
-        return Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs());
+        if (!driving.compareAndSet(false, true)) {
+            return Long.MIN_VALUE;
+        }
+        try {
+            return Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs());
+        } finally {
+            driving.set(false);
+        }
     }
 
     private void startConnect(MetaRocePendingConnect pending, ProgressSignal signal) {

@@ -35,7 +35,8 @@ final class WaitingIdleStrategy implements IdleStrategy {
 
     /**
      * @param waiter        sleeps on the transport's sockets
-     * @param nextTimerNs   when the earliest protocol timer is due ({@link System#nanoTime()} clock)
+     * @param nextTimerNs   when the earliest protocol timer is due ({@link System#nanoTime()} clock):
+     *                      {@link Long#MIN_VALUE} when at once or not known now, {@link Long#MAX_VALUE} when none
      * @param nothingQueued true while callers have handed over nothing
      * @param callerPolling true while a caller polls (within {@link #CALLER_ACTIVE_NS}): it moves the protocol
      */
@@ -78,7 +79,11 @@ final class WaitingIdleStrategy implements IdleStrategy {
         } else if (n < SPINS + YIELDS) {
             Thread.yield();
         } else {
-            long waitNs = Math.min(MAX_SLEEP_NS, nextTimerNs.getAsLong() - clockNs.getAsLong());
+            long timerNs = nextTimerNs.getAsLong();
+            // The sentinels are compared, not subtracted: MIN_VALUE (due at once) minus a clock reading wraps to a
+            // long sleep, and MAX_VALUE (no timer) minus a negative reading wraps to a negative one.
+            long waitNs = timerNs == Long.MIN_VALUE ? 0
+                    : timerNs == Long.MAX_VALUE ? MAX_SLEEP_NS : Math.min(MAX_SLEEP_NS, timerNs - clockNs.getAsLong());
             if (waitNs > 0) {
                 waiter.await(waitNs, nothingQueued);
             } else {

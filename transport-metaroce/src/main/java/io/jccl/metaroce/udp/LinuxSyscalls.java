@@ -101,6 +101,14 @@ final class LinuxSyscalls {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
+    // The calls of the steady path, linked without capturing errno: the JDK slices the capture segment on every
+    // capturing call (SharedUtils.checkCaptureSegment, not force-inlined), an object per call wherever the JIT does
+    // not inline the whole downcall chain. It failed the allocation test in a full build (80 B per round, every
+    // window). A caller that needs errno repeats a failed call through the capturing handle: these calls do nothing
+    // when they fail, so asking again is safe.
+    private static final MethodHandle SENDMMSG_NO_ERRNO;
+    private static final MethodHandle SENDTO_NO_ERRNO;
+    private static final MethodHandle RECVMMSG_NO_ERRNO;
     private static final MethodHandle CLOSE;
     private static final MethodHandle PPOLL;
     private static final MethodHandle EPOLL_CREATE1;
@@ -142,23 +150,28 @@ final class LinuxSyscalls {
                 JAVA_LONG, JAVA_INT), errno);
         GETSOCKOPT = link(linker, libc, "getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_LONG, JAVA_LONG), errno);
-        SENDMMSG = link(linker, libc, "sendmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
-                JAVA_INT), errno);
-        SENDTO = link(linker, libc, "sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG,
-                JAVA_INT, JAVA_LONG, JAVA_INT), errno);
-        RECVMMSG = link(linker, libc, "recvmmsg", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
-                JAVA_INT, JAVA_LONG), errno);
+        FunctionDescriptor sendmmsg = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT);
+        FunctionDescriptor sendto = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT,
+                JAVA_LONG, JAVA_INT);
+        FunctionDescriptor recvmmsg = FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT,
+                JAVA_LONG);
+        SENDMMSG = link(linker, libc, "sendmmsg", sendmmsg, errno);
+        SENDTO = link(linker, libc, "sendto", sendto, errno);
+        RECVMMSG = link(linker, libc, "recvmmsg", recvmmsg, errno);
+        SENDMMSG_NO_ERRNO = link(linker, libc, "sendmmsg", sendmmsg);
+        SENDTO_NO_ERRNO = link(linker, libc, "sendto", sendto);
+        RECVMMSG_NO_ERRNO = link(linker, libc, "recvmmsg", recvmmsg);
         CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
         PPOLL = link(linker, libc, "ppoll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
-                JAVA_LONG), errno);
+                JAVA_LONG));
         EPOLL_CREATE1 = link(linker, libc, "epoll_create1", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
         EPOLL_CTL = link(linker, libc, "epoll_ctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT,
                 JAVA_LONG), errno);
         EPOLL_WAIT = link(linker, libc, "epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_INT,
-                JAVA_INT), errno);
+                JAVA_INT));
         EVENTFD = link(linker, libc, "eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT), errno);
-        READ = link(linker, libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
-        WRITE = link(linker, libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG), errno);
+        READ = link(linker, libc, "read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
+        WRITE = link(linker, libc, "write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG));
     }
 
     private LinuxSyscalls() {
@@ -170,10 +183,10 @@ final class LinuxSyscalls {
 
     @SuppressWarnings("restricted") // native access, which JCCL's JVM flags enable; a denial is caught by the probe
     private static MethodHandle link(Linker linker, SymbolLookup libc, String name, FunctionDescriptor descriptor,
-                                     Linker.Option errno) {
+                                     Linker.Option... options) {
         MemorySegment symbol = libc.find(name).orElseThrow(() -> new UnsupportedOperationException(
                 "libc has no " + name));
-        return linker.downcallHandle(symbol, descriptor, errno);
+        return linker.downcallHandle(symbol, descriptor, options);
     }
 
     /** @return the {@code errno} the last call through {@code state} captured */
@@ -229,10 +242,28 @@ final class LinuxSyscalls {
         }
     }
 
+    /** {@link #sendmmsg} without errno: on -1 (nothing sent), ask again through {@link #sendmmsg} to learn why. */
+    static int sendmmsgNoErrno(int fd, long messages, int count, int flags) {
+        try {
+            return (int) SENDMMSG_NO_ERRNO.invokeExact(fd, messages, count, flags);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     /** One datagram of {@code length} bytes at {@code data} to the socket address at {@code name}: bytes sent or -1. */
     static long sendto(MemorySegment state, int fd, long data, long length, int flags, long name, int nameLength) {
         try {
             return (long) SENDTO.invokeExact(state, fd, data, length, flags, name, nameLength);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@link #sendto} without errno: on -1 (nothing sent), ask again through {@link #sendto} to learn why. */
+    static long sendtoNoErrno(int fd, long data, long length, int flags, long name, int nameLength) {
+        try {
+            return (long) SENDTO_NO_ERRNO.invokeExact(fd, data, length, flags, name, nameLength);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -246,6 +277,15 @@ final class LinuxSyscalls {
         }
     }
 
+    /** {@link #recvmmsg} without errno: on -1, ask again through {@link #recvmmsg} to learn why. */
+    static int recvmmsgNoErrno(int fd, long messages, int count, int flags) {
+        try {
+            return (int) RECVMMSG_NO_ERRNO.invokeExact(fd, messages, count, flags, 0L);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
     static int close(MemorySegment state, int fd) {
         try {
             return (int) CLOSE.invokeExact(state, fd);
@@ -254,10 +294,10 @@ final class LinuxSyscalls {
         }
     }
 
-    /** {@code ppoll(fds, nfds, timeout, NULL)}. */
-    static int ppoll(MemorySegment state, long fds, long count, long timespec) {
+    /** {@code ppoll(fds, nfds, timeout, NULL)}; errno is not captured (nobody needs it). */
+    static int ppoll(long fds, long count, long timespec) {
         try {
-            return (int) PPOLL.invokeExact(state, fds, count, timespec, 0L);
+            return (int) PPOLL.invokeExact(fds, count, timespec, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -280,10 +320,10 @@ final class LinuxSyscalls {
         }
     }
 
-    /** {@code epoll_wait(epfd, events, maxEvents, timeoutMs)}. */
-    static int epollWait(MemorySegment state, int epfd, long events, int maxEvents, int timeoutMs) {
+    /** {@code epoll_wait(epfd, events, maxEvents, timeoutMs)}; errno is not captured (nobody needs it). */
+    static int epollWait(int epfd, long events, int maxEvents, int timeoutMs) {
         try {
-            return (int) EPOLL_WAIT.invokeExact(state, epfd, events, maxEvents, timeoutMs);
+            return (int) EPOLL_WAIT.invokeExact(epfd, events, maxEvents, timeoutMs);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -297,17 +337,19 @@ final class LinuxSyscalls {
         }
     }
 
-    static long read(MemorySegment state, int fd, long buffer, long bytes) {
+    /** {@code read}; errno is not captured (nobody needs it). */
+    static long read(int fd, long buffer, long bytes) {
         try {
-            return (long) READ.invokeExact(state, fd, buffer, bytes);
+            return (long) READ.invokeExact(fd, buffer, bytes);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    static long write(MemorySegment state, int fd, long buffer, long bytes) {
+    /** {@code write}; errno is not captured (nobody needs it). */
+    static long write(int fd, long buffer, long bytes) {
         try {
-            return (long) WRITE.invokeExact(state, fd, buffer, bytes);
+            return (long) WRITE.invokeExact(fd, buffer, bytes);
         } catch (Throwable t) {
             throw rethrow(t);
         }

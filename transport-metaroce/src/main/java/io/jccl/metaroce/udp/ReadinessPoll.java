@@ -86,7 +86,7 @@ public final class ReadinessPoll implements AutoCloseable {
             readyNow[readyList[i]] = false;
         }
         readyCount = 0;
-        int n = LinuxSyscalls.epollWait(state, epollFd, events.address(), count, 0);
+        int n = LinuxSyscalls.epollWait(epollFd, events.address(), count, 0);
         known = n >= 0;
         if (!known) {
             return -1;

@@ -26,7 +26,6 @@ public final class SocketWaiter implements AutoCloseable {
     private final MemorySegment readBuffer;
     private final MemorySegment one;
     private final MemorySegment waiterState;
-    private final MemorySegment wakerState;
     private final int[] descriptors = new int[MAX_DESCRIPTORS];
     private final int eventFd;
     private volatile boolean sleeping;
@@ -36,7 +35,6 @@ public final class SocketWaiter implements AutoCloseable {
         this.drivers = List.copyOf(drivers);
         this.eventFd = eventFd;
         this.waiterState = waiterState;
-        this.wakerState = arena.allocate(LinuxSyscalls.CALL_STATE);
         this.pollfds = arena.allocate((long) (MAX_DESCRIPTORS + 1) * LinuxSyscalls.POLLFD_BYTES, 8);
         this.timespec = arena.allocate(LinuxSyscalls.TIMESPEC_BYTES, 8);
         this.readBuffer = arena.allocate(8, 8);
@@ -97,9 +95,9 @@ public final class SocketWaiter implements AutoCloseable {
                 return;
             }
             sleeps++;
-            LinuxSyscalls.ppoll(waiterState, pollfds.address(), n + 1, timespec.address());
+            LinuxSyscalls.ppoll(pollfds.address(), n + 1, timespec.address());
             if ((pollfds.get(ValueLayout.JAVA_SHORT, at + 6) & LinuxSyscalls.POLLIN) != 0) {
-                LinuxSyscalls.read(waiterState, eventFd, readBuffer.address(), 8);   // reset the eventfd
+                LinuxSyscalls.read(eventFd, readBuffer.address(), 8);   // reset the eventfd
             }
         } finally {
             sleeping = false;
@@ -109,7 +107,7 @@ public final class SocketWaiter implements AutoCloseable {
     /** Wakes the driver thread if it is asleep in {@link #await} or about to be; cheap otherwise. */
     public void wake() {
         if (sleeping) {
-            LinuxSyscalls.write(wakerState, eventFd, one.address(), 8);   // errno ignored: a failed wake only delays
+            LinuxSyscalls.write(eventFd, one.address(), 8);   // errno ignored: a failed wake only delays
         }
     }
 

@@ -51,4 +51,20 @@ class WaitingIdleStrategyTest {
         idle.idle(0);
         assertThat(parks).isEmpty();
     }
+
+    /**
+     * "Due at once" ({@link Long#MIN_VALUE}: also what the transport answers while a caller holds the duty cycle)
+     * parks briefly like any due timer. It was subtracted from the clock before, which wraps to a long positive
+     * wait: the driver slept on its sockets instead (here: on the absent waiter, a NullPointerException).
+     */
+    @Test
+    void dueAtOnceParksInsteadOfSleepingOnTheSockets() {
+        WaitingIdleStrategy idle = strategy();
+        lastPollNs = nowNs - 5_000_000;
+        timerNs = Long.MIN_VALUE;
+        for (int i = 0; i < 100; i++) {
+            idle.idle(0);
+        }
+        assertThat(parks).hasSize(30).containsOnly(WaitingIdleStrategy.DUE_TIMER_PARK_NS);
+    }
 }
