@@ -106,9 +106,9 @@ final class LinuxSyscalls {
     // not inline the whole downcall chain. It failed the allocation test in a full build (80 B per round, every
     // window). A caller that needs errno repeats a failed call through the capturing handle: these calls do nothing
     // when they fail, so asking again is safe.
-    private static final MethodHandle SENDMMSG_NO_ERRNO;
-    private static final MethodHandle SENDTO_NO_ERRNO;
-    private static final MethodHandle RECVMMSG_NO_ERRNO;
+    private static final MethodHandle SENDMMSG_FAST;
+    private static final MethodHandle SENDTO_FAST;
+    private static final MethodHandle RECVMMSG_FAST;
     private static final MethodHandle CLOSE;
     private static final MethodHandle PPOLL;
     private static final MethodHandle EPOLL_CREATE1;
@@ -158,9 +158,9 @@ final class LinuxSyscalls {
         SENDMMSG = link(linker, libc, "sendmmsg", sendmmsg, errno);
         SENDTO = link(linker, libc, "sendto", sendto, errno);
         RECVMMSG = link(linker, libc, "recvmmsg", recvmmsg, errno);
-        SENDMMSG_NO_ERRNO = link(linker, libc, "sendmmsg", sendmmsg);
-        SENDTO_NO_ERRNO = link(linker, libc, "sendto", sendto);
-        RECVMMSG_NO_ERRNO = link(linker, libc, "recvmmsg", recvmmsg);
+        SENDMMSG_FAST = link(linker, libc, "sendmmsg", sendmmsg);
+        SENDTO_FAST = link(linker, libc, "sendto", sendto);
+        RECVMMSG_FAST = link(linker, libc, "recvmmsg", recvmmsg);
         CLOSE = link(linker, libc, "close", FunctionDescriptor.of(JAVA_INT, JAVA_INT), errno);
         PPOLL = link(linker, libc, "ppoll", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                 JAVA_LONG));
@@ -243,9 +243,9 @@ final class LinuxSyscalls {
     }
 
     /** {@link #sendmmsg} without errno: on -1 (nothing sent), ask again through {@link #sendmmsg} to learn why. */
-    static int sendmmsgNoErrno(int fd, long messages, int count, int flags) {
+    static int sendmmsgFast(int fd, long messages, int count, int flags) {
         try {
-            return (int) SENDMMSG_NO_ERRNO.invokeExact(fd, messages, count, flags);
+            return (int) SENDMMSG_FAST.invokeExact(fd, messages, count, flags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -261,9 +261,9 @@ final class LinuxSyscalls {
     }
 
     /** {@link #sendto} without errno: on -1 (nothing sent), ask again through {@link #sendto} to learn why. */
-    static long sendtoNoErrno(int fd, long data, long length, int flags, long name, int nameLength) {
+    static long sendtoFast(int fd, long data, long length, int flags, long name, int nameLength) {
         try {
-            return (long) SENDTO_NO_ERRNO.invokeExact(fd, data, length, flags, name, nameLength);
+            return (long) SENDTO_FAST.invokeExact(fd, data, length, flags, name, nameLength);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -278,9 +278,9 @@ final class LinuxSyscalls {
     }
 
     /** {@link #recvmmsg} without errno: on -1, ask again through {@link #recvmmsg} to learn why. */
-    static int recvmmsgNoErrno(int fd, long messages, int count, int flags) {
+    static int recvmmsgFast(int fd, long messages, int count, int flags) {
         try {
-            return (int) RECVMMSG_NO_ERRNO.invokeExact(fd, messages, count, flags, 0L);
+            return (int) RECVMMSG_FAST.invokeExact(fd, messages, count, flags, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -363,7 +363,7 @@ final class NativeDatagramIo implements DatagramIo {
                 receiveMessages.set(JAVA_LONG, m + MSG_CONTROLLEN, RECEIVE_CONTROL_BYTES);
             }
             receiveSlotsUsed = 0;
-            int got = LinuxSyscalls.recvmmsgNoErrno(fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
+            int got = LinuxSyscalls.recvmmsgFast(fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
             if (got < 0) {   // took nothing: ask again, errno captured (see LinuxSyscalls on why not always)
                 got = LinuxSyscalls.recvmmsg(callState, fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
             }
@@ -677,7 +677,7 @@ final class NativeDatagramIo implements DatagramIo {
         long data = sendIovecs.get(JAVA_LONG, iov + IOV_BASE);
         long length = sendIovecs.get(JAVA_LONG, iov + IOV_LEN);
         long name = sendNames.address() + k * SOCKADDR_IN.byteSize();
-        long sent = LinuxSyscalls.sendtoNoErrno(fd, data, length, 0, name, (int) SOCKADDR_IN.byteSize());
+        long sent = LinuxSyscalls.sendtoFast(fd, data, length, 0, name, (int) SOCKADDR_IN.byteSize());
         if (sent < 0) {   // nothing went: ask again, errno captured (see LinuxSyscalls on why not always)
             sent = LinuxSyscalls.sendto(callState, fd, data, length, 0, name, (int) SOCKADDR_IN.byteSize());
         }
@@ -686,7 +686,7 @@ final class NativeDatagramIo implements DatagramIo {
 
     /** sendmmsg of {@code count} messages from {@code messages}; on -1 errno is in the call state. */
     private int sendmmsg(long messages, int count) {
-        int sent = LinuxSyscalls.sendmmsgNoErrno(fd, messages, count, 0);
+        int sent = LinuxSyscalls.sendmmsgFast(fd, messages, count, 0);
         if (sent < 0) {   // the first message did not go, nor any after it: ask again, errno captured
             sent = LinuxSyscalls.sendmmsg(callState, fd, messages, count, 0);
         }
