@@ -101,11 +101,12 @@ final class LinuxSyscalls {
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle SENDTO;
     private static final MethodHandle RECVMMSG;
-    // The calls of the steady path, linked without capturing errno: the JDK slices the capture segment on every
-    // capturing call (SharedUtils.checkCaptureSegment, not force-inlined), an object per call wherever the JIT does
-    // not inline the whole downcall chain. It failed the allocation test in a full build (80 B per round, every
-    // window). A caller that needs errno repeats a failed call through the capturing handle: these calls do nothing
-    // when they fail, so asking again is safe.
+    // The calls of the steady path, linked a second time without capturing errno: the JDK slices the capture
+    // segment on every capturing call (SharedUtils.checkCaptureSegment, not force-inlined), an object per call
+    // wherever the JIT does not inline the whole downcall chain. It failed the allocation test in a full build (80 B
+    // per round, every window). Their wrappers below try these first and repeat a failed call through the capturing
+    // handle, so errno is in the state whenever they answer -1: these calls do nothing when they fail, so asking
+    // again is safe.
     private static final MethodHandle SENDMMSG_FAST;
     private static final MethodHandle SENDTO_FAST;
     private static final MethodHandle RECVMMSG_FAST;
@@ -234,53 +235,34 @@ final class LinuxSyscalls {
         }
     }
 
+    /** @return messages sent, or -1 with errno in {@code state} (asked through the capturing handle only then) */
     static int sendmmsg(MemorySegment state, int fd, long messages, int count, int flags) {
         try {
-            return (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
+            int sent = (int) SENDMMSG_FAST.invokeExact(fd, messages, count, flags);
+            return sent >= 0 ? sent : (int) SENDMMSG.invokeExact(state, fd, messages, count, flags);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** {@link #sendmmsg} without errno: on -1 (nothing sent), ask again through {@link #sendmmsg} to learn why. */
-    static int sendmmsgFast(int fd, long messages, int count, int flags) {
-        try {
-            return (int) SENDMMSG_FAST.invokeExact(fd, messages, count, flags);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** One datagram of {@code length} bytes at {@code data} to the socket address at {@code name}: bytes sent or -1. */
+    /**
+     * One datagram of {@code length} bytes at {@code data} to the socket address at {@code name}: bytes sent, or -1
+     * with errno in {@code state} (asked through the capturing handle only then).
+     */
     static long sendto(MemorySegment state, int fd, long data, long length, int flags, long name, int nameLength) {
         try {
-            return (long) SENDTO.invokeExact(state, fd, data, length, flags, name, nameLength);
+            long sent = (long) SENDTO_FAST.invokeExact(fd, data, length, flags, name, nameLength);
+            return sent >= 0 ? sent : (long) SENDTO.invokeExact(state, fd, data, length, flags, name, nameLength);
         } catch (Throwable t) {
             throw rethrow(t);
         }
     }
 
-    /** {@link #sendto} without errno: on -1 (nothing sent), ask again through {@link #sendto} to learn why. */
-    static long sendtoFast(int fd, long data, long length, int flags, long name, int nameLength) {
-        try {
-            return (long) SENDTO_FAST.invokeExact(fd, data, length, flags, name, nameLength);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
+    /** @return messages received, or -1 with errno in {@code state} (asked through the capturing handle only then) */
     static int recvmmsg(MemorySegment state, int fd, long messages, int count, int flags) {
         try {
-            return (int) RECVMMSG.invokeExact(state, fd, messages, count, flags, 0L);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    /** {@link #recvmmsg} without errno: on -1, ask again through {@link #recvmmsg} to learn why. */
-    static int recvmmsgFast(int fd, long messages, int count, int flags) {
-        try {
-            return (int) RECVMMSG_FAST.invokeExact(fd, messages, count, flags, 0L);
+            int got = (int) RECVMMSG_FAST.invokeExact(fd, messages, count, flags, 0L);
+            return got >= 0 ? got : (int) RECVMMSG.invokeExact(state, fd, messages, count, flags, 0L);
         } catch (Throwable t) {
             throw rethrow(t);
         }

@@ -363,10 +363,7 @@ final class NativeDatagramIo implements DatagramIo {
                 receiveMessages.set(JAVA_LONG, m + MSG_CONTROLLEN, RECEIVE_CONTROL_BYTES);
             }
             receiveSlotsUsed = 0;
-            int got = LinuxSyscalls.recvmmsgFast(fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
-            if (got < 0) {   // took nothing: ask again, errno captured (see LinuxSyscalls on why not always)
-                got = LinuxSyscalls.recvmmsg(callState, fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
-            }
+            int got = LinuxSyscalls.recvmmsg(callState, fd, receiveMessages.address(), want, LinuxSyscalls.MSG_DONTWAIT);
             if (got <= 0) {
                 if (got < 0) {
                     int errno = LinuxSyscalls.errno(callState);
@@ -626,7 +623,8 @@ final class NativeDatagramIo implements DatagramIo {
         int interrupts = 0;
         while (k < messages) {
             int sent = messages - k == 1 && messageSegments[k] == 1 ? sendOne(k)
-                    : sendmmsg(sendMessages.address() + k * MMSGHDR.byteSize(), messages - k);
+                    : LinuxSyscalls.sendmmsg(callState, fd, sendMessages.address() + k * MMSGHDR.byteSize(),
+                            messages - k, 0);
             if (sent > 0) {
                 counters.sendCalls++;
                 for (int j = k; j < k + sent; j++) {
@@ -671,26 +669,13 @@ final class NativeDatagramIo implements DatagramIo {
     private int sendOne(int k) {
         long h = k * MMSGHDR.byteSize();
         if (sendMessages.get(JAVA_LONG, h + MSG_IOVLEN) != 1) {
-            return sendmmsg(sendMessages.address() + h, 1);
+            return LinuxSyscalls.sendmmsg(callState, fd, sendMessages.address() + h, 1, 0);
         }
         long iov = sendMessages.get(JAVA_LONG, h + MSG_IOV) - sendIovecs.address();
-        long data = sendIovecs.get(JAVA_LONG, iov + IOV_BASE);
-        long length = sendIovecs.get(JAVA_LONG, iov + IOV_LEN);
-        long name = sendNames.address() + k * SOCKADDR_IN.byteSize();
-        long sent = LinuxSyscalls.sendtoFast(fd, data, length, 0, name, (int) SOCKADDR_IN.byteSize());
-        if (sent < 0) {   // nothing went: ask again, errno captured (see LinuxSyscalls on why not always)
-            sent = LinuxSyscalls.sendto(callState, fd, data, length, 0, name, (int) SOCKADDR_IN.byteSize());
-        }
+        long sent = LinuxSyscalls.sendto(callState, fd, sendIovecs.get(JAVA_LONG, iov + IOV_BASE),
+                sendIovecs.get(JAVA_LONG, iov + IOV_LEN), 0, sendNames.address() + k * SOCKADDR_IN.byteSize(),
+                (int) SOCKADDR_IN.byteSize());
         return sent < 0 ? -1 : 1;
-    }
-
-    /** sendmmsg of {@code count} messages from {@code messages}; on -1 errno is in the call state. */
-    private int sendmmsg(long messages, int count) {
-        int sent = LinuxSyscalls.sendmmsgFast(fd, messages, count, 0);
-        if (sent < 0) {   // the first message did not go, nor any after it: ask again, errno captured
-            sent = LinuxSyscalls.sendmmsg(callState, fd, messages, count, 0);
-        }
-        return sent;
     }
 
     @Override
