@@ -3,6 +3,7 @@ package io.jccl.metaroce.protocol;
 import io.jccl.metaroce.protocol.cc.FairShare;
 import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.conn.DataPacket;
+import io.jccl.metaroce.protocol.conn.InboundData;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.region.RegionSink;
@@ -70,6 +71,8 @@ public final class Endpoint implements Verbs, Connection.Context {
     // Flyweights, one per packet type and direction, rewrapped for every packet.
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final DataFlyweight rxData = new DataFlyweight();
+    /** The arriving DATA packet's fields, as its connection takes them (filled per packet, read during the call). */
+    private final InboundData rxDataFields = new InboundData();
     private final AckFlyweight rxAck = new AckFlyweight();
     private final ProbeFlyweight rxProbe = new ProbeFlyweight();
     private final RnrFlyweight rxRnr = new RnrFlyweight();
@@ -446,10 +449,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                 if (generation != c.senderPath(path).generation()) {
                     return drop(DropReason.STALE_GENERATION);
                 }
-                AckFlyweight ack = rxAck.wrap(buffer, offset);
-                c.onAck(nowNs, path, ack.cumulativePsn(), ack.ecnCount(), ack.echoTimestampNs(),
-                        (double) ack.rateHintBytesPerSecond(), ack.sackWord(0), ack.sackWord(1), ack.sackWord(2),
-                        ack.sackWord(3));
+                c.onAck(nowNs, path, rxAck.wrap(buffer, offset));
             }
             case PacketType.PROBE -> {
                 if (!c.adoptGeneration(path, generation)) {
@@ -496,10 +496,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         if (!c.adoptGeneration(path, generation)) {
             return drop(DropReason.STALE_GENERATION);
         }
-        DropReason reason = c.onData(nowNs, data.buffer(), data.offset(), data.isWrite(), path, data.psn(),
-                data.flags(), data.timestampNs(), data.message(), data.target(), data.messageOffset(),
-                data.messageLength(), data.base(), data.offset() + DataFlyweight.PAYLOAD_FIELD_OFFSET,
-                data.payloadLength(), ecnMarked);
+        DropReason reason = c.onData(nowNs, rxDataFields.fill(data, path, ecnMarked));
         return reason == null ? null : drop(reason);
     }
 

@@ -85,7 +85,7 @@ class ConnectionFuzzSeedsTest {
         m.put("forged-write-beyond-region", new Seed(new Script().forge(0, TO_B, 0, WRITE, 0).raw(0)
                 .small(0).raw(0).small(9).raw(0).u16(256).small(0).u16(2000).bytes(),
                 o -> o.b().drops(DropReason.REGION_BOUNDS) == 1));
-        // Regression (Connection.onData): a SEND claiming a 2^40-byte message, chunk 7424 — more chunks than an
+        // Regression (Receiver.onData): a SEND claiming a 2^40-byte message, chunk 7424 — more chunks than an
         // int counts — once made the receive's chunk map too small (ArrayIndexOutOfBoundsException).
         m.put("forged-send-huge-message", new Seed(new Script().forge(0, TO_B, 0, SEND, 0).raw(0)
                 .small(0).raw(0).small(0).small(1).raw(1).u64(1L << 40).raw(0).small(7424).bytes(),

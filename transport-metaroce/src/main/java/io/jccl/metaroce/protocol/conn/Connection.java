@@ -10,27 +10,28 @@ import io.jccl.metaroce.protocol.path.PathHealth;
 import io.jccl.metaroce.protocol.path.PathState;
 import io.jccl.metaroce.protocol.path.ReceiverPath;
 import io.jccl.metaroce.protocol.path.SenderPath;
+import io.jccl.metaroce.protocol.wire.AckFlyweight;
 import io.jccl.metaroce.protocol.wire.CloseFlyweight;
 import io.jccl.metaroce.protocol.wire.Flags;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 
 /**
  * One MetaRoCE connection: streams above, logical paths below, one congestion controller. Driven by its
  * {@code Endpoint}, which owns the packet codec, the clock and the sink; this class decides what to send, where
  * to place what arrives, and when work completes. Single-threaded; no allocation per packet in steady state.
  *
- * <p>It keeps the handshake, the reliability of what it sends (messages, chunks never sent, the retransmission
- * queue, completion in stream order) and the graceful close, and hands the rest to its parts: {@link PathHealth}
- * (verdicts on the paths and on the peer's silence), {@link Pacer} (the rate the receiver grants),
- * {@link InboundWrites} and {@link InboundSends} (the peer's WRITEs and SENDs placed and completed), and
- * {@link Timers}, which holds every deadline so that {@link #nextTimeoutNs} takes the earliest instead of deriving
- * each path's timers again.
+ * <p>It keeps the handshake and the order in which things are answered, sent and run, and hands the rest to its
+ * parts: {@link OutboundQueue} (the reliability of what it sends: messages, chunks never sent, the retransmission
+ * queue, completion in stream order), {@link PathChooser} (the path each packet takes, and the cap on bytes in
+ * flight), {@link Pacer} (the rate the receiver grants), {@link PathHealth} (verdicts on the paths and on the peer's
+ * silence), {@link Receiver} (what arrives: bounds, the reassembly of the peer's WRITEs and SENDs in
+ * {@link InboundWrites} and {@link InboundSends}, ACKs and the other answers owed), {@link GracefulClose} (how it
+ * ends, and the CLOSE it owes the peer), and {@link Deadlines}, which holds every deadline in one {@link Timers} so
+ * that {@link #nextTimeoutNs} takes the earliest instead of deriving each path's timers again.
  */
-public final class Connection implements PathHealth.Owner {
+public final class Connection {
     /** Connection states. */
     public enum State {
         /** The initiator sent its handshake and waits for the answer. */
@@ -103,32 +104,10 @@ public final class Connection implements PathHealth.Owner {
     /** Which paths are suspect, failed or due for another route, and whether the peer went silent. */
     private final PathHealth health;
 
-    // Every deadline of the connection, so that the driver's question "when next?" costs no scan of the paths.
-    /** Slots per path: its retransmission timeout, probe, delayed ACK, silence verdict and tail probe. */
-    private static final int PATH_SLOTS = 5;
-    private static final int RTO = 0;
-    private static final int PROBE = 1;
-    private static final int ACK = 2;
-    private static final int SILENCE = 3;
-    private static final int TAIL = 4;
-    // Connection slots, after the paths'.
-    private static final int HANDSHAKE = 0;
-    private static final int PACING = 1;
-    private static final int PEER_SILENCE = 2;
-    private static final int CLOSING = 3;
-    private static final int CONTROL_DUE = 4;
-    private static final int CONNECTION_SLOTS = 5;
-    private final Timers timers;
+    /** Every deadline of the connection, so that the driver's question "when next?" costs no scan of the paths. */
+    private final Deadlines deadlines;
     /** {@link #lazyAckDelayNs} of this connection's settings. */
     private final long lazyAckDelay;
-    /** Paths (bit per index) whose deadlines may have changed since the timers last took them. */
-    private long pathsChanged;
-    /** All paths' bits. */
-    private final long allPaths;
-    /** Some path's silence deadline is set in the timers. */
-    private boolean silenceArmed;
-    /** Every path has a round trip of its own: no tail probe hangs on the siblings' any more. */
-    private boolean everyPathTimed;
 
     // Handshake.
     private final byte[] localNonce;
@@ -138,24 +117,10 @@ public final class Connection implements PathHealth.Owner {
     private boolean acceptDue;
 
     // Sending side.
-    private final OutboundMessage[] outbound;
-    private final int[] freeOutbound;
-    private int freeOutboundCount;
-    private int[] sendOrder = new int[16];   // refs with chunks never sent, in posting order
-    private int sendHead;
-    private int sendCount;
-    private int[] retx = new int[48];        // triples: ref, chunk, epoch
-    private int retxHead;
-    private int retxCount;
-    private int nextWriteId;
-    /** WRITEs and SENDs posted and not yet completed (posted receives: {@link InboundSends#pending}). */
-    private int outboundPending;
-    private final Int2ObjectHashMap<Stream> streams = new Int2ObjectHashMap<>();
-    private int pathCursor;
-    /** The path the last packet took. */
-    private int lastPath;
-    /** How much less room (packets, at equal round-trip times) the last packet's path may have and keep the next. */
-    static final int STICKY_ROOM_PACKETS = 16;
+    /** What this side sends, until it is acknowledged. */
+    private final OutboundQueue outbound;
+    /** Which path each packet takes. */
+    private final PathChooser pathChooser;
     /**
      * A receiver acknowledges lazily sent messages ({@link #postSend} with {@code ackLazily}) after this many of
      * them on a path, or {@link #LAZY_ACK_DELAY_NS} after the first (the sender's boxes and windows are sized for
@@ -181,47 +146,11 @@ public final class Connection implements PathHealth.Owner {
     private final Pacer pacer;
     private long pauseEndsNs = Long.MAX_VALUE;
 
-    // Receiving side.
-    /** The peer's WRITEs arriving: placement once per chunk, immediates, duplicates of completed ones. */
-    private final InboundWrites inboundWrites;
-    /** The peer's SENDs arriving: the receives posted per stream, placement, completion in order, RNR answers. */
-    private final InboundSends inboundSends;
-    private int[] probeReplies = new int[12];   // quadruples: path, generation, seq, (timestamp in two ints)
-    private int probeReplyCount;
-    private final InboundPool inboundPool = new InboundPool();
+    /** The receiving side: placement and reassembly, acknowledgements, the answers owed to the peer. */
+    private final Receiver receiver;
 
-    private boolean closeDue;
-    /** The reason the due CLOSE carries. */
-    private int closeReason = CloseFlyweight.REASON_CLOSED;
-
-    // Graceful close (docs/metaroce-wire.md, "Closing"): see shutdown() and onClose().
-    /** This side asked to close once everything it sent is acknowledged. */
-    private boolean draining;
-    /** The peer said everything it sent was acknowledged and it sends nothing new. */
-    private boolean peerDrained;
-    /** The peer confirmed this side's graceful close: nothing to answer. */
-    private boolean peerConfirmed;
-    /** Closed gracefully: a repeated CLOSE (DRAINED) from the peer is answered again (ours was lost). */
-    private boolean closedDrained;
-    /** When this draining side repeats its CLOSE (DRAINED), until the peer's answer comes. */
-    private long drainedCloseDueNs = Long.MAX_VALUE;
-    private long drainedCloseIntervalNs;
-    /** When this draining side first told the peer it is drained. */
-    private long drainedSinceNs = Long.MAX_VALUE;
-    /** How often it told the peer so far. */
-    private int drainedAttempts;
-    /** Attempts before a draining side may take the peer's silence for an answer (each may be lost). */
-    private static final int MIN_DRAINED_ATTEMPTS = 4;
-    /** When anything of this connection last arrived from the peer. */
-    private long lastHeardNs;
-
-    /** Per-stream state of the sends (the receives': {@link InboundSends}). */
-    private static final class Stream {
-        int nextSendSeq;
-        int[] sendsInOrder = new int[8];   // outbound refs by message sequence, from sendsBase
-        int sendsBase;
-        int sendsCount;
-    }
+    /** How the connection ends: the graceful close, the CLOSE owed to the peer, the cause. */
+    private final GracefulClose closing;
 
     /**
      * @param config    the endpoint's settings
@@ -253,25 +182,17 @@ public final class Connection implements PathHealth.Owner {
             rx[p] = new ReceiverPath();
         }
         this.health = new PathHealth(config, counters, tx);
-        this.timers = new Timers(paths * PATH_SLOTS + CONNECTION_SLOTS);
         this.lazyAckDelay = lazyAckDelayNs(config);
-        this.allPaths = paths == 64 ? -1L : (1L << paths) - 1;
-        this.pathsChanged = allPaths;
-        this.outbound = new OutboundMessage[config.maxPendingWork()];
-        this.freeOutbound = new int[config.maxPendingWork()];
-        for (int i = 0; i < outbound.length; i++) {
-            outbound[i] = new OutboundMessage(i);
-            freeOutbound[i] = outbound.length - 1 - i;
-        }
-        this.freeOutboundCount = outbound.length;
+        this.deadlines = new Deadlines(config, tx, rx, health, lazyAckDelay);
+        this.outbound = new OutboundQueue(this, ctx, tx, payload, config.maxPendingWork());
         this.state = initiator ? State.CONNECTING : State.ESTABLISHED;
         this.handshakeIntervalNs = 4 * config.rtoFloorNs();   // the first RTO before any RTT sample; doubles per retry
         this.handshakeDueNs = initiator ? nowNs : Long.MAX_VALUE;
         this.acceptDue = !initiator;
         this.pacer = new Pacer(payload, nowNs);
-        this.inboundWrites = new InboundWrites(this, ctx, inboundPool, payload, config.maxPendingWork());
-        this.inboundSends = new InboundSends(this, ctx, inboundPool, payload, config.rnrRetryNs());
-        this.lastHeardNs = nowNs;
+        this.pathChooser = new PathChooser(tx, pacer, payload);
+        this.receiver = new Receiver(this, ctx, config, counters, rx, deadlines, payload, lazyAckDelay);
+        this.closing = new GracefulClose(config, counters, nowNs);
     }
 
     // ---- Accessors for the endpoint ----
@@ -340,17 +261,13 @@ public final class Connection implements PathHealth.Owner {
 
     // ---- Posting work ----
 
-    private int allocateOutbound() {
-        return freeOutboundCount == 0 ? -1 : freeOutbound[--freeOutboundCount];
-    }
-
     private boolean full() {
         return pendingWork() >= config.maxPendingWork() || refusesWork();
     }
 
     /** Closed, closing gracefully, or told by the peer that it sends nothing more: new work completes as closed. */
     private boolean refusesWork() {
-        return state == State.CLOSED || draining || peerDrained;
+        return state == State.CLOSED || closing.refusesWork();
     }
 
     public long postWrite(int regionKey, long remoteOffset, MemorySegment local, long offset, long length) {
@@ -363,18 +280,7 @@ public final class Connection implements PathHealth.Owner {
         if (full()) {
             return refusesWork() ? closedWork(WorkKind.WRITE) : -1;
         }
-        int ref = allocateOutbound();
-        if (ref < 0) {
-            return -1;
-        }
-        long id = ctx.nextWorkId();
-        outbound[ref].reset(id, WorkKind.WRITE, -1, regionKey, remoteOffset, local, offset, length, nextWriteId++,
-                payloadBytes);
-        outbound[ref].withImmediate = withImmediate;
-        outbound[ref].immediate = immediate;
-        outboundPending++;
-        enqueueSend(ref);
-        return id;
+        return outbound.postWrite(regionKey, remoteOffset, local, offset, length, withImmediate, immediate);
     }
 
     /**
@@ -388,22 +294,7 @@ public final class Connection implements PathHealth.Owner {
         if (full()) {
             return refusesWork() ? closedWork(WorkKind.SEND) : -1;
         }
-        int ref = allocateOutbound();
-        if (ref < 0) {
-            return -1;
-        }
-        Stream s = stream(streamId);
-        long id = ctx.nextWorkId();
-        outbound[ref].reset(id, WorkKind.SEND, streamId, 0, 0, local, offset, length, s.nextSendSeq++, payloadBytes);
-        outbound[ref].ackLazily = ackLazily;
-        if (s.sendsCount == s.sendsInOrder.length) {
-            s.sendsInOrder = ring(s.sendsInOrder, s.sendsBase, s.sendsCount);
-            s.sendsBase = 0;
-        }
-        s.sendsInOrder[(s.sendsBase + s.sendsCount++) % s.sendsInOrder.length] = ref;
-        outboundPending++;
-        enqueueSend(ref);
-        return id;
+        return outbound.postSend(streamId, local, offset, length, ackLazily);
     }
 
     public long postRecv(int streamId, MemorySegment local, long offset, long capacity) {
@@ -411,112 +302,15 @@ public final class Connection implements PathHealth.Owner {
             return refusesWork() ? closedWork(WorkKind.RECV) : -1;
         }
         long id = ctx.nextWorkId();
-        inboundSends.post(streamId, id, local, offset, capacity);
+        receiver.post(streamId, id, local, offset, capacity);
         return id;
     }
 
     private long closedWork(WorkKind kind) {
         long id = ctx.nextWorkId();
-        ctx.complete(this, id, kind, kind == WorkKind.RECV && peerDrained && state != State.CLOSED
+        ctx.complete(this, id, kind, kind == WorkKind.RECV && closing.peerDrained() && state != State.CLOSED
                 ? CompletionStatus.PEER_DONE : CompletionStatus.CONNECTION_CLOSED, 0);
         return id;
-    }
-
-    private static int[] ring(int[] old, int head, int count) {
-        int[] bigger = new int[old.length * 2];
-        for (int i = 0; i < count; i++) {
-            bigger[i] = old[(head + i) % old.length];
-        }
-        return bigger;
-    }
-
-    private Stream stream(int id) {
-        Stream s = streams.get(id);
-        if (s == null) {
-            s = new Stream();
-            streams.put(id, s);
-        }
-        return s;
-    }
-
-    private void enqueueSend(int ref) {
-        if (sendCount == sendOrder.length) {
-            sendOrder = ring(sendOrder, sendHead, sendCount);
-            sendHead = 0;
-        }
-        sendOrder[(sendHead + sendCount++) % sendOrder.length] = ref;
-    }
-
-    private void queueRetransmit(int ref, int chunk, int epoch) {
-        if (retxCount * 3 == retx.length) {
-            int[] bigger = new int[retx.length * 2];
-            for (int i = 0; i < retxCount; i++) {
-                int from = ((retxHead + i) % (retx.length / 3)) * 3;
-                bigger[i * 3] = retx[from];
-                bigger[i * 3 + 1] = retx[from + 1];
-                bigger[i * 3 + 2] = retx[from + 2];
-            }
-            retx = bigger;
-            retxHead = 0;
-        }
-        int at = ((retxHead + retxCount++) % (retx.length / 3)) * 3;
-        retx[at] = ref;
-        retx[at + 1] = chunk;
-        retx[at + 2] = epoch;
-    }
-
-    // ---- AckVisitor: what ACKs and timers establish ----
-
-    @Override
-    public void acknowledged(int ref, int chunk, int epoch) {
-        OutboundMessage m = outbound[ref];
-        if (m.done || m.epoch != epoch || OutboundMessage.get(m.acked, chunk)) {
-            return;
-        }
-        OutboundMessage.set(m.acked, chunk);
-        m.ackedChunks++;
-        if (m.ackedChunks == m.chunks) {
-            m.done = true;
-            reportOutbound(m);
-        }
-    }
-
-    @Override
-    public void lost(int ref, int chunk, int epoch) {
-        OutboundMessage m = outbound[ref];
-        if (m.done || m.epoch != epoch || OutboundMessage.get(m.acked, chunk) || OutboundMessage.get(m.queued, chunk)) {
-            return;
-        }
-        OutboundMessage.set(m.queued, chunk);
-        queueRetransmit(ref, chunk, epoch);
-    }
-
-    private void reportOutbound(OutboundMessage m) {
-        if (m.kind == WorkKind.WRITE) {
-            finishOutbound(m, CompletionStatus.OK);
-            return;
-        }
-        Stream s = streams.get(m.stream);
-        while (s.sendsCount > 0) {
-            OutboundMessage head = outbound[s.sendsInOrder[s.sendsBase]];
-            if (!head.done) {
-                break;
-            }
-            s.sendsBase = (s.sendsBase + 1) % s.sendsInOrder.length;
-            s.sendsCount--;
-            finishOutbound(head, CompletionStatus.OK);
-        }
-    }
-
-    private void finishOutbound(OutboundMessage m, CompletionStatus status) {
-        if (m.reported) {
-            return;
-        }
-        m.reported = true;
-        outboundPending--;
-        ctx.complete(this, m.workId, m.kind, status, status == CompletionStatus.OK ? m.length : 0);
-        m.local = null;
-        freeOutbound[freeOutboundCount++] = m.ref;
     }
 
     // ---- Receiving ----
@@ -524,94 +318,29 @@ public final class Connection implements PathHealth.Owner {
     /**
      * A DATA packet of this connection, already checked for structure, session and path.
      *
+     * @param d the packet, read during the call only
      * @return null when it was accepted (placed, or a duplicate of placed data), otherwise why it was dropped
      */
-    public DropReason onData(long nowNs, DirectBuffer b, int o, boolean write, int pathIndex, int psn, int flags,
-                             long timestampNs, int message, int target, long offset, long messageLength, long base,
-                             int payloadOffset, int payload, boolean ecnMarked) {
-        if (state != State.ESTABLISHED) {
-            return DropReason.UNEXPECTED;
-        }
-        long chunkIndex = offset / payloadBytes;
-        // The message's chunks must be countable in an int (the chunk maps are sized by that count), not only this
-        // chunk's index: (messageLength - 1) / payloadBytes is the last chunk's index (0 for an empty message).
-        if (offset < 0 || messageLength < 0 || offset % payloadBytes != 0 || offset > messageLength
-                || payload != Math.min(payloadBytes, messageLength - offset) || chunkIndex > Integer.MAX_VALUE
-                || (messageLength - 1) / payloadBytes >= Integer.MAX_VALUE) {
-            return DropReason.MESSAGE_BOUNDS;
-        }
-        int chunk = (int) chunkIndex;
-        boolean withImmediate = (flags & Flags.IMMEDIATE) != 0;
-        if (withImmediate && (!write || offset + payload != messageLength)) {
-            return DropReason.MESSAGE_BOUNDS;   // an immediate rides only on a WRITE's last packet
-        }
-        boolean duplicate;
-        if (write) {
-            DropReason dropped = inboundWrites.onPacket(b, payloadOffset, payload, withImmediate, message, target,
-                    chunk, offset, messageLength, base);
-            if (dropped != null) {
-                return dropped;
-            }
-            duplicate = inboundWrites.wasDuplicate();
-        } else {
-            switch (inboundSends.onPacket(nowNs, b, payloadOffset, payload, target, message, chunk, offset,
-                    messageLength)) {
-                case PLACED -> duplicate = false;
-                case DUPLICATE -> duplicate = true;
-                case NOT_READY -> {
-                    return null;   // not placed: no ACK; RNR sent (rate-limited)
-                }
-                case UNKNOWN_STREAM -> {
-                    return DropReason.UNEXPECTED;   // likewise
-                }
-                case BAD_LENGTH -> {
-                    return DropReason.MESSAGE_BOUNDS;
-                }
-                default -> throw new IllegalStateException();
-            }
-        }
-        // Placed (or already placed): acknowledge it.
-        ReceiverPath path = rx[pathIndex];
-        pathChanged(pathIndex);
-        path.accept(psn);
-        boolean hole = path.hasHole();
-        // A message's last packet that does not ask for an ACK is one its sender does not wait for (an eager
-        // small message, completed when sent): its ACK waits for more of them, or LAZY_ACK_DELAY_NS. Every ACK of a
-        // small message otherwise cost both ends a datagram (3.5 us to send, 1.2 us to read here) in the middle of
-        // the next exchange.
-        boolean lazy = (flags & (Flags.LAST | Flags.ACK_REQUESTED)) == Flags.LAST;
-        path.scheduleAck(nowNs, duplicate || hole || (flags & Flags.ACK_REQUESTED) != 0,
-                lazy ? LAZY_ACK_EVERY_PACKETS : config.ackEveryPackets(),
-                lazy ? lazyAckDelay : config.delayedAckNs(), timestampNs,
-                ecnMarked);
-        counters.increment(Counter.DATA_PACKETS_RECEIVED);
-        if (ecnMarked) {
-            counters.increment(Counter.ECN_MARKS_RECEIVED);
-        }
-        if (duplicate) {
-            counters.increment(Counter.DUPLICATE_PACKETS_RECEIVED);
-        } else {
-            counters.add(Counter.PAYLOAD_BYTES_PLACED, payload);
-            ctx.inbound(this, payload, ecnMarked, nowNs);
-        }
-        return null;
+    public DropReason onData(long nowNs, InboundData d) {
+        return state != State.ESTABLISHED ? DropReason.UNEXPECTED : receiver.onData(nowNs, d);
     }
 
     /** Installs the lookup of regions open for remote writes: a key's size in bytes, or -1. */
     public void regions(java.util.function.IntToLongFunction lookup) {
-        inboundWrites.regions(lookup);
+        receiver.regions(lookup);
     }
 
-    /** An ACK for one of this connection's paths, current generation. */
-    public void onAck(long nowNs, int pathIndex, int cumulative, int ecnCount, long echoNs, double rateHint, long s0,
-                      long s1, long s2, long s3) {
+    /** An ACK for one of this connection's paths, current generation ({@code ack} is read during the call only). */
+    public void onAck(long nowNs, int pathIndex, AckFlyweight ack) {
         SenderPath p = tx[pathIndex];
         if (p.state() == PathState.FAILED) {
             return;
         }
-        pathChanged(pathIndex);
-        int before = retxCount;
-        int acked = p.onAck(nowNs, echoNs, cumulative, s0, s1, s2, s3, this);
+        deadlines.pathChanged(pathIndex);
+        long echoNs = ack.echoTimestampNs();
+        int before = outbound.retransmissionsQueued();
+        int acked = p.onAck(nowNs, echoNs, ack.cumulativePsn(), ack.sackWord(0), ack.sackWord(1), ack.sackWord(2),
+                ack.sackWord(3), outbound);
         // A round trip only from the very packet the ACK echoes, newly acknowledged by it. One that spans a stall of
         // either host is taken too (clamped at rtoMaxNs): where stalls are routine they are part of the round trip
         // the timeout must cover.
@@ -619,12 +348,14 @@ public final class Connection implements PathHealth.Owner {
             p.onRttSample(nowNs - echoNs, config.rtoMaxNs());
         }
         answered(nowNs, echoNs);
-        if (retxCount > before) {
-            counters.add(Counter.SACK_HOLES, retxCount - before);
+        int holes = outbound.retransmissionsQueued() - before;
+        if (holes > 0) {
+            counters.add(Counter.SACK_HOLES, holes);
         }
-        if (p.onEcnCount(nowNs, ecnCount)) {
+        if (p.onEcnCount(nowNs, ack.ecnCount())) {
             counters.increment(Counter.ECN_WINDOW_CUTS);
         }
+        double rateHint = (double) ack.rateHintBytesPerSecond();
         if (rateHint > 0) {
             pacer.grant(rateHint);
         }
@@ -639,45 +370,20 @@ public final class Connection implements PathHealth.Owner {
     public void onRnr(long nowNs, int stream, int message, long retryNs) {
         counters.increment(Counter.RNR_RECEIVED);
         health.answeredWithoutEcho();   // the peer got our packets (it discarded them): an answer
-        Stream s = streams.get(stream);
-        if (s == null) {
-            return;
-        }
-        for (int i = 0; i < s.sendsCount; i++) {
-            OutboundMessage m = outbound[s.sendsInOrder[(s.sendsBase + i) % s.sendsInOrder.length]];
-            if (m.seq == message && !m.done) {
-                boolean wasQueued = m.nextChunk < m.chunks;
-                // Its packets in flight were discarded by the receiver, not lost by a path: take them off the paths'
-                // books so that their silence does not time out (and fail) healthy paths.
-                for (SenderPath p : tx) {
-                    p.forget(m.ref, m.epoch);
-                }
-                pathsChanged = allPaths;
-                long pauseNs = Math.max(config.rnrRetryNs(), Math.min(retryNs, config.rtoMaxNs()));
-                m.restart(nowNs + pauseNs);
-                if (!wasQueued) {
-                    enqueueSend(m.ref);
-                }
-                return;
-            }
+        long pauseNs = Math.max(config.rnrRetryNs(), Math.min(retryNs, config.rtoMaxNs()));
+        if (outbound.restartAfterRnr(stream, message, nowNs + pauseNs)) {
+            deadlines.allPathsChanged();   // its packets left the paths' books
         }
     }
 
     /** The peer probes a path (possibly a new generation of it). */
     public void onProbe(int pathIndex, int generation, int seq, long timestampNs) {
-        if (probeReplyCount * 4 == probeReplies.length) {
-            probeReplies = Arrays.copyOf(probeReplies, probeReplies.length * 2);
-        }
-        int at = probeReplyCount++ * 4;
-        probeReplies[at] = pathIndex | generation << 8;
-        probeReplies[at + 1] = seq;
-        probeReplies[at + 2] = (int) (timestampNs >>> 32);
-        probeReplies[at + 3] = (int) timestampNs;
+        receiver.onProbe(pathIndex, generation, seq, timestampNs);
     }
 
     /** A reply to our probe. */
     public void onProbeReply(long nowNs, int pathIndex, int seq, long echoNs) {
-        pathChanged(pathIndex);
+        deadlines.pathChanged(pathIndex);
         if (tx[pathIndex].onProbeReply(nowNs, seq, echoNs, config)) {
             counters.increment(Counter.PATHS_READMITTED);
         }
@@ -695,29 +401,16 @@ public final class Connection implements PathHealth.Owner {
      * @param reason the CLOSE's reason
      */
     public void onClose(long nowNs, int reason) {
-        boolean drained = reason == CloseFlyweight.REASON_DRAINED;
-        boolean confirm = reason == CloseFlyweight.REASON_DRAINED_CONFIRM;
-        if (!drained && !confirm) {
-            if (state != State.CLOSED) {
-                closeCause = "the peer closed it (reason " + reason + ")";
-            }
+        GracefulClose.PeerClose what = closing.onPeerClose(reason, state);
+        if (what == GracefulClose.PeerClose.ABORT) {
             fail();
             return;
         }
-        if (state == State.CLOSED) {
-            if (drained && closedDrained) {
-                closeDue = true;   // our confirmation was lost: the peer asks again
-                closeReason = CloseFlyweight.REASON_DRAINED_CONFIRM;
-            }
-            return;   // a confirmation is never answered: two closed sides must not keep answering each other
+        if (what == GracefulClose.PeerClose.IGNORE) {
+            return;
         }
-        if (state != State.ESTABLISHED || (confirm && !draining)) {
-            return;   // a confirmation of a close this side never asked for
-        }
-        peerConfirmed |= confirm;
-        if (!peerDrained) {
-            peerDrained = true;
-            inboundSends.failAll(CompletionStatus.PEER_DONE);   // the peer said nothing more will come
+        if (what == GracefulClose.PeerClose.PEER_DONE) {
+            receiver.failAll(CompletionStatus.PEER_DONE);   // the peer said nothing more will come
         }
         checkDrained(nowNs);
     }
@@ -725,10 +418,7 @@ public final class Connection implements PathHealth.Owner {
     /** Closes from this side at once: the peer is told once, pending work completes as closed. */
     public void close() {
         if (state != State.CLOSED) {
-            closeCause = draining ? "closed by this side before everything it sent was acknowledged"
-                    : "closed by this side";
-            closeDue = true;
-            closeReason = CloseFlyweight.REASON_CLOSED;
+            closing.closeAtOnce();
             fail();
         }
     }
@@ -743,18 +433,14 @@ public final class Connection implements PathHealth.Owner {
      * @param nowNs the clock
      */
     public void shutdown(long nowNs) {
-        if (state == State.CLOSED || draining) {
+        if (state == State.CLOSED || closing.draining()) {
             return;
         }
         if (state == State.CONNECTING) {
             close();
             return;
         }
-        draining = true;
-        long rttNs = health.bestActiveRttNs();
-        // Repeated like a retransmission: twice the best round trip, or the first RTO before any sample.
-        drainedCloseIntervalNs = Math.min(config.rtoMaxNs(), rttNs == Long.MAX_VALUE ? 4 * config.rtoFloorNs()
-                : Math.max(config.rtoFloorNs(), 2 * rttNs));
+        closing.startDraining(health.bestActiveRttNs());
         checkDrained(nowNs);
     }
 
@@ -767,99 +453,38 @@ public final class Connection implements PathHealth.Owner {
      * @return whether it was found and withdrawn
      */
     public boolean cancelWrite(long workId) {
-        for (OutboundMessage m : outbound) {
-            if (m.local != null && !m.reported && m.workId == workId && m.kind == WorkKind.WRITE) {
-                for (SenderPath p : tx) {
-                    p.forget(m.ref, m.epoch);
-                }
-                pathsChanged = allPaths;
-                m.done = true;
-                finishOutbound(m, CompletionStatus.CANCELLED);
-                return true;
-            }
+        if (outbound.cancelWrite(workId)) {
+            deadlines.allPathsChanged();
+            return true;
         }
         return false;
     }
 
     /** @return messages this side posted (WRITEs and SENDs) that are not yet acknowledged or failed */
     public int unacknowledgedMessages() {
-        return outbound.length - freeOutboundCount;
+        return outbound.unacknowledgedMessages();
     }
 
     /** @return bytes of the messages this side posted that are not yet acknowledged or failed */
     public long unacknowledgedBytes() {
-        long bytes = 0;
-        for (OutboundMessage m : outbound) {
-            if (m.local != null && !m.reported) {
-                bytes += m.length;
-            }
-        }
-        return bytes;
+        return outbound.unacknowledgedBytes();
     }
 
     /** @return whether this side is closing gracefully and waits for acknowledgements or the peer's answer */
     public boolean draining() {
-        return draining && state != State.CLOSED;
+        return closing.draining() && state != State.CLOSED;
     }
 
-    /**
-     * The graceful close's progress: once this side has nothing unacknowledged, it tells the peer (when it is the one
-     * closing, repeating until the peer answers) or answers the peer's CLOSE and closes.
-     */
+    /** The graceful close's progress (see {@link GracefulClose#check}); it may close the connection. */
     private void checkDrained(long nowNs) {
-        if (state != State.ESTABLISHED || !(draining || peerDrained) || unacknowledgedMessages() > 0) {
-            return;
-        }
-        if (peerDrained) {
-            closeCause = draining ? "closed by both sides, everything delivered"
-                    : "the peer closed it, everything delivered both ways";
-            closedDrained = true;
-            counters.increment(Counter.CONNECTIONS_CLOSED_DRAINED);
-            if (!peerConfirmed) {
-                closeDue = true;   // confirm: the peer waits for it to stop acknowledging
-                closeReason = CloseFlyweight.REASON_DRAINED_CONFIRM;
-            }
+        if (state == State.ESTABLISHED && closing.check(nowNs, unacknowledgedMessages())) {
             fail();
-            return;
-        }
-        if (drainedAttempts >= MIN_DRAINED_ATTEMPTS && nowNs - quietUntilNs() >= 0) {
-            // No confirmation, and silence far longer than the peer's longest retransmission interval: the peer
-            // needs nothing more from this side (else it would still be sending), or it is gone (its confirmation
-            // lost before it closed). Everything this side sent was acknowledged.
-            closeCause = "closed by this side, everything delivered; the peer did not confirm and was silent for "
-                    + (nowNs - Math.max(lastHeardNs, drainedSinceNs)) / 1_000_000 + " ms";
-            closedDrained = true;
-            counters.increment(Counter.CONNECTIONS_CLOSED_DRAINED);
-            fail();
-            return;
-        }
-        if (drainedCloseDueNs == Long.MAX_VALUE || nowNs - drainedCloseDueNs >= 0) {
-            if (drainedSinceNs == Long.MAX_VALUE) {
-                drainedSinceNs = nowNs;
-            }
-            closeDue = true;
-            closeReason = CloseFlyweight.REASON_DRAINED;
-            drainedAttempts++;
-            counters.increment(Counter.DRAINED_CLOSES_SENT);
-            drainedCloseDueNs = nowNs + drainedCloseIntervalNs;
-            drainedCloseIntervalNs = Math.min(2 * drainedCloseIntervalNs, Math.max(config.rtoMaxNs(),
-                    config.rtoFloorNs()));
         }
     }
-
-    /**
-     * @return when a draining side that told the peer it is drained stops waiting for the confirmation: twice the
-     *         longest retransmission interval after the later of its first CLOSE and the last thing heard
-     */
-    private long quietUntilNs() {
-        return Math.max(lastHeardNs, drainedSinceNs) + 2 * config.rtoMaxNs();
-    }
-
-    private String closeCause = "open";
 
     /** @return why the connection closed, for diagnostics ("open" while it is not closed) */
     public String closeCause() {
-        return closeCause;
+        return closing.cause();
     }
 
     private void fail() {
@@ -868,25 +493,11 @@ public final class Connection implements PathHealth.Owner {
         }
         state = State.CLOSED;
         counters.increment(Counter.CONNECTIONS_CLOSED);
-        for (OutboundMessage m : outbound) {
-            if (m.local != null && !m.reported) {
-                finishOutbound(m, CompletionStatus.CONNECTION_CLOSED);
-            }
-        }
-        inboundSends.failAll(CompletionStatus.CONNECTION_CLOSED);
-        for (Stream s : streams.values()) {
-            s.sendsCount = 0;
-        }
-        sendCount = 0;
-        retxCount = 0;
+        outbound.failAll(CompletionStatus.CONNECTION_CLOSED);
+        receiver.failAll(CompletionStatus.CONNECTION_CLOSED);
     }
 
     // ---- Timers ----
-
-    /** Path {@code index}'s state changed: its deadlines are taken again before the next question. */
-    private void pathChanged(int index) {
-        pathsChanged |= 1L << index;
-    }
 
     /**
      * Runs what is due: the path health's verdicts (silence, retransmission timeouts, probes of failed paths; see
@@ -898,32 +509,26 @@ public final class Connection implements PathHealth.Owner {
         }
         checkDrained(nowNs);
         takeDeadlines();
-        if (timers.anyDue(0, tx.length * PATH_SLOTS, nowNs)) {
-            rtoRetransmits += health.judgePaths(nowNs, this);
+        if (deadlines.anyPathDue(nowNs)) {
+            outbound.queuedByTimeouts(health.judgePaths(nowNs, outbound));
             probeTails(nowNs);
-            pathsChanged = allPaths;
+            deadlines.allPathsChanged();
         }
         if (state != State.ESTABLISHED) {
             return;
         }
-        if (health.scoutIfDue(nowNs, this)) {
-            pathsChanged = allPaths;
+        if (health.scoutIfDue(nowNs, outbound)) {
+            deadlines.allPathsChanged();
         }
         if (health.silenceLimitPassed(nowNs)) {
-            closeCause = "failed: nothing received from the peer on any path for "
-                    + config.connectionDeadNs() / 1_000_000 + " ms while waiting for answers (the silence limit: "
-                    + "connectionDeadNs, JCCL_METAROCE_DEAD_MS for the metaroce transport)";
             counters.increment(Counter.CONNECTIONS_DEAD);
-            closeReason = CloseFlyweight.REASON_FAILED;
-            closeDue = true;   // tell the peer, best effort: it may be waiting for receives that will never come
+            // Tell the peer, best effort: it may be waiting for receives that will never come.
+            closing.owe(CloseFlyweight.REASON_FAILED, "failed: nothing received from the peer on any path for "
+                    + config.connectionDeadNs() / 1_000_000 + " ms while waiting for answers (the silence limit: "
+                    + "connectionDeadNs, JCCL_METAROCE_DEAD_MS for the metaroce transport)");
             fail();
         }
     }
-
-    /** Retransmissions queued by timeouts (and retests), counted as such when they are sent. */
-    private int rtoRetransmits;
-    /** Retransmissions queued by tail probes, counted as such when they are sent (after the timeouts'). */
-    private int tailRetransmits;
 
     /** Probes the tail of every path whose tail probe is due (see {@link SenderPath#tailProbeDueNs}). */
     private void probeTails(long nowNs) {
@@ -931,24 +536,17 @@ public final class Connection implements PathHealth.Owner {
         for (SenderPath p : tx) {
             long dueNs = p.tailProbeDueNs(lazyAckDelay, siblingRttNs);
             if (dueNs != Long.MAX_VALUE && dueNs - nowNs <= 0) {
-                int before = retxCount;
-                p.probeTail(this);
-                tailRetransmits += retxCount - before;
+                outbound.probeTail(p);
             }
         }
-    }
-
-    @Override
-    public int retransmissionsQueued() {
-        return retxCount;
     }
 
     /** The peer answered a send time of ours: the path health judges the suspect paths by it. */
     private void answered(long nowNs, long echoNs) {
         if (health.anySuspect()) {
-            pathsChanged = allPaths;   // verdicts on any suspect path, and the best sibling RTT, may change
+            deadlines.allPathsChanged();   // verdicts on any suspect path, and the best sibling RTT, may change
         }
-        rtoRetransmits += health.answered(nowNs, echoNs, this);
+        outbound.queuedByTimeouts(health.answered(nowNs, echoNs, outbound));
     }
 
     /**
@@ -957,7 +555,7 @@ public final class Connection implements PathHealth.Owner {
      */
     public void heard(long nowNs) {
         health.heard();
-        lastHeardNs = nowNs;   // a graceful close waits for the peer's silence when its confirmation does not come
+        closing.heard(nowNs);   // a graceful close waits for the peer's silence when its confirmation does not come
     }
 
     /**
@@ -967,13 +565,7 @@ public final class Connection implements PathHealth.Owner {
      * @return false when the packet is stale (the caller drops it)
      */
     public boolean adoptGeneration(int index, int generation) {
-        ReceiverPath r = rx[index];
-        int diff = (short) (generation - r.generation());
-        if (diff > 0) {
-            r.reset(generation);
-            pathChanged(index);
-        }
-        return diff >= 0;
+        return receiver.adoptGeneration(index, generation);
     }
 
     /**
@@ -988,7 +580,7 @@ public final class Connection implements PathHealth.Owner {
         }
         int late = health.onLocalStall(nowNs, gapNs, lateBeforeNs);
         if (late > 0) {
-            pathsChanged = allPaths;
+            deadlines.allPathsChanged();
         }
         return late;
     }
@@ -997,10 +589,10 @@ public final class Connection implements PathHealth.Owner {
     public long nextTimeoutNs() {
         long next;
         if (state == State.CLOSED) {
-            next = closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
+            next = closing.closeDue() ? Long.MIN_VALUE : Long.MAX_VALUE;
         } else {
             takeDeadlines();
-            next = timers.earliestNs();
+            next = deadlines.earliestNs();
         }
         assert next == scannedNextTimeoutNs() : "timers " + next + " but the scan says " + scannedNextTimeoutNs();
         return next;
@@ -1008,57 +600,18 @@ public final class Connection implements PathHealth.Owner {
 
     /** Puts the deadlines that may have changed into the timers: the changed paths' and the connection's own. */
     private void takeDeadlines() {
-        if (pathsChanged != 0) {
-            long changed = pathsChanged;
-            pathsChanged = 0;
-            while (changed != 0) {
-                int p = Long.numberOfTrailingZeros(changed);
-                changed &= changed - 1;
-                int at = p * PATH_SLOTS;
-                timers.set(at + RTO, tx[p].rtoDeadlineNs(config));
-                timers.set(at + PROBE, tx[p].probeDueNs());
-                timers.set(at + ACK, rx[p].ackDueNs());
-                if (tx[p].hasRtt()) {
-                    timers.set(at + TAIL, tx[p].tailProbeDueNs(lazyAckDelay, Long.MAX_VALUE));
-                }
-            }
-            // A path with no round trip of its own times its tail probe by its siblings' best, which any path's
-            // change may move; once every path has a sample of its own (they keep it), this costs nothing.
-            if (!everyPathTimed) {
-                long siblingRttNs = health.bestActiveRttNs();
-                boolean all = true;
-                for (SenderPath p : tx) {
-                    // A path gets its first sample from an ACK or probe reply, which marks it changed: the loop
-                    // above then took its slot with its own round trip.
-                    if (!p.hasRtt()) {
-                        all = false;
-                        timers.set(p.index * PATH_SLOTS + TAIL, p.tailProbeDueNs(lazyAckDelay, siblingRttNs));
-                    }
-                }
-                everyPathTimed = all;
-            }
-            // A silence deadline hangs on the best sibling's round trip: any path's change may move every one.
-            if (health.anySuspect() || silenceArmed) {
-                long siblingRttNs = health.anySuspect() ? health.bestActiveRttNs() : Long.MAX_VALUE;
-                for (SenderPath p : tx) {
-                    timers.set(p.index * PATH_SLOTS + SILENCE, health.anySuspect()
-                            ? health.silenceDeadlineNs(p, siblingRttNs) : Timers.NONE);
-                }
-                silenceArmed = health.anySuspect();
-            }
-        }
-        int at = tx.length * PATH_SLOTS;
-        timers.set(at + HANDSHAKE, state == State.CONNECTING ? handshakeDueNs : Timers.NONE);
-        timers.set(at + PACING, sendCount > 0 || retxCount > 0 ? Math.min(pacer.dueNs(), pauseEndsNs) : Timers.NONE);
-        timers.set(at + PEER_SILENCE, state == State.ESTABLISHED
+        deadlines.takePaths();
+        deadlines.set(Deadlines.HANDSHAKE, state == State.CONNECTING ? handshakeDueNs : Timers.NONE);
+        deadlines.set(Deadlines.PACING, outbound.hasQueued() ? Math.min(pacer.dueNs(), pauseEndsNs) : Timers.NONE);
+        deadlines.set(Deadlines.PEER_SILENCE, state == State.ESTABLISHED
                 ? Math.min(health.scoutDueNs(), health.deadlineNs()) : Timers.NONE);
-        long closingNs = Timers.NONE;
-        if (draining && unacknowledgedMessages() == 0) {
-            closingNs = drainedAttempts >= MIN_DRAINED_ATTEMPTS ? Math.min(drainedCloseDueNs, quietUntilNs())
-                    : drainedCloseDueNs;
-        }
-        timers.set(at + CLOSING, closingNs);
-        timers.set(at + CONTROL_DUE, acceptDue || inboundSends.rnrsDue() > 0 || probeReplyCount > 0 ? Long.MIN_VALUE : Timers.NONE);
+        deadlines.set(Deadlines.CLOSING, closing.deadlineNs(unacknowledgedMessages()));
+        deadlines.set(Deadlines.CONTROL_DUE, controlDue() ? Long.MIN_VALUE : Timers.NONE);
+    }
+
+    /** @return whether a control packet waits: the handshake's answer, receiver-not-ready answers, probe replies */
+    private boolean controlDue() {
+        return acceptDue || receiver.answersDue();
     }
 
     /**
@@ -1067,37 +620,21 @@ public final class Connection implements PathHealth.Owner {
      */
     private long scannedNextTimeoutNs() {
         if (state == State.CLOSED) {
-            return closeDue ? Long.MIN_VALUE : Long.MAX_VALUE;
+            return closing.closeDue() ? Long.MIN_VALUE : Long.MAX_VALUE;
         }
         long next = Long.MAX_VALUE;
         if (state == State.CONNECTING) {
             next = handshakeDueNs;
         }
-        for (int i = 0; i < tx.length; i++) {
-            next = Math.min(next, tx[i].rtoDeadlineNs(config));
-            next = Math.min(next, tx[i].probeDueNs());
-            next = Math.min(next, rx[i].ackDueNs());
-            next = Math.min(next, tx[i].tailProbeDueNs(lazyAckDelay, health.bestActiveRttNs()));
-        }
-        if (health.anySuspect()) {
-            long siblingRttNs = health.bestActiveRttNs();
-            for (SenderPath p : tx) {
-                next = Math.min(next, health.silenceDeadlineNs(p, siblingRttNs));
-            }
-        }
-        if (sendCount > 0 || retxCount > 0) {
+        next = Math.min(next, deadlines.scanPathsNs());
+        if (outbound.hasQueued()) {
             next = Math.min(next, Math.min(pacer.dueNs(), pauseEndsNs));
         }
         if (state == State.ESTABLISHED) {
             next = Math.min(next, Math.min(health.scoutDueNs(), health.deadlineNs()));
         }
-        if (draining && unacknowledgedMessages() == 0) {
-            next = Math.min(next, drainedCloseDueNs);
-            if (drainedAttempts >= MIN_DRAINED_ATTEMPTS) {
-                next = Math.min(next, quietUntilNs());
-            }
-        }
-        if (acceptDue || inboundSends.rnrsDue() > 0 || probeReplyCount > 0) {
+        next = Math.min(next, closing.deadlineNs(unacknowledgedMessages()));
+        if (controlDue()) {
             next = Long.MIN_VALUE;
         }
         return next;
@@ -1123,9 +660,9 @@ public final class Connection implements PathHealth.Owner {
             return n;
         }
         checkDrained(nowNs);
-        if (closeDue) {
-            ctx.sendClose(this, sink, closeReason);
-            closeDue = false;
+        if (closing.closeDue()) {
+            ctx.sendClose(this, sink, closing.closeReason());
+            closing.closeSent();
             if (state == State.CLOSED) {
                 return n + 1;
             }
@@ -1139,33 +676,14 @@ public final class Connection implements PathHealth.Owner {
             acceptDue = false;
             n++;
         }
-        for (int i = 0; i < probeReplyCount; i++) {
-            int pg = probeReplies[i * 4];
-            long ts = (long) probeReplies[i * 4 + 2] << 32 | (probeReplies[i * 4 + 3] & 0xFFFF_FFFFL);
-            ctx.sendProbe(this, sink, pg & 0xFF, pg >>> 8, true, probeReplies[i * 4 + 1], ts);
-            n++;
-        }
-        probeReplyCount = 0;
-        for (int i = 0; i < inboundSends.rnrsDue(); i++) {
-            ctx.sendRnr(this, sink, inboundSends.rnrStream(i), inboundSends.rnrMessage(i), config.rnrRetryNs());
-            n++;
-        }
-        inboundSends.rnrsSent();
-        for (int p = 0; p < rx.length; p++) {
-            if (rx[p].ackDue(nowNs)) {
-                ctx.sendAck(this, sink, p, rx[p], ctx.hint(this));
-                rx[p].acked();
-                pathChanged(p);
-                n++;
-            }
-        }
+        n += receiver.emitAnswers(nowNs, sink);   // probe replies, receiver-not-ready answers, ACKs
         for (SenderPath p : tx) {
             if (health.takeRerouteDue(p.index)) {
                 sink.reroute(peer, p.index, p.generation());
             }
             if (p.state() == PathState.FAILED && p.probeDueNs() - nowNs <= 0) {
                 int seq = p.nextProbe(nowNs, config);
-                pathChanged(p.index);
+                deadlines.pathChanged(p.index);
                 health.awaitAnswer(nowNs);
                 ctx.sendProbe(this, sink, p.index, p.generation(), false, seq, nowNs);
                 counters.increment(Counter.PROBES_SENT);
@@ -1179,15 +697,16 @@ public final class Connection implements PathHealth.Owner {
         pacer.beginEmission(nowNs);
         int n = 0;
         while (true) {
-            OutboundMessage next = nextSendable(nowNs);
+            OutboundMessage next = outbound.nextSendable(nowNs);
             boolean fresh = next != null;
-            if (retxCount == 0 && !fresh) {
+            if (outbound.retransmissionsQueued() == 0 && !fresh) {
                 break;
             }
-            if (connectionWindowFull()) {
+            if (pathChooser.connectionWindowFull()) {
                 break;
             }
-            SenderPath path = pickPath(fresh, fresh && retxCount == 0 && next.ackLazily);
+            SenderPath path = pathChooser.pickPath(fresh, fresh && outbound.retransmissionsQueued() == 0
+                    && next.ackLazily);
             if (path == null) {
                 break;
             }
@@ -1199,178 +718,31 @@ public final class Connection implements PathHealth.Owner {
             }
             n++;
         }
-        pauseEndsNs = nextPauseEnd(nowNs);
+        pauseEndsNs = outbound.nextPauseEnd(nowNs);
         return n;
     }
 
     /**
-     * The earliest future end of a receiver-not-ready pause. Only future ones: a message whose pause is over but
-     * which waits for window room is woken by the ACK or timeout that opens it, not by a timer already past.
-     */
-    private long nextPauseEnd(long nowNs) {
-        long end = Long.MAX_VALUE;
-        for (int i = 0; i < sendCount; i++) {
-            long until = outbound[sendOrder[(sendHead + i) % sendOrder.length]].pausedUntilNs;
-            if (until - nowNs > 0) {
-                end = Math.min(end, until);
-            }
-        }
-        return end;
-    }
-
-    private boolean connectionWindowFull() {
-        double rateBytesPerSecond = pacer.rateBytesPerSecond();
-        if (rateBytesPerSecond <= 0) {
-            return false;
-        }
-        long inflight = 0;
-        long minRtt = Long.MAX_VALUE;
-        for (SenderPath p : tx) {
-            inflight += p.bytesInFlight();
-            if (p.hasRtt()) {
-                minRtt = Math.min(minRtt, p.srttNs());
-            }
-        }
-        if (minRtt == Long.MAX_VALUE) {
-            return false;
-        }
-        double window = rateBytesPerSecond * minRtt / 1e9 * 2 + 8.0 * payloadBytes;
-        return inflight >= window;
-    }
-
-    /** @return the oldest message with a chunk never sent and not paused, or null */
-    private OutboundMessage nextSendable(long nowNs) {
-        for (int i = 0; i < sendCount; i++) {
-            OutboundMessage m = outbound[sendOrder[(sendHead + i) % sendOrder.length]];
-            if (m.nextChunk < m.chunks && nowNs - m.pausedUntilNs >= 0) {
-                return m;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Spraying: the usable path with the most room per unit of round-trip time; ties rotate. A lazily acknowledged
-     * message ({@code sticky}) takes the path the last packet took while its room is within
-     * {@link #STICKY_ROOM_PACKETS} of the best: such small messages then share one path and its acknowledgements,
-     * which come one per {@link #LAZY_ACK_EVERY_PACKETS} messages of a path (spread over 8 paths, the delay ran out
-     * first and each path's ACK covered one or two). A suspect path is tested with the next new packet
-     * ({@code fresh}: one is waiting): silence fails it, an ACK clears it.
-     * Retransmissions go to healthy paths while one has room: a path that timed out may be bad, and an answer on a
-     * sibling is what tells a bad path from a silent peer.
-     */
-    private SenderPath pickPath(boolean fresh, boolean sticky) {
-        SenderPath best = null;
-        SenderPath suspect = null;
-        long bestRoom = 0;
-        long bestRttNs = 1;
-        int n = tx.length;
-        int i = pathCursor;
-        for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-            SenderPath p = tx[i];
-            int room = p.room();
-            if (room <= 0) {
-                continue;
-            }
-            if (p.state() == PathState.SUSPECT) {
-                if (fresh) {
-                    best = p;
-                    break;
-                }
-                if (suspect == null) {
-                    suspect = p;
-                }
-                continue;
-            }
-            long rttNs = Math.max(1, p.srttNs());   // 0 (no sample yet) counts as the shortest
-            // room / rtt > bestRoom / bestRtt, without dividing
-            if (best == null || room * bestRttNs > bestRoom * rttNs) {
-                best = p;
-                bestRoom = room;
-                bestRttNs = rttNs;
-            }
-        }
-        SenderPath last = tx[lastPath];
-        if (sticky && best != null && best != last && best.state() == PathState.ACTIVE
-                && last.state() == PathState.ACTIVE && last.room() > 0
-                && (last.room() + STICKY_ROOM_PACKETS) * bestRttNs >= bestRoom * Math.max(1, last.srttNs())) {
-            best = last;
-        }
-        if (best == null) {
-            best = suspect;
-        }
-        if (best != null) {
-            pathCursor = best.index + 1 == n ? 0 : best.index + 1;
-            lastPath = best.index;
-        }
-        return best;
-    }
-
-    /**
-     * Sends one packet on {@code path}: the oldest chunk waiting to be retransmitted, else the next new one; a new one
-     * first when {@code testing} (a suspect path while a new chunk waits: it is tested with that).
+     * Sends one packet on {@code path}: what {@link OutboundQueue#takeNext} chooses (a retransmission first, unless
+     * {@code testing} a suspect path with a new chunk).
      */
     private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path, boolean testing) {
-        while (!testing && retxCount > 0) {
-            int at = retxHead * 3;
-            int ref = retx[at];
-            int chunk = retx[at + 1];
-            int epoch = retx[at + 2];
-            retxHead = (retxHead + 1) % (retx.length / 3);
-            retxCount--;
-            OutboundMessage m = outbound[ref];
-            if (m.done || m.reported || m.epoch != epoch || OutboundMessage.get(m.acked, chunk)
-                    || !OutboundMessage.get(m.queued, chunk)) {
-                continue;   // stale entry
-            }
-            OutboundMessage.clear(m.queued, chunk);
-            transmit(nowNs, sink, path, m, chunk, true);
-            if (rtoRetransmits > 0) {
-                rtoRetransmits--;
-                counters.increment(Counter.RETRANSMITS_RTO);
-            } else if (tailRetransmits > 0) {
-                tailRetransmits--;
-                counters.increment(Counter.RETRANSMITS_TAIL);
-            } else {
-                counters.increment(Counter.RETRANSMITS_SACK);
-            }
-            return true;
+        if (!outbound.takeNext(nowNs, testing)) {
+            return false;
         }
-        // Then new chunks, in posting order, skipping messages paused by a receiver-not-ready answer.
-        for (int i = 0; i < sendCount; i++) {
-            int idx = (sendHead + i) % sendOrder.length;
-            OutboundMessage m = outbound[sendOrder[idx]];
-            if (m.reported || m.nextChunk >= m.chunks) {
-                removeSendAt(i);
-                i--;
-                continue;
-            }
-            if (nowNs - m.pausedUntilNs < 0) {
-                continue;
-            }
-            int chunk = m.nextChunk++;
-            transmit(nowNs, sink, path, m, chunk, false);
-            if (m.nextChunk >= m.chunks) {
-                removeSendAt(i);
-            }
-            return true;
+        Counter retransmitted = outbound.takenCause();
+        transmit(nowNs, sink, path, outbound.taken(), outbound.takenChunk(), retransmitted != null);
+        if (retransmitted != null) {
+            counters.increment(retransmitted);   // by the cause that queued it
         }
-        return false;
-    }
-
-    private void removeSendAt(int i) {
-        int len = sendOrder.length;
-        for (int k = i; k < sendCount - 1; k++) {
-            sendOrder[(sendHead + k) % len] = sendOrder[(sendHead + k + 1) % len];
-        }
-        sendCount--;
+        return true;
     }
 
     private void transmit(long nowNs, TransmitSink sink, SenderPath path, OutboundMessage m, int chunk,
                           boolean retransmission) {
         int payload = m.chunkLength(chunk, payloadBytes);
         int psn = path.send(nowNs, m.ref, chunk, m.epoch, payload);
-        pathChanged(path.index);
+        deadlines.pathChanged(path.index);
         health.awaitAnswer(nowNs);
         boolean last = chunk == m.chunks - 1;
         boolean write = m.kind == WorkKind.WRITE;
@@ -1387,7 +759,7 @@ public final class Connection implements PathHealth.Owner {
 
     /** @return work posted and not yet completed */
     public int pendingWork() {
-        return outboundPending + inboundSends.pending();
+        return outbound.pending() + receiver.pending();
     }
 
     /** @return the rate the peer currently grants this connection (0: none stated) */

@@ -20,7 +20,7 @@ import io.jccl.metaroce.protocol.EndpointConfig;
  * {@link Owner}. Single-threaded; allocates nothing.
  */
 public final class PathHealth {
-    /** The connection, told which packets the verdicts give up. */
+    /** The connection (its sending side, which keeps the packets' messages), told which packets verdicts give up. */
     public interface Owner extends SenderPath.AckVisitor {
         /** @return how many retransmissions are queued now (the verdicts count those they add) */
         int retransmissionsQueued();
