@@ -5,9 +5,13 @@
 # to minutes, so a mean over mixed placements compares placements, not libraries). Alternates REPS times:
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20 -n 300 1M 8M
 #   ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M --iters 300 --warmup 20 --warmup-ms 2000
+#   benchmarks/target/mpi/udp_exchange_floor -w 20 -n 300 -r 1 1M 8M      the floor of any all-reduce over UDP here
+#   benchmarks/target/mpi/udp_exchange_floor -c -w 20 -n 300 -r 1 1M 8M   the floor of any that checks every byte
+#                                            (a CRC32C per datagram on both sides, as issue 16's design; see the .c)
 #   and, with BEFORE (another built checkout), its ./jccl the same way.
 # Prints one line per run ("mpi|jccl|before TIME_1M TIME_8M PLACEMENT_BEFORE/PLACEMENT_AFTER"), then per size the
-# medians over the runs that began and ended near, and JCCL / MPI as busbw.
+# medians over the runs that began and ended near, and JCCL / MPI and either floor / MPI as busbw (what JCCL / MPI
+# could reach at best).
 # usage: benchmarks/mpi/placed-bulk.sh [REPS [BEFORE]]    Measure at load below 1. Needs Open MPI and a C compiler.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,6 +24,11 @@ check_reps_and_before placed-bulk.sh "$reps" "$before"
 prepare_mpi_and_jccl placed-bulk.sh
 probe="$root/benchmarks/target/mpi/core_round_trip"
 "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
+floor="$root/benchmarks/target/mpi/udp_exchange_floor"
+if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
+  echo "placed-bulk.sh: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
+  exit 1
+fi
 placement() { "$probe" | awk '{ print $2 }'; }
 quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 out="$(mktemp)"
@@ -35,6 +44,11 @@ for ((rep = 1; rep <= reps; rep++)); do
       | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }')
   echo "mpi $t$p/$(placement)" | tee -a "$out"
   quiet; p=$(placement); t=$(jccl "$root"); echo "jccl $t$p/$(placement)" | tee -a "$out"
+  for variant in floor checked; do
+    quiet; p=$(placement)
+    t=$("$floor" $([ "$variant" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M | awk '{ printf "%s ", $6 }')
+    echo "$variant $t$p/$(placement)" | tee -a "$out"
+  done
   if [[ -n "$before" ]]; then
     quiet; p=$(placement); t=$(jccl "$before"); echo "before $t$p/$(placement)" | tee -a "$out"
   fi
@@ -45,4 +59,6 @@ awk '$4 == "near/near" { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++
     if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return k == 0 ? 0 : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
   END { for (w in n) { m1[w] = median(v1[w]); m8[w] = median(v8[w]); printf "%s (%d): %s %s\n", w, n[w], m1[w], m8[w] }
         if (m1["mpi"] > 0 && m1["jccl"] > 0) printf "JCCL/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["jccl"], m8["mpi"] / m8["jccl"]
+        if (m1["mpi"] > 0 && m1["floor"] > 0) printf "UDP floor/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["floor"], m8["mpi"] / m8["floor"]
+        if (m1["mpi"] > 0 && m1["checked"] > 0) printf "checked floor/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["checked"], m8["mpi"] / m8["checked"]
         if (m1["before"] > 0 && m1["jccl"] > 0) printf "before/JCCL near: 1 MiB %.2f, 8 MiB %.2f\n", m1["before"] / m1["jccl"], m8["before"] / m8["jccl"] }' "$out"
