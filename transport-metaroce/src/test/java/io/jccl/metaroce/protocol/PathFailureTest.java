@@ -56,6 +56,9 @@ class PathFailureTest {
             assertThat(a.counters().get(Counter.PATHS_REROUTED)).isGreaterThanOrEqualTo(1);
             assertThat(a.counters().get(Counter.PATHS_READMITTED)).isGreaterThanOrEqualTo(1);
             assertThat(f.reroutes).isGreaterThanOrEqualTo(1);
+            // Nothing is lost on the other paths, so no ACK reports a hole: the black-holed path's packets go again
+            // by timeouts and retests (counted as such), never as SACK holes.
+            assertThat(a.counters().get(Counter.SACK_HOLES)).as("%s", a.counters()).isZero();
         }
     }
 
@@ -88,6 +91,7 @@ class PathFailureTest {
             // Every path timed out together with no answer anywhere: no evidence against any one path.
             assertThat(a.counters().get(Counter.PATHS_FAILED)).as("%s", a.counters()).isZero();
             assertThat(a.counters().get(Counter.PATH_FAILURES_WITHHELD)).as("%s", a.counters()).isPositive();
+            assertThat(a.counters().get(Counter.SACK_HOLES)).as("%s", a.counters()).isZero();
         }
     }
 }

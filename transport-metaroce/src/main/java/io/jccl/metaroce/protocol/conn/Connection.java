@@ -341,6 +341,9 @@ public final class Connection {
         int before = outbound.retransmissionsQueued();
         int acked = p.onAck(nowNs, echoNs, ack.cumulativePsn(), ack.sackWord(0), ack.sackWord(1), ack.sackWord(2),
                 ack.sackWord(3), outbound);
+        // Holes are what this ACK's SACK queued; what answered() queues below (a suspect path retested) counts as
+        // timeouts' work.
+        int holes = outbound.retransmissionsQueued() - before;
         // A round trip only from the very packet the ACK echoes, newly acknowledged by it. One that spans a stall of
         // either host is taken too (clamped at rtoMaxNs): where stalls are routine they are part of the round trip
         // the timeout must cover.
@@ -348,7 +351,6 @@ public final class Connection {
             p.onRttSample(nowNs - echoNs, config.rtoMaxNs());
         }
         answered(nowNs, echoNs);
-        int holes = outbound.retransmissionsQueued() - before;
         if (holes > 0) {
             counters.add(Counter.SACK_HOLES, holes);
         }
