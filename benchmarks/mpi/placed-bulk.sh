@@ -24,11 +24,7 @@ check_reps_and_before placed-bulk.sh "$reps" "$before"
 prepare_mpi_and_jccl placed-bulk.sh
 probe="$root/benchmarks/target/mpi/core_round_trip"
 "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
-floor="$root/benchmarks/target/mpi/udp_exchange_floor"
-if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
-  echo "placed-bulk.sh: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
-  exit 1
-fi
+build_udp_exchange_floor placed-bulk.sh
 placement() { "$probe" | awk '{ print $2 }'; }
 quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 out="$(mktemp)"

@@ -25,6 +25,17 @@ check_reps_and_before() {
   fi
 }
 
+# build_udp_exchange_floor NAME: compiles benchmarks/mpi/udp_exchange_floor.c (sets floor to the binary); exits 1,
+# naming NAME, when it does not compile.
+build_udp_exchange_floor() {
+  floor="$root/benchmarks/target/mpi/udp_exchange_floor"
+  mkdir -p "$(dirname "$floor")"
+  if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
+    echo "$1: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
+    exit 1
+  fi
+}
+
 # build_benchmarks NAME: builds the benchmark classes (sets jdk to the JDK used); exits 1, naming NAME, on failure.
 build_benchmarks() {
   jdk="$("$root/scripts/find-jdk.sh")"

@@ -25,11 +25,7 @@ before="${2:-}"
 . "$here/prepare.sh"
 check_reps_and_before udp-floor.sh "$reps" "$before"
 prepare_mpi_and_jccl udp-floor.sh
-floor="$root/benchmarks/target/mpi/udp_exchange_floor"
-if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
-  echo "udp-floor.sh: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
-  exit 1
-fi
+build_udp_exchange_floor udp-floor.sh
 sizes=(1048576 8388608 67108864)
 declare -A times
 echo "# udp-floor.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -92,12 +92,16 @@ static void fill_header(unsigned char *header, long long index, size_t offset, s
  * same span of `input` to the result. Exits with status 1 when its length, header or CRC is wrong.
  */
 static void place_checked(const unsigned char *slot, size_t length, const float *input, float *result, size_t bytes) {
+    if (length < HEADER_BYTES + CRC_BYTES) {
+        fprintf(stderr, "udp_exchange_floor: a datagram of %zu bytes is shorter than header and CRC\n", length);
+        exit(1);
+    }
     uint64_t fields[3];
     memcpy(fields, slot, sizeof fields);
     size_t payload = length - HEADER_BYTES - CRC_BYTES;
     uint32_t crc;
     memcpy(&crc, slot + HEADER_BYTES + payload, CRC_BYTES);
-    if (length < HEADER_BYTES + CRC_BYTES || fields[2] != payload || fields[1] > bytes || payload > bytes - fields[1]
+    if (fields[2] != payload || fields[1] > bytes || payload > bytes - fields[1]
             || fields[1] % sizeof(float) != 0 || payload % sizeof(float) != 0
             || crc32c_update(0, slot, HEADER_BYTES + payload) != crc) {
         fprintf(stderr, "udp_exchange_floor: a datagram of %zu bytes failed its check\n", length);
