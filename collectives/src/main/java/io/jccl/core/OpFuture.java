@@ -305,6 +305,11 @@ final class OpFuture implements CollectiveFuture {
 
     @Override
     public CompletableFuture<Void> toCompletableFuture() {
+        if (completion.isDone()) {
+            // The published future trails the completion by a moment (complete() sets the completion first): a
+            // caller that saw the operation done gets a future that is done too.
+            return completion.copy();
+        }
         CompletableFuture<Void> p = published;
         if (p == null) {
             CompletableFuture<Void> made = new CompletableFuture<>();

@@ -33,6 +33,37 @@ class OpFutureTest {
     }
 
     @Test
+    void aFutureAskedForOnceTheOperationIsDoneIsDoneEvenBeforeThePublishedOneCompletes() throws Exception {
+        OpFuture f = new OpFuture(null);
+        CompletableFuture<Void> before = f.toCompletableFuture();
+        // The moment inside complete() after the waiters' completion and before the published future's.
+        completionOf(f).complete(null);
+        assertThat(f.isDone()).isTrue();
+        assertThat(f.toCompletableFuture()).as("asked for after isDone()").isCompletedWithValue(null);
+        assertThat(before).as("the published one completes with complete()").isNotDone();
+        f.complete();
+        assertThat(before).isCompletedWithValue(null);
+    }
+
+    @Test
+    void aFailedOperationsFutureAskedForBeforeThePublishedOneFailsCarriesTheFailure() throws Exception {
+        OpFuture f = new OpFuture(null);
+        f.toCompletableFuture();
+        JcclException e = new JcclException(ErrorCode.TIMEOUT, "late");
+        completionOf(f).completeExceptionally(e);
+        CompletableFuture<Void> after = f.toCompletableFuture();
+        assertThat(after).isCompletedExceptionally();
+        assertThat(after.handle((v, t) -> t).join()).hasCauseReference(e);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletableFuture<Void> completionOf(OpFuture f) throws ReflectiveOperationException {
+        var field = OpFuture.class.getDeclaredField("completion");
+        field.setAccessible(true);
+        return (CompletableFuture<Void>) field.get(f);
+    }
+
+    @Test
     void completionRacingWithTheFirstRequestIsNeverLost() throws Exception {
         CyclicBarrier start = new CyclicBarrier(2);
         for (int i = 0; i < 2_000; i++) {
