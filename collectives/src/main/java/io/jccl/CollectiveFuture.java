@@ -41,7 +41,8 @@ public interface CollectiveFuture extends Future<Void> {
      * end inside the call — they run at once on the attaching thread, as {@link CompletableFuture}'s do. Waiting for
      * a pending operation of the same communicator from a callback is refused.
      *
-     * @return a {@link CompletableFuture} that completes with this operation (completing it has no effect here)
+     * @return a {@link CompletableFuture} that completes with this operation (completing it has no effect here); one
+     *         asked for once {@link #isDone()} said true is complete already
      */
     CompletableFuture<Void> toCompletableFuture();
 }
