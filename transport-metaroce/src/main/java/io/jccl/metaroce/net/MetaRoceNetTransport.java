@@ -775,7 +775,13 @@ public final class MetaRoceNetTransport implements NetTransport {
         private int cycle0() {
             int work = commands.drain(runCommand, 1024);
             if (readiness != null) {
-                // Completions are handed on before anything is transmitted: a caller polling beside the driver
+                if (work > 0) {
+                    // Something was just posted: a message leaves before the round polls and reads, since its peer
+                    // waits for it (an 8 B all-reduce at 2 ranks: 0.8 us a call of about 13, docs/performance.md).
+                    work += acceptUdp.transmit();
+                    work += initiateUdp.transmit();
+                }
+                // Completions are handed on before the round's transmit: a caller polling beside the driver
                 // thread learns that its message came without waiting for the flush of the acknowledgements the
                 // same datagrams asked for (3.5 us per datagram here).
                 readiness.poll();   // one call says which of both endpoints' sockets to read
