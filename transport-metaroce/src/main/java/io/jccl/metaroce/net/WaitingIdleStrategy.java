@@ -24,8 +24,8 @@ final class WaitingIdleStrategy implements IdleStrategy {
      * How long a driver thread stands aside while a caller polls. Each look is a wake-up that takes a core from a
      * spinning caller on a small host, and its peer waits while it is off: at 200 µs (about 3,500 looks a second per
      * rank) an 8 B all-reduce of 2 ranks took 13.7 / 13.6 µs (out of place / in place), at 1 ms 12.1 / 11.5
-     * (medians of 16 alternating pairs, docs/performance.md). A caller that stops
-     * polling is noticed within this plus {@link #CALLER_ACTIVE_NS}: 2 ms, well inside the default 5 ms RTO floor.
+     * (medians of 16 alternating pairs, docs/performance.md). A caller that stops polling is noticed within this
+     * plus {@link #CALLER_ACTIVE_NS}: 2 ms, well inside the default 5 ms RTO floor.
      */
     static final long CALLER_ACTIVE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How long it stands aside when a timer is due but another thread holds the duty cycle. */
