@@ -10,7 +10,7 @@ import java.util.concurrent.Callable;
 /** {@code jccl sim}: the simulation group; it only holds subcommands. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = "Deterministic simulations, one thread on virtual time (see the subcommands).",
-        subcommands = {SimCollectivesCommand.class})
+        subcommands = {SimCollectivesCommand.class, SimPermutationCommand.class, SimIncastCommand.class})
 public final class SimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -22,6 +22,6 @@ public final class SimCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "Missing simulation: try 'jccl sim collectives --help'");
+                "Missing simulation: try 'jccl sim collectives --help' or 'jccl sim permutation --help'");
     }
 }

@@ -1,0 +1,91 @@
+package io.jccl.cli.sim;
+
+import io.jccl.cli.CliRun;
+import io.jccl.cli.bench.MiniJson;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code jccl sim permutation} and {@code incast}: the JSON report, a replayed seed, a failed plane, bad input. */
+class SimClosCommandTest {
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(CliRun run) {
+        String[] lines = run.out().strip().split("\n");
+        assertThat(lines).as("exactly one line on stdout: " + run.out() + run.err()).hasSize(1);
+        return (Map<String, Object>) MiniJson.parse(lines[0]);
+    }
+
+    private static double num(Map<String, Object> j, String key) {
+        assertThat(j).containsKey(key);
+        return ((Number) j.get(key)).doubleValue();
+    }
+
+    @Test
+    void aPermutationReportsEveryFieldAndFinishesEveryFlow() {
+        CliRun run = CliRun.of("sim", "permutation", "--hosts", "54", "--flow-bytes", "256K", "--link-gbps", "400",
+                "--mtu", "4096", "--seed", "3", "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        Map<String, Object> j = json(run);
+        assertThat(num(j, "hosts")).isEqualTo(54);
+        assertThat(num(j, "radix")).isEqualTo(6);
+        assertThat(num(j, "flows")).isEqualTo(54);
+        assertThat(num(j, "unfinishedFlows")).isZero();
+        assertThat(num(j, "events")).isPositive();
+        assertThat(num(j, "eventsPerSecond")).isPositive();
+        assertThat(num(j, "wallSeconds")).isPositive();
+        assertThat(num(j, "peakHeapBytes")).isPositive();
+        // 256 KiB in 4032-byte payloads: 66 packets of at most 4096 bytes at 20 ps a byte, plus 6 hops: at least 5.4 us.
+        assertThat(num(j, "meanFctUs")).isGreaterThan(5.4);
+        assertThat(num(j, "p99FctUs")).isGreaterThanOrEqualTo(num(j, "meanFctUs"));
+    }
+
+    @Test
+    void theSameSeedReplaysTheRunAndLossIsRecovered() {
+        String[] args = {"sim", "permutation", "--hosts", "16", "--flow-bytes", "512K", "--loss", "0.05", "--seed",
+            "9", "--json"};
+        Map<String, Object> a = json(CliRun.of(args));
+        Map<String, Object> b = json(CliRun.of(args));
+        assertThat(a.get("events")).isEqualTo(b.get("events"));
+        assertThat(a.get("meanFctUs")).isEqualTo(b.get("meanFctUs"));
+        assertThat(num(a, "randomLosses")).isPositive();
+        assertThat(num(a, "retransmissions")).isEqualTo(num(a, "randomLosses"));
+        assertThat(num(a, "unfinishedFlows")).isZero();
+    }
+
+    @Test
+    void anIncastWithAFailedPlaneStillFinishes() {
+        CliRun run = CliRun.of("sim", "incast", "--hosts", "16", "--senders", "8", "--planes", "2", "--flow-bytes",
+                "1M", "--fail", "plane:1@2us", "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        Map<String, Object> j = json(run);
+        assertThat(num(j, "flows")).isEqualTo(8);
+        assertThat(num(j, "failureDrops")).isPositive();
+        assertThat(num(j, "unfinishedFlows")).isZero();
+    }
+
+    @Test
+    void flowsNotDoneByTheLimitFailTheRun() {
+        CliRun run = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "8M", "--until-us", "10",
+                "--json");
+        assertThat(run.code()).isEqualTo(1);
+        assertThat(num(json(run), "unfinishedFlows")).isEqualTo(16);
+    }
+
+    @Test
+    void badInputIsAUsageErrorNamingIt() {
+        assertUsage("--protocol must be ideal", "sim", "permutation", "--protocol", "quic");
+        assertUsage("hosts must be in", "sim", "permutation", "--hosts", "20", "--radix", "4");
+        assertUsage("plane 3 is not in 0-1", "sim", "permutation", "--planes", "2", "--fail", "plane:3@1us");
+        assertUsage("needs a unit", "sim", "permutation", "--fail", "plane:0@5");
+        assertUsage("--senders must be in 1-15", "sim", "incast", "--hosts", "16", "--senders", "16");
+        assertUsage("radix must be even", "sim", "permutation", "--radix", "5", "--hosts", "8");
+    }
+
+    private static void assertUsage(String message, String... args) {
+        CliRun run = CliRun.of(args);
+        assertThat(run.code()).as(run.out() + run.err()).isEqualTo(2);
+        assertThat(run.err()).contains(message);
+    }
+}
