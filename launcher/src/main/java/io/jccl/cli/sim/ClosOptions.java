@@ -65,9 +65,19 @@ public final class ClosOptions {
     @Option(names = "--loss-every-link", description = "Apply --loss on every link instead of the last.")
     boolean lossEveryLink;
 
-    @Option(names = "--protocol", defaultValue = "ideal", description = "The hosts' transport: ideal (line rate, "
-            + "per-packet spraying, oracle loss recovery: the bound). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--protocol", defaultValue = "metaroce", description = "The hosts' transport: metaroce (the "
+            + "production MetaRoCE engine) or ideal (line rate, per-packet spraying, oracle loss recovery: the "
+            + "bound). Default: ${DEFAULT-VALUE}.")
     String protocol;
+
+    @Option(names = "--payload", defaultValue = "auto", description = "metaroce: checked (every flow's own bytes, "
+            + "each placed byte compared), shared (one buffer for all flows, for large fabrics; the engines' CRCs "
+            + "still check every packet) or auto (checked up to " + CHECKED_UP_TO_HOSTS + " hosts). "
+            + "Default: ${DEFAULT-VALUE}.")
+    String payload;
+
+    /** Hosts up to which {@code --payload auto} checks every byte. */
+    static final int CHECKED_UP_TO_HOSTS = 256;
 
     @Option(names = "--fail", description = "A plane fails (plane:K@TIME) or comes back (plane:K+@TIME); TIME in "
             + "ns, us, ms or s. Repeatable.")
@@ -120,16 +130,28 @@ public final class ClosOptions {
     /** Runs {@code flows} over {@code config} and prints the report; exit 0 when every flow finished, else 1. */
     int runAndReport(CommandSpec spec, String simulation, ClosConfig config, Flows flows) {
         ClosRun.Protocol p;
+        ClosRun.Payload pay;
         List<ClosRun.PlaneEvent> events = new ArrayList<>();
         try {
             p = switch (protocol.toLowerCase(Locale.ROOT)) {
                 case "ideal" -> ClosRun.Protocol.IDEAL;
-                default -> throw new IllegalArgumentException("--protocol must be ideal, not '" + protocol
-                        + "' (the MetaRoCE engine and the RoCEv2 baseline on this fabric are not built yet)");
+                case "metaroce" -> ClosRun.Protocol.METAROCE;
+                default -> throw new IllegalArgumentException("--protocol must be metaroce or ideal, not '" + protocol
+                        + "' (the RoCEv2 baseline on this fabric is not built yet)");
             };
-            if (mtu <= io.jccl.metaroce.sim.dc.IdealSprayHost.HEADER_BYTES || mtu > 65536) {
-                throw new IllegalArgumentException("--mtu must be in " + (io.jccl.metaroce.sim.dc.IdealSprayHost
-                        .HEADER_BYTES + 1) + "-65536, not " + mtu);
+            pay = switch (payload.toLowerCase(Locale.ROOT)) {
+                case "checked" -> ClosRun.Payload.CHECKED;
+                case "shared" -> ClosRun.Payload.SHARED;
+                case "auto" -> config.hosts() <= CHECKED_UP_TO_HOSTS ? ClosRun.Payload.CHECKED : ClosRun.Payload.SHARED;
+                default -> throw new IllegalArgumentException("--payload must be checked, shared or auto, not '"
+                        + payload + "'");
+            };
+            int minMtu = p == ClosRun.Protocol.IDEAL ? io.jccl.metaroce.sim.dc.IdealSprayHost.HEADER_BYTES + 1
+                    : io.jccl.metaroce.sim.dc.MetaRoceHosts.MIN_MTU_BYTES;
+            int maxMtu = p == ClosRun.Protocol.IDEAL ? 65536 : io.jccl.metaroce.sim.dc.MetaRoceHosts.MAX_MTU_BYTES;
+            if (mtu < minMtu || mtu > maxMtu) {
+                throw new IllegalArgumentException("--mtu must be in " + minMtu + "-" + maxMtu + " for " + protocol
+                        + ", not " + mtu);
             }
             if (!(untilUs > 0) || untilUs > 1e12) {
                 throw new IllegalArgumentException("--until-us must be in (0, 1e12], not " + untilUs);
@@ -147,7 +169,7 @@ public final class ClosOptions {
         }
         boolean showProgress = progress != null ? progress : System.console() != null && !json;
         long startNs = System.nanoTime();
-        ClosRun.Report r = ClosRun.run(config, flows, p, mtu, Math.round(untilUs * 1e6), seed, events,
+        ClosRun.Report r = ClosRun.run(config, flows, p, pay, mtu, Math.round(untilUs * 1e6), seed, events,
                 showProgress ? n -> System.err.printf(Locale.ROOT, "\r%d M events, %.1f s", n >> 20,
                         (System.nanoTime() - startNs) / 1e9) : null);
         if (showProgress) {
@@ -166,6 +188,7 @@ public final class ClosOptions {
                     .field("linkGbps", config.linkGbps())
                     .field("mtu", mtu)
                     .field("loss", config.lossProbability())
+                    .field("payload", p == ClosRun.Protocol.IDEAL ? "none" : pay.name().toLowerCase(Locale.ROOT))
                     .field("seed", seed)
                     .field("wallSeconds", r.wallSeconds())
                     .field("events", r.events())
@@ -183,11 +206,12 @@ public final class ClosOptions {
                     .field("maxQueueBytes", r.maxQueueBytes())
                     .field("peakPackets", r.peakPackets())
                     .field("peakHeapBytes", r.peakHeapBytes())
+                    .field("wrongBytes", r.wrongBytes())
                     .endObject());
         } else {
             System.out.println("# " + simulation + ", " + protocol.toLowerCase(Locale.ROOT) + ", " + config.tiers()
                     + "-tier radix " + config.radix() + ", " + config.planes() + " plane(s): " + r);
         }
-        return r.unfinishedFlows() == 0 ? 0 : 1;
+        return r.unfinishedFlows() == 0 && r.wrongBytes() == 0 ? 0 : 1;
     }
 }

@@ -15,7 +15,8 @@ import java.util.concurrent.Callable;
 @Command(name = "incast", mixinStandardHelpOptions = true,
         description = {"Simulates an N:1 incast on a Clos fabric: hosts 1..N each send --flow-bytes to host 0, all "
                 + "starting together; one thread, virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us, 2 for a usage error."})
+                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
+                        + "wrong), 2 for a usage error."})
 public final class SimIncastCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 @Command(name = "permutation", mixinStandardHelpOptions = true,
         description = {"Simulates a permutation on a Clos fabric: every host sends --flow-bytes to one other host and"
                 + " receives from one, all starting together; one thread, virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us, 2 for a usage error."})
+                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
+                        + "wrong), 2 for a usage error."})
 public final class SimPermutationCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -43,8 +43,8 @@ class SimClosCommandTest {
 
     @Test
     void theSameSeedReplaysTheRunAndLossIsRecovered() {
-        String[] args = {"sim", "permutation", "--hosts", "16", "--flow-bytes", "512K", "--loss", "0.05", "--seed",
-            "9", "--json"};
+        String[] args = {"sim", "permutation", "--protocol", "ideal", "--hosts", "16", "--flow-bytes", "512K", "--loss",
+            "0.05", "--seed", "9", "--json"};
         Map<String, Object> a = json(CliRun.of(args));
         Map<String, Object> b = json(CliRun.of(args));
         assertThat(a.get("events")).isEqualTo(b.get("events"));
@@ -52,6 +52,19 @@ class SimClosCommandTest {
         assertThat(num(a, "randomLosses")).isPositive();
         assertThat(num(a, "retransmissions")).isEqualTo(num(a, "randomLosses"));
         assertThat(num(a, "unfinishedFlows")).isZero();
+    }
+
+    @Test
+    void metaroceThroughLossPlacesEveryCheckedByte() {
+        CliRun run = CliRun.of("sim", "permutation", "--protocol", "metaroce", "--hosts", "16", "--flow-bytes", "1M",
+                "--loss", "0.02", "--seed", "4", "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        Map<String, Object> j = json(run);
+        assertThat(j).containsEntry("payload", "checked").containsEntry("protocol", "metaroce");
+        assertThat(num(j, "wrongBytes")).isZero();
+        assertThat(num(j, "unfinishedFlows")).isZero();
+        assertThat(num(j, "randomLosses")).isPositive();
+        assertThat(num(j, "retransmissions")).isPositive();
     }
 
     @Test
@@ -75,7 +88,9 @@ class SimClosCommandTest {
 
     @Test
     void badInputIsAUsageErrorNamingIt() {
-        assertUsage("--protocol must be ideal", "sim", "permutation", "--protocol", "quic");
+        assertUsage("--protocol must be metaroce or ideal", "sim", "permutation", "--protocol", "quic");
+        assertUsage("--payload must be checked, shared or auto", "sim", "permutation", "--payload", "some");
+        assertUsage("--mtu must be in 370-65114 for metaroce", "sim", "permutation", "--mtu", "300");
         assertUsage("hosts must be in", "sim", "permutation", "--hosts", "20", "--radix", "4");
         assertUsage("plane 3 is not in 0-1", "sim", "permutation", "--planes", "2", "--fail", "plane:3@1us");
         assertUsage("needs a unit", "sim", "permutation", "--fail", "plane:0@5");

@@ -64,9 +64,13 @@ public final class Endpoint implements Verbs, Connection.Context {
     private final Int2ObjectHashMap<HandshakeCrypto> initiatorCrypto = new Int2ObjectHashMap<>();
     private final PacketValidator validator = new PacketValidator();
     private final Crc32c txCrc = new Crc32c();
-    private final byte[] txBytes = new byte[MAX_DATAGRAM];
-    private final UnsafeBuffer tx = new UnsafeBuffer(txBytes);
-    private final MemorySegment txSegment = MemorySegment.ofArray(txBytes);
+    /**
+     * Where frames are built when the sink offers no room: as long as the longest frame of any connection (grown by
+     * {@link #add}), not {@link #MAX_DATAGRAM} — a simulation runs thousands of endpoints.
+     */
+    private byte[] txBytes;
+    private final UnsafeBuffer tx = new UnsafeBuffer(new byte[0]);
+    private MemorySegment txSegment;
 
     // Flyweights, one per packet type and direction, rewrapped for every packet.
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
@@ -120,6 +124,18 @@ public final class Endpoint implements Verbs, Connection.Context {
         this.random = Objects.requireNonNull(random, "random");
         this.fairShare = new FairShare(config.inboundBytesPerSecond(), Math.max(10_000, config.delayedAckNs()));
         this.crypto = new HandshakeCrypto(config.handshakeKey());
+        ensureTxCapacity(config.payloadBytes());
+    }
+
+    /** Makes {@link #tx} hold a DATA frame of {@code payloadBytes} (and every control frame, all shorter). */
+    private void ensureTxCapacity(int payloadBytes) {
+        int frame = Math.min(MAX_DATAGRAM, Math.max(1024, DataFlyweight.DATA_HEADER_LENGTH + payloadBytes
+                + DataFlyweight.IMMEDIATE_LENGTH + DataFlyweight.CRC_LENGTH));
+        if (txBytes == null || txBytes.length < frame) {
+            txBytes = new byte[frame];
+            tx.wrap(txBytes);   // the flyweights hold tx itself, so they follow
+            txSegment = MemorySegment.ofArray(txBytes);
+        }
     }
 
     /** @return the settings */
@@ -228,6 +244,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     }
 
     private void add(Connection c) {
+        ensureTxCapacity(c.payloadBytes());
         c.regions(regions::writableBytes);
         byId.put(c.localId, c);
         byPeer.put(c.peer, c.localId);

@@ -121,6 +121,13 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
                 maxPendingWork, rnrRetryNs, handshakeKey);
     }
 
+    /** @return a copy that holds at most {@code n} posted and unfinished work items per connection */
+    public EndpointConfig withMaxPendingWork(int n) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                n, rnrRetryNs, handshakeKey);
+    }
+
     @Override
     public byte[] handshakeKey() {
         return handshakeKey.clone();

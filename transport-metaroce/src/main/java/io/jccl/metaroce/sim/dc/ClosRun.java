@@ -15,7 +15,17 @@ public final class ClosRun {
     /** Transports a run can put on the hosts. */
     public enum Protocol {
         /** {@link IdealSprayHost}: line rate, per-packet spraying, oracle loss recovery (a bound). */
-        IDEAL
+        IDEAL,
+        /** {@link MetaRoceHosts}: the production MetaRoCE engine on every host. */
+        METAROCE
+    }
+
+    /** How a MetaRoCE run carries payload ({@link MetaRoceHosts}). */
+    public enum Payload {
+        /** Every flow's own bytes, each placed byte compared with them. */
+        CHECKED,
+        /** One shared buffer, placement discarded (the engines' CRCs still check each packet). */
+        SHARED
     }
 
     /**
@@ -38,11 +48,12 @@ public final class ClosRun {
      * @param maxQueueBytes    the deepest queue
      * @param peakPackets      packets alive at once, at most
      * @param peakHeapBytes    the peak heap use of the JVM over the run (every heap pool's peak, summed)
+     * @param wrongBytes       bytes placed that differ from what was sent (checked MetaRoCE runs; else 0)
      */
     public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
-                         long peakHeapBytes) {
+                         long peakHeapBytes, long wrongBytes) {
         /** @return events per wall-clock second */
         public double eventsPerSecond() {
             return wallSeconds > 0 ? events / wallSeconds : 0;
@@ -130,7 +141,7 @@ public final class ClosRun {
     }
 
     /**
-     * Runs {@code flows} over a fabric of {@code config}.
+     * Runs {@code flows} over a fabric of {@code config} (a MetaRoCE run's payload checked).
      *
      * @param protocol  the transport on every host
      * @param mtuBytes  the wire size of a full packet
@@ -140,12 +151,12 @@ public final class ClosRun {
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, int mtuBytes, long untilPs, long seed,
                              LongConsumer progress) {
-        return run(config, flows, protocol, mtuBytes, untilPs, seed, java.util.List.of(), progress);
+        return run(config, flows, protocol, Payload.CHECKED, mtuBytes, untilPs, seed, java.util.List.of(), progress);
     }
 
     /** As {@link #run(ClosConfig, Flows, Protocol, int, long, long, LongConsumer)}, with planes failing and recovering. */
-    public static Report run(ClosConfig config, Flows flows, Protocol protocol, int mtuBytes, long untilPs, long seed,
-                             java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
+    public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload, int mtuBytes,
+                             long untilPs, long seed, java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -160,7 +171,12 @@ public final class ClosRun {
                         + topology.hosts());
             }
         }
-        IdealSprayHost.attachAll(fabric, flows, mtuBytes);
+        MetaRoceHosts metaroce = null;
+        if (protocol == Protocol.IDEAL) {
+            IdealSprayHost.attachAll(fabric, flows, mtuBytes);
+        } else {
+            metaroce = MetaRoceHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed);
+        }
         for (PlaneEvent e : planeEvents) {
             if (e.down()) {
                 fabric.failPlaneAt(e.plane(), e.atPs());
@@ -189,8 +205,9 @@ public final class ClosRun {
             }
         }
         return new Report(topology.hosts(), flows.count(), wall, fabric.events(), end / 1e6, mean, p99, max,
-                flows.unfinished(), flows.totalRetransmissions(), fabric.tailDrops(), fabric.randomLosses(),
+                flows.unfinished(), metaroce != null ? metaroce.retransmissions() : flows.totalRetransmissions(),
+                fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
-                peakHeap);
+                peakHeap, metaroce != null ? metaroce.wrongBytes() : 0);
     }
 }

@@ -82,6 +82,11 @@ public final class Flows {
         return finishPs[f];
     }
 
+    /** Moves {@code f}'s start to {@code nowPs}: its transport posted it then (after connecting). */
+    public void started(int f, long nowPs) {
+        startPs[f] = nowPs;
+    }
+
     /** Records that {@code f}'s last byte arrived at {@code nowPs} (once). */
     public void finish(int f, long nowPs) {
         if (finishPs[f] >= 0) {

@@ -1,0 +1,240 @@
+package io.jccl.metaroce.sim.dc;
+
+import io.jccl.metaroce.protocol.CompletionHandler;
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.protocol.TransmitSink;
+import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
+import io.jccl.metaroce.protocol.wire.PacketType;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2LongHashMap;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * One host's MetaRoCE engine on the fabric: the driver rule of {@link io.jccl.metaroce.protocol.Engine} (deliver,
+ * time out, then drain completions and transmissions and re-read the next timeout), with the fabric as its NIC. A
+ * path is a UDP source port (a hash of host, peer, path and generation: a reroute moves it) in plane {@code path %
+ * planes}. Datagrams it sends are built in place in the {@link DatagramStore}, a gathered DATA packet's payload
+ * left in the sender's memory.
+ */
+final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
+    private static final int FIRST_SOURCE_PORT = 49152;
+
+    private final MetaRoceHosts run;
+    private final int host;
+    private final Endpoint engine;
+    private final int planes;
+    /** Per (peer, path): the path's generation, set by reroutes (missing: 0). */
+    private final Long2LongHashMap generation = new Long2LongHashMap(0);
+    /** Flows this host sends: their ids, connection ids (-1 until connected) and whether posted. */
+    private int[] outgoing = new int[0];
+    private int[] connection = new int[0];
+    private boolean[] posted = new boolean[0];
+    private int unposted;
+    /** Flows this host receives, by their offset in the sink region (sorted). */
+    private long[] incomingOffset = new long[0];
+    private int[] incomingFlow = new int[0];
+    private long scheduledTimerPs = Long.MAX_VALUE;
+    private int claimed = -1;
+    private long claimedPeer;
+    private int claimedPath;
+
+    MetaRoceHost(MetaRoceHosts run, int host, Endpoint engine) {
+        this.run = run;
+        this.host = host;
+        this.engine = engine;
+        this.planes = run.fabric.topology().planes();
+    }
+
+    Endpoint engine() {
+        return engine;
+    }
+
+    int registerSink(long bytes) {
+        return engine.registerSinkRegion(bytes, (from, fromOffset, regionOffset, n) ->
+                run.placed(host, from, fromOffset, regionOffset, n));
+    }
+
+    /** Connects to every flow's destination (time 0) and notes the flows arriving here. */
+    void start() {
+        Flows flows = run.flows;
+        for (int f = 0; f < flows.count(); f++) {
+            if (flows.src(f) == host) {
+                int i = outgoing.length;
+                outgoing = Arrays.copyOf(outgoing, i + 1);
+                connection = Arrays.copyOf(connection, i + 1);
+                posted = Arrays.copyOf(posted, i + 1);
+                outgoing[i] = f;
+                connection[i] = -1;
+                unposted++;
+            }
+            if (flows.dst(f) == host) {
+                int i = incomingFlow.length;
+                incomingFlow = Arrays.copyOf(incomingFlow, i + 1);
+                incomingOffset = Arrays.copyOf(incomingOffset, i + 1);
+                incomingFlow[i] = f;
+                incomingOffset[i] = run.remoteOffset[f];
+            }
+        }
+        long nowNs = run.fabric.nowPs() / 1000;
+        for (int i = 0; i < outgoing.length; i++) {
+            connection[i] = engine.connect(nowNs, run.flows.dst(outgoing[i]));
+        }
+        service(run.fabric.nowPs());
+    }
+
+    int incomingFlowAt(long regionOffset) {
+        int i = Arrays.binarySearch(incomingOffset, regionOffset);
+        return incomingFlow[i >= 0 ? i : -i - 2];
+    }
+
+    // ---- The fabric drives ----
+
+    @Override
+    public void onPacket(ClosFabric fabric, long nowPs, int packet) {
+        PacketStore packets = fabric.packets();
+        int h = packets.flow(packet);
+        DatagramStore store = run.store;
+        DirectBuffer frame = store.assemble(h);
+        engine.onDatagram(nowPs / 1000, packets.src(packet), packets.seq(packet), frame, 0, store.length(h),
+                (packets.flags(packet) & PacketStore.CE) != 0);
+        store.free(h);
+        packets.free(packet);
+        service(nowPs);
+    }
+
+    @Override
+    public void onTimer(ClosFabric fabric, long nowPs) {
+        scheduledTimerPs = Long.MAX_VALUE;
+        engine.onTimeout(nowPs / 1000);
+        service(nowPs);
+    }
+
+    @Override
+    public void onNicIdle(ClosFabric fabric, long nowPs, int plane) {
+        // The engine paces itself; its packets wait in the NIC's queue.
+    }
+
+    @Override
+    public void onDropped(ClosFabric fabric, long nowPs, int packet) {
+        run.store.free(fabric.packets().flow(packet));   // the fabric frees the packet; its bytes are ours
+    }
+
+    /** After any interaction: completions, flows whose connection came up, transmissions, the next timeout. */
+    private void service(long nowPs) {
+        long nowNs = nowPs / 1000;
+        engine.pollCompletions(this);
+        if (unposted > 0) {
+            for (int i = 0; i < outgoing.length; i++) {
+                if (!posted[i] && engine.isEstablished(connection[i])) {
+                    int f = outgoing[i];
+                    int dst = run.flows.dst(f);
+                    engine.postWriteImmediate(connection[i], run.sinkKey[dst], run.remoteOffset[f], run.source[f], 0,
+                            run.flows.bytes(f), f);
+                    run.flows.started(f, nowPs);
+                    posted[i] = true;
+                    unposted--;
+                }
+            }
+        }
+        engine.pollTransmit(nowNs, this);
+        engine.pollCompletions(this);
+        long next = engine.nextTimeoutNs();
+        long nextPs = next == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(next, nowNs) * 1000;
+        if (nextPs != scheduledTimerPs) {
+            scheduledTimerPs = nextPs;
+            run.fabric.setTimer(host, nextPs);
+        }
+    }
+
+    @Override
+    public void onCompletion(int connectionId, long workId, WorkKind kind, CompletionStatus status, long bytes) {
+        if (kind == WorkKind.IMMEDIATE) {
+            run.finished((int) workId, status, run.fabric.nowPs());
+        } else if (status != CompletionStatus.OK) {
+            throw new IllegalStateException("host " + host + ": " + kind + " " + workId + " completed with " + status);
+        }
+    }
+
+    // ---- The engine transmits ----
+
+    @Override
+    public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {
+        send(destination, pathIndex, run.store.copyOf(buffer, offset, length));
+    }
+
+    @Override
+    public int claim(long destination, int pathIndex, int maxLength) {
+        if (maxLength > DatagramStore.SMALL_SLOT) {
+            return -1;   // the engine builds it in its own buffer and transmits a copy
+        }
+        if (claimed >= 0) {
+            run.store.free(claimed);   // a claim left open is replaced
+        }
+        claimed = run.store.claimSmall();
+        claimedPeer = destination;
+        claimedPath = pathIndex;
+        return run.store.smallOffset(claimed);
+    }
+
+    @Override
+    public MutableDirectBuffer claimedBuffer() {
+        return run.store.smallBuffer(claimed);
+    }
+
+    @Override
+    public MemorySegment claimedSegment() {
+        return run.store.smallSegment(claimed);
+    }
+
+    @Override
+    public void commit(int length) {
+        run.store.commitWhole(claimed, length);
+        int h = claimed;
+        claimed = -1;
+        send(claimedPeer, claimedPath, h);
+    }
+
+    @Override
+    public boolean gathers() {
+        return true;
+    }
+
+    @Override
+    public void commitGather(int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+                             int trailerLength) {
+        run.store.commitGathered(claimed, headerLength, payload.address() + payloadOffset, payloadLength,
+                trailerLength);
+        int h = claimed;
+        claimed = -1;
+        send(claimedPeer, claimedPath, h);
+    }
+
+    @Override
+    public void reroute(long destination, int pathIndex, int newGeneration) {
+        generation.put(destination << 8 | pathIndex, newGeneration);
+    }
+
+    private void send(long destination, int pathIndex, int handle) {
+        DatagramStore store = run.store;
+        int type = store.byteAt(handle, HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF;
+        int flags = PacketStore.ECT | (type == PacketType.WRITE || type == PacketType.SEND ? PacketStore.DATA : 0);
+        long gen = generation.get(destination << 8 | pathIndex);
+        int port = FIRST_SOURCE_PORT + (int) (mix(host, destination, pathIndex, gen) & 0x3FFF);
+        PacketStore packets = run.fabric.packets();
+        int p = packets.allocate(host, (int) destination, port, store.length(handle)
+                + MetaRoceHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex, run.fabric.nowPs());
+        run.fabric.send(host, pathIndex % planes, p);
+    }
+
+    private static long mix(long a, long b, long c, long d) {
+        long z = a * 0x9E3779B97F4A7C15L ^ b * 0xBF58476D1CE4E5B9L ^ c * 0x94D049BB133111EBL ^ d * 0xD6E8FEB86659FD93L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

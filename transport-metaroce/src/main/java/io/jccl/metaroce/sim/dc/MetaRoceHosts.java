@@ -1,0 +1,183 @@
+package io.jccl.metaroce.sim.dc;
+
+import io.jccl.metaroce.protocol.CompletionStatus;
+import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.Endpoint;
+import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.protocol.wire.DataFlyweight;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+/**
+ * The production MetaRoCE engine ({@link Endpoint}, the class the UDP driver runs) on every host of a
+ * {@link ClosFabric}. Each host connects to the destinations of its flows at time 0; once a connection is up, the
+ * flow goes as one WRITE with immediate (the flow's id) into a sink region of its destination, and the flow is done
+ * when the destination's engine reports the immediate: every byte placed. Its completion time counts from the post.
+ *
+ * <p>Two payload modes. <b>Checked</b>: every flow sends its own bytes (a pattern of its id) and the destination
+ * compares every placed byte with them ({@link #wrongBytes}, {@link #placedBytes}). <b>Shared</b>, for thousands of
+ * hosts: every flow sends from one shared buffer and placement keeps nothing; the engines still compute and check
+ * each packet's CRC32C over its payload. Either way a packet in the fabric holds its headers only
+ * ({@link DatagramStore}).
+ */
+public final class MetaRoceHosts {
+    /** Bytes of Ethernet, IPv4 and UDP headers around every MetaRoCE frame. */
+    public static final int UDP_IP_ETHERNET_BYTES = 42;
+    /** Bytes of a WRITE's frame that are not payload: the DATA header, the immediate and the CRC. */
+    public static final int FRAME_OVERHEAD_BYTES = DataFlyweight.DATA_HEADER_LENGTH + DataFlyweight.IMMEDIATE_LENGTH
+            + DataFlyweight.CRC_LENGTH;
+
+    /** The smallest MTU: the engine's smallest payload (256 bytes) and the headers around it. */
+    public static final int MIN_MTU_BYTES = 256 + FRAME_OVERHEAD_BYTES + UDP_IP_ETHERNET_BYTES;
+    /** The largest MTU: the engine's largest payload (65,000 bytes) and the headers around it. */
+    public static final int MAX_MTU_BYTES = 65_000 + FRAME_OVERHEAD_BYTES + UDP_IP_ETHERNET_BYTES;
+
+    /**
+     * Work items a connection holds at once: a flow is one WRITE, and the engine preallocates this many per
+     * connection (its default, 4,096, would cost about 1 MiB per connection: 1 GiB at 1,024 hosts).
+     */
+    static final int MAX_PENDING_WORK = 16;
+
+    final ClosFabric fabric;
+    final Flows flows;
+    final DatagramStore store;
+    final EndpointConfig config;
+    final boolean checked;
+    final MetaRoceHost[] hosts;
+    /** Per flow: the bytes it sends, and where they go in its destination's sink region. */
+    final MemorySegment[] source;
+    final long[] remoteOffset;
+    /** Per host: the sink region's key; per flow: bytes placed. */
+    final int[] sinkKey;
+    final long[] placed;
+    long wrongBytes;
+
+    private MetaRoceHosts(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+        this.fabric = fabric;
+        this.flows = flows;
+        this.checked = checked;
+        int payload = mtuBytes - UDP_IP_ETHERNET_BYTES - FRAME_OVERHEAD_BYTES;
+        if (payload < 256) {
+            throw new IllegalArgumentException("an MTU of " + mtuBytes + " leaves " + payload + " bytes of payload per "
+                    + "MetaRoCE packet; the engine needs at least 256");
+        }
+        double linkBytesPerSecond = fabric.topology().config().linkGbps() * 1e9 / 8;
+        byte[] key = new byte[32];
+        new SplittableRandom(seed).nextBytes(key);
+        this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
+                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(MAX_PENDING_WORK);
+        this.store = new DatagramStore(payload + FRAME_OVERHEAD_BYTES + 512);
+        int n = fabric.topology().hosts();
+        this.hosts = new MetaRoceHost[n];
+        this.source = new MemorySegment[flows.count()];
+        this.remoteOffset = new long[flows.count()];
+        this.sinkKey = new int[n];
+        this.placed = new long[flows.count()];
+        Arena arena = Arena.ofAuto();
+        long largest = 0;
+        long[] incoming = new long[n];
+        for (int f = 0; f < flows.count(); f++) {
+            largest = Math.max(largest, flows.bytes(f));
+            remoteOffset[f] = incoming[flows.dst(f)];
+            incoming[flows.dst(f)] += flows.bytes(f);
+        }
+        MemorySegment shared = checked ? null : pattern(arena, largest, -1);
+        for (int f = 0; f < flows.count(); f++) {
+            source[f] = checked ? pattern(arena, flows.bytes(f), f) : shared;
+        }
+        for (int h = 0; h < n; h++) {
+            hosts[h] = new MetaRoceHost(this, h, new Endpoint(config, new SplittableRandom(seed * 31 + h)));
+            sinkKey[h] = hosts[h].registerSink(Math.max(1, incoming[h]));
+            fabric.attach(h, hosts[h]);
+        }
+        for (int h = 0; h < n; h++) {
+            hosts[h].start();
+        }
+    }
+
+    /**
+     * Puts a MetaRoCE engine on every host of {@code fabric} and starts {@code flows} (connections at time 0).
+     *
+     * @param checked true: every flow's bytes are its own and checked at the destination; false: shared, unchecked
+     *                beyond the engines' CRCs (for large fabrics)
+     * @param seed    the seed of the engines' random choices and handshake key
+     */
+    public static MetaRoceHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed);
+    }
+
+    private static MemorySegment pattern(Arena arena, long bytes, long stream) {
+        MemorySegment s = arena.allocate(Math.max(8, bytes), 64);
+        long x = 0x9E3779B97F4A7C15L * (stream + 2);
+        for (long i = 0; i + 8 <= s.byteSize(); i += 8) {
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, x);
+        }
+        return s;
+    }
+
+    /** Destination side: a flow's bytes were placed at {@code regionOffset} of host {@code host}'s sink region. */
+    void placed(int host, MemorySegment from, long fromOffset, long regionOffset, long bytes) {
+        int f = flowAt(host, regionOffset);
+        placed[f] += bytes;
+        if (checked) {
+            long at = regionOffset - remoteOffset[f];
+            long mismatch = MemorySegment.mismatch(from, fromOffset, fromOffset + bytes, source[f], at, at + bytes);
+            if (mismatch >= 0) {
+                for (long i = mismatch; i < bytes; i++) {
+                    if (from.get(ValueLayout.JAVA_BYTE, fromOffset + i) != source[f].get(ValueLayout.JAVA_BYTE, at + i)) {
+                        wrongBytes++;
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return the flow whose bytes land at {@code regionOffset} of {@code host}'s sink region */
+    private int flowAt(int host, long regionOffset) {
+        return hosts[host].incomingFlowAt(regionOffset);
+    }
+
+    /** A host's completion for a flow: the destination saw its immediate. */
+    void finished(int flow, CompletionStatus status, long nowPs) {
+        if (status != CompletionStatus.OK) {
+            throw new IllegalStateException("flow " + flow + " completed with " + status);
+        }
+        flows.finish(flow, nowPs);
+    }
+
+    /** @return bytes placed that differ from what their flow sent (checked mode) */
+    public long wrongBytes() {
+        return wrongBytes;
+    }
+
+    /** @return bytes placed for flow {@code f} */
+    public long placedBytes(int f) {
+        return placed[f];
+    }
+
+    /** @return a counter summed over every host's engine */
+    public long total(Counter counter) {
+        long sum = 0;
+        for (MetaRoceHost h : hosts) {
+            sum += h.engine().counters().get(counter);
+        }
+        return sum;
+    }
+
+    /** @return every engine's retransmissions (SACK, timeout, tail probe, reroute) */
+    public long retransmissions() {
+        return total(Counter.RETRANSMITS_SACK) + total(Counter.RETRANSMITS_RTO) + total(Counter.RETRANSMITS_TAIL)
+                + total(Counter.RETRANSMITS_REROUTED);
+    }
+
+    /** @return datagrams in the fabric now */
+    public int datagramsAlive() {
+        return store.alive();
+    }
+}

@@ -1,0 +1,98 @@
+package io.jccl.metaroce.sim.dc;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The production MetaRoCE engine on a small Clos fabric, every byte checked: a permutation completes with each flow's
+ * own bytes in place, and so it does through random loss, an incast's drops and a failed plane; a run replays from
+ * its seed; and the ideal transport bounds it.
+ */
+class MetaRoceOnClosTest {
+    private static final int MTU = 4096;
+
+    private static MetaRoceHosts run(ClosFabric fabric, Flows flows) {
+        MetaRoceHosts hosts = MetaRoceHosts.attach(fabric, flows, MTU, true, 11);
+        fabric.run(1_000_000_000_000L, flows);   // 1 s of virtual time: a hang shows as unfinished flows
+        return hosts;
+    }
+
+    private static void assertEveryByteArrived(MetaRoceHosts hosts, Flows flows) {
+        assertEquals(0, flows.unfinished(), "flows left unfinished");
+        assertEquals(0, hosts.wrongBytes(), "bytes placed that differ from what was sent");
+        for (int f = 0; f < flows.count(); f++) {
+            assertEquals(flows.bytes(f), hosts.placedBytes(f), "flow " + f + ": bytes placed");
+        }
+    }
+
+    @Test
+    void aPermutationPlacesEveryFlowsOwnBytes() {
+        Flows flows = Workloads.permutation(16, 300_000, 2);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        MetaRoceHosts hosts = run(fabric, flows);
+        assertEveryByteArrived(hosts, flows);
+        assertEquals(0, hosts.retransmissions(), "retransmissions on a lossless fabric");
+        // The ideal transport bounds it: the same flows cannot finish sooner than at line rate.
+        Flows ideal = Workloads.permutation(16, 300_000, 2);
+        ClosFabric idealFabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        IdealSprayHost.attachAll(idealFabric, ideal, MTU);
+        idealFabric.run(Long.MAX_VALUE, ideal);
+        long[] metaroce = flows.sortedFctPs();
+        long[] bound = ideal.sortedFctPs();
+        assertTrue(metaroce[0] >= bound[0] * 0.9, "MetaRoCE's fastest flow beat the ideal's by more than 10%");
+    }
+
+    @Test
+    void randomLossOnEveryLinkIsRecoveredByteForByte() {
+        Flows flows = Workloads.permutation(16, 400_000, 4);
+        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.03, true);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 7);
+        MetaRoceHosts hosts = run(fabric, flows);
+        assertEveryByteArrived(hosts, flows);
+        assertTrue(fabric.randomLosses() > 0, "no packet was lost");
+        assertTrue(hosts.retransmissions() > 0, "losses were never resent");
+    }
+
+    @Test
+    void anIncastOverflowingItsBuffersCompletes() {
+        Flows flows = Workloads.incast(16, 12, 200_000);
+        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withQueues(16 * MTU, 6 * MTU);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 3);
+        MetaRoceHosts hosts = run(fabric, flows);
+        assertEveryByteArrived(hosts, flows);
+        assertTrue(fabric.ecnMarks() > 0, "no ECN marks at the incast's bottleneck");
+    }
+
+    @Test
+    void aFailedPlaneIsRoutedAround() {
+        Flows flows = Workloads.permutation(16, 2_000_000, 5);
+        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withPlanes(2);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 1);
+        fabric.failPlaneAt(1, 20_000_000);   // 20 us in, mid-flow
+        MetaRoceHosts hosts = run(fabric, flows);
+        assertEveryByteArrived(hosts, flows);
+        assertTrue(fabric.failureDrops() > 0, "the failed plane dropped nothing");
+    }
+
+    @Test
+    void aRunReplaysFromItsSeed() {
+        assertArrayEquals(lossyRun(21), lossyRun(21));
+    }
+
+    private static long[] lossyRun(long seed) {
+        Flows flows = Workloads.permutation(16, 200_000, seed);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.02, false)),
+                seed);
+        MetaRoceHosts.attach(fabric, flows, MTU, true, seed);
+        fabric.run(1_000_000_000_000L, flows);
+        long[] out = new long[flows.count() + 1];
+        for (int f = 0; f < flows.count(); f++) {
+            out[f] = flows.finishPs(f);
+        }
+        out[flows.count()] = fabric.events();
+        return out;
+    }
+}
