@@ -5,6 +5,7 @@ import io.jccl.cli.bench.Json;
 import io.jccl.metaroce.sim.dc.ClosConfig;
 import io.jccl.metaroce.sim.dc.ClosRun;
 import io.jccl.metaroce.sim.dc.Flows;
+import io.jccl.metaroce.sim.dc.MetaRoceHosts;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -76,6 +77,18 @@ public final class ClosOptions {
             + "Default: ${DEFAULT-VALUE}.")
     String payload;
 
+    @Option(names = "--rto-floor-us", description = "metaroce: the shortest retransmission timeout, us. Default: "
+            + "10 (the datacenter tuning; the engine's own default is 50).")
+    Double rtoFloorUs;
+
+    @Option(names = "--delayed-ack-us", description = "metaroce: the longest a receiver holds an ACK, us. Default: 2 "
+            + "(the engine's own: 20).")
+    Double delayedAckUs;
+
+    @Option(names = "--initial-window", description = "metaroce: packets per path before the first ACK (1-256). "
+            + "Default: 16 (the engine's own: 4).")
+    Integer initialWindow;
+
     /** Hosts up to which {@code --payload auto} checks every byte. */
     static final int CHECKED_UP_TO_HOSTS = 256;
 
@@ -131,6 +144,7 @@ public final class ClosOptions {
     int runAndReport(CommandSpec spec, String simulation, ClosConfig config, Flows flows) {
         ClosRun.Protocol p;
         ClosRun.Payload pay;
+        MetaRoceHosts.Tuning tuning;
         List<ClosRun.PlaneEvent> events = new ArrayList<>();
         try {
             p = switch (protocol.toLowerCase(Locale.ROOT)) {
@@ -146,6 +160,10 @@ public final class ClosOptions {
                 default -> throw new IllegalArgumentException("--payload must be checked, shared or auto, not '"
                         + payload + "'");
             };
+            MetaRoceHosts.Tuning d = MetaRoceHosts.Tuning.DATACENTER;
+            tuning = new MetaRoceHosts.Tuning(rtoFloorUs != null ? micros(rtoFloorUs, "--rto-floor-us") : d.rtoFloorNs(),
+                    delayedAckUs != null ? micros(delayedAckUs, "--delayed-ack-us") : d.delayedAckNs(),
+                    initialWindow != null ? initialWindow : d.initialWindowPackets());
             int minMtu = p == ClosRun.Protocol.IDEAL ? io.jccl.metaroce.sim.dc.IdealSprayHost.HEADER_BYTES + 1
                     : io.jccl.metaroce.sim.dc.MetaRoceHosts.MIN_MTU_BYTES;
             int maxMtu = p == ClosRun.Protocol.IDEAL ? 65536 : io.jccl.metaroce.sim.dc.MetaRoceHosts.MAX_MTU_BYTES;
@@ -169,7 +187,7 @@ public final class ClosOptions {
         }
         boolean showProgress = progress != null ? progress : System.console() != null && !json;
         long startNs = System.nanoTime();
-        ClosRun.Report r = ClosRun.run(config, flows, p, pay, mtu, Math.round(untilUs * 1e6), seed, events,
+        ClosRun.Report r = ClosRun.run(config, flows, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed, events,
                 showProgress ? n -> System.err.printf(Locale.ROOT, "\r%d M events, %.1f s", n >> 20,
                         (System.nanoTime() - startNs) / 1e9) : null);
         if (showProgress) {
@@ -207,11 +225,19 @@ public final class ClosOptions {
                     .field("peakPackets", r.peakPackets())
                     .field("peakHeapBytes", r.peakHeapBytes())
                     .field("wrongBytes", r.wrongBytes())
+                    .field("maxRssBytes", r.maxRssBytes())
                     .endObject());
         } else {
             System.out.println("# " + simulation + ", " + protocol.toLowerCase(Locale.ROOT) + ", " + config.tiers()
                     + "-tier radix " + config.radix() + ", " + config.planes() + " plane(s): " + r);
         }
         return r.unfinishedFlows() == 0 && r.wrongBytes() == 0 ? 0 : 1;
+    }
+
+    private static long micros(double us, String option) {
+        if (!(us > 0) || us > 1e9) {
+            throw new IllegalArgumentException(option + " must be in (0, 1e9] us, not " + us);
+        }
+        return Math.max(1, Math.round(us * 1000));
     }
 }

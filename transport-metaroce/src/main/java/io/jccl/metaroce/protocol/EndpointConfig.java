@@ -121,6 +121,13 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
                 maxPendingWork, rnrRetryNs, handshakeKey);
     }
 
+    /** @return a copy whose receivers hold an ACK at most {@code ns} (unless asked for one at once) */
+    public EndpointConfig withDelayedAckNs(long ns) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                ns, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
     /** @return a copy that holds at most {@code n} posted and unfinished work items per connection */
     public EndpointConfig withMaxPendingWork(int n) {
         return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,

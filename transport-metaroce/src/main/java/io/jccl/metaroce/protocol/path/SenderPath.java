@@ -32,12 +32,14 @@ public final class SenderPath {
     // PSN space and outstanding packets.
     private int nextPsn;
     private int outstanding;
-    private final boolean[] inUse = new boolean[WINDOW];
-    private final int[] message = new int[WINDOW];
-    private final int[] chunk = new int[WINDOW];
-    private final int[] epoch = new int[WINDOW];
-    private final int[] bytes = new int[WINDOW];
-    private final long[] sentNs = new long[WINDOW];
+    // The ring of outstanding packets, allocated by the first send: the receiving half of a connection never sends
+    // DATA on its paths, and a simulation of thousands of hosts holds thousands of such halves (6.4 KiB a path).
+    private boolean[] inUse;
+    private int[] message;
+    private int[] chunk;
+    private int[] epoch;
+    private int[] bytes;
+    private long[] sentNs;
     private int lowestOutstanding;    // PSN of the oldest slot that may be in use
     private long bytesInFlight;
 
@@ -178,6 +180,14 @@ public final class SenderPath {
      * @return its PSN
      */
     public int send(long nowNs, int messageRef, int chunkIndex, int messageEpoch, int payloadBytes) {
+        if (inUse == null) {
+            inUse = new boolean[WINDOW];
+            message = new int[WINDOW];
+            chunk = new int[WINDOW];
+            epoch = new int[WINDOW];
+            bytes = new int[WINDOW];
+            sentNs = new long[WINDOW];
+        }
         int psn = nextPsn++;
         int slot = psn & (WINDOW - 1);
         if (outstanding == 0) {
@@ -500,7 +510,9 @@ public final class SenderPath {
         lowestOutstanding = 0;
         outstanding = 0;
         bytesInFlight = 0;
-        java.util.Arrays.fill(inUse, false);
+        if (inUse != null) {
+            java.util.Arrays.fill(inUse, false);
+        }
         lastEcnCount = 0;
         // The RTT estimate is kept: the new route's round trip is more like the old one's than like nothing, and a
         // path that forgot it would time out after 4 floors on a slow network (a loaded host's milliseconds) and fail

@@ -49,11 +49,12 @@ public final class ClosRun {
      * @param peakPackets      packets alive at once, at most
      * @param peakHeapBytes    the peak heap use of the JVM over the run (every heap pool's peak, summed)
      * @param wrongBytes       bytes placed that differ from what was sent (checked MetaRoCE runs; else 0)
+     * @param maxRssBytes      the process's peak resident memory so far (Linux VmHWM; -1 where unknown)
      */
     public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
-                         long peakHeapBytes, long wrongBytes) {
+                         long peakHeapBytes, long wrongBytes, long maxRssBytes) {
         /** @return events per wall-clock second */
         public double eventsPerSecond() {
             return wallSeconds > 0 ? events / wallSeconds : 0;
@@ -62,9 +63,10 @@ public final class ClosRun {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%d hosts, %d flows: %.2f s wall, %d events (%.2f M/s), mean FCT %.2f us,"
-                    + " p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, peak heap %d MiB",
-                    hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, meanFctUs, p99FctUs, maxFctUs,
-                    unfinishedFlows, tailDrops + failureDrops, randomLosses, retransmissions, peakHeapBytes >> 20);
+                    + " p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, %d wrong bytes, peak heap %d"
+                + " MiB, max RSS %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, meanFctUs,
+                    p99FctUs, maxFctUs, unfinishedFlows, tailDrops + failureDrops, randomLosses, retransmissions,
+                    wrongBytes, peakHeapBytes >> 20, maxRssBytes >> 20);
         }
     }
 
@@ -140,6 +142,21 @@ public final class ClosRun {
     private ClosRun() {
     }
 
+    /** @return the process's peak resident set (VmHWM of /proc/self/status), -1 where that is not there */
+    static long maxRssBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    String[] parts = line.substring(6).trim().split("\\s+");
+                    return Long.parseLong(parts[0]) * 1024;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
+    }
+
     /**
      * Runs {@code flows} over a fabric of {@code config} (a MetaRoCE run's payload checked).
      *
@@ -151,12 +168,17 @@ public final class ClosRun {
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, int mtuBytes, long untilPs, long seed,
                              LongConsumer progress) {
-        return run(config, flows, protocol, Payload.CHECKED, mtuBytes, untilPs, seed, java.util.List.of(), progress);
+        return run(config, flows, protocol, Payload.CHECKED, MetaRoceHosts.Tuning.DATACENTER, mtuBytes, untilPs, seed,
+                java.util.List.of(), progress);
     }
 
-    /** As {@link #run(ClosConfig, Flows, Protocol, int, long, long, LongConsumer)}, with planes failing and recovering. */
-    public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload, int mtuBytes,
-                             long untilPs, long seed, java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
+    /**
+     * As {@link #run(ClosConfig, Flows, Protocol, int, long, long, LongConsumer)}, with a payload mode and tuning for
+     * MetaRoCE, and planes failing and recovering.
+     */
+    public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
+                             MetaRoceHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
+                             java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -175,7 +197,7 @@ public final class ClosRun {
         if (protocol == Protocol.IDEAL) {
             IdealSprayHost.attachAll(fabric, flows, mtuBytes);
         } else {
-            metaroce = MetaRoceHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed);
+            metaroce = MetaRoceHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
         }
         for (PlaneEvent e : planeEvents) {
             if (e.down()) {
@@ -208,6 +230,6 @@ public final class ClosRun {
                 flows.unfinished(), metaroce != null ? metaroce.retransmissions() : flows.totalRetransmissions(),
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
-                peakHeap, metaroce != null ? metaroce.wrongBytes() : 0);
+                peakHeap, metaroce != null ? metaroce.wrongBytes() : 0, maxRssBytes());
     }
 }

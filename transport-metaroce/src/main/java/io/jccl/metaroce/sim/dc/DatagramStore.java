@@ -20,7 +20,7 @@ import java.util.List;
  */
 public final class DatagramStore {
     /** Bytes of a small slot: any control frame, or a gathered DATA packet's header and trailer. */
-    static final int SMALL_SLOT = 256;
+    static final int SMALL_SLOT = 128;
     private static final int SLOTS_PER_CHUNK = 4096;
 
     private final Arena arena = Arena.ofAuto();

@@ -55,7 +55,35 @@ public final class MetaRoceHosts {
     final long[] placed;
     long wrongBytes;
 
-    private MetaRoceHosts(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+    /** The longest retransmission timeout (backed off): 50 ms, the engine's default. */
+    static final long RTO_MAX_NS = 50_000_000;
+
+    /**
+     * The engine's settings that depend on the network's round trip rather than on the protocol.
+     *
+     * @param rtoFloorNs            the shortest retransmission timeout
+     * @param delayedAckNs          the longest a receiver holds an ACK
+     * @param initialWindowPackets  packets per path before the first ACK
+     */
+    public record Tuning(long rtoFloorNs, long delayedAckNs, int initialWindowPackets) {
+        /**
+         * For a Clos fabric of microsecond round trips (about 7 us across three tiers at 400 Gbit/s): a timeout floor
+         * of 10 us, ACKs held at most 2 us, 16 packets per path at first (8 paths: 512 KiB, about the bandwidth-delay
+         * product). The engine's defaults (50 us, 20 us, 4), made for a host's kernel and loopback, hold a lost tail
+         * for 50 us and open the window over several round trips; docs/simulation.md gives both.
+         */
+        public static final Tuning DATACENTER = new Tuning(10_000, 2_000, 16);
+
+        /** Checks the values. */
+        public Tuning {
+            if (rtoFloorNs < 1 || delayedAckNs < 1 || initialWindowPackets < 1 || initialWindowPackets > 256) {
+                throw new IllegalArgumentException("MetaRoCE tuning needs an RTO floor and a delayed ACK of at least 1"
+                        + " ns and an initial window of 1-256 packets, not " + this);
+            }
+        }
+    }
+
+    private MetaRoceHosts(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed, Tuning tuning) {
         this.fabric = fabric;
         this.flows = flows;
         this.checked = checked;
@@ -68,7 +96,10 @@ public final class MetaRoceHosts {
         byte[] key = new byte[32];
         new SplittableRandom(seed).nextBytes(key);
         this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
-                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(MAX_PENDING_WORK);
+                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(MAX_PENDING_WORK)
+                .withInitialWindowPackets(tuning.initialWindowPackets())
+                .withRto(tuning.rtoFloorNs(), Math.max(tuning.rtoFloorNs(), RTO_MAX_NS))
+                .withDelayedAckNs(tuning.delayedAckNs());
         this.store = new DatagramStore(payload + FRAME_OVERHEAD_BYTES + 512);
         int n = fabric.topology().hosts();
         this.hosts = new MetaRoceHost[n];
@@ -106,7 +137,13 @@ public final class MetaRoceHosts {
      * @param seed    the seed of the engines' random choices and handshake key
      */
     public static MetaRoceHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
-        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed);
+        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed, Tuning.DATACENTER);
+    }
+
+    /** As {@link #attach(ClosFabric, Flows, int, boolean, long)}, with the engines tuned so. */
+    public static MetaRoceHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed,
+                                       Tuning tuning) {
+        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed, java.util.Objects.requireNonNull(tuning));
     }
 
     private static MemorySegment pattern(Arena arena, long bytes, long stream) {
