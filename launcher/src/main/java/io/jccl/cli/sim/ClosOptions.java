@@ -5,7 +5,7 @@ import io.jccl.cli.bench.Json;
 import io.jccl.metaroce.sim.dc.ClosConfig;
 import io.jccl.metaroce.sim.dc.ClosRun;
 import io.jccl.metaroce.sim.dc.Flows;
-import io.jccl.metaroce.sim.dc.MetaRoceHosts;
+import io.jccl.metaroce.sim.dc.EngineHosts;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -67,8 +67,9 @@ public final class ClosOptions {
     boolean lossEveryLink;
 
     @Option(names = "--protocol", defaultValue = "metaroce", description = "The hosts' transport: metaroce (the "
-            + "production MetaRoCE engine) or ideal (line rate, per-packet spraying, oracle loss recovery: the "
-            + "bound). Default: ${DEFAULT-VALUE}.")
+            + "production MetaRoCE engine), roce (the RoCEv2 baseline: go-back-N, one path per connection, no "
+            + "congestion control; its receive buffers are real memory) or ideal (line rate, per-packet spraying, "
+            + "oracle loss recovery: the bound). Default: ${DEFAULT-VALUE}.")
     String protocol;
 
     @Option(names = "--payload", defaultValue = "auto", description = "metaroce: checked (every flow's own bytes, "
@@ -144,14 +145,15 @@ public final class ClosOptions {
     int runAndReport(CommandSpec spec, String simulation, ClosConfig config, Flows flows) {
         ClosRun.Protocol p;
         ClosRun.Payload pay;
-        MetaRoceHosts.Tuning tuning;
+        EngineHosts.Tuning tuning;
         List<ClosRun.PlaneEvent> events = new ArrayList<>();
         try {
             p = switch (protocol.toLowerCase(Locale.ROOT)) {
                 case "ideal" -> ClosRun.Protocol.IDEAL;
                 case "metaroce" -> ClosRun.Protocol.METAROCE;
-                default -> throw new IllegalArgumentException("--protocol must be metaroce or ideal, not '" + protocol
-                        + "' (the RoCEv2 baseline on this fabric is not built yet)");
+                case "roce" -> ClosRun.Protocol.ROCE;
+                default -> throw new IllegalArgumentException("--protocol must be metaroce, roce or ideal, not '"
+                        + protocol + "'");
             };
             pay = switch (payload.toLowerCase(Locale.ROOT)) {
                 case "checked" -> ClosRun.Payload.CHECKED;
@@ -160,13 +162,13 @@ public final class ClosOptions {
                 default -> throw new IllegalArgumentException("--payload must be checked, shared or auto, not '"
                         + payload + "'");
             };
-            MetaRoceHosts.Tuning d = MetaRoceHosts.Tuning.DATACENTER;
-            tuning = new MetaRoceHosts.Tuning(rtoFloorUs != null ? micros(rtoFloorUs, "--rto-floor-us") : d.rtoFloorNs(),
+            EngineHosts.Tuning d = EngineHosts.Tuning.DATACENTER;
+            tuning = new EngineHosts.Tuning(rtoFloorUs != null ? micros(rtoFloorUs, "--rto-floor-us") : d.rtoFloorNs(),
                     delayedAckUs != null ? micros(delayedAckUs, "--delayed-ack-us") : d.delayedAckNs(),
                     initialWindow != null ? initialWindow : d.initialWindowPackets());
             int minMtu = p == ClosRun.Protocol.IDEAL ? io.jccl.metaroce.sim.dc.IdealSprayHost.HEADER_BYTES + 1
-                    : io.jccl.metaroce.sim.dc.MetaRoceHosts.MIN_MTU_BYTES;
-            int maxMtu = p == ClosRun.Protocol.IDEAL ? 65536 : io.jccl.metaroce.sim.dc.MetaRoceHosts.MAX_MTU_BYTES;
+                    : EngineHosts.MIN_MTU_BYTES;
+            int maxMtu = p == ClosRun.Protocol.IDEAL ? 65536 : EngineHosts.MAX_MTU_BYTES;
             if (mtu < minMtu || mtu > maxMtu) {
                 throw new IllegalArgumentException("--mtu must be in " + minMtu + "-" + maxMtu + " for " + protocol
                         + ", not " + mtu);

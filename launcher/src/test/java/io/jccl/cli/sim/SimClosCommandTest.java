@@ -68,6 +68,17 @@ class SimClosCommandTest {
     }
 
     @Test
+    void theRoceBaselineRunsAndChecksItsBytes() {
+        CliRun run = CliRun.of("sim", "permutation", "--protocol", "roce", "--hosts", "16", "--flow-bytes", "512K",
+                "--loss", "0.01", "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        Map<String, Object> j = json(run);
+        assertThat(j).containsEntry("protocol", "roce");
+        assertThat(num(j, "wrongBytes")).isZero();
+        assertThat(num(j, "unfinishedFlows")).isZero();
+    }
+
+    @Test
     void anIncastWithAFailedPlaneStillFinishes() {
         CliRun run = CliRun.of("sim", "incast", "--hosts", "16", "--senders", "8", "--planes", "2", "--flow-bytes",
                 "1M", "--fail", "plane:1@2us", "--json");
@@ -88,7 +99,7 @@ class SimClosCommandTest {
 
     @Test
     void badInputIsAUsageErrorNamingIt() {
-        assertUsage("--protocol must be metaroce or ideal", "sim", "permutation", "--protocol", "quic");
+        assertUsage("--protocol must be metaroce, roce or ideal", "sim", "permutation", "--protocol", "quic");
         assertUsage("--payload must be checked, shared or auto", "sim", "permutation", "--payload", "some");
         assertUsage("--mtu must be in 370-65114 for metaroce", "sim", "permutation", "--mtu", "300");
         assertUsage("hosts must be in", "sim", "permutation", "--hosts", "20", "--radix", "4");

@@ -58,6 +58,10 @@ import java.util.zip.CRC32C;
 public final class GoBackNEndpoint implements Verbs {
     static final int MAGIC = 0x4E47;
     static final int T_DATA = 1;
+    /** Offset of the type byte in every packet, and the type of a DATA packet (for a fabric telling data apart). */
+    public static final int TYPE_OFFSET = 2;
+    /** See {@link #TYPE_OFFSET}. */
+    public static final int DATA_TYPE = T_DATA;
     static final int T_ACK = 2;
     static final int T_NAK = 3;
     static final int T_RNR = 4;

@@ -32,8 +32,10 @@ public final class SenderPath {
     // PSN space and outstanding packets.
     private int nextPsn;
     private int outstanding;
-    // The ring of outstanding packets, allocated by the first send: the receiving half of a connection never sends
-    // DATA on its paths, and a simulation of thousands of hosts holds thousands of such halves (6.4 KiB a path).
+    // The ring of outstanding packets (slot = PSN & mask), allocated by the first send and doubled when the PSNs
+    // outstanding span more slots, up to WINDOW: the receiving half of a connection never sends DATA on its paths,
+    // and most paths never hold WINDOW packets; a simulation of thousands of hosts holds thousands of them.
+    private int mask = -1;
     private boolean[] inUse;
     private int[] message;
     private int[] chunk;
@@ -180,16 +182,11 @@ public final class SenderPath {
      * @return its PSN
      */
     public int send(long nowNs, int messageRef, int chunkIndex, int messageEpoch, int payloadBytes) {
-        if (inUse == null) {
-            inUse = new boolean[WINDOW];
-            message = new int[WINDOW];
-            chunk = new int[WINDOW];
-            epoch = new int[WINDOW];
-            bytes = new int[WINDOW];
-            sentNs = new long[WINDOW];
+        if (inUse == null || (outstanding > 0 && nextPsn - lowestOutstanding > mask)) {
+            growRing();
         }
         int psn = nextPsn++;
-        int slot = psn & (WINDOW - 1);
+        int slot = psn & mask;
         if (outstanding == 0) {
             lastProgressNs = nowNs;
             lowestOutstanding = psn;
@@ -206,6 +203,43 @@ public final class SenderPath {
         bytesInFlight += payloadBytes;
         return psn;
     }
+
+    /** Allocates the ring ({@link #FIRST_RING_SLOTS}) or doubles it, moving each outstanding packet to its new slot. */
+    private void growRing() {
+        int slots = inUse == null ? FIRST_RING_SLOTS : Math.min(WINDOW, 2 * (mask + 1));
+        if (inUse != null && slots == mask + 1) {
+            throw new IllegalStateException("more than " + WINDOW + " PSNs outstanding on path " + index);
+        }
+        boolean[] u = new boolean[slots];
+        int[] m = new int[slots];
+        int[] c = new int[slots];
+        int[] e = new int[slots];
+        int[] b = new int[slots];
+        long[] t = new long[slots];
+        int newMask = slots - 1;
+        if (inUse != null) {
+            for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
+                int from = psn & mask;
+                int to = psn & newMask;
+                u[to] = inUse[from];
+                m[to] = message[from];
+                c[to] = chunk[from];
+                e[to] = epoch[from];
+                b[to] = bytes[from];
+                t[to] = sentNs[from];
+            }
+        }
+        inUse = u;
+        message = m;
+        chunk = c;
+        epoch = e;
+        bytes = b;
+        sentNs = t;
+        mask = newMask;
+    }
+
+    /** Slots of a path's ring at its first send (doubled as needed up to {@link #WINDOW}). */
+    static final int FIRST_RING_SLOTS = 16;
 
     /** Receives the facts an ACK establishes about one outstanding packet. */
     public interface AckVisitor {
@@ -240,7 +274,7 @@ public final class SenderPath {
         final int end = nextPsn;
         int psn = lowestOutstanding;
         for (; psn - end < 0 && psn - cumulative < 0; psn++) {
-            int slot = psn & (WINDOW - 1);
+            int slot = psn & mask;
             if (inUse[slot]) {
                 echoAcknowledged |= sentNs[slot] == echoNs;
                 release(slot);
@@ -259,7 +293,7 @@ public final class SenderPath {
                 if (p - end >= 0) {
                     break sack;
                 }
-                int slot = p & (WINDOW - 1);
+                int slot = p & mask;
                 if (p - lowestOutstanding >= 0 && inUse[slot]) {
                     echoAcknowledged |= sentNs[slot] == echoNs;
                     release(slot);
@@ -275,7 +309,7 @@ public final class SenderPath {
         if (acked > 0) {
             boolean lostAny = false;
             for (int q = lowestOutstanding; highestAcked - q >= REORDER_THRESHOLD; q++) {
-                int slot = q & (WINDOW - 1);
+                int slot = q & mask;
                 if (inUse[slot]) {
                     release(slot);
                     visitor.lost(message[slot], chunk[slot], epoch[slot]);
@@ -318,7 +352,7 @@ public final class SenderPath {
             lowestOutstanding = nextPsn;
             return;
         }
-        while (!inUse[lowestOutstanding & (WINDOW - 1)]) {
+        while (!inUse[lowestOutstanding & mask]) {
             lowestOutstanding++;
         }
     }
@@ -471,7 +505,7 @@ public final class SenderPath {
     public boolean probeTail(AckVisitor visitor) {
         tailProbed = true;
         for (int psn = nextPsn - 1; psn - lowestOutstanding >= 0; psn--) {
-            int slot = psn & (WINDOW - 1);
+            int slot = psn & mask;
             if (inUse[slot]) {
                 release(slot);
                 advanceLowest();
@@ -529,7 +563,7 @@ public final class SenderPath {
 
     /** @return when the oldest outstanding packet was sent, or {@link Long#MAX_VALUE} when none is outstanding */
     public long oldestSentNs() {
-        return outstanding == 0 ? Long.MAX_VALUE : sentNs[lowestOutstanding & (WINDOW - 1)];
+        return outstanding == 0 ? Long.MAX_VALUE : sentNs[lowestOutstanding & mask];
     }
 
     /**
@@ -550,7 +584,7 @@ public final class SenderPath {
             return;
         }
         for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
-            int slot = psn & (WINDOW - 1);
+            int slot = psn & mask;
             if (inUse[slot] && message[slot] == messageRef && epoch[slot] == messageEpoch) {
                 release(slot);
             }
@@ -561,7 +595,7 @@ public final class SenderPath {
     /** Moves every outstanding packet off this path (it is being given up), telling the visitor each is lost. */
     public void abandonOutstanding(AckVisitor visitor) {
         for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
-            int slot = psn & (WINDOW - 1);
+            int slot = psn & mask;
             if (inUse[slot]) {
                 release(slot);
                 visitor.lost(message[slot], chunk[slot], epoch[slot]);

@@ -16,11 +16,13 @@ public final class ClosRun {
     public enum Protocol {
         /** {@link IdealSprayHost}: line rate, per-packet spraying, oracle loss recovery (a bound). */
         IDEAL,
-        /** {@link MetaRoceHosts}: the production MetaRoCE engine on every host. */
-        METAROCE
+        /** {@link EngineHosts}: the production MetaRoCE engine on every host. */
+        METAROCE,
+        /** {@link EngineHosts#attachRoce}: the RoCEv2 baseline (go-back-N, one path per connection). */
+        ROCE
     }
 
-    /** How a MetaRoCE run carries payload ({@link MetaRoceHosts}). */
+    /** How a MetaRoCE run carries payload ({@link EngineHosts}). */
     public enum Payload {
         /** Every flow's own bytes, each placed byte compared with them. */
         CHECKED,
@@ -168,7 +170,7 @@ public final class ClosRun {
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, int mtuBytes, long untilPs, long seed,
                              LongConsumer progress) {
-        return run(config, flows, protocol, Payload.CHECKED, MetaRoceHosts.Tuning.DATACENTER, mtuBytes, untilPs, seed,
+        return run(config, flows, protocol, Payload.CHECKED, EngineHosts.Tuning.DATACENTER, mtuBytes, untilPs, seed,
                 java.util.List.of(), progress);
     }
 
@@ -177,7 +179,7 @@ public final class ClosRun {
      * MetaRoCE, and planes failing and recovering.
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
-                             MetaRoceHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
+                             EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
                              java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
@@ -193,11 +195,13 @@ public final class ClosRun {
                         + topology.hosts());
             }
         }
-        MetaRoceHosts metaroce = null;
+        EngineHosts engines = null;
         if (protocol == Protocol.IDEAL) {
             IdealSprayHost.attachAll(fabric, flows, mtuBytes);
+        } else if (protocol == Protocol.ROCE) {
+            engines = EngineHosts.attachRoce(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed);
         } else {
-            metaroce = MetaRoceHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
+            engines = EngineHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
         }
         for (PlaneEvent e : planeEvents) {
             if (e.down()) {
@@ -227,9 +231,9 @@ public final class ClosRun {
             }
         }
         return new Report(topology.hosts(), flows.count(), wall, fabric.events(), end / 1e6, mean, p99, max,
-                flows.unfinished(), metaroce != null ? metaroce.retransmissions() : flows.totalRetransmissions(),
+                flows.unfinished(), engines != null ? engines.retransmissions() : flows.totalRetransmissions(),
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
-                peakHeap, metaroce != null ? metaroce.wrongBytes() : 0, maxRssBytes());
+                peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes());
     }
 }

@@ -7,20 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The production MetaRoCE engine on a small Clos fabric, every byte checked: a permutation completes with each flow's
+ * The production MetaRoCE engine (and the RoCEv2 baseline) on a small Clos fabric, every byte checked: a permutation completes with each flow's
  * own bytes in place, and so it does through random loss, an incast's drops and a failed plane; a run replays from
  * its seed; and the ideal transport bounds it.
  */
 class MetaRoceOnClosTest {
     private static final int MTU = 4096;
 
-    private static MetaRoceHosts run(ClosFabric fabric, Flows flows) {
-        MetaRoceHosts hosts = MetaRoceHosts.attach(fabric, flows, MTU, true, 11);
+    private static EngineHosts run(ClosFabric fabric, Flows flows) {
+        EngineHosts hosts = EngineHosts.attach(fabric, flows, MTU, true, 11);
         fabric.run(1_000_000_000_000L, flows);   // 1 s of virtual time: a hang shows as unfinished flows
         return hosts;
     }
 
-    private static void assertEveryByteArrived(MetaRoceHosts hosts, Flows flows) {
+    private static void assertEveryByteArrived(EngineHosts hosts, Flows flows) {
         assertEquals(0, flows.unfinished(), "flows left unfinished");
         assertEquals(0, hosts.wrongBytes(), "bytes placed that differ from what was sent");
         for (int f = 0; f < flows.count(); f++) {
@@ -32,7 +32,7 @@ class MetaRoceOnClosTest {
     void aPermutationPlacesEveryFlowsOwnBytes() {
         Flows flows = Workloads.permutation(16, 300_000, 2);
         ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
-        MetaRoceHosts hosts = run(fabric, flows);
+        EngineHosts hosts = run(fabric, flows);
         assertEveryByteArrived(hosts, flows);
         assertEquals(0, hosts.retransmissions(), "retransmissions on a lossless fabric");
         // The ideal transport bounds it: the same flows cannot finish sooner than at line rate.
@@ -50,7 +50,7 @@ class MetaRoceOnClosTest {
         Flows flows = Workloads.permutation(16, 400_000, 4);
         ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.03, true);
         ClosFabric fabric = new ClosFabric(new ClosTopology(config), 7);
-        MetaRoceHosts hosts = run(fabric, flows);
+        EngineHosts hosts = run(fabric, flows);
         assertEveryByteArrived(hosts, flows);
         assertTrue(fabric.randomLosses() > 0, "no packet was lost");
         assertTrue(hosts.retransmissions() > 0, "losses were never resent");
@@ -61,7 +61,7 @@ class MetaRoceOnClosTest {
         Flows flows = Workloads.incast(16, 12, 200_000);
         ClosConfig config = ClosConfig.fatTree(3, 4, 400).withQueues(16 * MTU, 6 * MTU);
         ClosFabric fabric = new ClosFabric(new ClosTopology(config), 3);
-        MetaRoceHosts hosts = run(fabric, flows);
+        EngineHosts hosts = run(fabric, flows);
         assertEveryByteArrived(hosts, flows);
         assertTrue(fabric.ecnMarks() > 0, "no ECN marks at the incast's bottleneck");
     }
@@ -72,9 +72,32 @@ class MetaRoceOnClosTest {
         ClosConfig config = ClosConfig.fatTree(3, 4, 400).withPlanes(2);
         ClosFabric fabric = new ClosFabric(new ClosTopology(config), 1);
         fabric.failPlaneAt(1, 20_000_000);   // 20 us in, mid-flow
-        MetaRoceHosts hosts = run(fabric, flows);
+        EngineHosts hosts = run(fabric, flows);
         assertEveryByteArrived(hosts, flows);
         assertTrue(fabric.failureDrops() > 0, "the failed plane dropped nothing");
+    }
+
+    /**
+     * The RoCEv2 baseline on the same fabric: every flow's bytes arrive in its receive buffer, through loss, by
+     * go-back-N; and it needs more time than MetaRoCE at 1% loss (it resends everything after each gap).
+     */
+    @Test
+    void theRoceBaselineDeliversEveryByteAndLosesMoreTimeToLoss() {
+        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.01, false);
+        Flows roce = Workloads.permutation(16, 400_000, 6);
+        ClosFabric roceFabric = new ClosFabric(new ClosTopology(config), 2);
+        EngineHosts roceHosts = EngineHosts.attachRoce(roceFabric, roce, MTU, true, 2);
+        roceFabric.run(1_000_000_000_000L, roce);
+        assertEveryByteArrived(roceHosts, roce);
+        assertTrue(roceHosts.retransmissions() > roceFabric.randomLosses(), "go-back-N resent no more than it lost");
+        Flows metaroce = Workloads.permutation(16, 400_000, 6);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 2);
+        run(fabric, metaroce);
+        assertTrue(mean(roce) > mean(metaroce), "RoCEv2 " + mean(roce) + " ps, MetaRoCE " + mean(metaroce));
+    }
+
+    private static double mean(Flows flows) {
+        return java.util.Arrays.stream(flows.sortedFctPs()).average().orElseThrow();
     }
 
     @Test
@@ -86,7 +109,7 @@ class MetaRoceOnClosTest {
         Flows flows = Workloads.permutation(16, 200_000, seed);
         ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.02, false)),
                 seed);
-        MetaRoceHosts.attach(fabric, flows, MTU, true, seed);
+        EngineHosts.attach(fabric, flows, MTU, true, seed);
         fabric.run(1_000_000_000_000L, flows);
         long[] out = new long[flows.count() + 1];
         for (int f = 0; f < flows.count(); f++) {

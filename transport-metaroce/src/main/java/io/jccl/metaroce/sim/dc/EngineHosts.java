@@ -4,7 +4,10 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
+import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.sim.GoBackNConfig;
+import io.jccl.metaroce.sim.GoBackNEndpoint;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,10 +15,13 @@ import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 
 /**
- * The production MetaRoCE engine ({@link Endpoint}, the class the UDP driver runs) on every host of a
- * {@link ClosFabric}. Each host connects to the destinations of its flows at time 0; once a connection is up, the
- * flow goes as one WRITE with immediate (the flow's id) into a sink region of its destination, and the flow is done
- * when the destination's engine reports the immediate: every byte placed. Its completion time counts from the post.
+ * A transport engine on every host of a {@link ClosFabric}: the production MetaRoCE engine ({@link Endpoint}, the class
+ * the UDP driver runs), or the RoCEv2 baseline ({@link GoBackNEndpoint}: go-back-N, one path per connection). Each
+ * host connects to the destinations of its flows at time 0. With MetaRoCE, once a connection is up the flow goes as
+ * one WRITE with immediate (the flow's id) into a sink region of its destination, and is done when the destination's
+ * engine reports the immediate: every byte placed. With RoCEv2 the destination posts a RECV into its memory as soon as
+ * it learns of the connection, the source a SEND once the connection is up, and the flow is done when the RECV
+ * completes. Its completion time counts from the post.
  *
  * <p>Two payload modes. <b>Checked</b>: every flow sends its own bytes (a pattern of its id) and the destination
  * compares every placed byte with them ({@link #wrongBytes}, {@link #placedBytes}). <b>Shared</b>, for thousands of
@@ -23,14 +29,17 @@ import java.util.SplittableRandom;
  * each packet's CRC32C over its payload. Either way a packet in the fabric holds its headers only
  * ({@link DatagramStore}).
  */
-public final class MetaRoceHosts {
+public final class EngineHosts {
     /** Bytes of Ethernet, IPv4 and UDP headers around every MetaRoCE frame. */
     public static final int UDP_IP_ETHERNET_BYTES = 42;
     /** Bytes of a WRITE's frame that are not payload: the DATA header, the immediate and the CRC. */
     public static final int FRAME_OVERHEAD_BYTES = DataFlyweight.DATA_HEADER_LENGTH + DataFlyweight.IMMEDIATE_LENGTH
             + DataFlyweight.CRC_LENGTH;
 
-    /** The smallest MTU: the engine's smallest payload (256 bytes) and the headers around it. */
+    /**
+     * The smallest MTU: the engine's smallest payload (256 bytes) and the headers around it (MetaRoCE's, the longer:
+     * the baseline's fit within it).
+     */
     public static final int MIN_MTU_BYTES = 256 + FRAME_OVERHEAD_BYTES + UDP_IP_ETHERNET_BYTES;
     /** The largest MTU: the engine's largest payload (65,000 bytes) and the headers around it. */
     public static final int MAX_MTU_BYTES = 65_000 + FRAME_OVERHEAD_BYTES + UDP_IP_ETHERNET_BYTES;
@@ -41,17 +50,30 @@ public final class MetaRoceHosts {
      */
     static final int MAX_PENDING_WORK = 16;
 
+    /**
+     * The RoCEv2 baseline's settings on this fabric: a window of 128 packets (about the bandwidth-delay product of a
+     * three-tier 400 Gbit/s fabric at 4 KiB), a retransmission timeout of 100 us (a RoCE NIC's is 4.096 us x 2^n,
+     * commonly milliseconds: this is generous), NAK after a gap, line-rate sending.
+     */
+    static GoBackNConfig roceConfig(double linkGbps) {
+        return GoBackNConfig.defaults().withWindowPackets(128).withRtoNs(100_000)
+                .withLineRate((long) (linkGbps * 1e9), UDP_IP_ETHERNET_BYTES);
+    }
+
     final ClosFabric fabric;
+    /** Null for MetaRoCE; the baseline's settings for RoCEv2. */
+    final GoBackNConfig roce;
     final Flows flows;
     final DatagramStore store;
     final EndpointConfig config;
     final boolean checked;
-    final MetaRoceHost[] hosts;
+    final EngineHost[] hosts;
     /** Per flow: the bytes it sends, and where they go in its destination's sink region. */
     final MemorySegment[] source;
     final long[] remoteOffset;
-    /** Per host: the sink region's key; per flow: bytes placed. */
+    /** Per host: the sink region's key (RoCEv2: its memory region's), and RoCEv2's receive memory; per flow: bytes placed. */
     final int[] sinkKey;
+    final MemorySegment[] region;
     final long[] placed;
     long wrongBytes;
 
@@ -83,11 +105,14 @@ public final class MetaRoceHosts {
         }
     }
 
-    private MetaRoceHosts(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed, Tuning tuning) {
+    private EngineHosts(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed, Tuning tuning,
+                        GoBackNConfig roce) {
         this.fabric = fabric;
         this.flows = flows;
         this.checked = checked;
-        int payload = mtuBytes - UDP_IP_ETHERNET_BYTES - FRAME_OVERHEAD_BYTES;
+        this.roce = roce;
+        int overhead = roce != null ? GoBackNEndpoint.DATA_HEADER_BYTES + Integer.BYTES : FRAME_OVERHEAD_BYTES;
+        int payload = mtuBytes - UDP_IP_ETHERNET_BYTES - overhead;
         if (payload < 256) {
             throw new IllegalArgumentException("an MTU of " + mtuBytes + " leaves " + payload + " bytes of payload per "
                     + "MetaRoCE packet; the engine needs at least 256");
@@ -100,12 +125,13 @@ public final class MetaRoceHosts {
                 .withInitialWindowPackets(tuning.initialWindowPackets())
                 .withRto(tuning.rtoFloorNs(), Math.max(tuning.rtoFloorNs(), RTO_MAX_NS))
                 .withDelayedAckNs(tuning.delayedAckNs());
-        this.store = new DatagramStore(payload + FRAME_OVERHEAD_BYTES + 512);
+        this.store = new DatagramStore(payload + overhead + 512);
         int n = fabric.topology().hosts();
-        this.hosts = new MetaRoceHost[n];
+        this.hosts = new EngineHost[n];
         this.source = new MemorySegment[flows.count()];
         this.remoteOffset = new long[flows.count()];
         this.sinkKey = new int[n];
+        this.region = new MemorySegment[n];
         this.placed = new long[flows.count()];
         Arena arena = Arena.ofAuto();
         long largest = 0;
@@ -120,8 +146,16 @@ public final class MetaRoceHosts {
             source[f] = checked ? pattern(arena, flows.bytes(f), f) : shared;
         }
         for (int h = 0; h < n; h++) {
-            hosts[h] = new MetaRoceHost(this, h, new Endpoint(config, new SplittableRandom(seed * 31 + h)));
-            sinkKey[h] = hosts[h].registerSink(Math.max(1, incoming[h]));
+            Verbs engine = roce != null ? new GoBackNEndpoint(config, roce, h)
+                    : new Endpoint(config, new SplittableRandom(seed * 31 + h));
+            hosts[h] = new EngineHost(this, h, engine);
+            if (roce != null) {
+                // RoCEv2 places into memory: the destination's receive buffers are real.
+                region[h] = arena.allocate(Math.max(1, incoming[h]), 64);
+                sinkKey[h] = engine.registerRegion(region[h], true);
+            } else {
+                sinkKey[h] = hosts[h].registerSink(Math.max(1, incoming[h]));
+            }
             fabric.attach(h, hosts[h]);
         }
         for (int h = 0; h < n; h++) {
@@ -136,14 +170,23 @@ public final class MetaRoceHosts {
      *                beyond the engines' CRCs (for large fabrics)
      * @param seed    the seed of the engines' random choices and handshake key
      */
-    public static MetaRoceHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
-        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed, Tuning.DATACENTER);
+    public static EngineHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+        return new EngineHosts(fabric, flows, mtuBytes, checked, seed, Tuning.DATACENTER, null);
+    }
+
+    /**
+     * Puts the RoCEv2 baseline ({@link GoBackNEndpoint}, {@link #roceConfig}) on every host of {@code fabric} and
+     * starts {@code flows}; its receive buffers are real memory (the flows' bytes), so this is for hundreds of hosts.
+     */
+    public static EngineHosts attachRoce(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+        return new EngineHosts(fabric, flows, mtuBytes, checked, seed, Tuning.DATACENTER,
+                roceConfig(fabric.topology().config().linkGbps()));
     }
 
     /** As {@link #attach(ClosFabric, Flows, int, boolean, long)}, with the engines tuned so. */
-    public static MetaRoceHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed,
+    public static EngineHosts attach(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed,
                                        Tuning tuning) {
-        return new MetaRoceHosts(fabric, flows, mtuBytes, checked, seed, java.util.Objects.requireNonNull(tuning));
+        return new EngineHosts(fabric, flows, mtuBytes, checked, seed, java.util.Objects.requireNonNull(tuning), null);
     }
 
     private static MemorySegment pattern(Arena arena, long bytes, long stream) {
@@ -180,10 +223,15 @@ public final class MetaRoceHosts {
         return hosts[host].incomingFlowAt(regionOffset);
     }
 
-    /** A host's completion for a flow: the destination saw its immediate. */
+    /** A host's completion for a flow: the destination saw its immediate (MetaRoCE) or its RECV completed (RoCEv2). */
     void finished(int flow, CompletionStatus status, long nowPs) {
         if (status != CompletionStatus.OK) {
             throw new IllegalStateException("flow " + flow + " completed with " + status);
+        }
+        if (roce != null) {
+            // The RECV's memory holds the whole flow now: count and check it as MetaRoCE's sink does packet by packet.
+            MemorySegment got = region[flows.dst(flow)];
+            placed(flows.dst(flow), got, remoteOffset[flow], remoteOffset[flow], flows.bytes(flow));
         }
         flows.finish(flow, nowPs);
     }
@@ -201,7 +249,7 @@ public final class MetaRoceHosts {
     /** @return a counter summed over every host's engine */
     public long total(Counter counter) {
         long sum = 0;
-        for (MetaRoceHost h : hosts) {
+        for (EngineHost h : hosts) {
             sum += h.engine().counters().get(counter);
         }
         return sum;

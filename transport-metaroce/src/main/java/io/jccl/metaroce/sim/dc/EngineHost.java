@@ -4,9 +4,11 @@ import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.TransmitSink;
+import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
 import io.jccl.metaroce.protocol.wire.PacketType;
+import io.jccl.metaroce.sim.GoBackNEndpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
@@ -15,18 +17,18 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * One host's MetaRoCE engine on the fabric: the driver rule of {@link io.jccl.metaroce.protocol.Engine} (deliver,
+ * One host's engine on the fabric (MetaRoCE's, or the RoCEv2 baseline's: {@link EngineHosts}): the driver rule of {@link io.jccl.metaroce.protocol.Engine} (deliver,
  * time out, then drain completions and transmissions and re-read the next timeout), with the fabric as its NIC. A
  * path is a UDP source port (a hash of host, peer, path and generation: a reroute moves it) in plane {@code path %
  * planes}. Datagrams it sends are built in place in the {@link DatagramStore}, a gathered DATA packet's payload
  * left in the sender's memory.
  */
-final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
+final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
     private static final int FIRST_SOURCE_PORT = 49152;
 
-    private final MetaRoceHosts run;
+    private final EngineHosts run;
     private final int host;
-    private final Endpoint engine;
+    private final Verbs engine;
     private final int planes;
     /** Per (peer, path): the path's generation, set by reroutes (missing: 0). */
     private final Long2LongHashMap generation = new Long2LongHashMap(0);
@@ -35,6 +37,10 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
     private int[] connection = new int[0];
     private boolean[] posted = new boolean[0];
     private int unposted;
+    /** RoCEv2: incoming flows whose RECV is posted, and the RECVs' work ids to their flows. */
+    private boolean[] recvPosted = new boolean[0];
+    private int recvsUnposted;
+    private final Long2LongHashMap recvFlow = new Long2LongHashMap(-1);
     /** Flows this host receives, by their offset in the sink region (sorted). */
     private long[] incomingOffset = new long[0];
     private int[] incomingFlow = new int[0];
@@ -43,19 +49,19 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
     private long claimedPeer;
     private int claimedPath;
 
-    MetaRoceHost(MetaRoceHosts run, int host, Endpoint engine) {
+    EngineHost(EngineHosts run, int host, Verbs engine) {
         this.run = run;
         this.host = host;
         this.engine = engine;
         this.planes = run.fabric.topology().planes();
     }
 
-    Endpoint engine() {
+    Verbs engine() {
         return engine;
     }
 
     int registerSink(long bytes) {
-        return engine.registerSinkRegion(bytes, (from, fromOffset, regionOffset, n) ->
+        return ((Endpoint) engine).registerSinkRegion(bytes, (from, fromOffset, regionOffset, n) ->
                 run.placed(host, from, fromOffset, regionOffset, n));
     }
 
@@ -78,6 +84,8 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
                 incomingOffset = Arrays.copyOf(incomingOffset, i + 1);
                 incomingFlow[i] = f;
                 incomingOffset[i] = run.remoteOffset[f];
+                recvPosted = Arrays.copyOf(recvPosted, i + 1);
+                recvsUnposted++;
             }
         }
         long nowNs = run.fabric.nowPs() / 1000;
@@ -128,13 +136,30 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
     private void service(long nowPs) {
         long nowNs = nowPs / 1000;
         engine.pollCompletions(this);
+        if (run.roce != null && recvsUnposted > 0) {
+            // RoCEv2: a RECV for each incoming flow, as soon as its connection is known here (before its data).
+            for (int i = 0; i < incomingFlow.length; i++) {
+                int f = incomingFlow[i];
+                int id = recvPosted[i] ? -1 : engine.connectionTo(run.flows.src(f));
+                if (id >= 0) {
+                    long work = engine.postRecv(id, 0, run.region[host], run.remoteOffset[f], run.flows.bytes(f));
+                    recvFlow.put(work, f);
+                    recvPosted[i] = true;
+                    recvsUnposted--;
+                }
+            }
+        }
         if (unposted > 0) {
             for (int i = 0; i < outgoing.length; i++) {
                 if (!posted[i] && engine.isEstablished(connection[i])) {
                     int f = outgoing[i];
                     int dst = run.flows.dst(f);
-                    engine.postWriteImmediate(connection[i], run.sinkKey[dst], run.remoteOffset[f], run.source[f], 0,
-                            run.flows.bytes(f), f);
+                    if (run.roce != null) {
+                        engine.postSend(connection[i], 0, run.source[f], 0, run.flows.bytes(f));
+                    } else {
+                        engine.postWriteImmediate(connection[i], run.sinkKey[dst], run.remoteOffset[f], run.source[f],
+                                0, run.flows.bytes(f), f);
+                    }
                     run.flows.started(f, nowPs);
                     posted[i] = true;
                     unposted--;
@@ -155,6 +180,8 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
     public void onCompletion(int connectionId, long workId, WorkKind kind, CompletionStatus status, long bytes) {
         if (kind == WorkKind.IMMEDIATE) {
             run.finished((int) workId, status, run.fabric.nowPs());
+        } else if (kind == WorkKind.RECV && recvFlow.containsKey(workId)) {
+            run.finished((int) recvFlow.remove(workId), status, run.fabric.nowPs());
         } else if (status != CompletionStatus.OK) {
             throw new IllegalStateException("host " + host + ": " + kind + " " + workId + " completed with " + status);
         }
@@ -221,13 +248,19 @@ final class MetaRoceHost implements HostAgent, TransmitSink, CompletionHandler {
 
     private void send(long destination, int pathIndex, int handle) {
         DatagramStore store = run.store;
-        int type = store.byteAt(handle, HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF;
-        int flags = PacketStore.ECT | (type == PacketType.WRITE || type == PacketType.SEND ? PacketStore.DATA : 0);
+        boolean data;
+        if (run.roce != null) {
+            data = store.byteAt(handle, GoBackNEndpoint.TYPE_OFFSET) == GoBackNEndpoint.DATA_TYPE;
+        } else {
+            int type = store.byteAt(handle, HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF;
+            data = type == PacketType.WRITE || type == PacketType.SEND;
+        }
+        int flags = PacketStore.ECT | (data ? PacketStore.DATA : 0);
         long gen = generation.get(destination << 8 | pathIndex);
         int port = FIRST_SOURCE_PORT + (int) (mix(host, destination, pathIndex, gen) & 0x3FFF);
         PacketStore packets = run.fabric.packets();
         int p = packets.allocate(host, (int) destination, port, store.length(handle)
-                + MetaRoceHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex, run.fabric.nowPs());
+                + EngineHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex, run.fabric.nowPs());
         run.fabric.send(host, pathIndex % planes, p);
     }
 
