@@ -198,7 +198,7 @@ public final class ClosTopology {
         return port < nicPorts ? port % planes : (port - nicPorts) / portsPerPlane;
     }
 
-    /** @return the ports of {@code plane}: its switches' ports, then (in a second range) nothing else */
+    /** @return the first of {@code plane}'s switch ports (its {@link #portsPerPlane} follow; NIC ports are apart) */
     public int firstPortOfPlane(int plane) {
         return nicPorts + plane * portsPerPlane;
     }

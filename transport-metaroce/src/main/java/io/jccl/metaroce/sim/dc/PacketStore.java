@@ -3,8 +3,9 @@ package io.jccl.metaroce.sim.dc;
 import java.util.Arrays;
 
 /**
- * The fabric's packets, pooled as parallel arrays (a packet is an index): its 5-tuple, wire size, flags, the flow and
- * sequence number its transport gave it, and the links of the one queue it is in. Nothing is allocated per packet
+ * The fabric's packets, pooled as parallel arrays (a packet is an index): its 5-tuple, wire size, flags, two numbers
+ * its transport gave it ({@link IdealSprayHost}: flow and sequence number; {@link EngineHost}: the datagram's handle in
+ * the {@link DatagramStore} and its path), and the links of the one queue it is in. Nothing is allocated per packet
  * once the arrays have grown to the most packets alive at once.
  */
 public final class PacketStore {
@@ -118,12 +119,12 @@ public final class PacketStore {
         return flags[p];
     }
 
-    /** @return the flow its transport gave it */
+    /** @return the first number its transport gave it (a flow, or a datagram handle) */
     public int flow(int p) {
         return flow[p];
     }
 
-    /** @return the sequence number its transport gave it */
+    /** @return the second number its transport gave it (a sequence number, or a path) */
     public int seq(int p) {
         return seq[p];
     }
