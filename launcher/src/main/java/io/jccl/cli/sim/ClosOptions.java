@@ -196,7 +196,7 @@ public final class ClosOptions {
             System.err.println();
         }
         if (json) {
-            System.out.println(new Json().beginObject()
+            Json j = new Json().beginObject()
                     .field("simulation", simulation)
                     .field("protocol", protocol.toLowerCase(Locale.ROOT))
                     .field("hosts", r.hosts())
@@ -228,7 +228,14 @@ public final class ClosOptions {
                     .field("peakHeapBytes", r.peakHeapBytes())
                     .field("wrongBytes", r.wrongBytes())
                     .field("maxRssBytes", r.maxRssBytes())
-                    .endObject());
+                    .field("jobUs", r.jobUs());
+            if (simulation.equals("allreduce") && r.jobUs() > 0) {
+                // The all-reduce's size per host: N chunks of the flows' size (the last may be padded).
+                double perHost = (double) flows.bytes(0) * r.hosts();
+                double algBw = perHost / (r.jobUs() * 1e3);
+                j.field("algBwGBps", algBw).field("busBwGBps", algBw * 2 * (r.hosts() - 1) / r.hosts());
+            }
+            System.out.println(j.endObject());
         } else {
             System.out.println("# " + simulation + ", " + protocol.toLowerCase(Locale.ROOT) + ", " + config.tiers()
                     + "-tier radix " + config.radix() + ", " + config.planes() + " plane(s): " + r);

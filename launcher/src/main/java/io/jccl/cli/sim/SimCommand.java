@@ -10,7 +10,8 @@ import java.util.concurrent.Callable;
 /** {@code jccl sim}: the simulation group; it only holds subcommands. */
 @Command(name = "sim", mixinStandardHelpOptions = true,
         description = "Deterministic simulations, one thread on virtual time (see the subcommands).",
-        subcommands = {SimCollectivesCommand.class, SimPermutationCommand.class, SimIncastCommand.class})
+        subcommands = {SimCollectivesCommand.class, SimPermutationCommand.class, SimIncastCommand.class,
+            SimAllToAllCommand.class, SimAllReduceCommand.class})
 public final class SimCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

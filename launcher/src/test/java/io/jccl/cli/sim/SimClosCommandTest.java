@@ -79,6 +79,21 @@ class SimClosCommandTest {
     }
 
     @Test
+    void aRingAllReduceReportsItsBusBandwidthAndAnAllToAllFinishes() {
+        CliRun run = CliRun.of("sim", "allreduce", "--hosts", "16", "--bytes", "4M", "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        Map<String, Object> j = json(run);
+        assertThat(num(j, "flows")).isEqualTo(16 * 30);
+        assertThat(num(j, "jobUs")).isPositive();
+        // A 400 Gbit/s link carries at most 50 GB/s: the bus bandwidth cannot be more.
+        assertThat(num(j, "busBwGBps")).isPositive().isLessThan(50);
+        CliRun all = CliRun.of("sim", "alltoall", "--hosts", "16", "--flow-bytes", "64K", "--json");
+        assertThat(all.code()).as(all.out() + all.err()).isZero();
+        assertThat(num(json(all), "flows")).isEqualTo(16 * 15);
+        assertUsage("leaves a host no bytes", "sim", "allreduce", "--hosts", "16", "--bytes", "8");
+    }
+
+    @Test
     void anIncastWithAFailedPlaneStillFinishes() {
         CliRun run = CliRun.of("sim", "incast", "--hosts", "16", "--senders", "8", "--planes", "2", "--flow-bytes",
                 "1M", "--fail", "plane:1@2us", "--json");

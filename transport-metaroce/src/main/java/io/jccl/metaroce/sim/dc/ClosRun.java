@@ -52,11 +52,12 @@ public final class ClosRun {
      * @param peakHeapBytes    the peak heap use of the JVM over the run (every heap pool's peak, summed)
      * @param wrongBytes       bytes placed that differ from what was sent (checked MetaRoCE runs; else 0)
      * @param maxRssBytes      the process's peak resident memory so far (Linux VmHWM; -1 where unknown)
+     * @param jobUs            from the first flow's start to the last one's finish, in µs (-1 with flows unfinished)
      */
     public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
-                         long peakHeapBytes, long wrongBytes, long maxRssBytes) {
+                         long peakHeapBytes, long wrongBytes, long maxRssBytes, double jobUs) {
         /** @return events per wall-clock second */
         public double eventsPerSecond() {
             return wallSeconds > 0 ? events / wallSeconds : 0;
@@ -64,9 +65,9 @@ public final class ClosRun {
 
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%d hosts, %d flows: %.2f s wall, %d events (%.2f M/s), mean FCT %.2f us,"
+            return String.format(Locale.ROOT, "%d hosts, %d flows: %.2f s wall, %d events (%.2f M/s), job %.2f us, mean FCT %.2f us,"
                     + " p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, %d wrong bytes, peak heap %d"
-                + " MiB, max RSS %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, meanFctUs,
+                + " MiB, max RSS %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, jobUs, meanFctUs,
                     p99FctUs, maxFctUs, unfinishedFlows, tailDrops + failureDrops, randomLosses, retransmissions,
                     wrongBytes, peakHeapBytes >> 20, maxRssBytes >> 20);
         }
@@ -203,6 +204,8 @@ public final class ClosRun {
         } else {
             engines = EngineHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
         }
+        // A flow whose wait is over (a collective's next step) starts now: its source is woken to send it.
+        flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
         for (PlaneEvent e : planeEvents) {
             if (e.down()) {
                 fabric.failPlaneAt(e.plane(), e.atPs());
@@ -234,6 +237,7 @@ public final class ClosRun {
                 flows.unfinished(), engines != null ? engines.retransmissions() : flows.totalRetransmissions(),
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
-                peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes());
+                peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes(),
+                flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6);
     }
 }

@@ -90,7 +90,10 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
         }
         long nowNs = run.fabric.nowPs() / 1000;
         for (int i = 0; i < outgoing.length; i++) {
-            connection[i] = engine.connect(nowNs, run.flows.dst(outgoing[i]));
+            int dst = run.flows.dst(outgoing[i]);
+            // One connection per pair of hosts, opened by one side: the engines make no simultaneous open. Where
+            // flows go both ways the lower host opens it; the other finds it once accepted (postReady).
+            connection[i] = host < dst || !run.hasFlow(dst, host) ? engine.connect(nowNs, dst) : -1;
         }
         service(run.fabric.nowPs());
     }
@@ -136,23 +139,48 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
     private void service(long nowPs) {
         long nowNs = nowPs / 1000;
         engine.pollCompletions(this);
+        postReady(nowPs);
+        engine.pollTransmit(nowNs, this);
+        if (engine.pollCompletions(this) > 0 && postReady(nowPs)) {
+            engine.pollTransmit(nowNs, this);   // a completion let a flow of this host start (a collective's step)
+        }
+        long next = engine.nextTimeoutNs();
+        long nextPs = next == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(next, nowNs) * 1000;
+        if (nextPs != scheduledTimerPs) {
+            scheduledTimerPs = nextPs;
+            run.fabric.setTimer(host, nextPs);
+        }
+    }
+
+    /**
+     * Posts RoCEv2's RECVs for incoming flows whose connection is known, and the flows this host sends that may start
+     * (connection up, and not waiting for another flow).
+     *
+     * @return whether it posted a flow
+     */
+    private boolean postReady(long nowPs) {
         if (run.roce != null && recvsUnposted > 0) {
             // RoCEv2: a RECV for each incoming flow, as soon as its connection is known here (before its data).
             for (int i = 0; i < incomingFlow.length; i++) {
                 int f = incomingFlow[i];
                 int id = recvPosted[i] ? -1 : engine.connectionTo(run.flows.src(f));
                 if (id >= 0) {
-                    long work = engine.postRecv(id, 0, run.region[host], run.remoteOffset[f], run.flows.bytes(f));
+                    long work = engine.postRecv(id, 0, run.region[host], run.recvOffset(f), run.flows.bytes(f));
                     recvFlow.put(work, f);
                     recvPosted[i] = true;
                     recvsUnposted--;
                 }
             }
         }
+        boolean any = false;
         if (unposted > 0) {
             for (int i = 0; i < outgoing.length; i++) {
-                if (!posted[i] && engine.isEstablished(connection[i])) {
-                    int f = outgoing[i];
+                int f = outgoing[i];
+                if (!posted[i] && connection[i] < 0) {
+                    connection[i] = engine.connectionTo(run.flows.dst(f));   // the peer opened it: accepted yet?
+                }
+                if (!posted[i] && run.flows.startPs(f) <= nowPs && connection[i] >= 0
+                        && engine.isEstablished(connection[i])) {
                     int dst = run.flows.dst(f);
                     if (run.roce != null) {
                         engine.postSend(connection[i], 0, run.source[f], 0, run.flows.bytes(f));
@@ -163,17 +191,11 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
                     run.flows.started(f, nowPs);
                     posted[i] = true;
                     unposted--;
+                    any = true;
                 }
             }
         }
-        engine.pollTransmit(nowNs, this);
-        engine.pollCompletions(this);
-        long next = engine.nextTimeoutNs();
-        long nextPs = next == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(next, nowNs) * 1000;
-        if (nextPs != scheduledTimerPs) {
-            scheduledTimerPs = nextPs;
-            run.fabric.setTimer(host, nextPs);
-        }
+        return any;
     }
 
     @Override

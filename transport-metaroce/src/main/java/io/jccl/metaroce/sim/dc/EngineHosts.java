@@ -68,14 +68,39 @@ public final class EngineHosts {
     final EndpointConfig config;
     final boolean checked;
     final EngineHost[] hosts;
-    /** Per flow: the bytes it sends, and where they go in its destination's sink region. */
+    /**
+     * Per flow: the bytes it sends, and where they go in its destination's sink region (RoCEv2 unchecked: where they
+     * go in its receive buffer is 0, {@link #recvOffset}).
+     */
     final MemorySegment[] source;
     final long[] remoteOffset;
     /** Per host: the sink region's key (RoCEv2: its memory region's), and RoCEv2's receive memory; per flow: bytes placed. */
     final int[] sinkKey;
     final MemorySegment[] region;
     final long[] placed;
+    /** Every (source, destination) pair that has a flow, as {@code src << 32 | dst}. */
+    private final org.agrona.collections.LongHashSet pairs = new org.agrona.collections.LongHashSet();
     long wrongBytes;
+
+    /**
+     * @return work items a connection must hold: {@link #MAX_PENDING_WORK}, or for RoCEv2 (whose receiver posts a RECV
+     *         for every flow from a peer at once: a ring all-reduce has 2 (N - 1) from its predecessor) one more than
+     *         the most flows between two hosts
+     */
+    private static int maxPendingWork(Flows flows, boolean roce) {
+        if (!roce) {
+            return MAX_PENDING_WORK;
+        }
+        org.agrona.collections.Long2LongHashMap perPair = new org.agrona.collections.Long2LongHashMap(0);
+        long most = 0;
+        for (int f = 0; f < flows.count(); f++) {
+            long key = (long) flows.src(f) << 32 | flows.dst(f);
+            long n = perPair.get(key) + 1;
+            perPair.put(key, n);
+            most = Math.max(most, n);
+        }
+        return (int) Math.min(1 << 20, Math.max(MAX_PENDING_WORK, most + 1));
+    }
 
     /** The longest retransmission timeout (backed off): 50 ms, the engine's default. */
     static final long RTO_MAX_NS = 50_000_000;
@@ -121,7 +146,7 @@ public final class EngineHosts {
         byte[] key = new byte[32];
         new SplittableRandom(seed).nextBytes(key);
         this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
-                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(MAX_PENDING_WORK)
+                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(maxPendingWork(flows, roce != null))
                 .withInitialWindowPackets(tuning.initialWindowPackets())
                 .withRto(tuning.rtoFloorNs(), Math.max(tuning.rtoFloorNs(), RTO_MAX_NS))
                 .withDelayedAckNs(tuning.delayedAckNs());
@@ -136,10 +161,13 @@ public final class EngineHosts {
         Arena arena = Arena.ofAuto();
         long largest = 0;
         long[] incoming = new long[n];
+        long[] largestIncoming = new long[n];
         for (int f = 0; f < flows.count(); f++) {
+            pairs.add((long) flows.src(f) << 32 | flows.dst(f));
             largest = Math.max(largest, flows.bytes(f));
             remoteOffset[f] = incoming[flows.dst(f)];
             incoming[flows.dst(f)] += flows.bytes(f);
+            largestIncoming[flows.dst(f)] = Math.max(largestIncoming[flows.dst(f)], flows.bytes(f));
         }
         MemorySegment shared = checked ? null : pattern(arena, largest, -1);
         for (int f = 0; f < flows.count(); f++) {
@@ -150,8 +178,9 @@ public final class EngineHosts {
                     : new Endpoint(config, new SplittableRandom(seed * 31 + h));
             hosts[h] = new EngineHost(this, h, engine);
             if (roce != null) {
-                // RoCEv2 places into memory: the destination's receive buffers are real.
-                region[h] = arena.allocate(Math.max(1, incoming[h]), 64);
+                // RoCEv2 places into memory: the destination's receive buffers are real. Unchecked, every flow into a
+                // host lands at offset 0 of one buffer as long as its longest (nothing reads them).
+                region[h] = arena.allocate(Math.max(1, checked ? incoming[h] : largestIncoming[h]), 64);
                 sinkKey[h] = engine.registerRegion(region[h], true);
             } else {
                 sinkKey[h] = hosts[h].registerSink(Math.max(1, incoming[h]));
@@ -201,6 +230,16 @@ public final class EngineHosts {
         return s;
     }
 
+    /** @return whether some flow goes from host {@code src} to host {@code dst} */
+    boolean hasFlow(int src, int dst) {
+        return pairs.contains((long) src << 32 | dst);
+    }
+
+    /** @return where flow {@code f}'s RECV places it in its destination's RoCEv2 receive buffer */
+    long recvOffset(int f) {
+        return checked ? remoteOffset[f] : 0;
+    }
+
     /** Destination side: a flow's bytes were placed at {@code regionOffset} of host {@code host}'s sink region. */
     void placed(int host, MemorySegment from, long fromOffset, long regionOffset, long bytes) {
         int f = flowAt(host, regionOffset);
@@ -230,8 +269,12 @@ public final class EngineHosts {
         }
         if (roce != null) {
             // The RECV's memory holds the whole flow now: count and check it as MetaRoCE's sink does packet by packet.
-            MemorySegment got = region[flows.dst(flow)];
-            placed(flows.dst(flow), got, remoteOffset[flow], remoteOffset[flow], flows.bytes(flow));
+            if (checked) {
+                MemorySegment got = region[flows.dst(flow)];
+                placed(flows.dst(flow), got, remoteOffset[flow], remoteOffset[flow], flows.bytes(flow));
+            } else {
+                placed[flow] += flows.bytes(flow);
+            }
         }
         flows.finish(flow, nowPs);
     }

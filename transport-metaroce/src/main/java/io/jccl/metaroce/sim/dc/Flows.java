@@ -13,8 +13,15 @@ public final class Flows {
     private final long[] startPs;
     private final long[] finishPs;
     private final long[] retransmissions;
+    /** Per flow: the first flow waiting for it (-1: none), and the next flow waiting for the same one. */
+    private final int[] firstDependent;
+    private final int[] nextDependent;
+    private java.util.function.IntConsumer onReady = f -> { };
     private int count;
     private int unfinished;
+
+    /** A start time meaning: when the flow it waits for has finished ({@link #addAfter}). */
+    public static final long WAITING = Long.MAX_VALUE;
 
     /** @param capacity the most flows this holds */
     public Flows(int capacity) {
@@ -24,6 +31,9 @@ public final class Flows {
         startPs = new long[capacity];
         finishPs = new long[capacity];
         retransmissions = new long[capacity];
+        firstDependent = new int[capacity];
+        nextDependent = new int[capacity];
+        java.util.Arrays.fill(firstDependent, -1);
     }
 
     /** @return the new flow's id */
@@ -45,6 +55,27 @@ public final class Flows {
         finishPs[f] = -1;
         unfinished++;
         return f;
+    }
+
+    /**
+     * Adds a flow that starts when flow {@code after} has finished (its last byte at its destination), as a step of a
+     * collective waits for the data of the step before.
+     *
+     * @return the new flow's id
+     */
+    public int addAfter(int source, int destination, long sizeBytes, int after) {
+        if (after < 0 || after >= count) {
+            throw new IllegalArgumentException("flow " + after + " to wait for does not exist");
+        }
+        int f = add(source, destination, sizeBytes, WAITING);
+        nextDependent[f] = firstDependent[after];
+        firstDependent[after] = f;
+        return f;
+    }
+
+    /** Calls {@code listener} with each flow that becomes ready to start (its wait over), at that moment. */
+    public void onReady(java.util.function.IntConsumer listener) {
+        this.onReady = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** @return flows added */
@@ -72,7 +103,7 @@ public final class Flows {
         return bytes[f];
     }
 
-    /** @return when {@code f} starts, in ps */
+    /** @return when {@code f} starts, in ps ({@link #WAITING} while it waits for another flow) */
     public long startPs(int f) {
         return startPs[f];
     }
@@ -94,6 +125,24 @@ public final class Flows {
         }
         finishPs[f] = nowPs;
         unfinished--;
+        for (int g = firstDependent[f]; g >= 0; g = nextDependent[g]) {
+            startPs[g] = nowPs;
+            onReady.accept(g);
+        }
+    }
+
+    /** @return from the first start to the last finish, in ps (-1 while a flow is unfinished): a job's time */
+    public long jobPs() {
+        if (unfinished > 0 || count == 0) {
+            return -1;
+        }
+        long first = Long.MAX_VALUE;
+        long last = 0;
+        for (int f = 0; f < count; f++) {
+            first = Math.min(first, startPs[f]);
+            last = Math.max(last, finishPs[f]);
+        }
+        return last - first;
     }
 
     /** Counts a packet of {@code f} sent again. */

@@ -46,4 +46,49 @@ public final class Workloads {
         }
         return flows;
     }
+
+    /** Every host sends {@code bytes} to every other host, all starting at time 0 ({@code hosts * (hosts - 1)} flows). */
+    public static Flows allToAll(int hosts, long bytes) {
+        if (hosts < 2 || (long) hosts * (hosts - 1) > 1 << 24) {
+            throw new IllegalArgumentException("an all-to-all needs 2 to 4,096 hosts, not " + hosts);
+        }
+        Flows flows = new Flows(hosts * (hosts - 1));
+        for (int src = 0; src < hosts; src++) {
+            for (int dst = 0; dst < hosts; dst++) {
+                if (src != dst) {
+                    flows.add(src, dst, bytes, 0);
+                }
+            }
+        }
+        return flows;
+    }
+
+    /**
+     * A ring all-reduce of {@code bytes} per host over all hosts, as its data moves: 2 (N - 1) steps (reduce-scatter,
+     * then all-gather), in each of which every host sends one chunk of {@code bytes / N} (rounded up) to the next
+     * host of the ring; a host's chunk of step s starts when it has received its predecessor's chunk of step s - 1.
+     * Flow {@code s * N + h} is host h's chunk of step s. Reductions take no time.
+     */
+    public static Flows ringAllReduce(int hosts, long bytes) {
+        if (hosts < 2 || 2L * (hosts - 1) * hosts > 1 << 24) {
+            throw new IllegalArgumentException("a ring all-reduce needs 2 to 2,896 hosts, not " + hosts);
+        }
+        if (bytes < hosts) {
+            throw new IllegalArgumentException("an all-reduce of " + bytes + " bytes over " + hosts
+                    + " hosts leaves a host no bytes");
+        }
+        long chunk = (bytes + hosts - 1) / hosts;
+        int steps = 2 * (hosts - 1);
+        Flows flows = new Flows(steps * hosts);
+        for (int h = 0; h < hosts; h++) {
+            flows.add(h, (h + 1) % hosts, chunk, 0);
+        }
+        for (int s = 1; s < steps; s++) {
+            for (int h = 0; h < hosts; h++) {
+                int predecessorsLast = (s - 1) * hosts + (h - 1 + hosts) % hosts;
+                flows.addAfter(h, (h + 1) % hosts, chunk, predecessorsLast);
+            }
+        }
+        return flows;
+    }
 }

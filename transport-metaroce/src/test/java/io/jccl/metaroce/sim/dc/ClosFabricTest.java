@@ -155,6 +155,41 @@ class ClosFabricTest {
         return out;
     }
 
+    /**
+     * A ring all-reduce of 4 hosts under one leaf, the ideal transport: 6 steps, each a chunk of 10 packets over 2
+     * links with nothing else on them (host h's uplink and the leaf's port to h + 1), each starting the moment the step
+     * before arrived: the job is exactly 6 x (11 serializations + 2 delays).
+     */
+    @Test
+    void aRingAllReduceTakesItsStepsOneAfterAnother() {
+        ClosConfig config = new ClosConfig(2, 8, 1, 1, 4, 400, 500, 1 << 20, 0, 0, false);
+        Flows flows = Workloads.ringAllReduce(4, 4 * 10 * FULL_PAYLOAD);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 1);
+        IdealSprayHost.attachAll(fabric, flows, MTU);
+        flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
+        fabric.run(Long.MAX_VALUE, flows);
+        assertEquals(0, flows.unfinished());
+        assertEquals(24, flows.count());
+        assertEquals(6 * (11 * SER_PS + 2 * DELAY_PS), flows.jobPs());
+        for (int f = 4; f < 24; f++) {
+            int before = f - 4 - f % 4 + (f % 4 + 3) % 4;   // the predecessor's chunk of the step before
+            assertEquals(flows.finishPs(before), flows.startPs(f), "step " + f / 4 + " of host " + f % 4);
+        }
+    }
+
+    /** An all-to-all: every ordered pair of hosts one flow, all finished, all of them started at once. */
+    @Test
+    void anAllToAllHasAFlowPerOrderedPair() {
+        Flows flows = Workloads.allToAll(16, 20 * FULL_PAYLOAD);
+        assertEquals(16 * 15, flows.count());
+        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
+        IdealSprayHost.attachAll(fabric, flows, MTU);
+        fabric.run(Long.MAX_VALUE, flows);
+        assertEquals(0, flows.unfinished());
+        // 15 flows of 20 packets leave each NIC back to back at best: the job takes at least 300 serializations.
+        assertTrue(flows.jobPs() >= 300 * SER_PS, "job " + flows.jobPs());
+    }
+
     /** A permutation is a single cycle: every host sends once and receives once, never to itself. */
     @Test
     void aPermutationSendsAndReceivesOncePerHost() {

@@ -100,6 +100,23 @@ class MetaRoceOnClosTest {
         return java.util.Arrays.stream(flows.sortedFctPs()).average().orElseThrow();
     }
 
+    /** Collectives' traffic, both engines: a ring all-reduce (steps waiting for steps) and an all-to-all, bytes checked. */
+    @Test
+    void aRingAllReduceAndAnAllToAllDeliverEveryByteOnBothEngines() {
+        for (boolean roce : new boolean[] {false, true}) {
+            for (Flows flows : new Flows[] {Workloads.ringAllReduce(16, 1 << 20), Workloads.allToAll(16, 100_000)}) {
+                ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.01,
+                        false)), 4);
+                flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
+                EngineHosts hosts = roce ? EngineHosts.attachRoce(fabric, flows, MTU, true, 4)
+                        : EngineHosts.attach(fabric, flows, MTU, true, 4);
+                fabric.run(1_000_000_000_000L, flows);
+                assertEveryByteArrived(hosts, flows);
+                assertTrue(flows.jobPs() > 0);
+            }
+        }
+    }
+
     @Test
     void aRunReplaysFromItsSeed() {
         assertArrayEquals(lossyRun(21), lossyRun(21));
