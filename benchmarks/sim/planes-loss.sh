@@ -33,7 +33,8 @@ if sys.argv[2] == "allreduce":
     gbs = j.get("busBwGBps", 0)
 else:
     gbs = j["flows"] * j["flowBytes"] / (j["jobUs"] * 1e3) if j["jobUs"] > 0 else 0
-print(f"{gbs:.3f}", f"{j[\"jobUs\"]:.1f}", j["unfinishedFlows"])' "$json" "$workload")"
+job = j["jobUs"]
+print("%.3f %.1f %d" % (gbs, job, j["unfinishedFlows"]))' "$json" "$workload")"
         [ -n "$base" ] || base="$gbs"
         ratio="$(python3 -c "print(f'{$gbs / $base:.3f}' if $base > 0 else 'n/a')")"
         echo "$protocol planes $planes $workload loss $loss GB/s $gbs job_us $job of_lossless $ratio unfinished $unfinished"
