@@ -142,11 +142,12 @@ public final class EngineHosts {
             throw new IllegalArgumentException("an MTU of " + mtuBytes + " leaves " + payload + " bytes of payload per "
                     + "MetaRoCE packet; the engine needs at least 256");
         }
-        double linkBytesPerSecond = fabric.topology().config().linkGbps() * 1e9 / 8;
+        // What a host's NIC takes in: one link per plane (the receiver shares it out among its senders).
+        double nicBytesPerSecond = fabric.topology().config().linkGbps() * 1e9 / 8 * fabric.topology().planes();
         byte[] key = new byte[32];
         new SplittableRandom(seed).nextBytes(key);
         this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
-                .withInboundBytesPerSecond(linkBytesPerSecond).withMaxPendingWork(maxPendingWork(flows, roce != null))
+                .withInboundBytesPerSecond(nicBytesPerSecond).withMaxPendingWork(maxPendingWork(flows, roce != null))
                 .withInitialWindowPackets(tuning.initialWindowPackets())
                 .withRto(tuning.rtoFloorNs(), Math.max(tuning.rtoFloorNs(), RTO_MAX_NS))
                 .withDelayedAckNs(tuning.delayedAckNs());
