@@ -106,6 +106,17 @@ public final class Json {
         return this;
     }
 
+    /**
+     * @param value a number of the array being written (three decimals)
+     * @return this
+     */
+    public Json element(double value) {
+        comma();
+        out.append(Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "null");
+        needComma = true;
+        return this;
+    }
+
     private void key(String name) {
         comma();
         string(name);

@@ -90,6 +90,11 @@ public final class ClosOptions {
             + "Default: 16 (the engine's own: 4).")
     Integer initialWindow;
 
+    @Option(names = "--timeline-us", description = "Data delivered to hosts per bucket of this many us, as Gbit/s "
+            + "(timelineGbps in the JSON); with one --fail, the throughput before the failure, its dip and the time "
+            + "until it is back to 90%% of what the remaining planes carry (failure in the JSON).")
+    Double timelineUs;
+
     /** Hosts up to which {@code --payload auto} checks every byte. */
     static final int CHECKED_UP_TO_HOSTS = 256;
 
@@ -166,6 +171,9 @@ public final class ClosOptions {
             tuning = new EngineHosts.Tuning(rtoFloorUs != null ? micros(rtoFloorUs, "--rto-floor-us") : d.rtoFloorNs(),
                     delayedAckUs != null ? micros(delayedAckUs, "--delayed-ack-us") : d.delayedAckNs(),
                     initialWindow != null ? initialWindow : d.initialWindowPackets());
+            if (timelineUs != null && (!(timelineUs > 0) || timelineUs > 1e6)) {
+                throw new IllegalArgumentException("--timeline-us must be in (0, 1e6], not " + timelineUs);
+            }
             int minMtu = p == ClosRun.Protocol.IDEAL ? io.jccl.metaroce.sim.dc.IdealSprayHost.HEADER_BYTES + 1
                     : EngineHosts.MIN_MTU_BYTES;
             int maxMtu = p == ClosRun.Protocol.IDEAL ? 65536 : EngineHosts.MAX_MTU_BYTES;
@@ -189,7 +197,9 @@ public final class ClosOptions {
         }
         boolean showProgress = progress != null ? progress : System.console() != null && !json;
         long startNs = System.nanoTime();
+        long bucketPs = timelineUs == null ? 0 : Math.max(1, Math.round(timelineUs * 1e6));
         ClosRun.Report r = ClosRun.run(config, flows, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed, events,
+                bucketPs,
                 showProgress ? n -> System.err.printf(Locale.ROOT, "\r%d M events, %.1f s", n >> 20,
                         (System.nanoTime() - startNs) / 1e9) : null);
         if (showProgress) {
@@ -234,6 +244,20 @@ public final class ClosOptions {
                 double perHost = (double) flows.bytes(0) * r.hosts();
                 double algBw = perHost / (r.jobUs() * 1e3);
                 j.field("algBwGBps", algBw).field("busBwGBps", algBw * 2 * (r.hosts() - 1) / r.hosts());
+            }
+            if (bucketPs > 0) {
+                j.beginArray("timelineGbps");
+                for (double g : r.timelineGbps()) {
+                    j.element(g);
+                }
+                j.endArray();
+                List<ClosRun.PlaneEvent> downs = events.stream().filter(ClosRun.PlaneEvent::down).toList();
+                if (downs.size() == 1) {
+                    FailureDip dip = FailureDip.of(r.timelineGbps(), bucketPs, downs.get(0).atPs(), config.planes());
+                    j.beginObject("failure").field("atUs", downs.get(0).atPs() / 1e6)
+                            .field("beforeGbps", dip.beforeGbps()).field("dipGbps", dip.dipGbps())
+                            .field("recoveredAfterUs", dip.recoveredAfterUs()).endObject();
+                }
             }
             System.out.println(j.endObject());
         } else {

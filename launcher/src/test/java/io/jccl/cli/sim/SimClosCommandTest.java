@@ -104,6 +104,34 @@ class SimClosCommandTest {
         assertThat(num(j, "unfinishedFlows")).isZero();
     }
 
+    /**
+     * A plane fails under a permutation on 4 planes: MetaRoCE, whose paths span the planes, keeps most of its
+     * throughput and finishes; the RoCEv2 baseline, one path in plane 0, stops when plane 0 fails.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aFailedPlaneDipsMetaRoceAndStopsRoce() {
+        String[] common = {"sim", "permutation", "--hosts", "16", "--planes", "4", "--link-gbps", "100", "--flow-bytes",
+            "4M", "--fail", "plane:0@50us", "--timeline-us", "5", "--until-us", "5000", "--json"};
+        Map<String, Object> metaroce = json(CliRun.of(concat(common, "--protocol", "metaroce")));
+        assertThat(num(metaroce, "unfinishedFlows")).isZero();
+        Map<String, Object> failure = (Map<String, Object>) metaroce.get("failure");
+        assertThat(num(failure, "beforeGbps")).isPositive();
+        assertThat(num(failure, "recoveredAfterUs")).isBetween(0.0, 100.0);
+        assertThat((java.util.List<Object>) metaroce.get("timelineGbps")).isNotEmpty();
+        CliRun roce = CliRun.of(concat(common, "--protocol", "roce"));
+        assertThat(roce.code()).isEqualTo(1);
+        Map<String, Object> stuck = json(roce);
+        assertThat(num(stuck, "unfinishedFlows")).isEqualTo(16);
+        assertThat(num((Map<String, Object>) stuck.get("failure"), "recoveredAfterUs")).isEqualTo(-1);
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void flowsNotDoneByTheLimitFailTheRun() {
         CliRun run = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "8M", "--until-us", "10",

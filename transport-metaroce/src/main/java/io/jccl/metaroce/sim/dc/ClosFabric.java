@@ -349,6 +349,9 @@ public final class ClosFabric {
             drop(p);
         } else if (topology.isHost(node)) {
             delivered++;
+            if (timelineBucketPs > 0 && (packets.flags(p) & PacketStore.DATA) != 0) {
+                recordDelivery(packets.size(p));
+            }
             agents[node].onPacket(this, nowPs, p);
         } else {
             int dst = packets.dst(p);
@@ -364,6 +367,36 @@ public final class ClosFabric {
             source.onDropped(this, nowPs, p);
         }
         packets.free(p);
+    }
+
+    // ---- Throughput over time ----
+
+    private long timelineBucketPs;
+    private long[] timelineBytes = new long[0];
+
+    /** Counts the data bytes delivered to hosts per {@code bucketPs} of virtual time ({@link #timelineBytes}). */
+    public void recordTimeline(long bucketPs) {
+        if (bucketPs < 1) {
+            throw new IllegalArgumentException("a timeline bucket must be at least 1 ps, not " + bucketPs);
+        }
+        this.timelineBucketPs = bucketPs;
+    }
+
+    private void recordDelivery(int bytes) {
+        long bucket = nowPs / timelineBucketPs;
+        if (bucket >= Integer.MAX_VALUE - 8) {
+            return;
+        }
+        if (bucket >= timelineBytes.length) {
+            timelineBytes = Arrays.copyOf(timelineBytes, (int) Math.max(bucket + 1, 2L * timelineBytes.length));
+        }
+        timelineBytes[(int) bucket] += bytes;
+    }
+
+    /** @return data bytes delivered to hosts in each timeline bucket, up to the last bucket reached */
+    public long[] timelineBytes() {
+        return Arrays.copyOf(timelineBytes, (int) Math.min(timelineBytes.length, nowPs / Math.max(1, timelineBucketPs)
+                + 1));
     }
 
     // ---- Counters ----

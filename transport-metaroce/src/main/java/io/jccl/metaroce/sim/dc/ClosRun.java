@@ -53,11 +53,13 @@ public final class ClosRun {
      * @param wrongBytes       bytes placed that differ from what was sent (checked MetaRoCE runs; else 0)
      * @param maxRssBytes      the process's peak resident memory so far (Linux VmHWM; -1 where unknown)
      * @param jobUs            from the first flow's start to the last one's finish, in µs (-1 with flows unfinished)
+     * @param timelineGbps     data delivered to hosts per timeline bucket, in Gbit/s (empty unless asked for)
      */
     public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
-                         long peakHeapBytes, long wrongBytes, long maxRssBytes, double jobUs) {
+                         long peakHeapBytes, long wrongBytes, long maxRssBytes, double jobUs,
+                         double[] timelineGbps) {
         /** @return events per wall-clock second */
         public double eventsPerSecond() {
             return wallSeconds > 0 ? events / wallSeconds : 0;
@@ -145,6 +147,18 @@ public final class ClosRun {
     private ClosRun() {
     }
 
+    private static double[] timelineGbps(ClosFabric fabric, long bucketPs) {
+        if (bucketPs <= 0) {
+            return new double[0];
+        }
+        long[] bytes = fabric.timelineBytes();
+        double[] gbps = new double[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            gbps[i] = bytes[i] * 8.0 * 1000 / bucketPs;   // bits per ps x 1000 = Gbit/s
+        }
+        return gbps;
+    }
+
     /** @return the process's peak resident set (VmHWM of /proc/self/status), -1 where that is not there */
     static long maxRssBytes() {
         try {
@@ -182,6 +196,16 @@ public final class ClosRun {
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
                              EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
                              java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
+        return run(config, flows, protocol, payload, tuning, mtuBytes, untilPs, seed, planeEvents, 0, progress);
+    }
+
+    /**
+     * As above, and with {@code timelineBucketPs > 0} the data delivered per bucket of virtual time
+     * ({@link Report#timelineGbps}): throughput over time, across a plane failure for instance.
+     */
+    public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
+                             EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
+                             java.util.List<PlaneEvent> planeEvents, long timelineBucketPs, LongConsumer progress) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -203,6 +227,9 @@ public final class ClosRun {
             engines = EngineHosts.attachRoce(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed);
         } else {
             engines = EngineHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
+        }
+        if (timelineBucketPs > 0) {
+            fabric.recordTimeline(timelineBucketPs);
         }
         // A flow whose wait is over (a collective's next step) starts now: its source is woken to send it.
         flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
@@ -238,6 +265,6 @@ public final class ClosRun {
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
                 peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes(),
-                flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6);
+                flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6, timelineGbps(fabric, timelineBucketPs));
     }
 }
