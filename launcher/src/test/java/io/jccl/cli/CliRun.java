@@ -3,6 +3,7 @@ package io.jccl.cli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * One {@code jccl} command run in this JVM with its output captured (tests).
@@ -27,5 +28,18 @@ public record CliRun(int code, String out, String err) {
             System.setOut(oldOut);
             System.setErr(oldErr);
         }
+    }
+
+    /**
+     * @return standard output read as the one JSON object a {@code --json} command prints; fails the test when it is
+     *         not exactly one line
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> json() {
+        String[] lines = out.strip().split("\n");
+        if (lines.length != 1) {
+            throw new AssertionError("exactly one line on stdout expected, got: " + out + err);
+        }
+        return (Map<String, Object>) io.jccl.cli.bench.MiniJson.parse(lines[0]);
     }
 }

@@ -1,20 +1,19 @@
 package io.jccl.cli.sim;
 
 import io.jccl.cli.CliRun;
-import io.jccl.cli.bench.MiniJson;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code jccl sim permutation} and {@code incast}: the JSON report, a replayed seed, a failed plane, bad input. */
+/**
+ * {@code jccl sim permutation}, {@code incast}, {@code alltoall}, {@code allreduce}: the JSON report, a replayed seed,
+ * loss, a failed plane, bad input.
+ */
 class SimClosCommandTest {
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> json(CliRun run) {
-        String[] lines = run.out().strip().split("\n");
-        assertThat(lines).as("exactly one line on stdout: " + run.out() + run.err()).hasSize(1);
-        return (Map<String, Object>) MiniJson.parse(lines[0]);
+        return run.json();
     }
 
     private static double num(Map<String, Object> j, String key) {

@@ -1,7 +1,6 @@
 package io.jccl.cli.sim;
 
 import io.jccl.cli.CliRun;
-import io.jccl.cli.bench.MiniJson;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -11,11 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl sim collectives}: JSON, replay of a seed, a failing seed reported with its replay command, errors. */
 class SimCollectivesCommandTest {
-    @SuppressWarnings("unchecked")
     private static Map<String, Object> json(CliRun run) {
-        String[] lines = run.out().strip().split("\n");
-        assertThat(lines).as("exactly one line on stdout: " + run.out()).hasSize(1);
-        return (Map<String, Object>) MiniJson.parse(lines[0]);
+        return run.json();
     }
 
     private static long num(Map<String, Object> j, String key) {

@@ -139,11 +139,6 @@ public final class ClosFabric {
         return busy[topology.nicPort(host, plane)];
     }
 
-    /** @return bytes queued at host {@code host}'s NIC port into {@code plane} (the one being sent included) */
-    public long nicQueuedBytes(int host, int plane) {
-        return qBytes[topology.nicPort(host, plane)];
-    }
-
     /**
      * Sets host {@code host}'s one timer to {@code atPs} (replacing the one set before; {@link Long#MAX_VALUE}:
      * none). A timer in the past fires at once.
@@ -354,10 +349,7 @@ public final class ClosFabric {
             }
             agents[node].onPacket(this, nowPs, p);
         } else {
-            int dst = packets.dst(p);
-            long hash = ClosTopology.flowHash(packets.src(p), dst, packets.srcPort(p),
-                    ClosTopology.UDP_DESTINATION_PORT);
-            enqueue(topology.route(node, dst, hash), p);
+            enqueue(topology.route(node, packets.dst(p), packets.flowHash(p)), p);
         }
     }
 

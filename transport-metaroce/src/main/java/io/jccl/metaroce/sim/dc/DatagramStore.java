@@ -43,7 +43,6 @@ public final class DatagramStore {
     private int[] freeSmall = new int[0];
     private int freeSmallCount;
     private int smallSlots;
-    private int alive;
 
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer scratch;
@@ -139,11 +138,6 @@ public final class DatagramStore {
         return ownBytes[h] + payloadBytes[h];
     }
 
-    /** @return whether it carries a gathered payload */
-    boolean gathered(int h) {
-        return payloadAddress[h] != 0;
-    }
-
     /** @return the frame's first byte (its type is at {@code HeaderFlyweight.TYPE_FIELD_OFFSET}) */
     int byteAt(int h, int index) {
         return slot[h] >= 0 ? smallBuffer(h).getByte(smallOffset(h) + index) : big.get(-1 - slot[h])[index];
@@ -186,16 +180,9 @@ public final class DatagramStore {
             freeHandles = Arrays.copyOf(freeHandles, freeHandleCount * 2);
         }
         freeHandles[freeHandleCount++] = h;
-        alive--;
-    }
-
-    /** @return datagrams held now */
-    int alive() {
-        return alive;
     }
 
     private int newHandle() {
-        alive++;
         if (freeHandleCount > 0) {
             return freeHandles[--freeHandleCount];
         }

@@ -282,7 +282,7 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
         int port = FIRST_SOURCE_PORT + (int) (mix(host, destination, pathIndex, gen) & 0x3FFF);
         PacketStore packets = run.fabric.packets();
         int p = packets.allocate(host, (int) destination, port, store.length(handle)
-                + EngineHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex, run.fabric.nowPs());
+                + EngineHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex);
         run.fabric.send(host, pathIndex % planes, p);
     }
 

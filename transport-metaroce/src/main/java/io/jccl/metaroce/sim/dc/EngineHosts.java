@@ -304,9 +304,4 @@ public final class EngineHosts {
         return total(Counter.RETRANSMITS_SACK) + total(Counter.RETRANSMITS_RTO) + total(Counter.RETRANSMITS_TAIL)
                 + total(Counter.RETRANSMITS_REROUTED);
     }
-
-    /** @return datagrams in the fabric now */
-    public int datagramsAlive() {
-        return store.alive();
-    }
 }

@@ -171,8 +171,7 @@ public final class IdealSprayHost implements HostAgent {
         long lastPayload = flows.bytes(f) - (long) (n - 1) * payloadBytes;
         int size = seq == n - 1 ? (int) lastPayload + HEADER_BYTES : mtuBytes;
         int port = FIRST_SOURCE_PORT + ((sprayCounter++ * 0x9E37 + host) & 0x3FFF);
-        int p = fabric.packets().allocate(host, flows.dst(f), port, size, PacketStore.DATA | PacketStore.ECT, f, seq,
-                nowPs);
+        int p = fabric.packets().allocate(host, flows.dst(f), port, size, PacketStore.DATA | PacketStore.ECT, f, seq);
         fabric.send(host, plane, p);
     }
 

@@ -25,7 +25,8 @@ public final class PacketStore {
     private int[] seq;
     private int[] next;
     private long[] arriveAtPs;
-    private long[] sentAtPs;
+    /** {@link ClosTopology#flowHash} of its 5-tuple, which every switch's ECMP choice starts from: once per packet. */
+    private long[] flowHash;
     private int freeHead = -1;
     private int used;
     private int alive;
@@ -42,12 +43,12 @@ public final class PacketStore {
         seq = new int[n];
         next = new int[n];
         arriveAtPs = new long[n];
-        sentAtPs = new long[n];
+        flowHash = new long[n];
     }
 
     /** @return a new packet with these fields (its queue link cleared) */
     public int allocate(int source, int destination, int udpSourcePort, int sizeBytes, int packetFlags, int flowId,
-                        int sequence, long nowPs) {
+                        int sequence) {
         int p;
         if (freeHead >= 0) {
             p = freeHead;
@@ -66,7 +67,7 @@ public final class PacketStore {
         flow[p] = flowId;
         seq[p] = sequence;
         next[p] = -1;
-        sentAtPs[p] = nowPs;
+        flowHash[p] = ClosTopology.flowHash(source, destination, udpSourcePort, ClosTopology.UDP_DESTINATION_PORT);
         if (++alive > peakAlive) {
             peakAlive = alive;
         }
@@ -91,7 +92,7 @@ public final class PacketStore {
         seq = Arrays.copyOf(seq, n);
         next = Arrays.copyOf(next, n);
         arriveAtPs = Arrays.copyOf(arriveAtPs, n);
-        sentAtPs = Arrays.copyOf(sentAtPs, n);
+        flowHash = Arrays.copyOf(flowHash, n);
     }
 
     /** @return the source host */
@@ -129,9 +130,9 @@ public final class PacketStore {
         return seq[p];
     }
 
-    /** @return when its source handed it to the NIC, in ps */
-    public long sentAtPs(int p) {
-        return sentAtPs[p];
+    /** @return the hash of its 5-tuple ({@link ClosTopology#flowHash}) */
+    long flowHash(int p) {
+        return flowHash[p];
     }
 
     void mark(int p) {
