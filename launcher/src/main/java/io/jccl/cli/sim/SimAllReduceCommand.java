@@ -41,7 +41,7 @@ public final class SimAllReduceCommand implements Callable<Integer> {
         long n;
         try {
             n = CommConfig.parseBytes(bytes);
-            return options.runAndReport(spec, "allreduce", config, Workloads.ringAllReduce(config.hosts(), n));
+            return options.runAndReport(spec, "allreduce", config, () -> Workloads.ringAllReduce(config.hosts(), n));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

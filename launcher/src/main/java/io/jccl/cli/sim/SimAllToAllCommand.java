@@ -35,7 +35,8 @@ public final class SimAllToAllCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "an all-to-all needs --hosts in 2-4096, not "
                     + config.hosts());
         }
+        long bytes = options.flowBytes(spec);
         return options.runAndReport(spec, "alltoall", config,
-                Workloads.allToAll(config.hosts(), options.flowBytes(spec)));
+                () -> Workloads.allToAll(config.hosts(), bytes));
     }
 }

@@ -39,7 +39,8 @@ public final class SimIncastCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--senders must be in 1-"
                     + (config.hosts() - 1) + " for " + config.hosts() + " hosts, not " + senders);
         }
+        long bytes = options.flowBytes(spec);
         return options.runAndReport(spec, "incast", config,
-                Workloads.incast(config.hosts(), senders, options.flowBytes(spec)));
+                () -> Workloads.incast(config.hosts(), senders, bytes));
     }
 }

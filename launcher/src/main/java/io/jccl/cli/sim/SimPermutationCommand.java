@@ -32,7 +32,8 @@ public final class SimPermutationCommand implements Callable<Integer> {
         if (config.hosts() < 2) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a permutation needs --hosts >= 2");
         }
+        long bytes = options.flowBytes(spec);
         return options.runAndReport(spec, "permutation", config,
-                Workloads.permutation(config.hosts(), options.flowBytes(spec), options.seed));
+                () -> Workloads.permutation(config.hosts(), bytes, options.seed));
     }
 }

@@ -125,6 +125,77 @@ class SimClosCommandTest {
         assertThat(num((Map<String, Object>) stuck.get("failure"), "recoveredAfterUs")).isEqualTo(-1);
     }
 
+    /**
+     * A sweep: two loss rates times two protocols, one JSON object per run (loss outer, protocol inner), each with the
+     * new measures; and --plot draws throughput against loss.
+     */
+    @Test
+    void aSweepOverLossAndProtocolsPrintsARunPerLineAndPlotsThroughputAgainstLoss(@org.junit.jupiter.api.io.TempDir
+                                                                                  java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path png = dir.resolve("loss.png");
+        CliRun run = CliRun.of("sim", "allreduce", "--hosts", "16", "--bytes", "2M", "--loss", "0,0.02", "--protocol",
+                "metaroce,roce", "--plot", png.toString(), "--json");
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        String[] lines = run.out().strip().split("\n");
+        assertThat(lines).hasSize(4);
+        String[] expected = {"metaroce 0.0", "roce 0.0", "metaroce 0.02", "roce 0.02"};
+        for (int i = 0; i < 4; i++) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> j = (Map<String, Object>) io.jccl.cli.bench.MiniJson.parse(lines[i]);
+            assertThat(j.get("protocol") + " " + j.get("loss")).isEqualTo(expected[i]);
+            assertThat(num(j, "unfinishedFlows")).isZero();
+            assertThat(num(j, "throughputGBps")).isEqualTo(num(j, "busBwGBps")).isPositive();
+            assertThat(num(j, "minGoodputGbps")).isPositive().isLessThanOrEqualTo(num(j, "medianGoodputGbps"));
+            assertThat(num(j, "meanQueueBytes")).isPositive().isLessThanOrEqualTo(num(j, "busiestMeanQueueBytes"));
+            assertThat(num(j, "busiestMeanQueueBytes")).isLessThanOrEqualTo(num(j, "maxQueueBytes"));
+            assertThat(num(j, "rateCuts")).isGreaterThanOrEqualTo(0);
+            assertThat(num(j, "failedCompletions")).isZero();
+        }
+        java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
+        assertThat(image.getWidth()).isEqualTo(960);
+        assertThat(image.getHeight()).isEqualTo(600);
+        try (var files = java.nio.file.Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("loss.png");   // no temporary left
+        }
+    }
+
+    /** --plot draws the flows' completion times as a CDF, or with --timeline-us the throughput over time. */
+    @Test
+    void plotsACompletionTimeCdfAndATimeline(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path cdf = dir.resolve("cdf.png");
+        CliRun run = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "256K", "--protocol",
+                "metaroce,roce-nocc,ideal", "--plot", cdf.toString());
+        assertThat(run.code()).as(run.out() + run.err()).isZero();
+        assertThat(run.out().strip().split("\n")).hasSize(3);
+        assertThat(run.out()).contains("# permutation, roce-nocc,").contains("throughput");
+        assertThat(javax.imageio.ImageIO.read(cdf.toFile()).getWidth()).isEqualTo(960);
+        java.nio.file.Path timeline = dir.resolve("timeline.png");
+        CliRun failed = CliRun.of("sim", "permutation", "--hosts", "16", "--planes", "2", "--flow-bytes", "1M",
+                "--fail", "plane:1@10us", "--timeline-us", "2", "--plot", timeline.toString());
+        assertThat(failed.code()).as(failed.out() + failed.err()).isZero();
+        assertThat(java.nio.file.Files.size(timeline)).isPositive();
+    }
+
+    /**
+     * A core switch fails and, separately, a host's link fails and comes back: MetaRoCE finishes every flow through
+     * both (a rerouted path, a resumed link); the host link's outage shows as packets dropped by failed ports.
+     */
+    @Test
+    void aFailedSwitchAndAHostLinkThatComesBack() {
+        Map<String, Object> core = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
+                "--fail", "switch:core0@5us", "--seed", "9", "--json"));
+        assertThat(num(core, "unfinishedFlows")).isZero();
+        assertThat(num(core, "failureDrops")).isPositive();
+        assertThat(num(core, "wrongBytes")).isZero();
+        Map<String, Object> link = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
+                "--fail", "link:host3@5us", "--fail", "link:host3+@100us", "--json"));
+        assertThat(num(link, "unfinishedFlows")).isZero();
+        assertThat(num(link, "failureDrops")).isPositive();
+        assertThat(num(link, "maxFctUs")).isGreaterThan(95);   // host 3's flows waited for its link
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
@@ -141,7 +212,15 @@ class SimClosCommandTest {
 
     @Test
     void badInputIsAUsageErrorNamingIt() {
-        assertUsage("--protocol must be metaroce, roce or ideal", "sim", "permutation", "--protocol", "quic");
+        assertUsage("--protocol must be metaroce, roce, roce-nocc or ideal", "sim", "permutation", "--protocol",
+                "quic");
+        assertUsage("--protocol names roce twice", "sim", "permutation", "--protocol", "roce,metaroce,roce");
+        assertUsage("--loss must be in [0, 1), not 2", "sim", "permutation", "--loss", "0,2");
+        assertUsage("--loss takes numbers", "sim", "permutation", "--loss", "0,x");
+        assertUsage("core switches 0-3", "sim", "permutation", "--hosts", "16", "--fail", "switch:core9@1us");
+        assertUsage("'router:1' is not a fabric element", "sim", "permutation", "--fail", "router:1@1us");
+        assertUsage("--plot takes a file name ending in .png", "sim", "permutation", "--plot", "x.jpg");
+        assertUsage("does not exist", "sim", "permutation", "--plot", "/no/such/dir/x.png");
         assertUsage("--payload must be checked, shared or auto", "sim", "permutation", "--payload", "some");
         assertUsage("--mtu must be in 370-65114 for metaroce", "sim", "permutation", "--mtu", "300");
         assertUsage("hosts must be in", "sim", "permutation", "--hosts", "20", "--radix", "4");

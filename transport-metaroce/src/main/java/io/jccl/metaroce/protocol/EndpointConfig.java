@@ -121,6 +121,13 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
                 maxPendingWork, rnrRetryNs, handshakeKey);
     }
 
+    /** @return a copy that probes a failed path every {@code ns} */
+    public EndpointConfig withProbeIntervalNs(long ns) {
+        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
+                delayedAckNs, inboundBytesPerSecond, failAfterRtos, ns, probesToReadmit, connectionDeadNs,
+                maxPendingWork, rnrRetryNs, handshakeKey);
+    }
+
     /** @return a copy whose receivers hold an ACK at most {@code ns} (unless asked for one at once) */
     public EndpointConfig withDelayedAckNs(long ns) {
         return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,

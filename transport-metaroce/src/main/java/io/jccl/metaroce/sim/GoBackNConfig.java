@@ -17,9 +17,11 @@ package io.jccl.metaroce.sim;
  *                            of behind a queue of stale packets); 0 = unpaced (default 100 Gbit/s)
  * @param wireOverheadBytes   bytes per datagram on the wire beyond it, for pacing (default 66, as the fabric's)
  * @param burstNs             how far ahead of the wire the engine may run (default 1 µs: about 3 packets of 4 KiB)
+ * @param dcqcn               DCQCN rate control per connection, or null for none (default none: the baseline as the
+ *                            loss scenarios measure it; the Clos simulation turns it on); needs a line rate
  */
 public record GoBackNConfig(int windowPackets, long rtoNs, int dupAckThreshold, long lineRateBitsPerSecond,
-                            int wireOverheadBytes, long burstNs) {
+                            int wireOverheadBytes, long burstNs, DcqcnConfig dcqcn) {
     /** Checks every value. */
     public GoBackNConfig {
         if (windowPackets < 1 || windowPackets > 1 << 22) {
@@ -40,25 +42,37 @@ public record GoBackNConfig(int windowPackets, long rtoNs, int dupAckThreshold, 
         if (burstNs < 0) {
             throw new IllegalArgumentException("burstNs=" + burstNs + " must be >= 0");
         }
+        if (dcqcn != null && lineRateBitsPerSecond == 0) {
+            throw new IllegalArgumentException("DCQCN paces below a line rate: lineRateBitsPerSecond must be > 0");
+        }
     }
 
     /** @return 64 packets, 1 ms, 3 duplicate ACKs, paced at 100 Gbit/s with 66 bytes of overhead, 1 µs burst */
     public static GoBackNConfig defaults() {
-        return new GoBackNConfig(64, 1_000_000, 3, 100_000_000_000L, 66, 1_000);
+        return new GoBackNConfig(64, 1_000_000, 3, 100_000_000_000L, 66, 1_000, null);
     }
 
     /** @return a copy with another window */
     public GoBackNConfig withWindowPackets(int packets) {
-        return new GoBackNConfig(packets, rtoNs, dupAckThreshold, lineRateBitsPerSecond, wireOverheadBytes, burstNs);
+        return new GoBackNConfig(packets, rtoNs, dupAckThreshold, lineRateBitsPerSecond, wireOverheadBytes,
+                burstNs, dcqcn);
     }
 
     /** @return a copy with another timeout */
     public GoBackNConfig withRtoNs(long ns) {
-        return new GoBackNConfig(windowPackets, ns, dupAckThreshold, lineRateBitsPerSecond, wireOverheadBytes, burstNs);
+        return new GoBackNConfig(windowPackets, ns, dupAckThreshold, lineRateBitsPerSecond, wireOverheadBytes,
+                burstNs, dcqcn);
     }
 
     /** @return a copy paced at another rate (0: unpaced) */
     public GoBackNConfig withLineRate(long bitsPerSecond, int overheadBytes) {
-        return new GoBackNConfig(windowPackets, rtoNs, dupAckThreshold, bitsPerSecond, overheadBytes, burstNs);
+        return new GoBackNConfig(windowPackets, rtoNs, dupAckThreshold, bitsPerSecond, overheadBytes, burstNs,
+                dcqcn);
+    }
+
+    /** @return a copy with DCQCN rate control (null: none) */
+    public GoBackNConfig withDcqcn(DcqcnConfig config) {
+        return new GoBackNConfig(windowPackets, rtoNs, dupAckThreshold, lineRateBitsPerSecond, wireOverheadBytes,
+                burstNs, config);
     }
 }

@@ -29,9 +29,11 @@ import java.util.zip.CRC32C;
  * ACKs, a fixed window, and go-back-N recovery: the sender resends everything from the first unacknowledged PSN when
  * the receiver sends a NAK (sequence error, once per gap, as RoCE responders do), after
  * {@link GoBackNConfig#dupAckThreshold()} duplicate ACKs, or when the retransmission timer (fixed, no backoff)
- * expires. No congestion control (no DCQCN): ECN marks are counted and otherwise ignored. Data leaves at the NIC's
- * line rate ({@link GoBackNConfig#lineRateBitsPerSecond()}, round-robin over connections), as a NIC's transmit engine
- * builds packets when the wire is free.
+ * expires. Data leaves at the NIC's line rate ({@link GoBackNConfig#lineRateBitsPerSecond()}, round-robin over
+ * connections), as a NIC's transmit engine builds packets when the wire is free. Congestion control is DCQCN where
+ * {@link GoBackNConfig#dcqcn()} is set: a receiver answers ECN-marked data with a CNP (at most one per connection per
+ * interval), and each connection's sender paces itself at its {@link DcqcnRate}, cut by CNPs (each counted as
+ * {@link Counter#ECN_WINDOW_CUTS}); without it ECN marks are counted and otherwise ignored.
  *
  * <p>Supported: any number of connections (one per peer; the passive side learns of one from the handshake),
  * WRITE into a registered region, SEND/RECV on streams (a SEND that finds no posted receive gets an RNR NAK and is
@@ -42,7 +44,7 @@ import java.util.zip.CRC32C;
  * <h2>Packet format (little-endian; every packet ends with a CRC32C of everything before it)</h2>
  * <pre>
  * common   0  u16 magic 0x4E47 ("GN")
- *          2  u8  type: 1 DATA, 2 ACK, 3 NAK, 4 RNR, 5 HELLO, 6 HELLO_ACK, 7 CLOSE
+ *          2  u8  type: 1 DATA, 2 ACK, 3 NAK, 4 RNR, 5 HELLO, 6 HELLO_ACK, 7 CLOSE, 8 CNP
  *          4  u32 PSN: DATA the packet's; ACK, NAK, RNR the next PSN expected (all before it received)
  *          3  u8  flags (DATA): bit 0 LAST, bit 1 FIRST, bit 2 SEND (else WRITE)
  * control  8  u32 CRC32C                                             (12 bytes in all)
@@ -68,6 +70,7 @@ public final class GoBackNEndpoint implements Verbs {
     static final int T_HELLO = 5;
     static final int T_HELLO_ACK = 6;
     static final int T_CLOSE = 7;
+    static final int T_CNP = 8;
     static final int F_LAST = 1;
     static final int F_FIRST = 2;
     static final int F_SEND = 4;
@@ -154,6 +157,12 @@ public final class GoBackNEndpoint implements Verbs {
         boolean helloAckDue;
         boolean closeDue;
         long helloDeadlineNs = Long.MAX_VALUE;
+        /** DCQCN (null: off): the sender's rate, and when its next packet may leave, in femtoseconds. */
+        DcqcnRate rate;
+        long nextSendFs;
+        /** DCQCN receiver: a CNP is due, and when the last one went. */
+        boolean cnpDue;
+        long lastCnpNs = Long.MIN_VALUE;
         int pendingWork;
 
         // Sender: works[(head + i) & mask] for i < count, in PSN order.
@@ -394,6 +403,9 @@ public final class GoBackNEndpoint implements Verbs {
             conns = Arrays.copyOf(conns, connCount * 2);
         }
         Conn c = new Conn(connCount, peer);
+        if (gbn.dcqcn() != null) {
+            c.rate = new DcqcnRate(gbn.dcqcn(), gbn.lineRateBitsPerSecond());
+        }
         conns[connCount++] = c;
         byPeer.put(peer, c);
         return c;
@@ -514,6 +526,11 @@ public final class GoBackNEndpoint implements Verbs {
                 }
                 if (ecnMarked) {
                     counters.increment(Counter.ECN_MARKS_RECEIVED);
+                    if (gbn.dcqcn() != null && (c.lastCnpNs == Long.MIN_VALUE
+                            || nowNs - c.lastCnpNs >= gbn.dcqcn().cnpIntervalNs())) {
+                        c.cnpDue = true;
+                        c.lastCnpNs = nowNs;
+                    }
                 }
                 onData(c, nowNs, buffer, offset, length, array, base, psn);
             }
@@ -525,6 +542,19 @@ public final class GoBackNEndpoint implements Verbs {
                 } else {
                     counters.increment(type == T_ACK ? Counter.ACK_PACKETS_RECEIVED : Counter.CONTROL_PACKETS_RECEIVED);
                     onAck(c, nowNs, type, psn);
+                }
+            }
+            case T_CNP -> {
+                if (length != CONTROL_BYTES) {
+                    drop(DropReason.BAD_LENGTH);
+                } else if (c == null || !c.established || c.closed) {
+                    drop(c == null ? DropReason.UNKNOWN_CONNECTION : DropReason.UNEXPECTED);
+                } else {
+                    counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+                    if (c.rate != null) {
+                        c.rate.onCnp(nowNs);
+                        counters.increment(Counter.ECN_WINDOW_CUTS);
+                    }
                 }
             }
             case T_HELLO -> {
@@ -763,6 +793,9 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.rnrWaiting && c.rnrUntilNs <= nowNs) {
                 c.rnrWaiting = false;
             }
+            if (c.rate != null && c.rate.nextTimerNs() <= nowNs) {
+                c.rate.onTimer(nowNs);
+            }
             if (c.rtoDeadlineNs <= nowNs) {
                 if (c.una < c.highestSent) {
                     counters.increment(Counter.RTO_FIRINGS);
@@ -789,9 +822,13 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.rnrWaiting) {
                 next = Math.min(next, c.rnrUntilNs);
             }
-            if (femtosPerByte != 0 && canSend(c)) {
-                // The wire frees up: wake when the next packet may go.
-                next = Math.min(next, Math.max(0, (wireFreeFs + 999_999) / 1_000_000L - gbn.burstNs()));
+            if (c.rate != null) {
+                next = Math.min(next, c.rate.nextTimerNs());
+            }
+            if (femtosPerByte != 0 && windowOpen(c)) {
+                // The wire (or the connection's own rate) frees up: wake when the next packet may go.
+                long freeFs = c.rate != null && c.rate.limited() ? Math.max(wireFreeFs, c.nextSendFs) : wireFreeFs;
+                next = Math.min(next, Math.max(0, (freeFs + 999_999) / 1_000_000L - gbn.burstNs()));
             }
         }
         return next;
@@ -818,6 +855,10 @@ public final class GoBackNEndpoint implements Verbs {
                 c.helloAckDue = false;
                 sent += control(sink, c, T_HELLO_ACK, 0);
             }
+            if (c.cnpDue) {
+                c.cnpDue = false;
+                sent += control(sink, c, T_CNP, 0);
+            }
             if (c.control != 0) {
                 int type = c.control;
                 c.control = 0;
@@ -830,7 +871,7 @@ public final class GoBackNEndpoint implements Verbs {
         int idle = 0;
         for (int k = nextConn; idle < connCount && wireAllows(nowNs); k = (k + 1) % connCount) {
             Conn c = conns[k];
-            if (canSend(c)) {
+            if (canSend(c, nowNs)) {
                 sendData(sink, c, nowNs);
                 sent++;
                 idle = 0;
@@ -842,8 +883,14 @@ public final class GoBackNEndpoint implements Verbs {
         return sent;
     }
 
-    private boolean canSend(Conn c) {
+    /** @return whether the connection has data its window lets go (pacing aside) */
+    private boolean windowOpen(Conn c) {
         return c.established && !c.closed && !c.rnrWaiting && c.nxt < Math.min(c.end, c.una + gbn.windowPackets());
+    }
+
+    private boolean canSend(Conn c, long nowNs) {
+        return windowOpen(c) && (c.rate == null || !c.rate.limited()
+                || c.nextSendFs <= (nowNs + gbn.burstNs()) * 1_000_000L);
     }
 
     private boolean wireAllows(long nowNs) {
@@ -899,9 +946,18 @@ public final class GoBackNEndpoint implements Verbs {
         if (index == w.packets - 1) {
             c.cursor++;
         }
+        long wireBytes = len + CRC_BYTES + (long) gbn.wireOverheadBytes();
         if (femtosPerByte != 0) {
-            wireFreeFs = Math.max(wireFreeFs, nowNs * 1_000_000L)
-                    + (len + CRC_BYTES + (long) gbn.wireOverheadBytes()) * femtosPerByte;
+            wireFreeFs = Math.max(wireFreeFs, nowNs * 1_000_000L) + wireBytes * femtosPerByte;
+        }
+        if (c.rate != null) {
+            if (c.rate.limited()) {
+                c.nextSendFs = Math.max(c.nextSendFs, nowNs * 1_000_000L)
+                        + Math.round(wireBytes * 8e15 / c.rate.rateBitsPerSecond());
+                c.rate.onSent(wireBytes);
+            } else {
+                c.nextSendFs = nowNs * 1_000_000L;
+            }
         }
         sink.transmit(c.peer, 0, tx, 0, len + CRC_BYTES);
     }

@@ -104,6 +104,78 @@ class GoBackNEndpointTest {
         scenario(7).impairments(Impairments.NONE.withLossRate(0.3)).write(0, 1, 20_000).build().run();
     }
 
+    private static byte[] control(int type, int psn) {
+        byte[] p = new byte[12];
+        UnsafeBuffer b = new UnsafeBuffer(p);
+        b.putShort(0, (short) 0x4E47, ByteOrder.LITTLE_ENDIAN);
+        b.putByte(2, (byte) type);
+        b.putInt(4, psn, ByteOrder.LITTLE_ENDIAN);
+        return withCrc(p);
+    }
+
+    private static byte[] lastData(int psn, int regionKey) {
+        byte[] data = new byte[44 + 8];
+        UnsafeBuffer d = new UnsafeBuffer(data);
+        d.putShort(0, (short) 0x4E47, ByteOrder.LITTLE_ENDIAN);
+        d.putByte(2, (byte) 1);
+        d.putByte(3, (byte) 3);
+        d.putInt(4, psn, ByteOrder.LITTLE_ENDIAN);
+        d.putInt(8, regionKey, ByteOrder.LITTLE_ENDIAN);
+        d.putInt(12, 8, ByteOrder.LITTLE_ENDIAN);
+        d.putLong(24, 8, ByteOrder.LITTLE_ENDIAN);
+        return withCrc(data);
+    }
+
+    private static final GoBackNConfig WITH_DCQCN = GoBackNConfig.defaults().withWindowPackets(1024)
+            .withDcqcn(DcqcnConfig.paper(100_000_000_000L));
+
+    /** DCQCN's notification point: ECN-marked data is answered by a CNP, at most one per connection per 50 µs. */
+    @Test
+    void markedDataIsAnsweredByOneCnpPerInterval() {
+        GoBackNEndpoint e = new GoBackNEndpoint(EndpointConfig.defaults(new byte[16]), WITH_DCQCN, 2);
+        int key = e.registerRegion(MemorySegment.ofArray(new byte[64]), true);
+        e.onDatagram(0, 1, 0, new UnsafeBuffer(control(5, 0)), 0, 12, false);   // HELLO from node 1
+        Capture c = new Capture();
+        e.pollTransmit(0, c);
+        List<Integer> types = new ArrayList<>();
+        for (int psn = 0; psn < 3; psn++) {
+            long at = new long[] {1_000, 20_000, 52_000}[psn];
+            e.onDatagram(at, 1, 0, new UnsafeBuffer(lastData(psn, key)), 0, 52, true);
+            c.packets.clear();
+            e.pollTransmit(at, c);
+            c.packets.forEach(p -> types.add((int) p[2]));
+        }
+        // ACK and CNP; only an ACK 19 µs later; ACK and CNP again 51 µs after the first CNP.
+        assertThat(types).containsExactlyInAnyOrder(2, 8, 2, 2, 8);
+        assertThat(e.counters().get(Counter.ECN_MARKS_RECEIVED)).isEqualTo(3);
+    }
+
+    /** DCQCN's reaction point: a CNP halves the connection's rate, so half as many packets leave in the same time. */
+    @Test
+    void aCnpHalvesTheSendersRate() {
+        int[] sent = new int[2];
+        for (int cnp = 0; cnp < 2; cnp++) {
+            GoBackNEndpoint s = new GoBackNEndpoint(EndpointConfig.defaults(new byte[16]), WITH_DCQCN, 1);
+            int conn = s.connect(0, 2);
+            Capture c = new Capture();
+            s.pollTransmit(0, c);   // HELLO
+            s.onDatagram(0, 2, 0, new UnsafeBuffer(control(6, 0)), 0, 12, false);   // HELLO_ACK
+            s.postWrite(conn, 1, 0, MemorySegment.ofArray(new byte[8 << 20]), 0, 8 << 20);
+            if (cnp == 1) {
+                s.onDatagram(0, 2, 0, new UnsafeBuffer(control(8, 0)), 0, 12, false);
+                assertThat(s.counters().get(Counter.ECN_WINDOW_CUTS)).isEqualTo(1);
+            }
+            c.packets.clear();
+            for (long t = 0; t < 40_000; t += 100) {   // 40 µs: before DCQCN's first increase (55 µs)
+                s.pollTransmit(t, c);
+            }
+            sent[cnp] = c.packets.size();
+        }
+        // 100 Gbit/s and 4,206 wire bytes: a packet per 336 ns, about 119 in 40 µs; at half the rate about 60.
+        assertThat(sent[0]).isBetween(118, 123);
+        assertThat(sent[1]).isBetween(59, 63);
+    }
+
     /** Captures transmitted datagrams. */
     private static final class Capture implements TransmitSink {
         final List<byte[]> packets = new ArrayList<>();

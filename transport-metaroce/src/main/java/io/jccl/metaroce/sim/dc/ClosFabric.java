@@ -50,10 +50,15 @@ public final class ClosFabric {
     private final boolean[] down;
     private final long[] maxQueueBytes;
     private final long[] sentBytes;
+    /** Per port: the integral of its queue's bytes over time (byte-ps) up to its last change, and when that was. */
+    private final long[] queueBytePs;
+    private final long[] queueChangedPs;
 
     private final long[] timerAtPs;
 
-    private long[][] actions = new long[8][];
+    /** Scheduled failures and recoveries: the ports each takes down (true) or up (false). */
+    private int[][] actionPorts = new int[8][];
+    private boolean[] actionDown = new boolean[8];
     private int actionCount;
 
     private long nowPs;
@@ -90,6 +95,8 @@ public final class ClosFabric {
         down = new boolean[ports];
         maxQueueBytes = new long[ports];
         sentBytes = new long[ports];
+        queueBytePs = new long[ports];
+        queueChangedPs = new long[ports];
         Arrays.fill(qHead, -1);
         Arrays.fill(qTail, -1);
         Arrays.fill(wireHead, -1);
@@ -167,13 +174,25 @@ public final class ClosFabric {
         if (plane < 0 || plane >= topology.planes()) {
             throw new IllegalArgumentException("plane " + plane + " is not in 0-" + (topology.planes() - 1));
         }
+        schedulePorts(topology.planePorts(plane), atPs, fail);
+    }
+
+    /** Takes {@code ports} down ({@code fail}) or brings them up at {@code atPs} ({@link FailureEvent#ports}). */
+    public void schedulePorts(int[] ports, long atPs, boolean fail) {
         if (atPs < nowPs) {
             throw new IllegalArgumentException("a failure at " + atPs + " ps is in the past (now " + nowPs + ")");
         }
-        if (actionCount == actions.length) {
-            actions = Arrays.copyOf(actions, actionCount * 2);
+        for (int port : ports) {
+            if (port < 0 || port >= topology.ports()) {
+                throw new IllegalArgumentException("port " + port + " is not in 0-" + (topology.ports() - 1));
+            }
         }
-        actions[actionCount] = new long[] {plane, fail ? 1 : 0};
+        if (actionCount == actionPorts.length) {
+            actionPorts = Arrays.copyOf(actionPorts, actionCount * 2);
+            actionDown = Arrays.copyOf(actionDown, actionCount * 2);
+        }
+        actionPorts[actionCount] = ports.clone();
+        actionDown[actionCount] = fail;
         queue.push(atPs, (long) ACTION << 32 | actionCount++);
     }
 
@@ -192,6 +211,7 @@ public final class ClosFabric {
                 failureDrops++;
                 p = next;
             }
+            accumulate(port);
             if (busy[port]) {
                 int head = qHead[port];
                 packets.next(head, -1);
@@ -205,13 +225,9 @@ public final class ClosFabric {
         }
     }
 
-    private void applyPlane(int plane, boolean fail) {
-        int first = topology.firstPortOfPlane(plane);
-        for (int port = first; port < first + topology.portsPerPlane(); port++) {
-            setPortDown(port, fail);
-        }
-        for (int h = 0; h < topology.hosts(); h++) {
-            setPortDown(topology.nicPort(h, plane), fail);
+    private void applyAction(int action) {
+        for (int port : actionPorts[action]) {
+            setPortDown(port, actionDown[action]);
         }
     }
 
@@ -245,7 +261,7 @@ public final class ClosFabric {
                     timerAtPs[id] = Long.MAX_VALUE;
                     agents[id].onTimer(this, at);
                 }
-                default -> applyPlane((int) actions[id][0], actions[id][1] == 1);
+                default -> applyAction(id);
             }
             if (events % progressEvery == 0) {
                 progress.accept(events);
@@ -272,6 +288,7 @@ public final class ClosFabric {
             ecnMarks++;
         }
         packets.next(p, -1);
+        accumulate(port);
         if (qTail[port] < 0) {
             qHead[port] = p;
         } else {
@@ -297,6 +314,7 @@ public final class ClosFabric {
             qTail[port] = -1;
         }
         int size = packets.size(p);
+        accumulate(port);
         qBytes[port] -= size;
         sentBytes[port] += size;
         if (down[port]) {
@@ -351,6 +369,14 @@ public final class ClosFabric {
         } else {
             enqueue(topology.route(node, packets.dst(p), packets.flowHash(p)), p);
         }
+    }
+
+    /** Adds the queue's bytes since its last change to its integral (before every change). */
+    private void accumulate(int port) {
+        // Saturates rather than wraps: 2^63 byte-ps is a 1 MiB queue for about 100 days of virtual time.
+        long add = qBytes[port] * (nowPs - queueChangedPs[port]);
+        queueBytePs[port] = add < 0 || queueBytePs[port] + add < 0 ? Long.MAX_VALUE : queueBytePs[port] + add;
+        queueChangedPs[port] = nowPs;
     }
 
     private void drop(int p) {
@@ -430,6 +456,42 @@ public final class ClosFabric {
             max = Math.max(max, q);
         }
         return max;
+    }
+
+    /**
+     * @return the time-averaged queue of the switch ports that sent anything, averaged over them, in bytes, from time
+     *         0 to now
+     */
+    public double meanQueueBytes() {
+        double sum = 0;
+        int n = 0;
+        for (int port = 0; port < qBytes.length; port++) {
+            if (topology.portKind(port) != ClosTopology.NIC && sentBytes[port] > 0) {
+                sum += timeAveragedQueueBytes(port);
+                n++;
+            }
+        }
+        return n == 0 ? 0 : sum / n;
+    }
+
+    /** @return the highest time-averaged queue of any switch port, in bytes, from time 0 to now */
+    public double busiestMeanQueueBytes() {
+        double max = 0;
+        for (int port = 0; port < qBytes.length; port++) {
+            if (topology.portKind(port) != ClosTopology.NIC) {
+                max = Math.max(max, timeAveragedQueueBytes(port));
+            }
+        }
+        return max;
+    }
+
+    /** @return {@code port}'s queue averaged over time from 0 to now, in bytes */
+    public double timeAveragedQueueBytes(int port) {
+        if (nowPs == 0) {
+            return 0;
+        }
+        double integral = queueBytePs[port] + (double) qBytes[port] * (nowPs - queueChangedPs[port]);
+        return integral / nowPs;
     }
 
     /** @return the deepest {@code port}'s queue was, in bytes */

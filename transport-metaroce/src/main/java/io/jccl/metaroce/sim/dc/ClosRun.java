@@ -18,8 +18,10 @@ public final class ClosRun {
         IDEAL,
         /** {@link EngineHosts}: the production MetaRoCE engine on every host. */
         METAROCE,
-        /** {@link EngineHosts#attachRoce}: the RoCEv2 baseline (go-back-N, one path per connection). */
-        ROCE
+        /** {@link EngineHosts#attachRoce}: the RoCEv2 baseline (go-back-N, one path per connection, DCQCN). */
+        ROCE,
+        /** The RoCEv2 baseline without congestion control (go-back-N at line rate). */
+        ROCE_NO_CC
     }
 
     /** How a MetaRoCE run carries payload ({@link EngineHosts}). */
@@ -54,12 +56,29 @@ public final class ClosRun {
      * @param maxRssBytes      the process's peak resident memory so far (Linux VmHWM; -1 where unknown)
      * @param jobUs            from the first flow's start to the last one's finish, in µs (-1 with flows unfinished)
      * @param timelineGbps     data delivered to hosts per timeline bucket, in Gbit/s (empty unless asked for)
+     * @param meanQueueBytes   switch ports' queues averaged over time, then over the ports that carried traffic
+     * @param busiestMeanQueueBytes the highest of those time averages
+     * @param rateCuts         congestion reactions: MetaRoCE's ECN window cuts, DCQCN's rate cuts (0 for ideal)
+     * @param fctUs            every finished flow's completion time, ascending, in µs
+     * @param goodputGbps      every finished flow's bytes over its completion time, ascending, in Gbit/s
+     * @param failedCompletions work completed with an error (a connection failed for silence; its flow unfinished)
      */
     public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
                          long peakHeapBytes, long wrongBytes, long maxRssBytes, double jobUs,
-                         double[] timelineGbps) {
+                         double[] timelineGbps, double meanQueueBytes, double busiestMeanQueueBytes, long rateCuts,
+                         double[] fctUs, double[] goodputGbps, long failedCompletions) {
+        /** @return the slowest flow's goodput, Gbit/s (0 with none finished) */
+        public double minGoodputGbps() {
+            return goodputGbps.length == 0 ? 0 : goodputGbps[0];
+        }
+
+        /** @return the median flow's goodput, Gbit/s (0 with none finished) */
+        public double medianGoodputGbps() {
+            return goodputGbps.length == 0 ? 0 : goodputGbps[goodputGbps.length / 2];
+        }
+
         /** @return events per wall-clock second */
         public double eventsPerSecond() {
             return wallSeconds > 0 ? events / wallSeconds : 0;
@@ -72,75 +91,6 @@ public final class ClosRun {
                 + " MiB, max RSS %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, jobUs, meanFctUs,
                     p99FctUs, maxFctUs, unfinishedFlows, tailDrops + failureDrops, randomLosses, retransmissions,
                     wrongBytes, peakHeapBytes >> 20, maxRssBytes >> 20);
-        }
-    }
-
-    /**
-     * A plane taken down or brought back at a virtual time.
-     *
-     * @param plane the plane
-     * @param atPs  when, in ps
-     * @param down  true: it fails; false: it comes back
-     */
-    public record PlaneEvent(int plane, long atPs, boolean down) {
-        /** Checks the time. */
-        public PlaneEvent {
-            if (plane < 0 || atPs < 0) {
-                throw new IllegalArgumentException("a plane event needs a plane and a time >= 0, not plane " + plane
-                        + " at " + atPs + " ps");
-            }
-        }
-
-        /**
-         * Parses {@code plane:K@TIME} (a failure) or {@code plane:K+@TIME} (a recovery), TIME with a unit: ns, us,
-         * ms or s ({@code plane:1@200us}).
-         */
-        public static PlaneEvent parse(String text) {
-            String t = text.trim();
-            int at = t.indexOf('@');
-            if (!t.startsWith("plane:") || at < 0) {
-                throw new IllegalArgumentException("a failure is written plane:K@TIME (e.g. plane:1@200us), not '"
-                        + text + "'");
-            }
-            String which = t.substring("plane:".length(), at);
-            boolean up = which.endsWith("+");
-            int plane;
-            try {
-                plane = Integer.parseInt(up ? which.substring(0, which.length() - 1) : which);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("the plane in '" + text + "' is not a number");
-            }
-            return new PlaneEvent(plane, parseTimePs(t.substring(at + 1), text), !up);
-        }
-
-        private static long parseTimePs(String time, String text) {
-            long unitPs;
-            String number;
-            if (time.endsWith("ns")) {
-                unitPs = 1_000;
-                number = time.substring(0, time.length() - 2);
-            } else if (time.endsWith("us")) {
-                unitPs = 1_000_000;
-                number = time.substring(0, time.length() - 2);
-            } else if (time.endsWith("ms")) {
-                unitPs = 1_000_000_000;
-                number = time.substring(0, time.length() - 2);
-            } else if (time.endsWith("s")) {
-                unitPs = 1_000_000_000_000L;
-                number = time.substring(0, time.length() - 1);
-            } else {
-                throw new IllegalArgumentException("the time in '" + text + "' needs a unit: ns, us, ms or s");
-            }
-            double value;
-            try {
-                value = Double.parseDouble(number);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("the time in '" + text + "' is not a number");
-            }
-            if (!(value >= 0) || value * unitPs > 1e18) {
-                throw new IllegalArgumentException("the time in '" + text + "' must be >= 0 and below 11 days");
-            }
-            return Math.round(value * unitPs);
         }
     }
 
@@ -191,12 +141,12 @@ public final class ClosRun {
 
     /**
      * As {@link #run(ClosConfig, Flows, Protocol, int, long, long, LongConsumer)}, with a payload mode and tuning for
-     * MetaRoCE, and planes failing and recovering.
+     * MetaRoCE, and parts of the fabric failing and recovering.
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
                              EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
-                             java.util.List<PlaneEvent> planeEvents, LongConsumer progress) {
-        return run(config, flows, protocol, payload, tuning, mtuBytes, untilPs, seed, planeEvents, 0, progress);
+                             java.util.List<FailureEvent> failures, LongConsumer progress) {
+        return run(config, flows, protocol, payload, tuning, mtuBytes, untilPs, seed, failures, 0, progress);
     }
 
     /**
@@ -205,7 +155,7 @@ public final class ClosRun {
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
                              EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
-                             java.util.List<PlaneEvent> planeEvents, long timelineBucketPs, LongConsumer progress) {
+                             java.util.List<FailureEvent> failures, long timelineBucketPs, LongConsumer progress) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -223,8 +173,9 @@ public final class ClosRun {
         EngineHosts engines = null;
         if (protocol == Protocol.IDEAL) {
             IdealSprayHost.attachAll(fabric, flows, mtuBytes);
-        } else if (protocol == Protocol.ROCE) {
-            engines = EngineHosts.attachRoce(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed);
+        } else if (protocol == Protocol.ROCE || protocol == Protocol.ROCE_NO_CC) {
+            engines = EngineHosts.attachRoce(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed,
+                    protocol == Protocol.ROCE);
         } else {
             engines = EngineHosts.attach(fabric, flows, mtuBytes, payload == Payload.CHECKED, seed, tuning);
         }
@@ -233,12 +184,8 @@ public final class ClosRun {
         }
         // A flow whose wait is over (a collective's next step) starts now: its source is woken to send it.
         flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
-        for (PlaneEvent e : planeEvents) {
-            if (e.down()) {
-                fabric.failPlaneAt(e.plane(), e.atPs());
-            } else {
-                fabric.restorePlaneAt(e.plane(), e.atPs());
-            }
+        for (FailureEvent e : failures) {
+            fabric.schedulePorts(e.ports(topology), e.atPs(), e.down());
         }
         if (progress != null) {
             fabric.onProgress(1 << 20, progress);
@@ -247,6 +194,20 @@ public final class ClosRun {
         long end = fabric.run(untilPs, flows);
         double wall = (System.nanoTime() - begin) / 1e9;
         long[] fct = flows.sortedFctPs();
+        double[] fctUs = new double[fct.length];
+        for (int i = 0; i < fct.length; i++) {
+            fctUs[i] = fct[i] / 1e6;
+        }
+        double[] goodput = new double[fct.length];
+        int finished = 0;
+        for (int f = 0; f < flows.count(); f++) {
+            long t = flows.finishPs(f) - flows.startPs(f);
+            if (flows.finishPs(f) >= 0 && t > 0) {
+                goodput[finished++] = flows.bytes(f) * 8.0 * 1000 / t;   // bits per ps x 1000 = Gbit/s
+            }
+        }
+        goodput = java.util.Arrays.copyOf(goodput, finished);
+        java.util.Arrays.sort(goodput);
         double mean = 0;
         for (long v : fct) {
             mean += v;
@@ -265,6 +226,9 @@ public final class ClosRun {
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
                 peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes(),
-                flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6, timelineGbps(fabric, timelineBucketPs));
+                flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6, timelineGbps(fabric, timelineBucketPs),
+                fabric.meanQueueBytes(), fabric.busiestMeanQueueBytes(),
+                engines != null ? engines.total(io.jccl.metaroce.protocol.Counter.ECN_WINDOW_CUTS) : 0, fctUs, goodput,
+                engines != null ? engines.failedCompletions() : 0);
     }
 }

@@ -143,6 +143,104 @@ public final class ClosTopology {
         return hosts + plane * switchesPerPlane + tors + aggs + core;
     }
 
+    // ---- Failures: which ports an element has ----
+
+    /** @return every port of {@code plane}: its switches' and the hosts' NIC ports into it */
+    public int[] planePorts(int plane) {
+        int[] ports = new int[portsPerPlane + hosts];
+        int first = firstPortOfPlane(plane);
+        for (int i = 0; i < portsPerPlane; i++) {
+            ports[i] = first + i;
+        }
+        for (int h = 0; h < hosts; h++) {
+            ports[portsPerPlane + h] = nicPort(h, plane);
+        }
+        return ports;
+    }
+
+    /**
+     * @param role    tor, agg or core
+     * @param index   the switch's index among its role in its plane
+     * @param element what the caller is resolving, for the error
+     * @return the switch's node
+     */
+    public int switchNode(String role, int index, int plane, String element) {
+        int k = config.radix();
+        int tors = config.tiers() == 3 ? k * half : k;
+        int aggs = config.tiers() == 3 ? k * half : 0;
+        int cores = config.tiers() == 3 ? half * half : half;
+        int count = switch (role) {
+            case "tor" -> tors;
+            case "agg" -> aggs;
+            case "core" -> cores;
+            default -> throw new IllegalArgumentException(element + ": no switch role '" + role + "'");
+        };
+        if (index < 0 || index >= count) {
+            throw new IllegalArgumentException(element + ": this fabric has " + (count == 0 ? "no " + role
+                    + " switches" : role + " switches 0-" + (count - 1)) + (config.tiers() == 2 && role.equals("core")
+                    ? " (in two tiers the spines are core)" : ""));
+        }
+        return switch (role) {
+            case "tor" -> torNode(plane, index);
+            case "agg" -> aggNode(plane, index);
+            default -> coreNode(plane, index);
+        };
+    }
+
+    /** @return the port of switch {@code node} for its {@code up}-th link up the tree */
+    public int upPort(int node, int up, String element) {
+        int s = node - hosts;
+        if (role[s] == CORE) {
+            throw new IllegalArgumentException(element + ": a core switch has no links up");
+        }
+        if (up < 0 || up >= half) {
+            throw new IllegalArgumentException(element + ": up links are 0-" + (half - 1));
+        }
+        return firstPort[s] + (role[s] == TOR ? hostsPerTor : half) + up;
+    }
+
+    /** @return the switch's own ports and its neighbours' ports towards it */
+    public int[] switchPorts(int node) {
+        int s = node - hosts;
+        int end = s + 1 < role.length ? firstPort[s + 1] : portTarget.length;
+        int[] ports = new int[2 * (end - firstPort[s])];
+        int n = 0;
+        for (int port = firstPort[s]; port < end; port++) {
+            ports[n++] = port;
+            int back = reversePort(port);
+            if (back >= 0) {
+                ports[n++] = back;
+            }
+        }
+        return java.util.Arrays.copyOf(ports, n);
+    }
+
+    /** @return both directions of the link {@code port} sends on */
+    public int[] linkPorts(int port) {
+        int back = reversePort(port);
+        return back < 0 ? new int[] {port} : new int[] {port, back};
+    }
+
+    /** @return the port at the far end of {@code port}'s link that sends back to its owner, -1 for an empty slot */
+    int reversePort(int port) {
+        int far = portTarget[port];
+        int owner = portOwner[port];
+        if (far < 0) {
+            return -1;
+        }
+        if (isHost(far)) {
+            return nicPort(far, portPlane(port));
+        }
+        int s = far - hosts;
+        int end = s + 1 < role.length ? firstPort[s + 1] : portTarget.length;
+        for (int p = firstPort[s]; p < end; p++) {
+            if (portTarget[p] == owner) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("port " + port + " has no way back from node " + far);
+    }
+
     /** @return the configuration */
     public ClosConfig config() {
         return config;

@@ -20,7 +20,8 @@ import java.util.Arrays;
  * One host's engine on the fabric (MetaRoCE's, or the RoCEv2 baseline's: {@link EngineHosts}): the driver rule of {@link io.jccl.metaroce.protocol.Engine} (deliver,
  * time out, then drain completions and transmissions and re-read the next timeout), with the fabric as its NIC. A
  * path is a UDP source port (a hash of host, peer, path and generation: a reroute moves it) in plane {@code path %
- * planes}. Datagrams it sends are built in place in the {@link DatagramStore}, a gathered DATA packet's payload
+ * planes}; its destination port is where the peer's packets on that path came from (the UDP driver answers to a
+ * path's return address), so a reroute by either side moves the path both ways. Datagrams it sends are built in place in the {@link DatagramStore}, a gathered DATA packet's payload
  * left in the sender's memory.
  */
 final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
@@ -32,6 +33,11 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
     private final int planes;
     /** Per (peer, path): the path's generation, set by reroutes (missing: 0). */
     private final Long2LongHashMap generation = new Long2LongHashMap(0);
+    /**
+     * MetaRoCE, per (peer, path): the UDP port the peer's packets on that path last came from, where replies go (as
+     * the UDP driver answers to a path's return address): a reroute by either side moves both directions.
+     */
+    private final Long2LongHashMap returnPort = new Long2LongHashMap(-1);
     /** Flows this host sends: their ids, connection ids (-1 until connected) and whether posted. */
     private int[] outgoing = new int[0];
     private int[] connection = new int[0];
@@ -108,6 +114,12 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
     @Override
     public void onPacket(ClosFabric fabric, long nowPs, int packet) {
         PacketStore packets = fabric.packets();
+        if (run.roce == null) {
+            long key = (long) packets.src(packet) << 8 | packets.seq(packet);
+            if (returnPort.get(key) != packets.srcPort(packet)) {
+                returnPort.put(key, packets.srcPort(packet));
+            }
+        }
         int h = packets.flow(packet);
         DatagramStore store = run.store;
         DirectBuffer frame = store.assemble(h);
@@ -205,7 +217,7 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
         } else if (kind == WorkKind.RECV && recvFlow.containsKey(workId)) {
             run.finished((int) recvFlow.remove(workId), status, run.fabric.nowPs());
         } else if (status != CompletionStatus.OK) {
-            throw new IllegalStateException("host " + host + ": " + kind + " " + workId + " completed with " + status);
+            run.failedCompletions++;   // its connection failed (the silence limit): the flow stays unfinished
         }
     }
 
@@ -279,11 +291,21 @@ final class EngineHost implements HostAgent, TransmitSink, CompletionHandler {
         }
         int flags = PacketStore.ECT | (data ? PacketStore.DATA : 0);
         long gen = generation.get(destination << 8 | pathIndex);
-        int port = FIRST_SOURCE_PORT + (int) (mix(host, destination, pathIndex, gen) & 0x3FFF);
+        int port = port(host, destination, pathIndex, gen);
+        int to = ClosTopology.UDP_DESTINATION_PORT;   // RoCEv2's
+        if (run.roce == null) {
+            long back = returnPort.get(destination << 8 | pathIndex);
+            to = back >= 0 ? (int) back : port(destination, host, pathIndex, 0);   // the peer's path socket
+        }
         PacketStore packets = run.fabric.packets();
-        int p = packets.allocate(host, (int) destination, port, store.length(handle)
+        int p = packets.allocate(host, (int) destination, port, to, store.length(handle)
                 + EngineHosts.UDP_IP_ETHERNET_BYTES, flags, handle, pathIndex);
         run.fabric.send(host, pathIndex % planes, p);
+    }
+
+    /** @return the UDP port host {@code from} sends path {@code path} to {@code to} from, in generation {@code gen} */
+    private static int port(long from, long to, int path, long gen) {
+        return FIRST_SOURCE_PORT + (int) (mix(from, to, path, gen) & 0x3FFF);
     }
 
     private static long mix(long a, long b, long c, long d) {

@@ -6,6 +6,7 @@ import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
+import io.jccl.metaroce.sim.DcqcnConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
 import io.jccl.metaroce.sim.GoBackNEndpoint;
 
@@ -16,7 +17,8 @@ import java.util.SplittableRandom;
 
 /**
  * A transport engine on every host of a {@link ClosFabric}: the production MetaRoCE engine ({@link Endpoint}, the class
- * the UDP driver runs), or the RoCEv2 baseline ({@link GoBackNEndpoint}: go-back-N, one path per connection). Each
+ * the UDP driver runs), or the RoCEv2 baseline ({@link GoBackNEndpoint}: go-back-N, one path per connection, DCQCN
+ * or no congestion control). Each
  * host connects to the destinations of its flows at time 0. With MetaRoCE, once a connection is up the flow goes as
  * one WRITE with immediate (the flow's id) into a sink region of its destination, and is done when the destination's
  * engine reports the immediate: every byte placed. With RoCEv2 the destination posts a RECV into its memory as soon as
@@ -53,11 +55,14 @@ public final class EngineHosts {
     /**
      * The RoCEv2 baseline's settings on this fabric: a window of 128 packets (about the bandwidth-delay product of a
      * three-tier 400 Gbit/s fabric at 4 KiB), a retransmission timeout of 100 us (a RoCE NIC's is 4.096 us x 2^n,
-     * commonly milliseconds: this is generous), NAK after a gap, line-rate sending.
+     * commonly milliseconds: this is generous), NAK after a gap, line-rate sending, and with {@code dcqcn} DCQCN's
+     * rate control with the paper's settings ({@link DcqcnConfig#paper}).
      */
-    static GoBackNConfig roceConfig(double linkGbps) {
-        return GoBackNConfig.defaults().withWindowPackets(128).withRtoNs(100_000)
-                .withLineRate((long) (linkGbps * 1e9), UDP_IP_ETHERNET_BYTES);
+    static GoBackNConfig roceConfig(double linkGbps, boolean dcqcn) {
+        long lineRate = (long) (linkGbps * 1e9);
+        GoBackNConfig c = GoBackNConfig.defaults().withWindowPackets(128).withRtoNs(100_000)
+                .withLineRate(lineRate, UDP_IP_ETHERNET_BYTES);
+        return dcqcn ? c.withDcqcn(DcqcnConfig.paper(lineRate)) : c;
     }
 
     final ClosFabric fabric;
@@ -81,6 +86,8 @@ public final class EngineHosts {
     /** Every (source, destination) pair that has a flow, as {@code src << 32 | dst}. */
     private final org.agrona.collections.LongHashSet pairs = new org.agrona.collections.LongHashSet();
     long wrongBytes;
+    /** Work that completed with an error (a connection that failed for silence): its flow never finishes. */
+    long failedCompletions;
 
     /**
      * @return work items a connection must hold: {@link #MAX_PENDING_WORK}, or for RoCEv2 (whose receiver posts a RECV
@@ -102,30 +109,37 @@ public final class EngineHosts {
         return (int) Math.min(1 << 20, Math.max(MAX_PENDING_WORK, most + 1));
     }
 
-    /** The longest retransmission timeout (backed off): 50 ms, the engine's default. */
-    static final long RTO_MAX_NS = 50_000_000;
-
     /**
      * The engine's settings that depend on the network's round trip rather than on the protocol.
      *
      * @param rtoFloorNs            the shortest retransmission timeout
      * @param delayedAckNs          the longest a receiver holds an ACK
      * @param initialWindowPackets  packets per path before the first ACK
+     * @param rtoMaxNs              the longest retransmission timeout (the backoff cap), also the time between two
+     *                              scout reroutes while nothing is answered
+     * @param connectionDeadNs      the silence limit; a quarter of it without any answer starts the scout reroutes
+     * @param probeIntervalNs       how often a failed path is probed
      */
-    public record Tuning(long rtoFloorNs, long delayedAckNs, int initialWindowPackets) {
+    public record Tuning(long rtoFloorNs, long delayedAckNs, int initialWindowPackets, long rtoMaxNs,
+                         long connectionDeadNs, long probeIntervalNs) {
         /**
          * For a Clos fabric of microsecond round trips (about 7 us across three tiers at 400 Gbit/s): a timeout floor
          * of 10 us, ACKs held at most 2 us, 16 packets per path at first (8 paths: 512 KiB, about the bandwidth-delay
-         * product). The engine's defaults (50 us, 20 us, 4), made for a host's kernel and loopback, hold a lost tail
-         * for 50 us and open the window over several round trips; docs/simulation.md gives both.
+         * product), timeouts backed off to at most 50 us, a silence limit of 2 ms (so when every route a connection's
+         * paths ride broke at once, it tries new routes after 500 us, one path per 50 us) and failed paths probed
+         * every 20 us. The engine's defaults (50 us, 20 us, 4, 50 ms, 10 s, 200 us), made for a host's kernel and
+         * loopback, where a GC pause or a descheduled process must not break a connection, hold a lost tail for 50 us
+         * and open the window over several round trips; docs/simulation.md gives both.
          */
-        public static final Tuning DATACENTER = new Tuning(10_000, 2_000, 16);
+        public static final Tuning DATACENTER = new Tuning(10_000, 2_000, 16, 50_000, 2_000_000, 20_000);
 
         /** Checks the values. */
         public Tuning {
-            if (rtoFloorNs < 1 || delayedAckNs < 1 || initialWindowPackets < 1 || initialWindowPackets > 256) {
+            if (rtoFloorNs < 1 || delayedAckNs < 1 || initialWindowPackets < 1 || initialWindowPackets > 256
+                    || rtoMaxNs < rtoFloorNs || connectionDeadNs < 1 || probeIntervalNs < 1) {
                 throw new IllegalArgumentException("MetaRoCE tuning needs an RTO floor and a delayed ACK of at least 1"
-                        + " ns and an initial window of 1-256 packets, not " + this);
+                        + " ns, an initial window of 1-256 packets, an RTO cap at or above the floor, a silence "
+                        + "limit and a probe interval, not " + this);
             }
         }
     }
@@ -149,7 +163,8 @@ public final class EngineHosts {
         this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
                 .withInboundBytesPerSecond(nicBytesPerSecond).withMaxPendingWork(maxPendingWork(flows, roce != null))
                 .withInitialWindowPackets(tuning.initialWindowPackets())
-                .withRto(tuning.rtoFloorNs(), Math.max(tuning.rtoFloorNs(), RTO_MAX_NS))
+                .withRto(tuning.rtoFloorNs(), tuning.rtoMaxNs()).withConnectionDeadNs(tuning.connectionDeadNs())
+                .withProbeIntervalNs(tuning.probeIntervalNs())
                 .withDelayedAckNs(tuning.delayedAckNs());
         this.store = new DatagramStore(payload + overhead + 512);
         int n = fabric.topology().hosts();
@@ -207,10 +222,13 @@ public final class EngineHosts {
     /**
      * Puts the RoCEv2 baseline ({@link GoBackNEndpoint}, {@link #roceConfig}) on every host of {@code fabric} and
      * starts {@code flows}; its receive buffers are real memory (the flows' bytes), so this is for hundreds of hosts.
+     *
+     * @param dcqcn with DCQCN's rate control (RoCEv2 as deployed), or without any congestion control
      */
-    public static EngineHosts attachRoce(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed) {
+    public static EngineHosts attachRoce(ClosFabric fabric, Flows flows, int mtuBytes, boolean checked, long seed,
+                                         boolean dcqcn) {
         return new EngineHosts(fabric, flows, mtuBytes, checked, seed, Tuning.DATACENTER,
-                roceConfig(fabric.topology().config().linkGbps()));
+                roceConfig(fabric.topology().config().linkGbps(), dcqcn));
     }
 
     /** As {@link #attach(ClosFabric, Flows, int, boolean, long)}, with the engines tuned so. */
@@ -266,7 +284,8 @@ public final class EngineHosts {
     /** A host's completion for a flow: the destination saw its immediate (MetaRoCE) or its RECV completed (RoCEv2). */
     void finished(int flow, CompletionStatus status, long nowPs) {
         if (status != CompletionStatus.OK) {
-            throw new IllegalStateException("flow " + flow + " completed with " + status);
+            failedCompletions++;   // its connection failed: the flow stays unfinished
+            return;
         }
         if (roce != null) {
             // The RECV's memory holds the whole flow now: count and check it as MetaRoCE's sink does packet by packet.
@@ -283,6 +302,11 @@ public final class EngineHosts {
     /** @return bytes placed that differ from what their flow sent (checked mode) */
     public long wrongBytes() {
         return wrongBytes;
+    }
+
+    /** @return work completed with an error (connections failed for silence); their flows stay unfinished */
+    public long failedCompletions() {
+        return failedCompletions;
     }
 
     /** @return bytes placed for flow {@code f} */

@@ -49,6 +49,13 @@ public final class PacketStore {
     /** @return a new packet with these fields (its queue link cleared) */
     public int allocate(int source, int destination, int udpSourcePort, int sizeBytes, int packetFlags, int flowId,
                         int sequence) {
+        return allocate(source, destination, udpSourcePort, ClosTopology.UDP_DESTINATION_PORT, sizeBytes, packetFlags,
+                flowId, sequence);
+    }
+
+    /** As above, to UDP port {@code udpDestinationPort} (part of the 5-tuple ECMP hashes) instead of RoCEv2's 4791. */
+    public int allocate(int source, int destination, int udpSourcePort, int udpDestinationPort, int sizeBytes,
+                        int packetFlags, int flowId, int sequence) {
         int p;
         if (freeHead >= 0) {
             p = freeHead;
@@ -67,7 +74,7 @@ public final class PacketStore {
         flow[p] = flowId;
         seq[p] = sequence;
         next[p] = -1;
-        flowHash[p] = ClosTopology.flowHash(source, destination, udpSourcePort, ClosTopology.UDP_DESTINATION_PORT);
+        flowHash[p] = ClosTopology.flowHash(source, destination, udpSourcePort, udpDestinationPort);
         if (++alive > peakAlive) {
             peakAlive = alive;
         }

@@ -40,6 +40,22 @@ class ClosFabricTest {
     }
 
     /**
+     * A lone flow within a ToR: the one switch port it crosses holds each of its 10 packets for one serialization (the
+     * packet on the wire counts), so its queue averaged over the run is 10 x MTU x SER / T.
+     */
+    @Test
+    void queueOccupancyIsTheTimeAverageOfEachPortsBytes() {
+        Flows flows = new Flows(1);
+        flows.add(0, 1, 10 * FULL_PAYLOAD, 0);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
+        IdealSprayHost.attachAll(fabric, flows, MTU);
+        fabric.run(Long.MAX_VALUE, flows);
+        double expected = 10.0 * MTU * SER_PS / fabric.nowPs();
+        assertEquals(expected, fabric.meanQueueBytes(), 1e-9);
+        assertEquals(expected, fabric.busiestMeanQueueBytes(), 1e-9);
+    }
+
+    /**
      * Within one ToR (2 links), a short last packet: it leaves the NIC one short serialization after the third full
      * one, but store-and-forward holds it at the ToR until that one has crossed the last link.
      */

@@ -78,6 +78,58 @@ class MetaRoceOnClosTest {
     }
 
     /**
+     * A core switch and an aggregation switch's uplink fail mid-run, and routing does not converge: ECMP keeps hashing
+     * onto them. MetaRoCE moves the paths that lose packets (a new UDP source port) and finishes every flow; the RoCEv2
+     * baseline, one path per connection, leaves the flows hashed through the failed parts unfinished.
+     */
+    @Test
+    void aFailedSwitchAndLinkAreRoutedAroundByMetaRoceNotByRoce() {
+        ClosConfig config = ClosConfig.fatTree(3, 4, 400);
+        int[] unfinished = new int[2];
+        for (int roce = 0; roce < 2; roce++) {
+            Flows flows = Workloads.permutation(16, 1_000_000, 9);
+            ClosTopology topology = new ClosTopology(config);
+            ClosFabric fabric = new ClosFabric(topology, 1);
+            for (String failure : new String[] {"switch:core0@5us", "link:agg3-up1@5us"}) {
+                FailureEvent e = FailureEvent.parse(failure);
+                fabric.schedulePorts(e.ports(topology), e.atPs(), e.down());
+            }
+            EngineHosts hosts = roce == 1 ? EngineHosts.attachRoce(fabric, flows, MTU, true, 11, true)
+                    : EngineHosts.attach(fabric, flows, MTU, true, 11);
+            fabric.run(2_000_000_000L, flows);   // 2 ms: a thousand times the flows' lossless time
+            assertTrue(fabric.failureDrops() > 0, "the failed parts dropped nothing");
+            assertEquals(0, hosts.wrongBytes());
+            unfinished[roce] = flows.unfinished();
+            if (roce == 0) {
+                assertEveryByteArrived(hosts, flows);
+            }
+        }
+        assertEquals(0, unfinished[0]);
+        assertTrue(unfinished[1] > 0, "every RoCEv2 flow avoided the failed switch and link");
+    }
+
+    /**
+     * DCQCN on the RoCEv2 baseline: an incast marks packets, receivers send CNPs and senders cut their rates, and every
+     * byte still arrives.
+     */
+    @Test
+    void dcqcnCutsTheRoceSendersRatesInAnIncast() {
+        Flows flows = Workloads.incast(16, 8, 2_000_000);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        EngineHosts hosts = EngineHosts.attachRoce(fabric, flows, MTU, true, 3, true);
+        fabric.run(1_000_000_000_000L, flows);
+        assertEveryByteArrived(hosts, flows);
+        assertTrue(fabric.ecnMarks() > 0, "no ECN marks");
+        assertTrue(hosts.total(io.jccl.metaroce.protocol.Counter.ECN_WINDOW_CUTS) > 0, "no DCQCN rate cut");
+        Flows same = Workloads.incast(16, 8, 2_000_000);
+        ClosFabric without = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        EngineHosts nocc = EngineHosts.attachRoce(without, same, MTU, true, 3, false);
+        without.run(1_000_000_000_000L, same);
+        assertEveryByteArrived(nocc, same);
+        assertEquals(0, nocc.total(io.jccl.metaroce.protocol.Counter.ECN_WINDOW_CUTS));
+    }
+
+    /**
      * The RoCEv2 baseline on the same fabric: every flow's bytes arrive in its receive buffer, through loss, by
      * go-back-N; and it needs more time than MetaRoCE at 1% loss (it resends everything after each gap).
      */
@@ -86,7 +138,7 @@ class MetaRoceOnClosTest {
         ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.01, false);
         Flows roce = Workloads.permutation(16, 400_000, 6);
         ClosFabric roceFabric = new ClosFabric(new ClosTopology(config), 2);
-        EngineHosts roceHosts = EngineHosts.attachRoce(roceFabric, roce, MTU, true, 2);
+        EngineHosts roceHosts = EngineHosts.attachRoce(roceFabric, roce, MTU, true, 2, true);
         roceFabric.run(1_000_000_000_000L, roce);
         assertEveryByteArrived(roceHosts, roce);
         assertTrue(roceHosts.retransmissions() > roceFabric.randomLosses(), "go-back-N resent no more than it lost");
@@ -108,7 +160,7 @@ class MetaRoceOnClosTest {
                 ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.01,
                         false)), 4);
                 flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
-                EngineHosts hosts = roce ? EngineHosts.attachRoce(fabric, flows, MTU, true, 4)
+                EngineHosts hosts = roce ? EngineHosts.attachRoce(fabric, flows, MTU, true, 4, true)
                         : EngineHosts.attach(fabric, flows, MTU, true, 4);
                 fabric.run(1_000_000_000_000L, flows);
                 assertEveryByteArrived(hosts, flows);
