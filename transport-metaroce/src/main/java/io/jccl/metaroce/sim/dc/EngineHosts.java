@@ -125,13 +125,15 @@ public final class EngineHosts {
         /**
          * For a Clos fabric of microsecond round trips (about 7 us across three tiers at 400 Gbit/s): a timeout floor
          * of 10 us, ACKs held at most 2 us, 16 packets per path at first (8 paths: 512 KiB, about the bandwidth-delay
-         * product), timeouts backed off to at most 50 us, a silence limit of 2 ms (so when every route a connection's
-         * paths ride broke at once, it tries new routes after 500 us, one path per 50 us) and failed paths probed
-         * every 20 us. The engine's defaults (50 us, 20 us, 4, 50 ms, 10 s, 200 us), made for a host's kernel and
-         * loopback, where a GC pause or a descheduled process must not break a connection, hold a lost tail for 50 us
-         * and open the window over several round trips; docs/simulation.md gives both.
+         * product), timeouts backed off to at most 1 ms (above the queueing of a 63:1 incast through 1 MiB buffers:
+         * a cap of 50 us made timeouts fire on queued packets and resend them into the queues), a silence limit of
+         * 40 ms (so when every route a connection's paths ride broke at once, it tries new routes after 10 ms, one
+         * path per ms: with routes that work both ways one in four, 30 tries before the limit) and failed paths probed every 20 us. The engine's defaults (50 us, 20 us, 4, 50 ms, 10 s, 200 us),
+         * made for a host's kernel and loopback, where a GC pause or a descheduled process must not break a
+         * connection, hold a lost tail for 50 us and open the window over several round trips; docs/simulation.md
+         * gives both.
          */
-        public static final Tuning DATACENTER = new Tuning(10_000, 2_000, 16, 50_000, 2_000_000, 20_000);
+        public static final Tuning DATACENTER = new Tuning(10_000, 2_000, 16, 1_000_000, 40_000_000, 20_000);
 
         /** Checks the values. */
         public Tuning {
