@@ -438,7 +438,7 @@ public final class ClosOptions {
                 lines.add(SimPlots.cdf(protocolName(run.protocol()), run.report().fctUs()));
             }
             SimPlots.write(plot, simulation + ": flow completion times (" + fabric + ")", "flow completion time, us",
-                    "share of flows done", lines, markers, points);
+                    "share of flows done", lines, markers, points, true);
         }
     }
 

@@ -63,8 +63,21 @@ final class SimPlots {
      */
     static void write(Path png, String title, String xTitle, String yTitle, List<Line> lines,
                       Map<String, Double> markers, Map<String, double[]> points) throws IOException {
+        write(png, title, xTitle, yTitle, lines, markers, points, false);
+    }
+
+    /** As above; {@code shareAxis}: the y axis runs from 0 to 1 (a CDF). */
+    static void write(Path png, String title, String xTitle, String yTitle, List<Line> lines,
+                      Map<String, Double> markers, Map<String, double[]> points, boolean shareAxis)
+            throws IOException {
         XYChart chart = new XYChartBuilder().width(960).height(600).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
+        chart.getStyler().setXAxisDecimalPattern("#,##0.###");
+        chart.getStyler().setYAxisDecimalPattern(shareAxis ? "0.0" : "#,##0.##");
+        if (shareAxis) {
+            chart.getStyler().setYAxisMin(0.0);
+            chart.getStyler().setYAxisMax(1.0);
+        }
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         chart.getStyler().setMarkerSize(5);
