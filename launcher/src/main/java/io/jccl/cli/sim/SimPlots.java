@@ -74,8 +74,8 @@ final class SimPlots {
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setXAxisDecimalPattern("#,##0.###");
         chart.getStyler().setYAxisDecimalPattern(shareAxis ? "0.0" : "#,##0.##");
+        chart.getStyler().setYAxisMin(0.0);   // throughput and shares from zero: no exaggerated differences
         if (shareAxis) {
-            chart.getStyler().setYAxisMin(0.0);
             chart.getStyler().setYAxisMax(1.0);
         }
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
