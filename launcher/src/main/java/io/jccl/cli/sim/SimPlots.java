@@ -112,9 +112,11 @@ final class SimPlots {
             throw new IOException("nothing to plot in " + png + ": no flow finished");
         }
         Path dir = png.toAbsolutePath().getParent();
-        Path tmp = Files.createTempFile(dir, ".plot-", ".png");
+        // Not Files.createTempFile: its file is private to the owner, and the chart should be as readable as any.
+        Path tmp = dir.resolve("." + png.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         try {
-            try (OutputStream out = Files.newOutputStream(tmp)) {
+            try (OutputStream out = Files.newOutputStream(tmp, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE)) {
                 BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
             }
             Files.move(tmp, png, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
