@@ -275,8 +275,8 @@ public final class ClosOptions {
                 long startNs = System.nanoTime();
                 ClosRun.Report r = ClosRun.run(c, workload, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed,
                         events, bucketPs,
-                        showProgress ? n -> System.err.printf(Locale.ROOT, "\r%d M events, %.1f s", n >> 20,
-                                (System.nanoTime() - startNs) / 1e9) : null);
+                        showProgress ? n -> System.err.print(progressLine(protocolName(p), lossValue, workload, n,
+                                (System.nanoTime() - startNs) / 1e9)) : null);
                 if (showProgress) {
                     System.err.println();
                 }
@@ -297,6 +297,18 @@ public final class ClosOptions {
             }
         }
         return status;
+    }
+
+    /** @return a progress bar of the flows finished, redrawn in place: {@code \r[#####.....]  52% flows ...} */
+    static String progressLine(String protocol, double loss, Flows flows, long events, double seconds) {
+        int total = Math.max(1, flows.count());
+        double done = (double) (flows.count() - flows.unfinished()) / total;
+        int width = 30;
+        int filled = (int) Math.round(done * width);
+        String percentLost = new java.math.BigDecimal(Double.toString(loss * 100)).stripTrailingZeros().toPlainString();
+        return String.format(Locale.ROOT, "\r%s, loss %s%%: [%s%s] %3.0f%% of %d flows, %d M events, %.1f s", protocol,
+                percentLost, "#".repeat(filled), ".".repeat(width - filled), done * 100, flows.count(), events >> 20,
+                seconds);
     }
 
     /** One run of a sweep: its protocol and loss, what it measured, and its throughput in GB/s. */

@@ -196,6 +196,17 @@ class SimClosCommandTest {
         assertThat(num(link, "maxFctUs")).isGreaterThan(95);   // host 3's flows waited for its link
     }
 
+    @Test
+    void theProgressBarShowsTheFlowsFinished() {
+        io.jccl.metaroce.sim.dc.Flows flows = new io.jccl.metaroce.sim.dc.Flows(4);
+        for (int f = 0; f < 4; f++) {
+            flows.add(f, (f + 1) % 4, 100, 0);
+        }
+        flows.finish(0, 10);
+        assertThat(ClosOptions.progressLine("metaroce", 0.01, flows, 3L << 20, 1.25)).isEqualTo(
+                "\rmetaroce, loss 1%: [########......................]  25% of 4 flows, 3 M events, 1.3 s");
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
