@@ -277,8 +277,9 @@ public final class ClosOptions {
                         events, bucketPs,
                         showProgress ? n -> System.err.print(progressLine(protocolName(p), lossValue, workload, n,
                                 (System.nanoTime() - startNs) / 1e9)) : null);
-                if (showProgress) {
-                    System.err.println();
+                if (showProgress) {   // the bar as the run ended, then its own line
+                    System.err.println(progressLine(protocolName(p), lossValue, workload, r.events(),
+                            (System.nanoTime() - startNs) / 1e9));
                 }
                 Run run = new Run(p, lossValue, r, throughputGBps(simulation, workload, r));
                 runs.add(run);
