@@ -1,30 +1,30 @@
 package io.jccl.cli.plot;
 
-import javax.imageio.ImageIO;
-import java.awt.BasicStroke;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
 import java.awt.Color;
-import java.awt.Font;
-import java.awt.FontMetrics;
-import java.awt.Graphics2D;
-import java.awt.RenderingHints;
-import java.awt.geom.AffineTransform;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.DoubleFunction;
 
 /**
- * A line chart of several named series, with a title, axis labels, a legend and an optional log2 x axis, drawn
- * headless ({@code java.awt.headless=true}) and written as PNG. Used by {@code jccl perf --plot}.
+ * A line chart of several named series, with a title, axis labels, a legend and an optional log2 x axis, drawn with
+ * XChart (headless) and written as PNG, whole or not at all. Used by {@code jccl perf --plot} and
+ * {@code jccl bench loss --plot}.
  */
 public final class LinePlot {
-    private static final Color[] PALETTE = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
-        new Color(0xd62728), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f)};
-
     /**
      * One series.
      *
@@ -39,8 +39,8 @@ public final class LinePlot {
     private final String yLabel;
     private final List<Series> series = new ArrayList<>();
     private boolean logX;
-    private DoubleFunction<String> xTicks = v -> format(v);
-    private DoubleFunction<String> yTicks = v -> format(v);
+    private DoubleFunction<String> xTicks = LinePlot::format;
+    private DoubleFunction<String> yTicks = LinePlot::format;
     private List<Double> xTickValues;
 
     /**
@@ -73,10 +73,10 @@ public final class LinePlot {
     }
 
     /**
-     * Places the x ticks at these values instead of spreading them evenly: for categories drawn at positions 0, 1,
-     * 2, ... with {@link #xTickFormat} naming each (a linear axis only).
+     * Labels only these x values: for categories drawn at positions 0, 1, 2, ... with {@link #xTickFormat} naming
+     * each (a linear axis only); ticks elsewhere stay unlabelled.
      *
-     * @param values where the ticks go, inside the data's x range
+     * @param values the x values to label
      * @return this
      */
     public LinePlot xTicks(List<Double> values) {
@@ -111,166 +111,67 @@ public final class LinePlot {
     }
 
     /**
-     * Draws the chart and writes it as PNG.
+     * Draws the chart and writes it as PNG, through a temporary file beside it moved into place.
      *
-     * @param file   where
+     * @param file   where (its directory is created if missing)
      * @param width  pixels
      * @param height pixels
      * @throws IOException when it cannot be written
      */
     public void writePng(Path file, int width, int height) throws IOException {
-        BufferedImage img = render(width, height);
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer");
-        }
-    }
-
-    /**
-     * @param width  pixels
-     * @param height pixels
-     * @return the chart
-     */
-    public BufferedImage render(int width, int height) {
         System.setProperty("java.awt.headless", "true");
-        BufferedImage img = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = img.createGraphics();
+        XYChart chart = chart(width, height);
+        Path parent = file.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path tmp = parent.resolve("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
         try {
-            draw(g, width, height);
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
+                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
+            }
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
-            g.dispose();
+            Files.deleteIfExists(tmp);
         }
-        return img;
     }
 
-    private double tx(double x) {
-        return logX ? Math.log(x) / Math.log(2) : x;
-    }
-
-    private void draw(Graphics2D g, int w, int h) {
-        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
-        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
-        g.setColor(Color.WHITE);
-        g.fillRect(0, 0, w, h);
-        Font font = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
-        g.setFont(font);
-        FontMetrics fm = g.getFontMetrics();
-        int left = 70;
-        int right = 20;
-        int top = 40;
-        int bottom = 55;
-        int pw = w - left - right;
-        int ph = h - top - bottom;
-
-        double minX = Double.POSITIVE_INFINITY;
-        double maxX = Double.NEGATIVE_INFINITY;
-        double maxY = 0;
+    /** @return the chart: series as lines with markers, x on a log2 scale when asked (as a linear axis of log2 x) */
+    XYChart chart(int width, int height) {
+        XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xLabel)
+                .yAxisTitle(yLabel).build();
+        Styler styler = chart.getStyler();
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        styler.setLegendLayout(Styler.LegendLayout.Horizontal);
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setMarkerSize(5);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.setCustomXAxisTickLabelsFormatter(x -> {
+            if (xTickValues != null && xTickValues.stream().noneMatch(v -> Math.abs(v - x) < 1e-9)) {
+                return "";
+            }
+            return xTicks.apply(logX ? Math.pow(2, x) : x);
+        });
+        chart.setCustomYAxisTickLabelsFormatter(yTicks::apply);
         for (Series s : series) {
+            List<Double> xs = new ArrayList<>();
+            List<Double> ys = new ArrayList<>();
             for (double[] p : s.points()) {
-                if (logX && p[0] <= 0) {
-                    continue;
+                if (logX && !(p[0] > 0)) {
+                    continue;   // no place on a log axis
                 }
-                minX = Math.min(minX, tx(p[0]));
-                maxX = Math.max(maxX, tx(p[0]));
-                maxY = Math.max(maxY, p[1]);
+                xs.add(logX ? Math.log(p[0]) / Math.log(2) : p[0]);
+                ys.add(p[1]);
             }
-        }
-        if (minX > maxX) {
-            minX = 0;
-            maxX = 1;
-        }
-        if (minX == maxX) {
-            minX -= 1;
-            maxX += 1;
-        }
-        double yStep = niceStep(maxY > 0 ? maxY : 1);
-        double yTop = Math.ceil((maxY > 0 ? maxY : 1) / yStep) * yStep;
-        double x0 = minX;
-        double x1 = maxX;
-
-        g.setColor(Color.BLACK);
-        Font bold = font.deriveFont(Font.BOLD, 14f);
-        g.setFont(bold);
-        g.drawString(title, left + (pw - g.getFontMetrics().stringWidth(title)) / 2, top - 15);
-        g.setFont(font);
-
-        // y grid and ticks
-        for (double y = 0; y <= yTop + yStep / 2; y += yStep) {
-            int py = top + ph - (int) Math.round(y / yTop * ph);
-            g.setColor(new Color(0xe0e0e0));
-            g.drawLine(left, py, left + pw, py);
-            g.setColor(Color.BLACK);
-            String t = yTicks.apply(y);
-            g.drawString(t, left - 6 - fm.stringWidth(t), py + fm.getAscent() / 2 - 1);
-        }
-        // x ticks: as given, else every integer power of two on a log axis (thinned to fit), else 5 steps
-        List<Double> ticks = new ArrayList<>();
-        if (xTickValues != null && !logX) {
-            ticks.addAll(xTickValues);
-        } else if (logX) {
-            int span = (int) Math.ceil(x1) - (int) Math.floor(x0);
-            int every = Math.max(1, span / 10 + (span % 10 == 0 ? 0 : 1));
-            for (int e = (int) Math.ceil(x0); e <= x1; e += every) {
-                ticks.add((double) e);
+            if (xs.isEmpty()) {
+                continue;
             }
-        } else {
-            for (int i = 0; i <= 5; i++) {
-                ticks.add(x0 + (x1 - x0) * i / 5);
-            }
+            XYSeries line = chart.addSeries(s.name(), xs, ys);
+            line.setMarker(SeriesMarkers.CIRCLE);
         }
-        for (double t : ticks) {
-            int px = left + (int) Math.round((t - x0) / (x1 - x0) * pw);
-            g.setColor(new Color(0xe0e0e0));
-            g.drawLine(px, top, px, top + ph);
-            g.setColor(Color.BLACK);
-            String s = xTicks.apply(logX ? Math.pow(2, t) : t);
-            g.drawString(s, px - fm.stringWidth(s) / 2, top + ph + fm.getAscent() + 4);
+        if (chart.getSeriesMap().isEmpty()) {
+            chart.addSeries("no data", new double[] {0}, new double[] {0}).setMarker(SeriesMarkers.NONE);
         }
-        g.setColor(Color.BLACK);
-        g.drawRect(left, top, pw, ph);
-        g.drawString(xLabel, left + (pw - fm.stringWidth(xLabel)) / 2, h - 12);
-        AffineTransform saved = g.getTransform();
-        g.rotate(-Math.PI / 2);
-        g.drawString(yLabel, -(top + (ph + fm.stringWidth(yLabel)) / 2), 16);
-        g.setTransform(saved);
-
-        // series
-        g.setStroke(new BasicStroke(2f));
-        int legendY = top + 8;
-        for (int i = 0; i < series.size(); i++) {
-            Series s = series.get(i);
-            g.setColor(PALETTE[i % PALETTE.length]);
-            int prevX = Integer.MIN_VALUE;
-            int prevY = 0;
-            for (double[] p : s.points()) {
-                if (logX && p[0] <= 0) {
-                    continue;
-                }
-                int px = left + (int) Math.round((tx(p[0]) - x0) / (x1 - x0) * pw);
-                int py = top + ph - (int) Math.round(p[1] / yTop * ph);
-                g.fillOval(px - 3, py - 3, 6, 6);
-                if (prevX != Integer.MIN_VALUE) {
-                    g.drawLine(prevX, prevY, px, py);
-                }
-                prevX = px;
-                prevY = py;
-            }
-            int lx = left + 12;
-            g.drawLine(lx, legendY + 6 + i * 16, lx + 20, legendY + 6 + i * 16);
-            g.setColor(Color.BLACK);
-            g.drawString(s.name(), lx + 26, legendY + 10 + i * 16);
-        }
-    }
-
-    /** A 1, 2 or 5 times a power of ten that splits {@code max} into 4 to 10 steps. */
-    static double niceStep(double max) {
-        double raw = max / 5;
-        double p = Math.pow(10, Math.floor(Math.log10(raw)));
-        double m = raw / p;
-        return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+        return chart;
     }
 
     private static String format(double v) {
