@@ -184,13 +184,13 @@ class SimClosCommandTest {
      */
     @Test
     void aFailedSwitchAndAHostLinkThatComesBack() {
-        Map<String, Object> core = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
-                "--fail", "switch:core0@5us", "--seed", "9", "--json"));
+        Map<String, Object> core = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "4M",
+                "--fail", "switch:core0@20us", "--seed", "9", "--json"));
         assertThat(num(core, "unfinishedFlows")).isZero();
         assertThat(num(core, "failureDrops")).isPositive();
         assertThat(num(core, "wrongBytes")).isZero();
         Map<String, Object> link = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
-                "--fail", "link:host3@5us", "--fail", "link:host3+@100us", "--json"));
+                "--fail", "link:host3@10us", "--fail", "link:host3+@100us", "--json"));
         assertThat(num(link, "unfinishedFlows")).isZero();
         assertThat(num(link, "failureDrops")).isPositive();
         assertThat(num(link, "maxFctUs")).isGreaterThan(95);   // host 3's flows waited for its link

@@ -437,7 +437,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         HeaderFlyweight header = rxHeader.wrap(buffer, offset);
         int type = header.type();
         if (type == PacketType.HANDSHAKE_INIT) {
-            return onInit(nowNs, source, pathIndex, buffer, offset);
+            return onInit(nowNs, source, buffer, offset);
         }
         Connection c = byId.get(header.connectionId());
         if (c == null) {
@@ -517,7 +517,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         return reason == null ? null : drop(reason);
     }
 
-    private DropReason onInit(long nowNs, long source, int pathIndex, DirectBuffer b, int o) {
+    private DropReason onInit(long nowNs, long source, DirectBuffer b, int o) {
         if (!crypto.verifyInit(b, o)) {
             return drop(DropReason.BAD_HANDSHAKE_MAC);
         }
@@ -530,7 +530,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         if (existing != Long.MIN_VALUE) {
             Connection c = byId.get((int) existing);
             if (c != null && c.remoteId() == initiatorId && MessageDigest.isEqual(c.remoteNonce(), nonce)) {
-                c.acceptAgain(pathIndex);   // our ACCEPT was lost
+                c.acceptAgain();   // our ACCEPT was lost
                 return null;
             }
             if (c != null && c.state() != Connection.State.CLOSED) {
@@ -545,7 +545,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         do {
             tag = random.nextInt();
         } while (tag == 0);
-        c.accepted(initiatorId, nonce, tag, pathIndex);
+        c.accepted(initiatorId, nonce, tag);
         add(c);
         counters.increment(Counter.CONNECTIONS_OPENED);
         return null;
@@ -753,8 +753,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                     .initReserved(0)
                     .payloadBytes(c.payloadBytes());
             cryptoFor(c).signInit(tx, 0);
-            transmit(c, sink, c.handshakePath(),
-                    HandshakeInitFlyweight.FRAME_LENGTH - HandshakeInitFlyweight.CRC_LENGTH);
+            transmit(c, sink, 0, HandshakeInitFlyweight.FRAME_LENGTH - HandshakeInitFlyweight.CRC_LENGTH);
         } else {
             byte[] initiatorNonce = c.remoteNonce();
             txAccept.putHeader(0, 0, c.remoteId())
@@ -762,8 +761,7 @@ public final class Endpoint implements Verbs, Connection.Context {
                     .putNonce(c.localNonce(), 0)
                     .grantedSessionTag(c.sessionTag());
             crypto.signAccept(tx, 0, nonceWord(initiatorNonce, 0), nonceWord(initiatorNonce, 8));
-            transmit(c, sink, c.handshakePath(),
-                    HandshakeAcceptFlyweight.FRAME_LENGTH - HandshakeAcceptFlyweight.CRC_LENGTH);
+            transmit(c, sink, 0, HandshakeAcceptFlyweight.FRAME_LENGTH - HandshakeAcceptFlyweight.CRC_LENGTH);
         }
         counters.increment(Counter.CONTROL_PACKETS_SENT);
     }

@@ -62,29 +62,6 @@ class PathFailureTest {
         }
     }
 
-    /**
-     * Path 0 swallows everything from the start, handshake included (a route through a failed switch before the
-     * connection is up): the initiator's retry takes path 1, the acceptor answers on the path the INIT came on, and
-     * the connection comes up and moves its data, path 0 failed and rerouted.
-     */
-    @Test
-    void aHandshakeWhosePathIsBlackHoledRetriesOnTheNextPath() {
-        Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(21));
-        Endpoint b = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(22));
-        MiniFabric f = new MiniFabric(23, a, b);
-        f.blackHolePath = 0;
-        f.blackHoleFromNs = 0;
-        f.blackHoleUntilNs = Long.MAX_VALUE;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = data(arena, 1 << 20, 2);
-            MemorySegment region = arena.allocate(src.byteSize());
-            assertThat(transfer(f, a, b, src, region, 10_000_000_000L)).as("%s", a.counters()).isTrue();
-            assertThat(region.mismatch(src)).isEqualTo(-1);
-            assertThat(a.counters().get(Counter.CONNECTIONS_OPENED)).isEqualTo(1);
-            assertThat(f.dropped).as("the black hole took the first INIT at least").isPositive();
-        }
-    }
-
     @Test
     void everyPathDownForSeveralTimeoutsThenRestoredTheTransferCompletesWithoutFailingAPath() {
         Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(21));

@@ -115,11 +115,6 @@ public final class Connection {
     private long handshakeDueNs;
     private long handshakeIntervalNs;
     private boolean acceptDue;
-    /**
-     * The path the next handshake packet takes: an initiator's attempts go round the paths (a route that swallows one
-     * path's packets cannot stop the connection); an acceptor answers on the path the last INIT came on.
-     */
-    private int handshakePath;
 
     // Sending side.
     /** What this side sends, until it is acknowledged. */
@@ -238,26 +233,16 @@ public final class Connection {
         return rx[p];
     }
 
-    /**
-     * Acceptor side: remember the initiator's id and nonce and the tag this side chose; answer on path
-     * {@code initPath} (where the INIT came).
-     */
-    public void accepted(int initiatorId, byte[] initiatorNonce, int tag, int initPath) {
+    /** Acceptor side: remember the initiator's id and nonce and the tag this side chose. */
+    public void accepted(int initiatorId, byte[] initiatorNonce, int tag) {
         this.remoteId = initiatorId;
         this.remoteNonce = initiatorNonce.clone();
         this.sessionTag = tag;
-        this.handshakePath = Math.floorMod(initPath, tx.length);
     }
 
-    /** Acceptor side: the initiator repeated its handshake on {@code initPath} (our answer was lost): answer there. */
-    public void acceptAgain(int initPath) {
+    /** Acceptor side: the initiator repeated its handshake (our answer was lost): answer again. */
+    public void acceptAgain() {
         acceptDue = true;
-        handshakePath = Math.floorMod(initPath, tx.length);
-    }
-
-    /** @return the path the next handshake packet (INIT or ACCEPT) takes */
-    public int handshakePath() {
-        return handshakePath;
     }
 
     /** Initiator side: the handshake was answered. */
@@ -670,7 +655,6 @@ public final class Connection {
         if (state == State.CONNECTING) {
             if (nowNs - handshakeDueNs >= 0) {
                 ctx.sendHandshake(this, sink);
-                handshakePath = (handshakePath + 1) % tx.length;   // a retry tries the next path
                 handshakeDueNs = nowNs + handshakeIntervalNs;
                 handshakeIntervalNs = Math.min(handshakeIntervalNs * 2, 100_000_000L);
                 n++;

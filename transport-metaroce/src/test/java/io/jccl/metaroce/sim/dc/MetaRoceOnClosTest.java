@@ -89,10 +89,11 @@ class MetaRoceOnClosTest {
         ClosConfig config = ClosConfig.fatTree(3, 4, 400);
         int[] unfinished = new int[2];
         for (int roce = 0; roce < 2; roce++) {
-            Flows flows = Workloads.permutation(16, 1_000_000, 9);
+            Flows flows = Workloads.permutation(16, 4_000_000, 9);
             ClosTopology topology = new ClosTopology(config);
             ClosFabric fabric = new ClosFabric(topology, 1);
-            for (String failure : new String[] {"switch:core0@5us", "link:agg3-up1@5us"}) {
+            // After the handshakes (which go on path 0 only), mid-flow.
+            for (String failure : new String[] {"switch:core0@20us", "link:agg3-up1@20us"}) {
                 FailureEvent e = FailureEvent.parse(failure);
                 fabric.schedulePorts(e.ports(topology), e.atPs(), e.down());
             }
