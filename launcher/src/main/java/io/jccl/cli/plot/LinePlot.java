@@ -1,19 +1,11 @@
 package io.jccl.cli.plot;
 
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-import java.awt.Color;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -119,32 +111,12 @@ public final class LinePlot {
      * @throws IOException when it cannot be written
      */
     public void writePng(Path file, int width, int height) throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        XYChart chart = chart(width, height);
-        Path parent = file.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path tmp = parent.resolve("." + file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        try {
-            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
-                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-            }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        Charts.writePng(chart(width, height), file);
     }
 
     /** @return the chart: series as lines with markers, x on a log2 scale when asked (as a linear axis of log2 x) */
     XYChart chart(int width, int height) {
-        XYChart chart = new XYChartBuilder().width(width).height(height).title(title).xAxisTitle(xLabel)
-                .yAxisTitle(yLabel).build();
-        Styler styler = chart.getStyler();
-        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
-        styler.setLegendLayout(Styler.LegendLayout.Horizontal);
-        styler.setChartBackgroundColor(Color.WHITE);
-        styler.setMarkerSize(5);
-        chart.getStyler().setYAxisMin(0.0);
+        XYChart chart = Charts.newChart(width, height, title, xLabel, yLabel);
         chart.setCustomXAxisTickLabelsFormatter(x -> {
             if (xTickValues != null && xTickValues.stream().noneMatch(v -> Math.abs(v - x) < 1e-9)) {
                 return "";

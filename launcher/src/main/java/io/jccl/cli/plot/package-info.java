@@ -1,2 +1,2 @@
-/** Charts drawn with java.awt and written with javax.imageio, headless. */
+/** The CLI's charts: one look and one way of writing them ({@link io.jccl.cli.plot.Charts}), drawn with XChart, headless. */
 package io.jccl.cli.plot;

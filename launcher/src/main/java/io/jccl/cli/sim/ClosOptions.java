@@ -325,14 +325,18 @@ public final class ClosOptions {
             return 0;
         }
         if (simulation.equals("allreduce")) {
-            double perHost = (double) flows.bytes(0) * r.hosts();
-            return perHost / (r.jobUs() * 1e3) * 2 * (r.hosts() - 1) / r.hosts();
+            return algBwGBps(flows, r) * 2 * (r.hosts() - 1) / r.hosts();
         }
         double total = 0;
         for (int f = 0; f < flows.count(); f++) {
             total += flows.bytes(f);
         }
         return total / (r.jobUs() * 1e3);
+    }
+
+    /** @return an all-reduce's size per host (N chunks of the flows' size) over its time, GB/s, as nccl-tests */
+    private static double algBwGBps(Flows flows, ClosRun.Report r) {
+        return (double) flows.bytes(0) * r.hosts() / (r.jobUs() * 1e3);
     }
 
     private void print(String simulation, ClosConfig config, Flows flows, ClosRun.Payload pay, long bucketPs,
@@ -386,8 +390,7 @@ public final class ClosOptions {
                 .field("jobUs", r.jobUs())
                 .field("throughputGBps", run.throughputGBps());
         if (simulation.equals("allreduce") && r.jobUs() > 0) {
-            double algBw = (double) flows.bytes(0) * r.hosts() / (r.jobUs() * 1e3);
-            j.field("algBwGBps", algBw).field("busBwGBps", run.throughputGBps());
+            j.field("algBwGBps", algBwGBps(flows, r)).field("busBwGBps", run.throughputGBps());
         }
         if (bucketPs > 0) {
             j.beginArray("timelineGbps");

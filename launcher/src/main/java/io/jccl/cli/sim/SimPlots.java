@@ -1,19 +1,14 @@
 package io.jccl.cli.sim;
 
-import org.knowm.xchart.BitmapEncoder;
+import io.jccl.cli.plot.Charts;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
@@ -70,19 +65,12 @@ final class SimPlots {
     static void write(Path png, String title, String xTitle, String yTitle, List<Line> lines,
                       Map<String, Double> markers, Map<String, double[]> points, boolean shareAxis)
             throws IOException {
-        XYChart chart = new XYChartBuilder().width(960).height(600).title(title).xAxisTitle(xTitle)
-                .yAxisTitle(yTitle).build();
+        XYChart chart = Charts.newChart(960, 600, title, xTitle, yTitle);
         chart.getStyler().setXAxisDecimalPattern("#,##0.###");
         chart.getStyler().setYAxisDecimalPattern(shareAxis ? "0.0" : "#,##0.##");
-        chart.getStyler().setYAxisMin(0.0);   // throughput and shares from zero: no exaggerated differences
         if (shareAxis) {
             chart.getStyler().setYAxisMax(1.0);
         }
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-        chart.getStyler().setMarkerSize(5);
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setPlotGridLinesVisible(true);
         double top = 0;
         for (Line l : lines) {
             if (l.x().length == 0) {
@@ -111,17 +99,6 @@ final class SimPlots {
         if (chart.getSeriesMap().isEmpty()) {
             throw new IOException("nothing to plot in " + png + ": no flow finished");
         }
-        Path dir = png.toAbsolutePath().getParent();
-        // Not Files.createTempFile: its file is private to the owner, and the chart should be as readable as any.
-        Path tmp = dir.resolve("." + png.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
-        try {
-            try (OutputStream out = Files.newOutputStream(tmp, java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE)) {
-                BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
-            }
-            Files.move(tmp, png, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        Charts.writePng(chart, png);
     }
 }

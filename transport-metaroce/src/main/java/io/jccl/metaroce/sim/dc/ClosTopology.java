@@ -32,6 +32,10 @@ public final class ClosTopology {
     private final int planes;
     private final int half;
     private final int hostsPerTor;
+    /** Switches of each role in one plane. */
+    private final int tors;
+    private final int aggs;
+    private final int cores;
     private final int switchesPerPlane;
     private final int portsPerPlane;
     private final int nicPorts;
@@ -52,9 +56,9 @@ public final class ClosTopology {
         this.planes = config.planes();
         this.half = k / 2;
         this.hostsPerTor = config.hostsPerTor();
-        int tors = config.tiers() == 3 ? k * half : k;
-        int aggs = config.tiers() == 3 ? k * half : 0;
-        int cores = config.tiers() == 3 ? half * half : half;
+        this.tors = config.tiers() == 3 ? k * half : k;
+        this.aggs = config.tiers() == 3 ? k * half : 0;
+        this.cores = config.tiers() == 3 ? half * half : half;
         this.switchesPerPlane = tors + aggs + cores;
         long perPlane = (long) tors * (hostsPerTor + half) + (long) aggs * k + (long) cores * k;
         long total = (long) hosts * planes + perPlane * planes;
@@ -122,8 +126,7 @@ public final class ClosTopology {
             }
         }
         for (int s = 0; s < switchCount; s++) {
-            int end = s + 1 < switchCount ? firstPort[s + 1] : (int) total;
-            for (int port = firstPort[s]; port < end; port++) {
+            for (int port = firstPort[s]; port < endPort(s); port++) {
                 portOwner[port] = hosts + s;
             }
         }
@@ -134,13 +137,16 @@ public final class ClosTopology {
     }
 
     private int aggNode(int plane, int agg) {
-        return hosts + plane * switchesPerPlane + (config.tiers() == 3 ? config.radix() * half : config.radix()) + agg;
+        return hosts + plane * switchesPerPlane + tors + agg;
     }
 
     private int coreNode(int plane, int core) {
-        int tors = config.tiers() == 3 ? config.radix() * half : config.radix();
-        int aggs = config.tiers() == 3 ? config.radix() * half : 0;
         return hosts + plane * switchesPerPlane + tors + aggs + core;
+    }
+
+    /** @return one past the last port of switch {@code s} (node - hosts) */
+    private int endPort(int s) {
+        return s + 1 < role.length ? firstPort[s + 1] : portTarget.length;
     }
 
     // ---- Failures: which ports an element has ----
@@ -165,10 +171,6 @@ public final class ClosTopology {
      * @return the switch's node
      */
     public int switchNode(String role, int index, int plane, String element) {
-        int k = config.radix();
-        int tors = config.tiers() == 3 ? k * half : k;
-        int aggs = config.tiers() == 3 ? k * half : 0;
-        int cores = config.tiers() == 3 ? half * half : half;
         int count = switch (role) {
             case "tor" -> tors;
             case "agg" -> aggs;
@@ -202,7 +204,7 @@ public final class ClosTopology {
     /** @return the switch's own ports and its neighbours' ports towards it */
     public int[] switchPorts(int node) {
         int s = node - hosts;
-        int end = s + 1 < role.length ? firstPort[s + 1] : portTarget.length;
+        int end = endPort(s);
         int[] ports = new int[2 * (end - firstPort[s])];
         int n = 0;
         for (int port = firstPort[s]; port < end; port++) {
@@ -232,8 +234,7 @@ public final class ClosTopology {
             return nicPort(far, portPlane(port));
         }
         int s = far - hosts;
-        int end = s + 1 < role.length ? firstPort[s + 1] : portTarget.length;
-        for (int p = firstPort[s]; p < end; p++) {
+        for (int p = firstPort[s]; p < endPort(s); p++) {
             if (portTarget[p] == owner) {
                 return p;
             }

@@ -83,8 +83,8 @@ public final class EngineHosts {
     final int[] sinkKey;
     final MemorySegment[] region;
     final long[] placed;
-    /** Every (source, destination) pair that has a flow, as {@code src << 32 | dst}. */
-    private final org.agrona.collections.LongHashSet pairs = new org.agrona.collections.LongHashSet();
+    /** Flows per (source, destination) pair, keyed {@code src << 32 | dst} (missing: none). */
+    private final org.agrona.collections.Long2LongHashMap flowsPerPair;
     long wrongBytes;
     /** Work that completed with an error (a connection that failed for silence): its flow never finishes. */
     long failedCompletions;
@@ -94,19 +94,26 @@ public final class EngineHosts {
      *         for every flow from a peer at once: a ring all-reduce has 2 (N - 1) from its predecessor) one more than
      *         the most flows between two hosts
      */
-    private static int maxPendingWork(Flows flows, boolean roce) {
+    private static int maxPendingWork(org.agrona.collections.Long2LongHashMap flowsPerPair, boolean roce) {
         if (!roce) {
             return MAX_PENDING_WORK;
         }
-        org.agrona.collections.Long2LongHashMap perPair = new org.agrona.collections.Long2LongHashMap(0);
         long most = 0;
-        for (int f = 0; f < flows.count(); f++) {
-            long key = (long) flows.src(f) << 32 | flows.dst(f);
-            long n = perPair.get(key) + 1;
-            perPair.put(key, n);
-            most = Math.max(most, n);
+        for (org.agrona.collections.Long2LongHashMap.ValueIterator it = flowsPerPair.values().iterator();
+             it.hasNext(); ) {
+            most = Math.max(most, it.nextValue());
         }
         return (int) Math.min(1 << 20, Math.max(MAX_PENDING_WORK, most + 1));
+    }
+
+    /** @return flows per (source, destination) pair, keyed {@code src << 32 | dst} */
+    private static org.agrona.collections.Long2LongHashMap flowsPerPair(Flows flows) {
+        org.agrona.collections.Long2LongHashMap perPair = new org.agrona.collections.Long2LongHashMap(0);
+        for (int f = 0; f < flows.count(); f++) {
+            long key = (long) flows.src(f) << 32 | flows.dst(f);
+            perPair.put(key, perPair.get(key) + 1);
+        }
+        return perPair;
     }
 
     /**
@@ -151,6 +158,7 @@ public final class EngineHosts {
         this.fabric = fabric;
         this.flows = flows;
         this.checked = checked;
+        this.flowsPerPair = flowsPerPair(flows);
         this.roce = roce;
         int overhead = roce != null ? GoBackNEndpoint.DATA_HEADER_BYTES + Integer.BYTES : FRAME_OVERHEAD_BYTES;
         int payload = mtuBytes - UDP_IP_ETHERNET_BYTES - overhead;
@@ -163,7 +171,8 @@ public final class EngineHosts {
         byte[] key = new byte[32];
         new SplittableRandom(seed).nextBytes(key);
         this.config = EndpointConfig.defaults(key).withPayloadBytes(payload)
-                .withInboundBytesPerSecond(nicBytesPerSecond).withMaxPendingWork(maxPendingWork(flows, roce != null))
+                .withInboundBytesPerSecond(nicBytesPerSecond)
+                .withMaxPendingWork(maxPendingWork(flowsPerPair, roce != null))
                 .withInitialWindowPackets(tuning.initialWindowPackets())
                 .withRto(tuning.rtoFloorNs(), tuning.rtoMaxNs()).withConnectionDeadNs(tuning.connectionDeadNs())
                 .withProbeIntervalNs(tuning.probeIntervalNs())
@@ -181,7 +190,6 @@ public final class EngineHosts {
         long[] incoming = new long[n];
         long[] largestIncoming = new long[n];
         for (int f = 0; f < flows.count(); f++) {
-            pairs.add((long) flows.src(f) << 32 | flows.dst(f));
             largest = Math.max(largest, flows.bytes(f));
             remoteOffset[f] = incoming[flows.dst(f)];
             incoming[flows.dst(f)] += flows.bytes(f);
@@ -253,7 +261,7 @@ public final class EngineHosts {
 
     /** @return whether some flow goes from host {@code src} to host {@code dst} */
     boolean hasFlow(int src, int dst) {
-        return pairs.contains((long) src << 32 | dst);
+        return flowsPerPair.get((long) src << 32 | dst) > 0;
     }
 
     /** @return where flow {@code f}'s RECV places it in its destination's RoCEv2 receive buffer */

@@ -22,6 +22,15 @@ class ClosFabricTest {
         return ClosConfig.fatTree(3, 4, 400);
     }
 
+    /** Adds one flow of {@code bytes} from host 0 to {@code dst} and runs it to the end with the ideal transport. */
+    private static ClosFabric runLoneFlow(Flows flows, int dst, long bytes) {
+        flows.add(0, dst, bytes, 0);
+        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
+        IdealSprayHost.attachAll(fabric, flows, MTU);
+        fabric.run(Long.MAX_VALUE, flows);
+        return fabric;
+    }
+
     /**
      * One flow of 10 full packets across pods (6 links): its NIC sends back to back, each switch forwards each packet
      * one serialization after it arrived, nothing queues. The last packet leaves the NIC at 10 serializations, then
@@ -30,10 +39,7 @@ class ClosFabricTest {
     @Test
     void aLoneFlowTakesSerializationPlusPropagation() {
         Flows flows = new Flows(1);
-        flows.add(0, 15, 10 * FULL_PAYLOAD, 0);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
-        IdealSprayHost.attachAll(fabric, flows, MTU);
-        fabric.run(Long.MAX_VALUE, flows);
+        ClosFabric fabric = runLoneFlow(flows, 15, 10 * FULL_PAYLOAD);
         assertEquals(0, flows.unfinished());
         assertEquals(10 * SER_PS + 5 * SER_PS + 6 * DELAY_PS, flows.finishPs(0));
         assertEquals(0, fabric.tailDrops());
@@ -45,11 +51,7 @@ class ClosFabricTest {
      */
     @Test
     void queueOccupancyIsTheTimeAverageOfEachPortsBytes() {
-        Flows flows = new Flows(1);
-        flows.add(0, 1, 10 * FULL_PAYLOAD, 0);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
-        IdealSprayHost.attachAll(fabric, flows, MTU);
-        fabric.run(Long.MAX_VALUE, flows);
+        ClosFabric fabric = runLoneFlow(new Flows(1), 1, 10 * FULL_PAYLOAD);
         double expected = 10.0 * MTU * SER_PS / fabric.nowPs();
         assertEquals(expected, fabric.meanQueueBytes(), 1e-9);
         assertEquals(expected, fabric.busiestMeanQueueBytes(), 1e-9);
@@ -62,10 +64,7 @@ class ClosFabricTest {
     @Test
     void aShortLastPacketTakesItsOwnSerialization() {
         Flows flows = new Flows(1);
-        flows.add(0, 1, 3 * FULL_PAYLOAD + 100, 0);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(threeTierK4()), 1);
-        IdealSprayHost.attachAll(fabric, flows, MTU);
-        fabric.run(Long.MAX_VALUE, flows);
+        runLoneFlow(flows, 1, 3 * FULL_PAYLOAD + 100);
         long lastSer = (100 + IdealSprayHost.HEADER_BYTES) * 20L;
         long thirdAtTor = 3 * SER_PS + DELAY_PS;
         assertEquals(thirdAtTor + SER_PS + lastSer + DELAY_PS, flows.finishPs(0));
