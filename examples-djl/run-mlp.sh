@@ -25,12 +25,12 @@ stale() {
 
 if stale; then
   echo "run-mlp: building JCCL and the DJL example (first use, or sources changed) ..." >&2
-  if ! (cd "$root" && ./mvnw -q -B -DskipTests -pl examples-djl -am package >&2); then
-    echo "run-mlp: the build failed; see the Maven output above (or run: ./mvnw -pl examples-djl -am package)" >&2
+  if ! (cd "$root" && ./mvnw -q -B -DskipTests -pl examples-djl,benchmarks/tools -am package >&2); then
+    echo "run-mlp: the build failed; see the Maven output above (or run: ./mvnw -pl examples-djl,benchmarks/tools -am package)" >&2
     exit 1
   fi
   touch "$stamp"
-  # That build included ./jccl's own (-pl launcher -am package), so its distribution is up to date too.
+  # That build included ./jccl's own (launcher and benchmarks/tools), so its distribution is up to date too.
   touch "$root/launcher/target/dist/.built"
 fi
 

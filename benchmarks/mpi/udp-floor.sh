@@ -11,7 +11,7 @@
 # target (JCCL >= 1.2x Open MPI's busbw) is within this host where the floor is faster than 1.2x Open MPI.
 # Prints per repetition each one's time in µs per size, then per size the medians and ranges and the ratios.
 # With BEFORE (the root of another checkout of JCCL, built: e.g. `git worktree add /tmp/old COMMIT` and
-# `./mvnw -q -o -DskipTests -pl launcher,examples -am package` there), that build's `./jccl bench collective` runs
+# `./mvnw -q -o -DskipTests -pl launcher,benchmarks/tools,examples -am package` there), that build's `./jccl bench collective` runs
 # in every repetition too, right after this one's, and its medians are printed beside.
 #
 # usage: benchmarks/mpi/udp-floor.sh [REPS [BEFORE]]      (default 3)

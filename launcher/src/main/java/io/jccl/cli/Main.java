@@ -1,18 +1,16 @@
 package io.jccl.cli;
 
-import io.jccl.cli.bench.BenchCommand;
-import io.jccl.cli.perf.PerfCommand;
 import io.jccl.cli.run.RunCommand;
-import io.jccl.cli.soak.SoakCommand;
+import io.jccl.cli.spi.CommandSet;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+
+import java.util.ServiceLoader;
 
 /** Entry point of {@code ./jccl}. */
 @Command(name = "jccl", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "JCCL: collective communication for the JVM.",
-        subcommands = {VersionCommand.class, SelftestCommand.class, PerfCommand.class, RunCommand.class, BenchCommand.class,
-            FabricCommand.class, SoakCommand.class, io.jccl.cli.sim.SimCommand.class, DevicesCommand.class,
-            io.jccl.cli.aot.AotTrainCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {VersionCommand.class, SelftestCommand.class, RunCommand.class})
 public final class Main implements Runnable {
     /**
      * Exit status of a command whose environment is unusable: a malformed launcher variable or an invalid
@@ -41,7 +39,7 @@ public final class Main implements Runnable {
      * @return the exit code
      */
     public static int execute(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = commandLine();
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("jccl " + cmd.getCommandName() + ": " + e.getMessage());
             return 1;
@@ -51,8 +49,25 @@ public final class Main implements Runnable {
         return cl.execute(args);
     }
 
+    /**
+     * The whole command tree: the launcher's own commands, every {@link CommandSet} on the class path (the tools of
+     * {@code benchmarks/tools}), then picocli's {@code help}.
+     *
+     * @return a new command line
+     */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        for (CommandSet set : ServiceLoader.load(CommandSet.class)) {
+            for (Object command : set.commands()) {
+                cl.addSubcommand(command);
+            }
+        }
+        cl.addSubcommand(new CommandLine.HelpCommand());
+        return cl;
+    }
+
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        commandLine().usage(System.out);
     }
 }

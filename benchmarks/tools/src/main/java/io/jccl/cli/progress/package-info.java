@@ -1,0 +1,2 @@
+/** The tools' progress bars (me.tongfei progressbar on standard error). */
+package io.jccl.cli.progress;
