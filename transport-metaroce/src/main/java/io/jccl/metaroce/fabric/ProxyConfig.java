@@ -1,6 +1,6 @@
 package io.jccl.metaroce.fabric;
 
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 
 import java.net.InetAddress;
 import java.util.Objects;

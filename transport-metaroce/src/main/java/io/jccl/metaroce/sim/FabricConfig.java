@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.impair.Impairments;
+
 import java.util.Objects;
 
 /**

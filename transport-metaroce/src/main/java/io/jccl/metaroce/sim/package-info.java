@@ -7,7 +7,7 @@
  *       are {@link io.jccl.metaroce.protocol.Engine}s driven by the rule deliver / time out / collect.</li>
  *   <li>{@link io.jccl.metaroce.sim.Fabric}: per node a NIC port and a last-hop switch port, per node pair many
  *       routes; each a rate-limited queue with a buffer (tail drop), ECN marking and propagation delay; per-route
- *       impairments ({@link io.jccl.metaroce.sim.Impairments}), black holes and "all paths down" windows; reroutes
+ *       impairments ({@link io.jccl.metaroce.impair.Impairments}), black holes and "all paths down" windows; reroutes
  *       move a path to another route.</li>
  *   <li>{@link io.jccl.metaroce.sim.TransferScenario}: builds endpoints with a
  *       {@link io.jccl.metaroce.sim.VerbsFactory}, posts checked work, runs, verifies every byte, guard zone,
@@ -20,3 +20,5 @@
  * Everything runs in virtual time from seeded {@link java.util.SplittableRandom}s: no clock, no threads.
  */
 package io.jccl.metaroce.sim;
+
+import io.jccl.metaroce.impair.Impairments;

@@ -5,7 +5,7 @@ import io.jccl.check.Workload;
 import io.jccl.check.WorkloadOp;
 import io.jccl.metaroce.sim.Fabric;
 import io.jccl.metaroce.sim.FabricConfig;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.sim.RunResult;
 
 import java.lang.foreign.Arena;

@@ -6,7 +6,7 @@ import io.jccl.bootstrap.NetworkInterfaces;
 import io.jccl.metaroce.fabric.ImpairmentProxy;
 import io.jccl.metaroce.fabric.ProxyConfig;
 import io.jccl.metaroce.fabric.RelayCounters;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 

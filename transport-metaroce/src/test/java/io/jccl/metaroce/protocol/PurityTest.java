@@ -7,6 +7,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyO
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.name;
+import static com.tngtech.archunit.core.domain.properties.HasParameterTypes.Predicates.rawParameterTypes;
 import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameStartingWith;
 import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -37,6 +38,7 @@ import java.util.random.RandomGeneratorFactory;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import org.junit.jupiter.api.Test;
@@ -64,6 +66,11 @@ class PurityTest {
     private static final JavaClasses CORE = new ClassFileImporter()
             .withImportOption(fromTheSameLocationAs(Engine.class))
             .importPackages("io.jccl.metaroce.protocol");
+
+    /** The production classes of the simulator (packets, fabrics, datacenter topologies, their reports). */
+    private static final JavaClasses SIMULATOR = new ClassFileImporter()
+            .withImportOption(fromTheSameLocationAs(Engine.class))
+            .importPackages("io.jccl.metaroce.sim");
 
     /** The test-only fixtures: one impure class per rule, and one that uses everything allowed. */
     private static final JavaClasses FIXTURES = new ClassFileImporter()
@@ -97,6 +104,17 @@ class PurityTest {
      * @return the purity rules
      */
     static List<PurityRule> rules(String packageIdentifier) {
+        return rules(packageIdentifier, false);
+    }
+
+    /**
+     * @param packageIdentifier the classes the rules apply to, as an ArchUnit package identifier ({@code a.b..})
+     * @param seedsAllowed      whether a random generator may be made from a seed ({@code new SplittableRandom(seed)}):
+     *                          the simulator is where a run's seed becomes its random streams; the protocol core
+     *                          only takes one in
+     * @return the purity rules
+     */
+    static List<PurityRule> rules(String packageIdentifier, boolean seedsAllowed) {
         final String fixtures = "io.jccl.metaroce.puritycheck.";
         return List.of(
                 new PurityRule("no I/O", noClasses().that().resideInAPackage(packageIdentifier).should()
@@ -129,7 +147,9 @@ class PurityTest {
                         fixtures + "ImpureClock"),
                 new PurityRule("no ambient randomness", noClasses().that().resideInAPackage(packageIdentifier).should()
                         .callConstructorWhere(target(owner(assignableTo(Random.class)
-                                .or(assignableTo(SplittableRandom.class)))))
+                                .or(assignableTo(SplittableRandom.class))))
+                                .and(seedsAllowed ? target(rawParameterTypes(new Class<?>[0]))
+                                        : DescribedPredicate.alwaysTrue()))
                         .orShould().callMethodWhere(target(owner(assignableTo(SecureRandom.class)))
                                 .and(target(nameStartingWith("getInstance"))))
                         .orShould().dependOnClassesThat(belongToAnyOf(ThreadLocalRandom.class,
@@ -160,6 +180,23 @@ class PurityTest {
         rule.rule().check(CORE);
     }
 
+    static List<PurityRule> simulatorRules() {
+        return rules("io.jccl.metaroce.sim..", true);
+    }
+
+    @Test
+    void theSimulatorIsImported() {
+        assertThat(SIMULATOR.contain("io.jccl.metaroce.sim.Simulator")).isTrue();
+        assertThat(SIMULATOR.contain("io.jccl.metaroce.sim.dc.ClosRun")).isTrue();
+    }
+
+    /** The simulator runs on virtual time and seeded randomness too: a seed replays a run exactly. */
+    @ParameterizedTest
+    @MethodSource("simulatorRules")
+    void theSimulatorIsPure(PurityRule rule) {
+        rule.rule().check(SIMULATOR);
+    }
+
     @ParameterizedTest
     @MethodSource("coreRules")
     void eachRuleCatchesItsViolation(PurityRule coreRule) {
@@ -172,6 +209,15 @@ class PurityTest {
                 .anyMatch(d -> d.contains(rule.violatingFixture()));
         assertThat(details).as("%s leaves the allowed uses alone", rule.name())
                 .noneMatch(d -> d.contains("io.jccl.metaroce.puritycheck.AllowedUses"));
+    }
+
+    @Test
+    void theSimulatorsRulesCatchEveryImpureFixtureToo() {
+        for (PurityRule rule : rules("io.jccl.metaroce.puritycheck..", true)) {
+            assertThat(rule.rule().evaluate(FIXTURES).getFailureReport().getDetails()).as(rule.name())
+                    .anyMatch(d -> d.contains(rule.violatingFixture()))
+                    .noneMatch(d -> d.contains("io.jccl.metaroce.puritycheck.AllowedUses"));
+        }
     }
 
     @Test

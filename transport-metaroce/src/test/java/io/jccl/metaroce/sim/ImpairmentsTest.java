@@ -1,5 +1,8 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.impair.Impairments;
+
+
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.impair.Impairments;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.impair.Impairments;
+
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.metaroce.impair.Impairments;
+
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;

@@ -1,7 +1,7 @@
 package io.jccl.metaroce.simnet;
 
 import io.jccl.metaroce.sim.FabricConfig;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.sim.RunResult;
 import org.junit.jupiter.api.Test;
 

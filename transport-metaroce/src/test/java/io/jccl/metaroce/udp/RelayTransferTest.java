@@ -7,7 +7,7 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Endpoint;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

@@ -6,7 +6,7 @@ import io.jccl.metaroce.protocol.wire.DataFlyweight;
 import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
 import io.jccl.metaroce.sim.GoBackNEndpoint;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.sim.IncastAnalysis;
 import io.jccl.metaroce.sim.Protocols;
 import io.jccl.metaroce.sim.RateMonitor;

@@ -7,7 +7,7 @@ import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import io.jccl.metaroce.protocol.wire.DataFlyweight;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.udp.IoMethod;
 import io.jccl.metaroce.udp.RawUdpBlast;
 import io.jccl.metaroce.udp.UdpDriver;

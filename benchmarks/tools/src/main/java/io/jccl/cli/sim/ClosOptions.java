@@ -275,6 +275,7 @@ public final class ClosOptions {
                 Flows workload = first != null ? first : flows.get();
                 first = null;
                 ClosRun.Report r;
+                long startNs = System.nanoTime();
                 try (ProgressBar bar = Progress.bar(protocolName(p) + ", loss " + percent(lossValue),
                         workload.count(), "flows", showProgress)) {
                     r = ClosRun.run(c, workload, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed, events,
@@ -285,7 +286,9 @@ public final class ClosOptions {
                     bar.stepTo(workload.count() - r.unfinishedFlows());
                     bar.setExtraMessage((r.events() >> 20) + " M events");
                 }
-                Run run = new Run(p, lossValue, r, throughputGBps(simulation, workload, r));
+                double wallSeconds = (System.nanoTime() - startNs) / 1e9;
+                Run run = new Run(p, lossValue, r, throughputGBps(simulation, workload, r), wallSeconds,
+                        maxRssBytes());
                 runs.add(run);
                 print(simulation, c, workload, pay, bucketPs, events, run);
                 if (r.unfinishedFlows() != 0 || r.wrongBytes() != 0) {
@@ -310,7 +313,27 @@ public final class ClosOptions {
     }
 
     /** One run of a sweep: its protocol and loss, what it measured, and its throughput in GB/s. */
-    private record Run(ClosRun.Protocol protocol, double loss, ClosRun.Report report, double throughputGBps) {
+    private record Run(ClosRun.Protocol protocol, double loss, ClosRun.Report report, double throughputGBps,
+                       double wallSeconds, long maxRssBytes) {
+        /** @return simulated events per wall-clock second */
+        double eventsPerSecond() {
+            return wallSeconds > 0 ? report.events() / wallSeconds : 0;
+        }
+    }
+
+    /** @return this process's peak resident set (VmHWM of /proc/self/status), -1 where that is not there */
+    static long maxRssBytes() {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    String[] parts = line.substring(6).trim().split("\\s+");
+                    return Long.parseLong(parts[0]) * 1024;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /**
@@ -360,9 +383,9 @@ public final class ClosOptions {
                 .field("loss", config.lossProbability())
                 .field("payload", p == ClosRun.Protocol.IDEAL ? "none" : pay.name().toLowerCase(Locale.ROOT))
                 .field("seed", seed)
-                .field("wallSeconds", r.wallSeconds())
+                .field("wallSeconds", run.wallSeconds())
                 .field("events", r.events())
-                .field("eventsPerSecond", r.eventsPerSecond())
+                .field("eventsPerSecond", run.eventsPerSecond())
                 .field("simulatedUs", r.simulatedUs())
                 .field("meanFctUs", r.meanFctUs())
                 .field("p99FctUs", r.p99FctUs())
@@ -383,7 +406,7 @@ public final class ClosOptions {
                 .field("peakPackets", r.peakPackets())
                 .field("peakHeapBytes", r.peakHeapBytes())
                 .field("wrongBytes", r.wrongBytes())
-                .field("maxRssBytes", r.maxRssBytes())
+                .field("maxRssBytes", run.maxRssBytes())
                 .field("jobUs", r.jobUs())
                 .field("throughputGBps", run.throughputGBps());
         if (simulation.equals("allreduce") && r.jobUs() > 0) {

@@ -1,6 +1,6 @@
 package io.jccl.cli.soak;
 
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 
 import java.util.LinkedHashMap;
 import java.util.Locale;

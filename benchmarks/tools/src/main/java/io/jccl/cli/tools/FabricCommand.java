@@ -6,7 +6,7 @@ import io.jccl.metaroce.fabric.ImpairmentRelay;
 import io.jccl.metaroce.fabric.ProxyConfig;
 import io.jccl.metaroce.fabric.RateLimit;
 import io.jccl.metaroce.fabric.Relay;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -37,7 +37,6 @@ public final class ClosRun {
      *
      * @param hosts            hosts in the fabric
      * @param flows            flows in the workload
-     * @param wallSeconds      wall-clock time of the event loop
      * @param events           events processed
      * @param simulatedUs      virtual time reached, in µs
      * @param meanFctUs        mean flow completion time of the finished flows, in µs
@@ -53,7 +52,6 @@ public final class ClosRun {
      * @param peakPackets      packets alive at once, at most
      * @param peakHeapBytes    the peak heap use of the JVM over the run (every heap pool's peak, summed)
      * @param wrongBytes       bytes placed that differ from what was sent (checked MetaRoCE runs; else 0)
-     * @param maxRssBytes      the process's peak resident memory so far (Linux VmHWM; -1 where unknown)
      * @param jobUs            from the first flow's start to the last one's finish, in µs (-1 with flows unfinished)
      * @param timelineGbps     data delivered to hosts per timeline bucket, in Gbit/s (empty unless asked for)
      * @param meanQueueBytes   switch ports' queues averaged over time, then over the ports that carried traffic
@@ -63,10 +61,10 @@ public final class ClosRun {
      * @param goodputGbps      every finished flow's bytes over its completion time, ascending, in Gbit/s
      * @param failedCompletions work completed with an error (a connection failed for silence; its flow unfinished)
      */
-    public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
+    public record Report(int hosts, int flows, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
-                         long peakHeapBytes, long wrongBytes, long maxRssBytes, double jobUs,
+                         long peakHeapBytes, long wrongBytes, double jobUs,
                          double[] timelineGbps, double meanQueueBytes, double busiestMeanQueueBytes, long rateCuts,
                          double[] fctUs, double[] goodputGbps, long failedCompletions) {
         /** @return the slowest flow's goodput, Gbit/s (0 with none finished) */
@@ -79,18 +77,12 @@ public final class ClosRun {
             return goodputGbps.length == 0 ? 0 : goodputGbps[goodputGbps.length / 2];
         }
 
-        /** @return events per wall-clock second */
-        public double eventsPerSecond() {
-            return wallSeconds > 0 ? events / wallSeconds : 0;
-        }
-
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%d hosts, %d flows: %.2f s wall, %d events (%.2f M/s), job %.2f us, mean FCT %.2f us,"
+            return String.format(Locale.ROOT, "%d hosts, %d flows: %d events, job %.2f us, mean FCT %.2f us,"
                     + " p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, %d wrong bytes, peak heap %d"
-                + " MiB, max RSS %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, jobUs, meanFctUs,
-                    p99FctUs, maxFctUs, unfinishedFlows, tailDrops + failureDrops, randomLosses, retransmissions,
-                    wrongBytes, peakHeapBytes >> 20, maxRssBytes >> 20);
+                    + " MiB", hosts, flows, events, jobUs, meanFctUs, p99FctUs, maxFctUs, unfinishedFlows,
+                    tailDrops + failureDrops, randomLosses, retransmissions, wrongBytes, peakHeapBytes >> 20);
         }
     }
 
@@ -107,21 +99,6 @@ public final class ClosRun {
             gbps[i] = bytes[i] * 8.0 * 1000 / bucketPs;   // bits per ps x 1000 = Gbit/s
         }
         return gbps;
-    }
-
-    /** @return the process's peak resident set (VmHWM of /proc/self/status), -1 where that is not there */
-    static long maxRssBytes() {
-        try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    String[] parts = line.substring(6).trim().split("\\s+");
-                    return Long.parseLong(parts[0]) * 1024;
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
     }
 
     /**
@@ -190,9 +167,7 @@ public final class ClosRun {
         if (progress != null) {
             fabric.onProgress(1 << 20, progress);
         }
-        long begin = System.nanoTime();
         long end = fabric.run(untilPs, flows);
-        double wall = (System.nanoTime() - begin) / 1e9;
         long[] fct = flows.sortedFctPs();
         double[] fctUs = new double[fct.length];
         for (int i = 0; i < fct.length; i++) {
@@ -221,11 +196,11 @@ public final class ClosRun {
                 peakHeap += pool.getPeakUsage().getUsed();
             }
         }
-        return new Report(topology.hosts(), flows.count(), wall, fabric.events(), end / 1e6, mean, p99, max,
+        return new Report(topology.hosts(), flows.count(), fabric.events(), end / 1e6, mean, p99, max,
                 flows.unfinished(), engines != null ? engines.retransmissions() : flows.totalRetransmissions(),
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
-                peakHeap, engines != null ? engines.wrongBytes() : 0, maxRssBytes(),
+                peakHeap, engines != null ? engines.wrongBytes() : 0,
                 flows.jobPs() < 0 ? -1 : flows.jobPs() / 1e6, timelineGbps(fabric, timelineBucketPs),
                 fabric.meanQueueBytes(), fabric.busiestMeanQueueBytes(),
                 engines != null ? engines.total(io.jccl.metaroce.protocol.Counter.ECN_WINDOW_CUTS) : 0, fctUs, goodput,

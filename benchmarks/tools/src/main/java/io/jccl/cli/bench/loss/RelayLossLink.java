@@ -3,7 +3,7 @@ package io.jccl.cli.bench.loss;
 import io.jccl.metaroce.fabric.ImpairmentProxy;
 import io.jccl.metaroce.fabric.ProxyConfig;
 import io.jccl.metaroce.fabric.RelayCounters;
-import io.jccl.metaroce.sim.Impairments;
+import io.jccl.metaroce.impair.Impairments;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.jccl.metaroce.sim;
+package io.jccl.metaroce.impair;
 
 /**
  * What a route does to the packets crossing it, beyond queueing; every draw comes from the route's own seeded
