@@ -1,5 +1,7 @@
 package io.jccl;
 
+import io.jccl.config.InvalidOptionException;
+import io.jccl.config.OptionReader;
 import io.jccl.core.CommFactory;
 import io.jccl.log.LogSettings;
 import java.time.Duration;
@@ -142,33 +144,35 @@ public final class CommConfig {
                 () -> LogSettings.parseLevel(merged.get(LogSettings.DEBUG_VARIABLE)));
         checked(merged, LogSettings.SUBSYS_VARIABLE,
                 () -> LogSettings.parseSubsystems(merged.get(LogSettings.SUBSYS_VARIABLE)));
-        Resolved resolved = new Resolved(
-                Duration.ofMillis(checked(merged, OP_TIMEOUT_MS, () -> parseMillis(merged, OP_TIMEOUT_MS,
-                        DEFAULT_OP_TIMEOUT_MS))),
-                Duration.ofMillis(checked(merged, INIT_TIMEOUT_MS, () -> parseMillis(merged, INIT_TIMEOUT_MS,
-                        DEFAULT_INIT_TIMEOUT_MS))),
-                Duration.ofMillis(checked(merged, PEER_TIMEOUT_MS, () -> parsePeerTimeout(merged))),
-                merged.containsKey(ALGO) ? checked(merged, ALGO, () -> Algorithm.parse(merged.get(ALGO)))
-                        : Algorithm.AUTO,
-                merged.containsKey(CHUNK_SIZE) ? checked(merged, CHUNK_SIZE, () -> parseChunk(merged.get(CHUNK_SIZE)))
-                        : 0,
-                blankToNull(merged.get(NET)),
-                merged.containsKey(MAX_PENDING_OPS)
-                        ? checked(merged, MAX_PENDING_OPS, () -> parsePendingOps(merged.get(MAX_PENDING_OPS)))
-                        : DEFAULT_MAX_PENDING_OPS,
-                merged.containsKey(SPIN_US) ? checked(merged, SPIN_US, () -> parseSpin(SPIN_US, merged.get(SPIN_US)))
-                        : SPIN_AUTO,
-                merged.containsKey(IDLE_SPIN_US)
-                        ? checked(merged, IDLE_SPIN_US, () -> parseSpin(IDLE_SPIN_US, merged.get(IDLE_SPIN_US)))
-                        : SPIN_AUTO,
-                merged.containsKey(YIELD_US)
-                        ? checked(merged, YIELD_US, () -> parseSpin(YIELD_US, merged.get(YIELD_US)))
-                        : SPIN_AUTO,
-                merged.containsKey(MEMORY) ? checked(merged, MEMORY, () -> parseMemory(merged.get(MEMORY))) : "auto",
-                Duration.ofMillis(checked(merged, WARMUP_MS, () -> parseWarmup(merged))),
-                Collections.unmodifiableMap(merged));
+        OptionReader o = OptionReader.of(merged).withSource(this::sourceOf);
+        Resolved resolved;
+        try {
+            resolved = new Resolved(
+                    Duration.ofMillis(o.longValue(OP_TIMEOUT_MS, DEFAULT_OP_TIMEOUT_MS, 0, Long.MAX_VALUE,
+                            "milliseconds")),
+                    Duration.ofMillis(o.longValue(INIT_TIMEOUT_MS, DEFAULT_INIT_TIMEOUT_MS, 0, Long.MAX_VALUE,
+                            "milliseconds")),
+                    Duration.ofMillis(peerTimeoutMs(o)),
+                    algorithm(o),
+                    chunkBytes(o),
+                    blankToNull(merged.get(NET)),
+                    maxPendingOps(o),
+                    spinMicros(o, SPIN_US),
+                    spinMicros(o, IDLE_SPIN_US),
+                    spinMicros(o, YIELD_US),
+                    memory(o),
+                    Duration.ofMillis(warmupMs(o)),
+                    Collections.unmodifiableMap(merged));
+        } catch (InvalidOptionException e) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
+        }
         checkTransports(merged);
         return resolved;
+    }
+
+    /** @return where the value of {@code key} came from, for messages */
+    private String sourceOf(String key) {
+        return options.containsKey(key) ? "set in CommConfig" : "from the environment";
     }
 
     /**
@@ -181,9 +185,9 @@ public final class CommConfig {
         } catch (IllegalArgumentException e) {
             String message = e.getMessage();
             // The providers' messages start with the option's name: KEY='value' is invalid: ...
-            String key = merged.keySet().stream().filter(k -> message.startsWith(k + "=")).findFirst().orElse(null);
-            String source = key == null ? "" : options.containsKey(key) ? " (set in CommConfig)"
-                    : " (from the environment)";
+            String key = e instanceof InvalidOptionException invalid ? invalid.key()
+                    : merged.keySet().stream().filter(k -> message.startsWith(k + "=")).findFirst().orElse(null);
+            String source = key == null ? "" : " (" + sourceOf(key) + ")";
             throw new JcclException(ErrorCode.INVALID_ARGUMENT, message + source, e);
         }
     }
@@ -193,12 +197,11 @@ public final class CommConfig {
         try {
             return parse.get();
         } catch (IllegalArgumentException e) {
-            String source = options.containsKey(key) ? "set in CommConfig" : "from the environment";
             String message = e.getMessage();
             if (!message.contains(key)) {
                 message = key + "='" + merged.get(key) + "': " + message;
             }
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, message + " (" + source + ")", e);
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, message + " (" + sourceOf(key) + ")", e);
         }
     }
 
@@ -233,87 +236,41 @@ public final class CommConfig {
         return s == null || s.isBlank() ? null : s.trim().toLowerCase(Locale.ROOT);
     }
 
-    private static long parseMillis(Map<String, String> m, String key, long dflt) {
-        String v = m.get(key);
+    private static long peerTimeoutMs(OptionReader o) {
+        return o.whole(PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS, ms -> ms == 0 || ms >= MIN_PEER_TIMEOUT_MS,
+                "0 (off) or a whole number of milliseconds, at least " + MIN_PEER_TIMEOUT_MS);
+    }
+
+    private static Algorithm algorithm(OptionReader o) {
+        String v = o.raw(ALGO);
         if (v == null) {
-            return dflt;
+            return Algorithm.AUTO;
         }
-        long ms;
         try {
-            ms = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + "='" + v + "' is not a whole number of milliseconds");
-        }
-        if (ms < 0) {
-            throw new IllegalArgumentException(key + "=" + ms + " must not be negative");
-        }
-        return ms;
-    }
-
-    private static long parsePeerTimeout(Map<String, String> m) {
-        long ms = parseMillis(m, PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS);
-        if (ms != 0 && ms < MIN_PEER_TIMEOUT_MS) {
-            throw new IllegalArgumentException(PEER_TIMEOUT_MS + "=" + ms + " must be 0 (off) or at least "
-                    + MIN_PEER_TIMEOUT_MS + " ms");
-        }
-        return ms;
-    }
-
-    private static long parseWarmup(Map<String, String> m) {
-        long ms = parseMillis(m, WARMUP_MS, DEFAULT_WARMUP_MS);
-        if (ms > MAX_WARMUP_MS) {
-            throw new IllegalArgumentException(WARMUP_MS + "=" + ms + " is outside 0.." + MAX_WARMUP_MS + " ms");
-        }
-        return ms;
-    }
-
-    static long parseChunk(String v) {
-        long bytes;
-        try {
-            bytes = parseBytes(v);
+            return Algorithm.parse(v);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(CHUNK_SIZE + "='" + v + "' is not a size in bytes (e.g. 524288, 512K, 1M)");
+            throw o.invalid(ALGO, "one of auto, ring, tree, rd");
         }
-        if (bytes < MIN_CHUNK_BYTES || bytes > MAX_CHUNK_BYTES) {
-            throw new IllegalArgumentException(CHUNK_SIZE + "=" + v + " is outside " + MIN_CHUNK_BYTES + ".."
-                    + MAX_CHUNK_BYTES + " bytes");
-        }
-        return bytes;
     }
 
-    private static int parsePendingOps(String v) {
-        int n;
-        try {
-            n = Integer.parseInt(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(MAX_PENDING_OPS + "='" + v + "' is not a whole number");
-        }
-        if (n < 1 || n > 1 << 20) {
-            throw new IllegalArgumentException(MAX_PENDING_OPS + "=" + n + " is outside 1..1048576");
-        }
-        return n;
+    private static long chunkBytes(OptionReader o) {
+        return o.bytes(CHUNK_SIZE, 0, MIN_CHUNK_BYTES, MAX_CHUNK_BYTES);
     }
 
-    static String parseMemory(String v) {
-        String name = v.trim().toLowerCase(Locale.ROOT);
-        if (!MEMORY_DOMAINS.contains(name)) {
-            throw new IllegalArgumentException(MEMORY + "='" + v + "' is not one of " + String.join(", ",
-                    MEMORY_DOMAINS));
-        }
-        return name;
+    private static int maxPendingOps(OptionReader o) {
+        return o.intValue(MAX_PENDING_OPS, DEFAULT_MAX_PENDING_OPS, 1, 1 << 20);
     }
 
-    private static long parseSpin(String key, String v) {
-        long us;
-        try {
-            us = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + "='" + v + "' is not a whole number of microseconds");
-        }
-        if (us < 0 || us > MAX_SPIN_US) {
-            throw new IllegalArgumentException(key + "=" + us + " is outside 0.." + MAX_SPIN_US + " microseconds");
-        }
-        return us;
+    private static String memory(OptionReader o) {
+        return o.choice(MEMORY, "auto", MEMORY_DOMAINS);
+    }
+
+    private static long spinMicros(OptionReader o, String key) {
+        return o.longValue(key, SPIN_AUTO, 0, MAX_SPIN_US, "microseconds");
+    }
+
+    private static long warmupMs(OptionReader o) {
+        return o.longValue(WARMUP_MS, DEFAULT_WARMUP_MS, 0, MAX_WARMUP_MS, "milliseconds");
     }
 
     /**
@@ -322,43 +279,10 @@ public final class CommConfig {
      * @param text the text
      * @return the number of bytes
      * @throws IllegalArgumentException when it is not such a number, or overflows
+     * @see OptionReader#parseBytes
      */
     public static long parseBytes(String text) {
-        if (text == null) {
-            throw new IllegalArgumentException("size is missing");
-        }
-        String t = text.trim().toUpperCase(Locale.ROOT);
-        if (t.endsWith("B") && t.length() > 1 && !Character.isDigit(t.charAt(t.length() - 2))) {
-            t = t.substring(0, t.length() - 1);   // 64MB -> 64M
-        }
-        if (t.isEmpty()) {
-            throw new IllegalArgumentException("size is empty");
-        }
-        int shift;
-        {
-            switch (t.charAt(t.length() - 1)) {
-                case 'K' -> shift = 10;
-                case 'M' -> shift = 20;
-                case 'G' -> shift = 30;
-                case 'T' -> shift = 40;
-                default -> shift = -1;
-            }
-        }
-        String digits = shift >= 0 ? t.substring(0, t.length() - 1) : t;
-        long value;
-        try {
-            value = Long.parseLong(digits);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a size in bytes");
-        }
-        if (value < 0) {
-            throw new IllegalArgumentException("'" + text + "' is negative");
-        }
-        int s = Math.max(shift, 0);
-        if (s > 0 && value > (Long.MAX_VALUE >> s)) {
-            throw new IllegalArgumentException("'" + text + "' is too large");
-        }
-        return value << s;
+        return OptionReader.parseBytes(text);
     }
 
     @Override
@@ -429,13 +353,7 @@ public final class CommConfig {
                 options.remove(CHUNK_SIZE);
                 return this;
             }
-            try {
-                parseChunk(Long.toString(chunkSizeBytes));
-            } catch (IllegalArgumentException e) {
-                throw JcclException.invalidArgument("chunkSizeBytes: " + e.getMessage());
-            }
-            options.put(CHUNK_SIZE, Long.toString(chunkSizeBytes));
-            return this;
+            return checkedPut("chunkSizeBytes", CHUNK_SIZE, Long.toString(chunkSizeBytes), CommConfig::chunkBytes);
         }
 
         /**
@@ -464,12 +382,7 @@ public final class CommConfig {
                 options.remove(MEMORY);
                 return this;
             }
-            try {
-                options.put(MEMORY, parseMemory(memory));
-            } catch (IllegalArgumentException e) {
-                throw JcclException.invalidArgument("memory: " + e.getMessage());
-            }
-            return this;
+            return checkedPut("memory", MEMORY, memory, CommConfig::memory);
         }
 
         /**
@@ -477,13 +390,8 @@ public final class CommConfig {
          * @return this builder
          */
         public Builder maxPendingOps(int maxPendingOps) {
-            try {
-                parsePendingOps(Integer.toString(maxPendingOps));
-            } catch (IllegalArgumentException e) {
-                throw JcclException.invalidArgument("maxPendingOps: " + e.getMessage());
-            }
-            options.put(MAX_PENDING_OPS, Integer.toString(maxPendingOps));
-            return this;
+            return checkedPut("maxPendingOps", MAX_PENDING_OPS, Integer.toString(maxPendingOps),
+                    CommConfig::maxPendingOps);
         }
 
         /**
@@ -526,25 +434,30 @@ public final class CommConfig {
             Objects.requireNonNull(warmup, "warmup");
             long ms = warmup.isNegative() ? -1 : warmup.compareTo(Duration.ofMillis(MAX_WARMUP_MS)) > 0
                     ? MAX_WARMUP_MS + 1 : warmup.toMillis();
-            try {
-                parseWarmup(Map.of(WARMUP_MS, Long.toString(ms)));   // the environment's check, one bound
-            } catch (IllegalArgumentException e) {
-                throw JcclException.invalidArgument("warmup: " + e.getMessage());
-            }
-            options.put(WARMUP_MS, Long.toString(ms));
-            return this;
+            return checkedPut("warmup", WARMUP_MS, Long.toString(ms), CommConfig::warmupMs);
         }
 
         private Builder micros(String key, String what, Duration d) {
             Objects.requireNonNull(d, what);
             long us = d.isNegative() ? -1 : d.compareTo(Duration.ofSeconds(2)) > 0 ? MAX_SPIN_US + 1
                     : d.toNanos() / 1000;
+            return checkedPut(what, key, Long.toString(us), o -> spinMicros(o, key));
+        }
+
+        /**
+         * Puts {@code key=value} once {@code read} (the environment's check) accepts it, as {@code read} returns it.
+         *
+         * @param what the builder method's parameter, which the message names first
+         */
+        private Builder checkedPut(String what, String key, String value,
+                                   java.util.function.Function<OptionReader, ?> read) {
+            Object checked;
             try {
-                parseSpin(key, Long.toString(us));
-            } catch (IllegalArgumentException e) {
+                checked = read.apply(OptionReader.of(Map.of(key, value)));
+            } catch (InvalidOptionException e) {
                 throw JcclException.invalidArgument(what + ": " + e.getMessage());
             }
-            options.put(key, Long.toString(us));
+            options.put(key, String.valueOf(checked));
             return this;
         }
 

@@ -140,7 +140,7 @@ class CommConfigTest {
         assertThat(host.resolve(Map.of("JCCL_MEMORY", "cuda")).memory()).as("the builder wins").isEqualTo("host");
         assertThat(CommConfig.builder().memory("cuda").memory(null).build().options()).doesNotContainKey("JCCL_MEMORY");
         assertThatThrownBy(() -> CommConfig.builder().memory("gpu")).isInstanceOf(JcclException.class)
-                .hasMessageContaining("memory: JCCL_MEMORY='gpu' is not one of auto, host, hip, cuda");
+                .hasMessageContaining("memory: JCCL_MEMORY='gpu' is invalid: it must be one of auto, host, hip, cuda");
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of("JCCL_MEMORY", "rocm")))
                 .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_MEMORY='rocm'")
                 .hasMessageContaining("from the environment");

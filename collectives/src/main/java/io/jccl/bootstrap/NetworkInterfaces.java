@@ -2,6 +2,7 @@ package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.config.OptionReader;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import org.slf4j.Logger;
@@ -192,8 +193,9 @@ public final class NetworkInterfaces {
         return switch (value.strip()) {
             case "AF_INET" -> Family.IPV4;
             case "AF_INET6" -> Family.IPV6;
-            default -> throw new JcclException(ErrorCode.INVALID_ARGUMENT, FAMILY_VARIABLE + "='" + value
-                    + "' is not an address family: use AF_INET (IPv4) or AF_INET6 (IPv6), or leave it unset");
+            default -> throw new JcclException(ErrorCode.INVALID_ARGUMENT, OptionReader.of(Map.of(FAMILY_VARIABLE,
+                    value)).invalid(FAMILY_VARIABLE, "an address family, AF_INET (IPv4) or AF_INET6 (IPv6), or unset")
+                    .getMessage());
         };
     }
 

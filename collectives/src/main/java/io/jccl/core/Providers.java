@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.config.InvalidOptionException;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 
@@ -47,8 +48,8 @@ final class Providers {
         if (net != null && !net.isBlank()) {
             String name = net.trim().toLowerCase(Locale.ROOT);
             if (all().stream().noneMatch(p -> p.name().equals(name))) {
-                throw new IllegalArgumentException(CommConfig.NET + "='" + net + "' is invalid: it must name a "
-                        + "transport on the class path: " + names());
+                throw new InvalidOptionException(CommConfig.NET, net, "it must name a transport on the class path: "
+                        + names(), null);
             }
         }
         for (NetTransportProvider p : all()) {

@@ -2,6 +2,8 @@ package io.jccl.env;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.config.InvalidOptionException;
+import io.jccl.config.OptionReader;
 
 import java.util.Map;
 
@@ -12,8 +14,12 @@ final class EnvVars {
 
     /** @return the value, stripped, or null when unset or blank */
     static String get(Map<String, String> env, String name) {
-        String v = env.get(name);
-        return v == null || v.isBlank() ? null : v.strip();
+        return reader(env).string(name, null);
+    }
+
+    /** @return a reader of {@code env} for which blank variables are unset, as launchers sometimes leave them */
+    static OptionReader reader(Map<String, String> env) {
+        return OptionReader.of(env).blankAsUnset();
     }
 
     /** @return whether the variable is set to something other than blanks */
@@ -41,26 +47,21 @@ final class EnvVars {
         if (v == null) {
             throw invalid(name + " is not set; it is needed " + why);
         }
-        return parse(name, v, min);
+        return parse(env, name, min);
     }
 
     /** Reads an optional whole number; -1 when unset. */
     static int optional(Map<String, String> env, String name, int min) {
         String v = get(env, name);
-        return v == null ? -1 : parse(name, v, min);
+        return v == null ? -1 : parse(env, name, min);
     }
 
-    private static int parse(String name, String v, int min) {
-        int n;
+    private static int parse(Map<String, String> env, String name, int min) {
         try {
-            n = Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw invalid(name + "='" + printable(v) + "' is not a whole number");
+            return reader(env).intValue(name, -1, min, Integer.MAX_VALUE);
+        } catch (InvalidOptionException e) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
         }
-        if (n < min) {
-            throw invalid(name + "=" + n + " must be at least " + min);
-        }
-        return n;
     }
 
     /**
@@ -91,9 +92,6 @@ final class EnvVars {
 
     /** @return {@code text} cut to 64 characters with control characters replaced, for messages */
     static String printable(String text) {
-        String cut = text.length() > 64 ? text.substring(0, 64) + "..." : text;
-        StringBuilder sb = new StringBuilder(cut.length());
-        cut.codePoints().forEach(cp -> sb.appendCodePoint(cp < 0x20 || cp == 0x7f ? '?' : cp));
-        return sb.toString();
+        return OptionReader.printable(text);
     }
 }

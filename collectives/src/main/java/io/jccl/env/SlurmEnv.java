@@ -1,5 +1,8 @@
 package io.jccl.env;
 
+import io.jccl.config.InvalidOptionException;
+import io.jccl.config.OptionReader;
+
 import java.util.List;
 import java.util.Map;
 
@@ -94,15 +97,11 @@ final class SlurmEnv implements EnvAdapter {
 
     private static long parseId(String var, String text) {
         try {
-            long v = Long.parseLong(text);
-            if (v >= 0) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
+            return OptionReader.of(Map.of(var, text)).whole(var, 0, v -> v >= 0, "a whole number, at least 0 (or set "
+                    + PORT + " to choose the rendezvous port yourself)");
+        } catch (InvalidOptionException e) {
+            throw EnvVars.invalid(e.getMessage());
         }
-        throw EnvVars.invalid(var + "='" + EnvVars.printable(text) + "' is not a non-negative whole number; set "
-                + PORT + " to choose the rendezvous port yourself");
     }
 
     @Override

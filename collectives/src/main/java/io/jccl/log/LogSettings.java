@@ -1,5 +1,7 @@
 package io.jccl.log;
 
+import io.jccl.config.OptionReader;
+
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -25,8 +27,9 @@ public final class LogSettings {
 
     private static final String LEVELS = Arrays.stream(DebugLevel.values()).map(Enum::name)
             .collect(Collectors.joining(", "));
-    private static final String SUBSYSTEMS = Arrays.stream(Subsystem.values()).map(Enum::name)
-            .collect(Collectors.joining(", ")) + ", ALL";
+    /** What {@code JCCL_DEBUG_SUBSYS} must be, completing "it must be ...". */
+    private static final String SUBSYSTEM_LIST = "a comma list of " + Arrays.stream(Subsystem.values())
+            .map(Enum::name).collect(Collectors.joining(", ")) + ", ALL, all after ^ to exclude them";
 
     private final DebugLevel level;
     private final Set<Subsystem> subsystems;
@@ -79,8 +82,7 @@ public final class LogSettings {
         try {
             return DebugLevel.valueOf(value.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(DEBUG_VARIABLE + "='" + value + "' is not a level; use one of "
-                    + LEVELS);
+            throw OptionReader.of(Map.of(DEBUG_VARIABLE, value)).invalid(DEBUG_VARIABLE, "one of " + LEVELS);
         }
     }
 
@@ -116,13 +118,13 @@ public final class LogSettings {
             try {
                 named.add(Subsystem.valueOf(name));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(SUBSYS_VARIABLE + "='" + value + "': '" + word.strip()
-                        + "' is not a subsystem; use a comma list of " + SUBSYSTEMS + ", all after ^ to exclude them");
+                throw OptionReader.of(Map.of(SUBSYS_VARIABLE, value)).because(SUBSYS_VARIABLE, "'" + word.strip()
+                        + "' is not a subsystem; it must be " + SUBSYSTEM_LIST);
             }
         }
         if (names == 0) {
-            throw new IllegalArgumentException(SUBSYS_VARIABLE + "='" + value + "' names no subsystem; use a comma list"
-                    + " of " + SUBSYSTEMS + ", all after ^ to exclude them");
+            throw OptionReader.of(Map.of(SUBSYS_VARIABLE, value)).because(SUBSYS_VARIABLE, "it names no subsystem; it"
+                    + " must be " + SUBSYSTEM_LIST);
         }
         return exclude ? EnumSet.complementOf(named) : named;
     }

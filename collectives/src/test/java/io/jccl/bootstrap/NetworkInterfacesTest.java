@@ -120,7 +120,7 @@ class NetworkInterfacesTest {
                 .isInstanceOfSatisfying(JcclException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
                     assertThat(e.getMessage()).contains("JCCL_SOCKET_FAMILY='" + family + "'")
-                            .contains("use AF_INET (IPv4) or AF_INET6 (IPv6)");
+                            .contains("is invalid: it must be an address family, AF_INET (IPv4) or AF_INET6 (IPv6), or unset");
                 });
     }
 

@@ -51,10 +51,10 @@ class LaunchEnvironmentTest {
     void jcclErrors() {
         invalid("JCCL_SIZE is not set; it is needed with JCCL_RANK set", "JCCL_RANK", "0");
         invalid("JCCL_RANK is not set", "JCCL_SIZE", "2");
-        invalid("JCCL_RANK='x1' is not a whole number", "JCCL_RANK", "x1", "JCCL_SIZE", "2");
+        invalid("JCCL_RANK='x1' is invalid: it must be a whole number, at least 0", "JCCL_RANK", "x1", "JCCL_SIZE", "2");
         invalid("JCCL_RANK=4 is out of range for JCCL_SIZE=4 (0 to 3)", "JCCL_RANK", "4", "JCCL_SIZE", "4");
-        invalid("JCCL_RANK=-1 must be at least 0", "JCCL_RANK", "-1", "JCCL_SIZE", "4");
-        invalid("JCCL_SIZE=0 must be at least 1", "JCCL_RANK", "0", "JCCL_SIZE", "0");
+        invalid("JCCL_RANK='-1' is invalid: it must be a whole number, at least 0", "JCCL_RANK", "-1", "JCCL_SIZE", "4");
+        invalid("JCCL_SIZE='0' is invalid: it must be a whole number, at least 1", "JCCL_RANK", "0", "JCCL_SIZE", "0");
         invalid("JCCL_LOCAL_RANK=2 is out of range for JCCL_LOCAL_SIZE=2", "JCCL_RANK", "0", "JCCL_SIZE", "4",
                 "JCCL_LOCAL_RANK", "2", "JCCL_LOCAL_SIZE", "2", "JCCL_RENDEZVOUS_ADDR", "h:1");
         invalid("nothing says how the ranks meet", "JCCL_RANK", "0", "JCCL_SIZE", "2");
@@ -144,7 +144,7 @@ class LaunchEnvironmentTest {
         assertThat(p.localRank()).isZero();
         assertThat(p.localSize()).isEqualTo(-1);
         assertThat(((Rendezvous.IdFile) p.rendezvous()).file()).isEqualTo(Path.of("/tmp/jt/jccl-alice-55.2.id"));
-        invalid("PMI_SIZE='four' is not a whole number", "PMI_RANK", "0", "PMI_SIZE", "four");
+        invalid("PMI_SIZE='four' is invalid: it must be a whole number, at least 1", "PMI_RANK", "0", "PMI_SIZE", "four");
         invalid("under PMI without PMI_JOBID", "PMI_RANK", "0", "PMI_SIZE", "2");
     }
 
@@ -199,7 +199,7 @@ class LaunchEnvironmentTest {
                 "SLURM_NTASKS", "4", "SLURM_NODEID", "4", "SLURM_TASKS_PER_NODE", "2(x2)");
         invalid("SLURM_JOB_ID and SLURM_STEP_NODELIST or SLURM_JOB_NODELIST are needed", "SLURM_PROCID", "0",
                 "SLURM_NTASKS", "2");
-        invalid("SLURM_JOB_ID='abc' is not a non-negative whole number", "SLURM_PROCID", "0", "SLURM_NTASKS", "2",
+        invalid("SLURM_JOB_ID='abc' is invalid: it must be a whole number, at least 0", "SLURM_PROCID", "0", "SLURM_NTASKS", "2",
                 "SLURM_JOB_ID", "abc", "SLURM_JOB_NODELIST", "n1");
         invalid("JCCL_RENDEZVOUS_PORT: port 70000 is out of range", "SLURM_PROCID", "0", "SLURM_NTASKS", "2",
                 "SLURM_JOB_ID", "1", "SLURM_JOB_NODELIST", "n1", "JCCL_RENDEZVOUS_PORT", "70000");

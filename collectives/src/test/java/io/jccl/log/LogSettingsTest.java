@@ -54,7 +54,7 @@ class LogSettingsTest {
     void badLevelNamesTheVariableAndTheLevels() {
         assertThatThrownBy(() -> LogSettings.parseLevel("verbose"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("JCCL_DEBUG='verbose' is not a level; use one of WARN, VERSION, INFO, DEBUG, TRACE");
+                .hasMessage("JCCL_DEBUG='verbose' is invalid: it must be one of WARN, VERSION, INFO, DEBUG, TRACE");
         assertThatThrownBy(() -> LogSettings.parseLevel("2")).hasMessageContaining("JCCL_DEBUG='2'");
     }
 
@@ -86,13 +86,13 @@ class LogSettingsTest {
     void badSubsystemNamesTheVariableTheWordAndTheNames() {
         assertThatThrownBy(() -> LogSettings.parseSubsystems("INIT,GRAPH"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("JCCL_DEBUG_SUBSYS='INIT,GRAPH': 'GRAPH' is not a subsystem; use a comma list of "
+                .hasMessage("JCCL_DEBUG_SUBSYS='INIT,GRAPH' is invalid: 'GRAPH' is not a subsystem; it must be a comma list of "
                         + "INIT, COLL, P2P, NET, SHM, BOOTSTRAP, ENV, TUNE, PROTO, ALL, all after ^ to exclude them");
         // NCCL's ^ applies to the whole list; one per name is not the syntax.
         assertThatThrownBy(() -> LogSettings.parseSubsystems("INIT,^NET"))
                 .hasMessageContaining("'^NET' is not a subsystem");
         assertThatThrownBy(() -> LogSettings.parseSubsystems("^"))
-                .hasMessageContaining("JCCL_DEBUG_SUBSYS='^' names no subsystem");
+                .hasMessageContaining("JCCL_DEBUG_SUBSYS='^' is invalid: it names no subsystem");
         assertThatThrownBy(() -> LogSettings.parseSubsystems(",")).hasMessageContaining("names no subsystem");
     }
 
@@ -103,11 +103,11 @@ class LogSettingsTest {
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(env))
                 .isInstanceOfSatisfying(JcclException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
-                .hasMessageContaining("JCCL_DEBUG='LOUD' is not a level").hasMessageContaining("from the environment");
+                .hasMessageContaining("JCCL_DEBUG='LOUD' is invalid: it must be one of").hasMessageContaining("from the environment");
         env.put("JCCL_DEBUG", "info");
         env.put("JCCL_DEBUG_SUBSYS", "INIT,NETWORK");
         assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(env))
-                .hasMessageContaining("JCCL_DEBUG_SUBSYS='INIT,NETWORK': 'NETWORK' is not a subsystem");
+                .hasMessageContaining("JCCL_DEBUG_SUBSYS='INIT,NETWORK' is invalid: 'NETWORK' is not a subsystem");
         env.put("JCCL_DEBUG_SUBSYS", "^coll");
         assertThat(CommConfig.DEFAULT.resolve(env).options()).containsEntry("JCCL_DEBUG", "info");
     }

@@ -1,5 +1,7 @@
 package io.jccl.net.aeronipc;
 
+import io.jccl.config.OptionReader;
+
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -51,8 +53,12 @@ record AeronIpcOptions(Path directory, int termBytes, DriverIdle driverIdle) {
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static AeronIpcOptions parse(Map<String, String> options) {
-        Map<String, String> o = options == null ? Map.of() : options;
-        return new AeronIpcOptions(directory(o.get(DIR)), termBytes(o.get(TERM_BYTES)), driverIdle(o.get(DRIVER_IDLE)));
+        OptionReader o = OptionReader.of(options);
+        int termBytes = (int) o.whole(TERM_BYTES, DEFAULT_TERM_BYTES,
+                v -> Long.bitCount(v) == 1 && v >= MIN_TERM_BYTES && v <= MAX_TERM_BYTES,
+                "a power of two number of bytes from " + MIN_TERM_BYTES + " (1 MiB) to " + MAX_TERM_BYTES + " (1 GiB)");
+        return new AeronIpcOptions(directory(o), termBytes, o.choice(DRIVER_IDLE, DriverIdle.BACKOFF,
+                DriverIdle.class));
     }
 
     /** @return the default directory: {@code /dev/shm/jccl-aeron-<user>}, or under {@code java.io.tmpdir} */
@@ -64,60 +70,27 @@ record AeronIpcOptions(Path directory, int termBytes, DriverIdle driverIdle) {
         return parent.resolve("jccl-aeron-" + user).toAbsolutePath().normalize();
     }
 
-    private static Path directory(String raw) {
-        if (raw == null) {
+    private static Path directory(OptionReader o) {
+        if (!o.isSet(DIR)) {
             return defaultDirectory();
         }
-        String value = raw.strip();
+        String value = o.string(DIR, null);
         if (value.isEmpty()) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: it must name a directory");
+            throw o.invalid(DIR, "a directory");
         }
         Path dir;
         try {
             dir = Path.of(value).toAbsolutePath().normalize();
         } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: " + e.getMessage(), e);
+            throw o.because(DIR, e.getMessage());
         }
         if (dir.getParent() == null || dir.getFileName() == null) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: the root directory cannot hold a"
-                    + " media driver (its lock file lives next to the directory)");
+            throw o.because(DIR, "the root directory cannot hold a media driver (its lock file lives next to the"
+                    + " directory)");
         }
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
-            throw new IllegalArgumentException(DIR + "='" + raw + "' is invalid: it exists and is not a directory");
+            throw o.because(DIR, "it exists and is not a directory");
         }
         return dir;
-    }
-
-    private static int termBytes(String raw) {
-        if (raw == null) {
-            return DEFAULT_TERM_BYTES;
-        }
-        long value;
-        try {
-            value = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            throw invalidTerm(raw);
-        }
-        if (Long.bitCount(value) != 1 || value < MIN_TERM_BYTES || value > MAX_TERM_BYTES) {
-            throw invalidTerm(raw);
-        }
-        return (int) value;
-    }
-
-    private static IllegalArgumentException invalidTerm(String raw) {
-        return new IllegalArgumentException(TERM_BYTES + "='" + raw + "' is invalid: it must be a power of two"
-                + " number of bytes from " + MIN_TERM_BYTES + " (1 MiB) to " + MAX_TERM_BYTES + " (1 GiB)");
-    }
-
-    private static DriverIdle driverIdle(String raw) {
-        if (raw == null) {
-            return DriverIdle.BACKOFF;
-        }
-        return switch (raw.strip().toLowerCase(java.util.Locale.ROOT)) {
-            case "backoff" -> DriverIdle.BACKOFF;
-            case "spin" -> DriverIdle.SPIN;
-            default -> throw new IllegalArgumentException(DRIVER_IDLE + "='" + raw + "' is invalid: it must be"
-                    + " backoff or spin");
-        };
     }
 }

@@ -1,5 +1,7 @@
 package io.jccl.net.aeronudp;
 
+import io.jccl.config.OptionReader;
+
 import java.util.Map;
 
 /**
@@ -62,20 +64,17 @@ record AeronUdpOptions(int mtuBytes, int termBytes, int socketBufferBytes, long 
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static AeronUdpOptions parse(Map<String, String> options, int defaultMtuBytes) {
-        Map<String, String> o = options == null ? Map.of() : options;
-        long mtu = number(o, MTU, defaultMtuBytes, MIN_MTU, MAX_MTU, "a multiple of 32");
-        if (mtu % 32 != 0) {
-            throw invalid(MTU, o.get(MTU), MIN_MTU, MAX_MTU, "a multiple of 32");
-        }
-        long term = number(o, TERM_BYTES, DEFAULT_TERM_BYTES, MIN_TERM_BYTES, MAX_TERM_BYTES, "a power of two");
-        if (Long.bitCount(term) != 1) {
-            throw invalid(TERM_BYTES, o.get(TERM_BYTES), MIN_TERM_BYTES, MAX_TERM_BYTES, "a power of two");
-        }
-        long buffer = number(o, SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES, MIN_SOCKET_BUFFER_BYTES,
-                MAX_SOCKET_BUFFER_BYTES, "a number of bytes");
-        long timeout = number(o, PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS, MIN_PEER_TIMEOUT_MS, MAX_PEER_TIMEOUT_MS,
-                "a number of milliseconds");
-        return new AeronUdpOptions((int) mtu, (int) term, (int) buffer, timeout);
+        OptionReader o = OptionReader.of(options);
+        long mtu = o.whole(MTU, defaultMtuBytes, v -> v >= MIN_MTU && v <= MAX_MTU && v % 32 == 0,
+                "a multiple of 32 from " + MIN_MTU + " to " + MAX_MTU);
+        long term = o.whole(TERM_BYTES, DEFAULT_TERM_BYTES,
+                v -> v >= MIN_TERM_BYTES && v <= MAX_TERM_BYTES && Long.bitCount(v) == 1,
+                "a power of two from " + MIN_TERM_BYTES + " to " + MAX_TERM_BYTES);
+        int buffer = o.intValue(SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES, MIN_SOCKET_BUFFER_BYTES,
+                MAX_SOCKET_BUFFER_BYTES, "bytes");
+        long timeout = o.longValue(PEER_TIMEOUT_MS, DEFAULT_PEER_TIMEOUT_MS, MIN_PEER_TIMEOUT_MS, MAX_PEER_TIMEOUT_MS,
+                "milliseconds");
+        return new AeronUdpOptions((int) mtu, (int) term, buffer, timeout);
     }
 
     /**
@@ -99,27 +98,5 @@ record AeronUdpOptions(int mtuBytes, int termBytes, int socketBufferBytes, long 
     /** @return the receiver's window: the socket buffer, at most half a term (Aeron's own cap) */
     int windowBytes() {
         return Math.min(socketBufferBytes, termBytes / 2);
-    }
-
-    private static long number(Map<String, String> o, String key, long fallback, long min, long max, String what) {
-        String raw = o.get(key);
-        if (raw == null) {
-            return fallback;
-        }
-        long value;
-        try {
-            value = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            throw invalid(key, raw, min, max, what);
-        }
-        if (value < min || value > max) {
-            throw invalid(key, raw, min, max, what);
-        }
-        return value;
-    }
-
-    private static IllegalArgumentException invalid(String key, String raw, long min, long max, String what) {
-        return new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be " + what + " from " + min
-                + " to " + max);
     }
 }

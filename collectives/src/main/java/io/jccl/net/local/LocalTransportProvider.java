@@ -1,32 +1,16 @@
 package io.jccl.net.local;
 
-import io.jccl.net.NetTransport;
-import io.jccl.net.NetTransportProvider;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
+import io.jccl.net.AbstractNetTransportProvider;
 
 /** Provides the {@code local} transport for ranks in the same JVM. */
-public final class LocalTransportProvider implements NetTransportProvider {
+public final class LocalTransportProvider extends AbstractNetTransportProvider {
     /** The transport's name. */
     public static final String NAME = "local";
+    /** Its priority among providers: the highest, nothing is faster than staying in the JVM. */
+    public static final int PRIORITY = 100;
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public int priority() {
-        return 100;
-    }
-
-    @Override
-    public boolean canConnect(PeerIdentity a, PeerIdentity b) {
-        return a.jvmId().equals(b.jvmId());
-    }
-
-    @Override
-    public NetTransport create(TransportContext context) {
-        return new LocalTransport();
+    /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
+    public LocalTransportProvider() {
+        super(NAME, PRIORITY, Reach.SAME_JVM, context -> new LocalTransport(), options -> { });
     }
 }

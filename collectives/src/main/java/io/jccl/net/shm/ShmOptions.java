@@ -1,5 +1,7 @@
 package io.jccl.net.shm;
 
+import io.jccl.config.OptionReader;
+
 import java.util.Locale;
 import java.util.Map;
 
@@ -87,51 +89,21 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static ShmOptions parse(Map<String, String> options) {
-        Map<String, String> o = options == null ? Map.of() : options;
-        long ring = ringBytes(o.get(RING_BYTES));
-        long eager = eagerBytes(o.get(EAGER_BYTES), ring);
-        return new ShmOptions(ring, eager, large(o.get(LARGE)), registeredBytes(o.get(REGISTERED_BYTES)),
-                singleCopyBytes(o.get(SINGLE_COPY_BYTES)));
-    }
-
-    private static long singleCopyBytes(String raw) {
-        return byteCount(SINGLE_COPY_BYTES, raw, DEFAULT_SINGLE_COPY_BYTES, MAX_SINGLE_COPY_BYTES,
-                "0 (never) to " + MAX_SINGLE_COPY_BYTES + " (1 TiB)");
-    }
-
-    /**
-     * A byte count from 0 to {@code max}, or {@code dflt} when absent.
-     *
-     * @param range how the error message ends after "from ", e.g. {@code 0 to 1048576 (1 MiB)}
-     */
-    private static long byteCount(String key, String raw, long dflt, long max, String range) {
-        if (raw == null) {
-            return dflt;
-        }
-        long value = number(raw);
-        if (value < 0 || value > max) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a number of bytes from "
-                    + range);
-        }
-        return value;
-    }
-
-    private static long ringBytes(String raw) {
-        if (raw == null) {
-            return DEFAULT_RING_BYTES;
-        }
-        long value = number(raw);
-        if (Long.bitCount(value) != 1 || value < MIN_RING_BYTES || value > MAX_RING_BYTES) {
-            throw new IllegalArgumentException(RING_BYTES + "='" + raw + "' is invalid: it must be a power of two"
-                    + " number of bytes from " + MIN_RING_BYTES + " (64 KiB) to " + MAX_RING_BYTES + " (256 MiB)");
-        }
-        return value;
-    }
-
-    private static long eagerBytes(String raw, long ringBytes) {
-        long max = maxEagerBytes(ringBytes);
-        return byteCount(EAGER_BYTES, raw, Math.min(DEFAULT_EAGER_BYTES, max), max,
-                "0 to " + max + " (a quarter of " + RING_BYTES + ", at most 1 MiB)");
+        OptionReader o = OptionReader.of(options);
+        long ring = o.whole(RING_BYTES, DEFAULT_RING_BYTES,
+                v -> Long.bitCount(v) == 1 && v >= MIN_RING_BYTES && v <= MAX_RING_BYTES,
+                "a power of two number of bytes from " + MIN_RING_BYTES + " (64 KiB) to " + MAX_RING_BYTES
+                        + " (256 MiB)");
+        long maxEager = maxEagerBytes(ring);
+        long eager = o.whole(EAGER_BYTES, Math.min(DEFAULT_EAGER_BYTES, maxEager), v -> v >= 0 && v <= maxEager,
+                "a whole number of bytes from 0 to " + maxEager + " (a quarter of " + RING_BYTES + ", at most 1 MiB)");
+        long registered = o.whole(REGISTERED_BYTES, DEFAULT_REGISTERED_BYTES, v -> v >= 0 && v <= MAX_REGISTERED_BYTES,
+                "a whole number of bytes from 0 to " + MAX_REGISTERED_BYTES + " (64 GiB)");
+        long singleCopy = o.whole(SINGLE_COPY_BYTES, DEFAULT_SINGLE_COPY_BYTES,
+                v -> v >= 0 && v <= MAX_SINGLE_COPY_BYTES,
+                "a whole number of bytes from 0 (never) to " + MAX_SINGLE_COPY_BYTES + " (1 TiB)");
+        return new ShmOptions(ring, eager, o.choice(LARGE, Large.AUTO, Large.class),
+                (registered + Layout.PAGE - 1) / Layout.PAGE * Layout.PAGE, singleCopy);
     }
 
     /** @return the largest eager limit for a ring of {@code ringBytes} */
@@ -142,32 +114,5 @@ record ShmOptions(long ringBytes, long eagerBytes, Large large, long registeredB
     /** @return the chunk of a pipelined message: a sixteenth of the ring, from 4 KiB to 256 KiB */
     long chunkBytes() {
         return Math.max(4096, Math.min(256 << 10, ringBytes / 16));
-    }
-
-    private static long registeredBytes(String raw) {
-        long value = byteCount(REGISTERED_BYTES, raw, DEFAULT_REGISTERED_BYTES, MAX_REGISTERED_BYTES,
-                "0 to " + MAX_REGISTERED_BYTES + " (64 GiB)");
-        return (value + Layout.PAGE - 1) / Layout.PAGE * Layout.PAGE;
-    }
-
-    private static Large large(String raw) {
-        if (raw == null) {
-            return Large.AUTO;
-        }
-        return switch (raw.strip().toLowerCase(Locale.ROOT)) {
-            case "auto" -> Large.AUTO;
-            case "cma" -> Large.CMA;
-            case "ring" -> Large.RING;
-            default -> throw new IllegalArgumentException(LARGE + "='" + raw + "' is invalid: it must be auto, cma or"
-                    + " ring");
-        };
-    }
-
-    private static long number(String raw) {
-        try {
-            return Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            return Long.MIN_VALUE;
-        }
     }
 }

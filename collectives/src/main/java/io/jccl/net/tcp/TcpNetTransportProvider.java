@@ -1,17 +1,12 @@
 package io.jccl.net.tcp;
 
-import io.jccl.net.NetTransport;
-import io.jccl.net.NetTransportProvider;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
-
-import java.util.Map;
+import io.jccl.net.AbstractNetTransportProvider;
 
 /**
  * The {@code tcp} transport: connects any two ranks over TCP sockets. Priority {@value #PRIORITY}, below
  * in-JVM transports, so it serves the pairs nothing faster can.
  *
- * <p>Options read from {@link TransportContext#options()}: {@code JCCL_SOCKET_BUFFER_BYTES}, the socket send and
+ * <p>Options read from {@link io.jccl.net.TransportContext#options()}: {@code JCCL_SOCKET_BUFFER_BYTES}, the socket send and
  * receive buffer size in bytes (default 4 MiB; 0 keeps the kernel's defaults and autotuning);
  * {@code JCCL_SOCKET_NSOCKS}, the sockets of each connection this rank opens for its own long messages, 1 to 7
  * (1 to 16 with {@code JCCL_SOCKET_DUPLEX=0}; default 1), across which they are striped;
@@ -19,7 +14,7 @@ import java.util.Map;
  * {@code JCCL_SOCKET_DUPLEX}, 1 (the default) for one socket carrying both directions' headers and short messages
  * between two ranks, 0 for one-way connections.
  */
-public final class TcpNetTransportProvider implements NetTransportProvider {
+public final class TcpNetTransportProvider extends AbstractNetTransportProvider {
     /** The name users select it by. */
     public static final String NAME = "tcp";
     /** Its priority among providers. */
@@ -27,38 +22,6 @@ public final class TcpNetTransportProvider implements NetTransportProvider {
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
     public TcpNetTransportProvider() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public int priority() {
-        return PRIORITY;
-    }
-
-    /** @return true: TCP connects any two ranks that can reach each other */
-    @Override
-    public boolean canConnect(PeerIdentity a, PeerIdentity b) {
-        return true;
-    }
-
-    /**
-     * @throws IllegalArgumentException when an option is invalid; the message names the key and the value
-     */
-    @Override
-    public NetTransport create(TransportContext context) {
-        return new TcpNetTransport(context);
-    }
-
-    /**
-     * Checks {@code JCCL_SOCKET_BUFFER_BYTES}, {@code JCCL_SOCKET_NSOCKS}, {@code JCCL_SOCKET_MIN_STRIPE_BYTES} and
-     * {@code JCCL_SOCKET_DUPLEX}.
-     */
-    @Override
-    public void checkOptions(Map<String, String> options) {
-        TcpOptions.parse(options);
+        super(NAME, PRIORITY, Reach.ANY, TcpNetTransport::new, TcpOptions::parse);
     }
 }

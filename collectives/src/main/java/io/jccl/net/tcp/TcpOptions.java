@@ -1,5 +1,7 @@
 package io.jccl.net.tcp;
 
+import io.jccl.config.OptionReader;
+
 import java.util.Map;
 
 /**
@@ -77,33 +79,21 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
      * @throws IllegalArgumentException naming the key and the value when a value is invalid
      */
     static TcpOptions parse(Map<String, String> options) {
-        Map<String, String> o = options == null ? Map.of() : options;
-        long buffer = number(o, SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES);
-        if (buffer != 0 && (buffer < MIN_SOCKET_BUFFER_BYTES || buffer > Integer.MAX_VALUE)) {
-            throw invalid(SOCKET_BUFFER_BYTES, o.get(SOCKET_BUFFER_BYTES), "a whole number of bytes, 0 (keep the"
-                    + " kernel's defaults) or " + MIN_SOCKET_BUFFER_BYTES + " to " + Integer.MAX_VALUE);
-        }
-        long sockets = number(o, NSOCKS, DEFAULT_SOCKETS_PER_CONNECTION);
-        if (sockets < 1 || sockets > Wire.MAX_SOCKETS) {
-            throw invalid(NSOCKS, o.get(NSOCKS), "a whole number of sockets per connection, 1 to "
-                    + Wire.MAX_SOCKETS);
-        }
-        long stripe = number(o, MIN_STRIPE_BYTES, DEFAULT_MIN_STRIPE_BYTES);
-        if (stripe < Wire.MIN_STRIPE_BYTES || stripe > MAX_MIN_STRIPE_BYTES) {
-            throw invalid(MIN_STRIPE_BYTES, o.get(MIN_STRIPE_BYTES), "a whole number of bytes, "
-                    + Wire.MIN_STRIPE_BYTES + " to " + MAX_MIN_STRIPE_BYTES);
-        }
+        OptionReader o = OptionReader.of(options);
+        long buffer = o.whole(SOCKET_BUFFER_BYTES, DEFAULT_SOCKET_BUFFER_BYTES,
+                v -> v == 0 || v >= MIN_SOCKET_BUFFER_BYTES && v <= Integer.MAX_VALUE, "a whole number of bytes, 0"
+                        + " (keep the kernel's defaults) or " + MIN_SOCKET_BUFFER_BYTES + " to " + Integer.MAX_VALUE);
+        int sockets = o.intValue(NSOCKS, DEFAULT_SOCKETS_PER_CONNECTION, 1, Wire.MAX_SOCKETS,
+                "sockets per connection");
+        long stripe = o.longValue(MIN_STRIPE_BYTES, DEFAULT_MIN_STRIPE_BYTES, Wire.MIN_STRIPE_BYTES,
+                MAX_MIN_STRIPE_BYTES, "bytes");
         // By default on, unless more sockets were asked for than an offered connection can have.
-        boolean defaultDuplex = DEFAULT_DUPLEX && sockets <= MAX_DUPLEX_SOCKETS_PER_CONNECTION;
-        long duplex = number(o, DUPLEX, defaultDuplex ? 1 : 0);
-        if (duplex != 0 && duplex != 1) {
-            throw invalid(DUPLEX, o.get(DUPLEX), "1 (one socket for both directions between two ranks) or 0");
-        }
-        if (duplex == 1 && sockets > MAX_DUPLEX_SOCKETS_PER_CONNECTION) {
-            throw invalid(NSOCKS, o.get(NSOCKS), "1 to " + MAX_DUPLEX_SOCKETS_PER_CONNECTION + " with " + DUPLEX
+        boolean duplex = o.flag(DUPLEX, DEFAULT_DUPLEX && sockets <= MAX_DUPLEX_SOCKETS_PER_CONNECTION);
+        if (duplex && sockets > MAX_DUPLEX_SOCKETS_PER_CONNECTION) {
+            throw o.invalid(NSOCKS, "1 to " + MAX_DUPLEX_SOCKETS_PER_CONNECTION + " with " + DUPLEX
                     + "=1 (two ranks then share 1 + 2 x " + NSOCKS + " sockets, at most " + Wire.MAX_SOCKETS + ")");
         }
-        return new TcpOptions((int) buffer, (int) sockets, stripe, duplex == 1);
+        return new TcpOptions((int) buffer, sockets, stripe, duplex);
     }
 
     /**
@@ -123,22 +113,5 @@ record TcpOptions(int socketBufferBytes, int socketsPerConnection, long minStrip
      */
     int stripesFor(long length, int sockets) {
         return (int) Math.max(1, Math.min(sockets, length / minStripeBytes));
-    }
-
-    /** @return the value of {@code key}, or {@code fallback} when absent; {@link Long#MIN_VALUE} when unparsable */
-    private static long number(Map<String, String> o, String key, long fallback) {
-        String raw = o.get(key);
-        if (raw == null) {
-            return fallback;
-        }
-        try {
-            return Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            return Long.MIN_VALUE;
-        }
-    }
-
-    private static IllegalArgumentException invalid(String key, String raw, String what) {
-        return new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be " + what);
     }
 }

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RankSettingsErrorTest {
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {
-        "JCCL_SOCKET_NSOCKS|17|tcp|it must be a whole number of sockets per connection, 1 to 16",
+        "JCCL_SOCKET_NSOCKS|17|tcp|it must be a whole number of sockets per connection from 1 to 16",
         "JCCL_METAROCE_PATHS|0|metaroce|it must be a whole number from 1 to 64"})
     void eachRankPrintsOneLineAndNoStackTrace(String key, String value, String transport, String allowed)
             throws Exception {

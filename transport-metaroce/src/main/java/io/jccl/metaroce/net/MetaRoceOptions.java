@@ -1,7 +1,8 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.config.OptionReader;
+
 import java.net.InetSocketAddress;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -118,27 +119,26 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
      * @throws IllegalArgumentException naming the option and the value when a value is invalid
      */
     static MetaRoceOptions parse(Map<String, String> options) {
-        Map<String, String> o = options == null ? Map.of() : options;
-        long rtoFloorUs = number(o, RTO_FLOOR_US, 5000, 10, 1_000_000);
-        long deadMs = number(o, DEAD_MS, 10_000, 100, 3_600_000);
+        OptionReader o = OptionReader.of(options).blankAsUnset();
+        long rtoFloorUs = o.longValue(RTO_FLOOR_US, 5000, 10, 1_000_000);
+        long deadMs = o.longValue(DEAD_MS, 10_000, 100, 3_600_000);
         if (deadMs * 1000 < 4 * rtoFloorUs) {
-            throw new IllegalArgumentException(DEAD_MS + "='" + o.get(DEAD_MS) + "' is invalid: it must be at least 4 "
-                    + "retransmission timeouts, " + (4 * rtoFloorUs + 999) / 1000 + " ms with " + RTO_FLOOR_US + "="
-                    + rtoFloorUs);
+            throw o.invalid(DEAD_MS, "at least 4 retransmission timeouts, " + (4 * rtoFloorUs + 999) / 1000
+                    + " ms with " + RTO_FLOOR_US + "=" + rtoFloorUs);
         }
         return new MetaRoceOptions(
-                (int) number(o, PATHS, 8, 1, 64),
-                (int) number(o, PAYLOAD_BYTES, 0, 256, 65000),
-                choice(o, THREADING, Threading.DEDICATED, Threading.class),
-                choice(o, IDLE, Idle.WAIT, Idle.class),
-                (int) number(o, SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
+                o.intValue(PATHS, 8, 1, 64),
+                o.intValue(PAYLOAD_BYTES, 0, 256, 65000),
+                o.choice(THREADING, Threading.DEDICATED, Threading.class),
+                o.choice(IDLE, Idle.WAIT, Idle.class),
+                o.intValue(SOCKET_BUFFER_BYTES, 4 << 20, 64 << 10, 1 << 30),
                 rtoFloorUs * 1000,
                 deadMs * 1_000_000,
-                (int) number(o, MAX_INFLIGHT, 16, 1, 1024),
-                number(o, PRINT_COUNTERS, 0, 0, 1) == 1,
+                o.intValue(MAX_INFLIGHT, 16, 1, 1024),
+                o.flag(PRINT_COUNTERS, false),
                 hostPort(o, RELAY),
                 portRange(o, PORTS),
-                number(o, CLOSE_LINGER_MS, DEFAULT_CLOSE_LINGER_MS, 0, 3_600_000) * 1_000_000);
+                o.longValue(CLOSE_LINGER_MS, DEFAULT_CLOSE_LINGER_MS, 0, 3_600_000) * 1_000_000);
     }
 
     /** @return these options with another threading mode (a simulated transport is always driven by its poller) */
@@ -148,9 +148,9 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
     }
 
     /** @return {first, last} of a {@code first-last} range of 1-65535 (at least 2 ports), or {0, 0} when not set */
-    private static int[] portRange(Map<String, String> o, String key) {
-        String raw = o.get(key);
-        if (raw == null || raw.isBlank()) {
+    private static int[] portRange(OptionReader o, String key) {
+        String raw = o.raw(key);
+        if (raw == null) {
             return new int[] {0, 0};
         }
         String[] parts = raw.strip().split("-", -1);
@@ -165,17 +165,16 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
             }
         }
         if (first < 1 || last > 65535 || first >= last) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a port range first-last"
-                    + " within 1-65535, e.g. 40000-40999 (each rank binds 2 x JCCL_METAROCE_PATHS sockets, more after"
-                    + " re-routes)");
+            throw o.invalid(key, "a port range first-last within 1-65535, e.g. 40000-40999 (each rank binds 2 x "
+                    + PATHS + " sockets, more after re-routes)");
         }
         return new int[] {first, last};
     }
 
     /** @return {@code host:port} (an IPv6 host in brackets) resolved, or null when the option is not set */
-    private static InetSocketAddress hostPort(Map<String, String> o, String key) {
-        String raw = o.get(key);
-        if (raw == null || raw.isBlank()) {
+    private static InetSocketAddress hostPort(OptionReader o, String key) {
+        String raw = o.raw(key);
+        if (raw == null) {
             return null;
         }
         String s = raw.strip();
@@ -191,48 +190,13 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
             port = -1;
         }
         if (host.isEmpty() || port < 1 || port > 65535) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be host:port with a port "
-                    + "from 1 to 65535 (the control address a proxy relay, `jccl fabric --proxy`, printed)");
+            throw o.invalid(key, "host:port with a port from 1 to 65535 (the control address a proxy relay,"
+                    + " `jccl fabric --proxy`, printed)");
         }
         InetSocketAddress address = new InetSocketAddress(host, port);
         if (address.isUnresolved()) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: the host '" + host
-                    + "' cannot be resolved");
+            throw o.because(key, "the host '" + host + "' cannot be resolved");
         }
         return address;
-    }
-
-    private static long number(Map<String, String> o, String key, long fallback, long min, long max) {
-        String raw = o.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        long value;
-        try {
-            value = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            value = Long.MIN_VALUE;
-        }
-        if (value < min || value > max) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be a whole number from " + min
-                    + " to " + max);
-        }
-        return value;
-    }
-
-    private static <E extends Enum<E>> E choice(Map<String, String> o, String key, E fallback, Class<E> type) {
-        String raw = o.get(key);
-        if (raw == null || raw.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Enum.valueOf(type, raw.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            StringBuilder allowed = new StringBuilder();
-            for (E c : type.getEnumConstants()) {
-                allowed.append(allowed.isEmpty() ? "" : ", ").append(c.name().toLowerCase(Locale.ROOT));
-            }
-            throw new IllegalArgumentException(key + "='" + raw + "' is invalid: it must be one of " + allowed, e);
-        }
     }
 }

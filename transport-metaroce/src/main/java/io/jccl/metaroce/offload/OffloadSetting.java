@@ -1,5 +1,7 @@
 package io.jccl.metaroce.offload;
 
+import io.jccl.config.InvalidOptionException;
+
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -69,8 +71,8 @@ public record OffloadSetting(Mode mode, String provider) {
             case "off" -> OFF;
             default -> {
                 if (!NAME.matcher(v).matches()) {
-                    throw new IllegalArgumentException(VARIABLE + "='" + raw + "' is invalid: it must be auto, off, or"
-                            + " the name of an offload provider (letters, digits, '.', '_', '-')");
+                    throw new InvalidOptionException(VARIABLE, raw, "it must be auto, off, or the name of an offload"
+                            + " provider (letters, digits, '.', '_', '-')", null);
                 }
                 yield new OffloadSetting(Mode.NAMED, v);
             }

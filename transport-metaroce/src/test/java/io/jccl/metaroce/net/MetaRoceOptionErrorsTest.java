@@ -46,8 +46,8 @@ class MetaRoceOptionErrorsTest {
                         + "10 to 1000000"),
                 Arguments.of("JCCL_METAROCE_MAX_INFLIGHT", "0", "JCCL_METAROCE_MAX_INFLIGHT='0" + number
                         + "1 to 1024"),
-                Arguments.of("JCCL_METAROCE_PRINT_COUNTERS", "2", "JCCL_METAROCE_PRINT_COUNTERS='2" + number
-                        + "0 to 1"),
+                Arguments.of("JCCL_METAROCE_PRINT_COUNTERS", "2", "JCCL_METAROCE_PRINT_COUNTERS='2' is invalid: it"
+                        + " must be 0 or 1"),
                 Arguments.of("JCCL_METAROCE_THREADING", "fast", "JCCL_METAROCE_THREADING='fast' is invalid: it must be"
                         + " one of dedicated, shared, invoker"),
                 Arguments.of("JCCL_METAROCE_IDLE", "nap", "JCCL_METAROCE_IDLE='nap' is invalid: it must be one of"

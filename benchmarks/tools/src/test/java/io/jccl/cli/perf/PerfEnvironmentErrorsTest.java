@@ -63,7 +63,7 @@ class PerfEnvironmentErrorsTest {
     void anInvalidTransportSettingIsOneLineBeforeAnyRankStarts() throws Exception {
         Run r = perf(Map.of("JCCL_SOCKET_NSOCKS", "17"), "all_reduce", "-np", "2", "-b", "8", "-e", "8");
         assertThat(r.lines()).as("%s", r).containsExactly("jccl perf: INVALID_ARGUMENT: JCCL_SOCKET_NSOCKS='17' is "
-                + "invalid: it must be a whole number of sockets per connection, 1 to 16 (from the environment)");
+                + "invalid: it must be a whole number of sockets per connection from 1 to 16 (from the environment)");
         assertThat(r.code()).as("%s", r).isEqualTo(Main.EXIT_CONFIG);
     }
 
