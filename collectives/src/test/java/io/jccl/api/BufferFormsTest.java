@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -243,7 +244,7 @@ class BufferFormsTest {
             for (int r = 0; r < N; r++) {
                 in[r] = new float[] {1.5f * r, -2f, r, 1e-3f};
                 out[r] = new float[4];
-                fs.add(comms.get(r).allReduce(in[r], out[r], 4, DataType.FLOAT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(in[r]), Buffer.of(out[r]), 4, DataType.FLOAT32, ReduceOp.SUM));
             }
             CommAssertions.awaitAll(fs);
             for (int r = 0; r < N; r++) {
@@ -254,7 +255,7 @@ class BufferFormsTest {
             List<CollectiveFuture> fs = new ArrayList<>();
             for (int r = 0; r < N; r++) {
                 io[r] = new double[] {r, -r, Double.MAX_VALUE / (r + 1)};
-                fs.add(comms.get(r).allReduce(io[r], io[r], 3, DataType.FLOAT64, ReduceOp.MAX));
+                fs.add(comms.get(r).allReduce(Buffer.of(io[r]), Buffer.of(io[r]), 3, DataType.FLOAT64, ReduceOp.MAX));
             }
             CommAssertions.awaitAll(fs);
             for (int r = 0; r < N; r++) {

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -65,7 +66,8 @@ class DeviceBufferTest {
             send.add(device.allocate(4L * count));
             recv.add(device.allocate(4L * count));
             send.get(r).putInts(ramp(r, count));
-            fs.add(comms.get(r).allReduce(send.get(r), recv.get(r), count, DataType.INT32, ReduceOp.SUM));
+            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(recv.get(r)), count, DataType.INT32,
+                    ReduceOp.SUM));
         }
         awaitAll(fs);
         fs.clear();
@@ -75,7 +77,8 @@ class DeviceBufferTest {
                 assertThat(got[i]).as("rank %d element %d", r, i).isEqualTo(6000 + 3 * i);
             }
             assertThat(send.get(r).ints()).as("send untouched").isEqualTo(ramp(r, count));
-            fs.add(comms.get(r).allReduce(send.get(r), send.get(r), count, DataType.INT32, ReduceOp.MAX));
+            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(send.get(r)), count, DataType.INT32,
+                    ReduceOp.MAX));
         }
         awaitAll(fs);
         for (int r = 0; r < N; r++) {
@@ -103,7 +106,7 @@ class DeviceBufferTest {
             FakeDevice.Buffer s = device.allocate(4L * count * N);
             s.putInts(ramp(r, count * N));
             scattered.add(s);
-            fs.add(comms.get(r).reduceScatter(s, s.slice(4L * count * r, 4L * count), count, DataType.INT32,
+            fs.add(comms.get(r).reduceScatter(s, Buffer.of(s.slice(4L * count * r, 4L * count)), count, DataType.INT32,
                     ReduceOp.SUM));
         }
         awaitAll(fs);
@@ -135,7 +138,8 @@ class DeviceBufferTest {
         }
         for (int round = 0; round < 4; round++) {   // queued back to back: each must see the previous sum
             for (int r = 0; r < N; r++) {
-                fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
+                        ReduceOp.SUM));
             }
         }
         awaitAll(fs);
@@ -214,7 +218,8 @@ class DeviceBufferTest {
         }
         device.toHostFailsAfter.set(0);   // the first staging copy of whichever rank starts first
         for (int r = 0; r < N; r++) {
-            fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+            fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
+                    ReduceOp.SUM));
         }
         int local = 0;
         for (CollectiveFuture f : fs) {
@@ -266,9 +271,11 @@ class DeviceBufferTest {
                 () -> c.allReduce(small, big, 8, DataType.INT32, ReduceOp.SUM), "send holds 16 bytes",
                 "needs 32");
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
-                () -> c.allReduce(big.slice(4, 32), big.slice(0, 32), 8, DataType.INT32, ReduceOp.SUM),
+                () -> c.allReduce(Buffer.of(big.slice(4, 32)), Buffer.of(big.slice(0, 32)), 8, DataType.INT32,
+                        ReduceOp.SUM),
                 "overlap but send is not at the in-place position");
-        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c.allToAll(big, big.slice(8, 48), 4, DataType.INT8),
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c.allToAll(big, Buffer.of(big.slice(8, 48)), 4,
+                DataType.INT8),
                 "cannot run in place");
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> big.slice(60, 8), "outside a buffer of 64 bytes");
         small.freed = true;
@@ -288,7 +295,8 @@ class DeviceBufferTest {
                 MemorySegment m = arena.allocate(40);
                 m.copyFrom(MemorySegment.ofArray(ramp(r, 10)));
                 mem.add(m);
-                fs.add(comms.get(r).allReduce(hostBuffer(m), hostBuffer(m), 10, DataType.INT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(hostBuffer(m)), Buffer.of(hostBuffer(m)), 10, DataType.INT32,
+                        ReduceOp.SUM));
             }
             awaitAll(fs);
             for (int r = 0; r < N; r++) {
