@@ -346,19 +346,10 @@ public final class CommImpl implements Communicator {
                                    int root) {
         checkOpen();
         ArgChecks.type(type);
-        MemorySegment s;
-        MemorySegment r;
-        DeviceArgs device = null;
-        if (send instanceof DeviceBuffer || recv instanceof DeviceBuffer) {
-            rule.checkSameMemory(send, recv);
-            DeviceArgs d = DeviceArgs.of((DeviceBuffer) send, (DeviceBuffer) recv);
-            s = d.sendSegment();
-            r = d.recvSegment();
-            device = d.staged() ? d : null;   // all host views: a plain segment call
-        } else {
-            s = OpRule.host(send, rule.sendName, type);
-            r = OpRule.host(recv, rule.recvName, type);
-        }
+        DeviceArgs device = deviceArgs(rule, send, recv);
+        MemorySegment s = device != null ? device.sendSegment() : OpRule.host(send, rule.sendName, type);
+        MemorySegment r = device != null ? device.recvSegment() : OpRule.host(recv, rule.recvName, type);
+        device = device != null && device.staged() ? device : null;   // all host views: a plain segment call
         boolean inPlace = rule.check(rank, size, executorThread(), s, r, count, type, op, root);
         s = rule.usesSend(rank, root) ? s : null;
         r = rule.usesRecv(rank, root) ? r : null;
@@ -371,25 +362,28 @@ public final class CommImpl implements Communicator {
                 inPlace, device);
     }
 
+    /**
+     * @return the device arguments when a buffer is a {@link DeviceBuffer} (both are then, by the rule's check),
+     *         with segments standing in for the buffers; null for host memory
+     */
+    private static DeviceArgs deviceArgs(OpRule rule, Buffer send, Buffer recv) {
+        if (!(send instanceof DeviceBuffer) && !(recv instanceof DeviceBuffer)) {
+            return null;
+        }
+        rule.checkSameMemory(send, recv);
+        return DeviceArgs.of((DeviceBuffer) send, (DeviceBuffer) recv);
+    }
+
     @Override
     public CollectiveFuture allToAllv(Buffer send, long[] sendCounts, long[] sendDispls, Buffer recv,
                                       long[] recvCounts, long[] recvDispls, DataType type) {
         checkOpen();
         ArgChecks.type(type);
         OpRule rule = OpRule.ALL_TO_ALLV;
-        MemorySegment s;
-        MemorySegment r;
-        DeviceArgs device = null;
-        if (send instanceof DeviceBuffer || recv instanceof DeviceBuffer) {
-            rule.checkSameMemory(send, recv);
-            DeviceArgs d = DeviceArgs.of((DeviceBuffer) send, (DeviceBuffer) recv);
-            s = d.sendSegment();
-            r = d.recvSegment();
-            device = d.staged() ? d : null;
-        } else {
-            s = OpRule.host(send, rule.sendName, type);
-            r = OpRule.host(recv, rule.recvName, type);
-        }
+        DeviceArgs device = deviceArgs(rule, send, recv);
+        MemorySegment s = device != null ? device.sendSegment() : OpRule.host(send, rule.sendName, type);
+        MemorySegment r = device != null ? device.recvSegment() : OpRule.host(recv, rule.recvName, type);
+        device = device != null && device.staged() ? device : null;
         long[] sc = OpRule.countsArray("sendCounts", sendCounts, size);
         long[] sd = OpRule.countsArray("sendDispls", sendDispls, size);
         long[] rc = OpRule.countsArray("recvCounts", recvCounts, size);
@@ -399,6 +393,7 @@ public final class CommImpl implements Communicator {
         rule.checkBuffers(rank, -1, executorThread(), s, sendEnd, r, recvEnd);
         return submit(OpRequest.allToAllv(s, sc, sd, r, rc, rd, type, newFuture()), device);
     }
+
     @Override
     public CollectiveFuture barrier() {
         checkOpen();

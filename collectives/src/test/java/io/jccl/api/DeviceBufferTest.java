@@ -59,8 +59,8 @@ class DeviceBufferTest {
     @Test
     void allReduceOutOfPlaceAndInPlace() {
         int count = 1000;
-        List<FakeDevice.Buffer> send = new ArrayList<>();
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<FakeDevice.Memory> send = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             send.add(device.allocate(4L * count));
@@ -93,17 +93,17 @@ class DeviceBufferTest {
     void inPlaceThroughSlices() {
         int count = 5;
         List<CollectiveFuture> fs = new ArrayList<>();
-        List<FakeDevice.Buffer> gathered = new ArrayList<>();
-        List<FakeDevice.Buffer> scattered = new ArrayList<>();
+        List<FakeDevice.Memory> gathered = new ArrayList<>();
+        List<FakeDevice.Memory> scattered = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer g = device.allocate(4L * count * N);
+            FakeDevice.Memory g = device.allocate(4L * count * N);
             int[] mine = new int[count * N];
             System.arraycopy(ramp(r, count), 0, mine, r * count, count);
             g.putInts(mine);
             gathered.add(g);
             DeviceBuffer sendSlice = g.slice(4L * count * r, 4L * count);
             fs.add(comms.get(r).allGather(sendSlice, g, count, DataType.INT32));
-            FakeDevice.Buffer s = device.allocate(4L * count * N);
+            FakeDevice.Memory s = device.allocate(4L * count * N);
             s.putInts(ramp(r, count * N));
             scattered.add(s);
             fs.add(comms.get(r).reduceScatter(s, Buffer.of(s.slice(4L * count * r, 4L * count)), count, DataType.INT32,
@@ -128,7 +128,7 @@ class DeviceBufferTest {
     @Test
     void copiesRunWhenTheOperationRunsNotWhenIssued() {
         int count = 64;
-        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        List<FakeDevice.Memory> bufs = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             bufs.add(device.allocate(4L * count));
@@ -156,12 +156,12 @@ class DeviceBufferTest {
             counts[j] = 2;
             displs[j] = 3L * j;   // a gap of one element after each block
         }
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer s = device.allocate(4L * 3 * N);
+            FakeDevice.Memory s = device.allocate(4L * 3 * N);
             s.putInts(ramp(r, 3 * N));
-            FakeDevice.Buffer d = device.allocate(4L * 3 * N);
+            FakeDevice.Memory d = device.allocate(4L * 3 * N);
             int[] marks = new int[3 * N];
             java.util.Arrays.fill(marks, -7);
             d.putInts(marks);
@@ -182,14 +182,14 @@ class DeviceBufferTest {
     @Test
     void sendAndReceiveInAGroupIncludingSelf() {
         int count = 17;
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
-        List<FakeDevice.Buffer> self = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
+        List<FakeDevice.Memory> self = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer s = device.allocate(4L * count);
+            FakeDevice.Memory s = device.allocate(4L * count);
             s.putInts(ramp(r, count));
-            FakeDevice.Buffer d = device.allocate(4L * count);
-            FakeDevice.Buffer me = device.allocate(4L * count);
+            FakeDevice.Memory d = device.allocate(4L * count);
+            FakeDevice.Memory me = device.allocate(4L * count);
             recv.add(d);
             self.add(me);
             int rank = r;
@@ -212,7 +212,7 @@ class DeviceBufferTest {
     void aFailedCopyToHostFailsTheOperationAndTellsThePeers() {
         int count = 32;
         List<CollectiveFuture> fs = new ArrayList<>();
-        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        List<FakeDevice.Memory> bufs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             bufs.add(device.allocate(4L * count));
         }
@@ -243,7 +243,7 @@ class DeviceBufferTest {
         List<CollectiveFuture> fs = new ArrayList<>();
         device.fromHostFailsAfter.set(0);
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer b = device.allocate(4L * count);
+            FakeDevice.Memory b = device.allocate(4L * count);
             fs.add(comms.get(r).allReduce(b, b, count, DataType.INT32, ReduceOp.SUM));
         }
         boolean sawLocal = false;
@@ -265,8 +265,8 @@ class DeviceBufferTest {
     @Test
     void badDeviceBuffersAreRefusedAtOnce() {
         Communicator c = comms.get(0);
-        FakeDevice.Buffer small = device.allocate(16);
-        FakeDevice.Buffer big = device.allocate(64);
+        FakeDevice.Memory small = device.allocate(16);
+        FakeDevice.Memory big = device.allocate(64);
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
                 () -> c.allReduce(small, big, 8, DataType.INT32, ReduceOp.SUM), "send holds 16 bytes",
                 "needs 32");
