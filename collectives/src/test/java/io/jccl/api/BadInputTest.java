@@ -36,9 +36,9 @@ import static io.jccl.api.CommAssertions.fillPattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every operation, in its segment, heap-array and ByteBuffer forms, rejects bad arguments at once with
- * INVALID_ARGUMENT (INVALID_USAGE for misuse) and a message naming the parameter and the value; no buffer is
- * touched, and the communicator works normally afterwards.
+ * Every operation, on every kind of {@link Buffer} (segments, heap arrays, ByteBuffers), rejects bad arguments at
+ * once with INVALID_ARGUMENT (INVALID_USAGE for misuse) and a message naming the parameter and the value; no
+ * buffer is touched, and the communicator works normally afterwards.
  */
 class BadInputTest {
     private static final long HUGE = Long.MAX_VALUE / 2;   // x 4 bytes overflows a long

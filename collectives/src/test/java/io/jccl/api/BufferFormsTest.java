@@ -26,10 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Every collective (and send/recv) through each heap-array form and through direct and heap ByteBuffers, with
- * exact results checked against {@link CollectiveCheck}; ByteBuffers use their position-to-limit window, whose
- * surroundings must stay untouched; in place where an array can express it (all-reduce, broadcast, reduce).
- * Each array or ByteBuffer is passed as the {@code Buffer.of} factory of its type makes it.
+ * Every collective (and send/recv) through a {@link Buffer} made by {@code Buffer.of} of each heap-array kind and
+ * of direct and heap ByteBuffers, with exact results checked against {@link CollectiveCheck}; ByteBuffers use their
+ * position-to-limit window, whose surroundings must stay untouched; in place where an array can express it
+ * (all-reduce, broadcast, reduce).
  */
 class BufferFormsTest {
     private static final int N = 3;
