@@ -19,7 +19,7 @@ import static io.jccl.core.ArgChecks.bytes;
  * is queued; each failure names the parameter and the value (INVALID_ARGUMENT).
  */
 enum OpRule {
-    //                 kind                   apiName          count        send               recv               rank    reduces  overlap
+    // Each row: kind, API name, count parameter, send size, recv size, rank parameter, reduces, overlap rule.
     ALL_REDUCE(OpKind.ALL_REDUCE, "allReduce", "count", Size.COUNT, Size.COUNT, null, true, Overlap.SEND_AT_RECV),
     BROADCAST(OpKind.BROADCAST, "broadcast", "count", Size.COUNT_AT_ROOT, Size.COUNT, "root", false,
             Overlap.SEND_AT_RECV),
