@@ -3,7 +3,6 @@ package io.jccl;
 import io.jccl.core.CommFactory;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -36,33 +35,43 @@ import java.util.function.Consumer;
  * and call number (modulo 256) between ring neighbours and between communicating ranks; all-to-allv counts are
  * compared by message size.
  *
- * <p>Where a buffer may be null, a literal {@code null} needs a cast (for example {@code (MemorySegment) null}),
- * since the segment, array and ByteBuffer forms overload each other.
- *
- * <p>Counts are in elements of {@code type}. Buffers are {@link MemorySegment}s (native or heap, any
- * alignment); every method also has forms for heap arrays and {@link ByteBuffer}s. A segment must be at least
- * as large as the operation needs; it may be larger. The caller must not touch the buffers until the future
- * completes.
+ * <h2>Buffers and arguments</h2>
+ * Every data operation is declared once and takes {@link Buffer}s: {@code Buffer.of(...)} a heap array,
+ * {@link java.nio.ByteBuffer} (position to limit), {@link MemorySegment} (native or heap, any alignment) or
+ * {@link DeviceBuffer}. Make a buffer once and pass it to every call that uses the memory. Counts are in elements
+ * of {@code type}, the element type; {@code op} is the reduction. The caller must not touch the buffers until the
+ * future completes. The rules, checked on every call:
+ * <ul>
+ * <li>counts are not negative; {@code type} is not null; a reduction supports the type;
+ *     {@code root} and {@code peer} are ranks of this communicator;</li>
+ * <li>a buffer holds at least the bytes the operation needs (it may be larger) and is not null, except one
+ *     a rank does not use (a non-root's send buffer of broadcast and scatter, receive buffer of reduce and
+ *     gather); it is accessible from the communicator's threads, and written ones are not read-only;</li>
+ * <li>an array other than {@code byte[]} has the element size of {@code type} (a {@code float[]} carries
+ *     FLOAT32 or INT32, not FLOAT64);</li>
+ * <li>send and receive buffer are both host memory or both device buffers;</li>
+ * <li>they do not overlap, except in place (below).</li>
+ * </ul>
  *
  * <h2>In place</h2>
  * As in NCCL, an operation runs in place when the send buffer is at a particular spot in the receive buffer:
  * {@code send == recv} for all-reduce, broadcast, reduce; {@code send == recv + rank * sendCount} elements for
  * all-gather and gather (root); {@code recv == send + rank * recvCount} elements for reduce-scatter and scatter
- * (root). Any other overlap of send and receive buffers is rejected. All-to-all cannot run in place.
+ * (root). Pass the same buffer twice, or a {@link Buffer#slice slice} at the in-place position (all-gather:
+ * {@code send = recv.slice(rank * sendBytes, sendBytes)}). Any other overlap of send and receive buffers is
+ * rejected. All-to-all cannot run in place.
  *
  * <h2>Device buffers</h2>
- * Every data operation also takes {@link DeviceBuffer}s: memory of a memory domain such as a GPU's (module
- * {@code jccl-gpu-memory}: host and ROCm HIP). Counts, roots and rules are the same as for segments; for in
- * place, pass the same buffer twice, or a {@link DeviceBuffer#slice slice} at the in-place position (all-gather:
- * {@code send = recv.slice(rank * sendBytes, sendBytes)}). Memory that host code can address is used directly.
- * Other buffers are staged: when the operation starts, on the communicator's thread, its input is copied into
- * pinned host memory from the buffer's {@link DeviceBuffer#hostStaging() staging}, the operation runs there on
- * whatever transport connects the ranks (none reads device memory yet), and the output is copied back into the
- * buffer before the future completes. Because the copies happen when the operation runs, not when it is issued,
- * an operation sees what earlier operations wrote into its buffers, as with segments. A failed device copy
- * fails the operation with the copy's error ({@link ErrorCode#SYSTEM_ERROR} when the device refused; INVALID_USAGE
- * for a buffer freed meanwhile) naming the operation, the domain and the failed call, and breaks the communicator
- * like any other failure (its peers learn of it).
+ * A {@link DeviceBuffer} is memory of a memory domain such as a GPU's (module {@code jccl-gpu-memory}: host and
+ * ROCm HIP). Memory that host code can address is used directly. Other buffers are staged: when the operation
+ * starts, on the communicator's thread, its input is copied into pinned host memory from the buffer's
+ * {@link DeviceBuffer#hostStaging() staging}, the operation runs there on whatever transport connects the ranks
+ * (none reads device memory yet), and the output is copied back into the buffer before the future completes.
+ * Because the copies happen when the operation runs, not when it is issued, an operation sees what earlier
+ * operations wrote into its buffers, as with host memory. A failed device copy fails the operation with the
+ * copy's error ({@link ErrorCode#SYSTEM_ERROR} when the device refused; INVALID_USAGE for a buffer freed
+ * meanwhile) naming the operation, the domain and the failed call, and breaks the communicator like any other
+ * failure (its peers learn of it).
  *
  * <h2>Failure</h2>
  * After an operation fails (a timeout, a mismatch, a peer that went away) the communicator is broken: pending
@@ -102,14 +111,7 @@ public interface Communicator extends AutoCloseable {
         return CommFactory.init(id, rank, size, config);
     }
 
-    /**
-     * {@link #init(UniqueId, int, int, CommConfig)} with {@link CommConfig#DEFAULT}.
-     *
-     * @param id   the id
-     * @param rank this rank
-     * @param size the number of ranks
-     * @return the communicator
-     */
+    /** @return {@link #init(UniqueId, int, int, CommConfig)} with {@link CommConfig#DEFAULT} */
     static Communicator init(UniqueId id, int rank, int size) {
         return init(id, rank, size, CommConfig.DEFAULT);
     }
@@ -130,27 +132,18 @@ public interface Communicator extends AutoCloseable {
         return io.jccl.env.EnvCommunicator.create(config);
     }
 
-    /**
-     * {@link #fromEnvironment(CommConfig)} with {@link CommConfig#DEFAULT}.
-     *
-     * @return the communicator
-     */
+    /** @return {@link #fromEnvironment(CommConfig)} with {@link CommConfig#DEFAULT} */
     static Communicator fromEnvironment() {
         return fromEnvironment(CommConfig.DEFAULT);
     }
 
-    /**
-     * Creates {@code n} ranks in this JVM, each with its own thread, connected by the in-JVM transport.
-     *
-     * @param n the number of ranks, at least 1
-     * @return the communicators, index = rank
-     */
+    /** @return {@link #local(int, CommConfig)} with {@link CommConfig#DEFAULT} (the in-JVM transport) */
     static List<Communicator> local(int n) {
         return local(n, CommConfig.DEFAULT);
     }
 
     /**
-     * Creates {@code n} ranks in this JVM.
+     * Creates {@code n} ranks in this JVM, each with its own thread, connected by the in-JVM transport.
      *
      * @param n      the number of ranks, at least 1
      * @param config settings (e.g. {@code transport("tcp")} to connect them over loopback TCP instead)
@@ -209,11 +202,9 @@ public interface Communicator extends AutoCloseable {
      * @param send  this rank's input ({@code count} elements)
      * @param recv  where the result goes ({@code count} elements); {@code send} for in place
      * @param count elements per rank
-     * @param type  element type
-     * @param op    the reduction
      * @return the pending operation
      */
-    CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op);
+    CollectiveFuture allReduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op);
 
     /**
      * Copies {@code count} elements from {@code root}'s {@code send} to every rank's {@code recv}.
@@ -221,22 +212,20 @@ public interface Communicator extends AutoCloseable {
      * @param send  the data, read on the root only (may be null elsewhere)
      * @param recv  where the data goes on every rank; the root may pass {@code send} for in place
      * @param count elements
-     * @param type  element type
      * @param root  the rank that has the data
      * @return the pending operation
      */
-    CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root);
+    CollectiveFuture broadcast(Buffer send, Buffer recv, long count, DataType type, int root);
 
     /**
      * In-place broadcast (NCCL's {@code ncclBcast}): the root's {@code buffer} is copied into everyone's.
      *
      * @param buffer the data on the root, the destination elsewhere
      * @param count  elements
-     * @param type   element type
      * @param root   the rank that has the data
      * @return the pending operation
      */
-    default CollectiveFuture broadcast(MemorySegment buffer, long count, DataType type, int root) {
+    default CollectiveFuture broadcast(Buffer buffer, long count, DataType type, int root) {
         return broadcast(buffer, buffer, count, type, root);
     }
 
@@ -246,38 +235,32 @@ public interface Communicator extends AutoCloseable {
      * @param send  this rank's input
      * @param recv  the result, written on the root only (may be null elsewhere)
      * @param count elements
-     * @param type  element type
-     * @param op    the reduction
      * @param root  the rank that receives the result
      * @return the pending operation
      */
-    CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
-                            int root);
+    CollectiveFuture reduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, int root);
 
     /**
      * Gathers {@code sendCount} elements from every rank into every rank's {@code recv}, in rank order.
      *
-     * @param send      this rank's part
+     * @param send      this rank's part; {@code recv.slice(rank * sendBytes, sendBytes)} for in place
      * @param recv      {@code size * sendCount} elements
      * @param sendCount elements per rank
-     * @param type      element type
      * @return the pending operation
      */
-    CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type);
+    CollectiveFuture allGather(Buffer send, Buffer recv, long sendCount, DataType type);
 
     /**
      * Reduces {@code size * recvCount} elements across ranks and leaves block {@code rank} of the result on
      * each rank.
      *
      * @param send      {@code size * recvCount} elements
-     * @param recv      this rank's block of the result, {@code recvCount} elements
+     * @param recv      this rank's block of the result, {@code recvCount} elements;
+     *                  {@code send.slice(rank * recvBytes, recvBytes)} for in place
      * @param recvCount elements per rank
-     * @param type      element type
-     * @param op        the reduction
      * @return the pending operation
      */
-    CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
-                                   ReduceOp op);
+    CollectiveFuture reduceScatter(Buffer send, Buffer recv, long recvCount, DataType type, ReduceOp op);
 
     /**
      * Sends block {@code j} of {@code send} to rank {@code j}, and receives rank {@code j}'s block for this rank
@@ -286,14 +269,15 @@ public interface Communicator extends AutoCloseable {
      * @param send  {@code size * count} elements
      * @param recv  {@code size * count} elements; must not overlap {@code send}
      * @param count elements per block
-     * @param type  element type
      * @return the pending operation
      */
-    CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type);
+    CollectiveFuture allToAll(Buffer send, Buffer recv, long count, DataType type);
 
     /**
      * All-to-all with a count and a displacement (both in elements) per peer. Rank i's {@code sendCounts[j]}
-     * must equal rank j's {@code recvCounts[i]}. The displacement of a block with count 0 is ignored.
+     * must equal rank j's {@code recvCounts[i]}. The displacement of a block with count 0 is ignored. The arrays
+     * are copied. A staged device buffer gets only the received blocks back; bytes between them keep their
+     * contents.
      *
      * @param send       the data to send
      * @param sendCounts elements for each rank
@@ -301,11 +285,10 @@ public interface Communicator extends AutoCloseable {
      * @param recv       where received data goes; must not overlap {@code send}
      * @param recvCounts elements from each rank
      * @param recvDispls where each rank's elements go in {@code recv}
-     * @param type       element type
      * @return the pending operation
      */
-    CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
-                               long[] recvCounts, long[] recvDispls, DataType type);
+    CollectiveFuture allToAllv(Buffer send, long[] sendCounts, long[] sendDispls, Buffer recv, long[] recvCounts,
+                               long[] recvDispls, DataType type);
 
     /**
      * Gathers {@code sendCount} elements from every rank into {@code root}'s {@code recv}, in rank order.
@@ -313,11 +296,10 @@ public interface Communicator extends AutoCloseable {
      * @param send      this rank's part
      * @param recv      {@code size * sendCount} elements on the root (may be null elsewhere)
      * @param sendCount elements per rank
-     * @param type      element type
      * @param root      the rank that receives
      * @return the pending operation
      */
-    CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root);
+    CollectiveFuture gather(Buffer send, Buffer recv, long sendCount, DataType type, int root);
 
     /**
      * Sends block {@code j} of {@code root}'s {@code send} to rank {@code j}.
@@ -325,11 +307,10 @@ public interface Communicator extends AutoCloseable {
      * @param send      {@code size * recvCount} elements on the root (may be null elsewhere)
      * @param recv      this rank's block
      * @param recvCount elements per rank
-     * @param type      element type
      * @param root      the rank that has the data
      * @return the pending operation
      */
-    CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root);
+    CollectiveFuture scatter(Buffer send, Buffer recv, long recvCount, DataType type, int root);
 
     /**
      * Sends {@code count} elements to {@code peer}, which must post a matching {@link #recv}. A send and a
@@ -338,11 +319,10 @@ public interface Communicator extends AutoCloseable {
      *
      * @param buffer the data
      * @param count  elements
-     * @param type   element type
      * @param peer   the receiving rank (this rank only within a group that also receives from itself)
      * @return the pending operation
      */
-    CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer);
+    CollectiveFuture send(Buffer buffer, long count, DataType type, int peer);
 
     /**
      * Receives {@code count} elements from {@code peer}'s matching {@link #send}.
@@ -353,8 +333,7 @@ public interface Communicator extends AutoCloseable {
      * @param peer   the sending rank
      * @return the pending operation
      */
-    CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer);
-
+    CollectiveFuture recv(Buffer buffer, long count, DataType type, int peer);
     /**
      * Completes once every rank has called it.
      *
@@ -467,910 +446,4 @@ public interface Communicator extends AutoCloseable {
      */
     @Override
     void close();
-
-    // ---- Device-buffer forms: same parameters and rules as the MemorySegment forms; see "Device buffers". ----
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on device buffers.
-     *
-     * @param send  this rank's input ({@code count} elements)
-     * @param recv  where the result goes; {@code send} for in place
-     * @param count elements per rank
-     * @param type  element type
-     * @param op    the reduction
-     * @return the pending operation
-     */
-    CollectiveFuture allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op);
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
-     *
-     * @param send  the data, read on the root only (may be null elsewhere)
-     * @param recv  where the data goes on every rank; the root may pass {@code send} for in place
-     * @param count elements
-     * @param type  element type
-     * @param root  the rank that has the data
-     * @return the pending operation
-     */
-    CollectiveFuture broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root);
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} (in place) on a device buffer.
-     *
-     * @param buffer the data on the root, the destination elsewhere
-     * @param count  elements
-     * @param type   element type
-     * @param root   the rank that has the data
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(DeviceBuffer buffer, long count, DataType type, int root) {
-        return broadcast(buffer, buffer, count, type, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on device buffers.
-     *
-     * @param send  this rank's input
-     * @param recv  the result, written on the root only (may be null elsewhere)
-     * @param count elements
-     * @param type  element type
-     * @param op    the reduction
-     * @param root  the rank that receives the result
-     * @return the pending operation
-     */
-    CollectiveFuture reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op, int root);
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on device buffers.
-     *
-     * @param send      this rank's part; {@code recv.slice(rank * sendBytes, sendBytes)} for in place
-     * @param recv      {@code size * sendCount} elements
-     * @param sendCount elements per rank
-     * @param type      element type
-     * @return the pending operation
-     */
-    CollectiveFuture allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type);
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on device buffers.
-     *
-     * @param send      {@code size * recvCount} elements
-     * @param recv      this rank's block; {@code send.slice(rank * recvBytes, recvBytes)} for in place
-     * @param recvCount elements per rank
-     * @param type      element type
-     * @param op        the reduction
-     * @return the pending operation
-     */
-    CollectiveFuture reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, ReduceOp op);
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on device buffers.
-     *
-     * @param send  {@code size * count} elements
-     * @param recv  {@code size * count} elements; must not overlap {@code send}
-     * @param count elements per block
-     * @param type  element type
-     * @return the pending operation
-     */
-    CollectiveFuture allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type);
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on device buffers.
-     * Only the received blocks are copied back into {@code recv}; bytes between them keep their contents.
-     *
-     * @param send       the data to send
-     * @param sendCounts elements for each rank
-     * @param sendDispls where each rank's elements start in {@code send}
-     * @param recv       where received data goes; must not overlap {@code send}
-     * @param recvCounts elements from each rank
-     * @param recvDispls where each rank's elements go in {@code recv}
-     * @param type       element type
-     * @return the pending operation
-     */
-    CollectiveFuture allToAllv(DeviceBuffer send, long[] sendCounts, long[] sendDispls, DeviceBuffer recv,
-                               long[] recvCounts, long[] recvDispls, DataType type);
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
-     *
-     * @param send      this rank's part
-     * @param recv      {@code size * sendCount} elements on the root (may be null elsewhere)
-     * @param sendCount elements per rank
-     * @param type      element type
-     * @param root      the rank that receives
-     * @return the pending operation
-     */
-    CollectiveFuture gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root);
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on device buffers.
-     *
-     * @param send      {@code size * recvCount} elements on the root (may be null elsewhere)
-     * @param recv      this rank's block
-     * @param recvCount elements per rank
-     * @param type      element type
-     * @param root      the rank that has the data
-     * @return the pending operation
-     */
-    CollectiveFuture scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root);
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} from a device buffer.
-     *
-     * @param buffer the data
-     * @param count  elements
-     * @param type   element type
-     * @param peer   the receiving rank
-     * @return the pending operation
-     */
-    CollectiveFuture send(DeviceBuffer buffer, long count, DataType type, int peer);
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} into a device buffer.
-     *
-     * @param buffer where the data goes
-     * @param count  elements; must equal the sender's count
-     * @param type   element type; must equal the sender's
-     * @param peer   the sending rank
-     * @return the pending operation
-     */
-    CollectiveFuture recv(DeviceBuffer buffer, long count, DataType type, int peer);
-
-    // ---- Heap-array and ByteBuffer forms: same parameters and rules as the MemorySegment forms. ----
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(byte[] send, byte[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(short[] send, short[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(int[] send, int[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(long[] send, long[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(float[] send, float[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(double[] send, double[] recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #allReduce(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allReduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, ReduceOp op) {
-        return allReduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(byte[] send, byte[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(short[] send, short[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(int[] send, int[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(long[] send, long[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(float[] send, float[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(double[] send, double[] recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(ByteBuffer send, ByteBuffer recv, long count, DataType type, int root) {
-        return broadcast(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(byte[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(short[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(int[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(long[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(float[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(double[] buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #broadcast(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture broadcast(ByteBuffer buffer, long count, DataType type, int root) {
-        return broadcast(Buffers.of(buffer, type, "buffer"), count, type, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(byte[] send, byte[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(short[] send, short[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(int[] send, int[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(long[] send, long[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(float[] send, float[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(double[] send, double[] recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #reduce(MemorySegment, MemorySegment, long, DataType, ReduceOp, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduce(ByteBuffer send, ByteBuffer recv, long count, DataType type, ReduceOp op, int root) {
-        return reduce(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type, op, root);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(byte[] send, byte[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(short[] send, short[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(int[] send, int[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(long[] send, long[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(float[] send, float[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(double[] send, double[] recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #allGather(MemorySegment, MemorySegment, long, DataType)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allGather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type) {
-        return allGather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(byte[] send, byte[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(short[] send, short[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(int[] send, int[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(long[] send, long[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(float[] send, float[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(double[] send, double[] recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #reduceScatter(MemorySegment, MemorySegment, long, DataType, ReduceOp)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture reduceScatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, ReduceOp op) {
-        return reduceScatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, op);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(byte[] send, byte[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(short[] send, short[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(int[] send, int[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(long[] send, long[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(float[] send, float[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(double[] send, double[] recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAll(MemorySegment, MemorySegment, long, DataType)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAll(ByteBuffer send, ByteBuffer recv, long count, DataType type) {
-        return allToAll(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), count, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(byte[] send, long[] sendCounts, long[] sendDispls, byte[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(short[] send, long[] sendCounts, long[] sendDispls, short[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(int[] send, long[] sendCounts, long[] sendDispls, int[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(long[] send, long[] sendCounts, long[] sendDispls, long[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(float[] send, long[] sendCounts, long[] sendDispls, float[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(double[] send, long[] sendCounts, long[] sendDispls, double[] recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #allToAllv(MemorySegment, long[], long[], MemorySegment, long[], long[], DataType)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture allToAllv(ByteBuffer send, long[] sendCounts, long[] sendDispls, ByteBuffer recv, long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(Buffers.of(send, type, "send"), sendCounts, sendDispls, Buffers.of(recv, type, "recv"), recvCounts, recvDispls, type);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(byte[] send, byte[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(short[] send, short[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(int[] send, int[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(long[] send, long[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(float[] send, float[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(double[] send, double[] recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #gather(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture gather(ByteBuffer send, ByteBuffer recv, long sendCount, DataType type, int root) {
-        return gather(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), sendCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(byte[] send, byte[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(short[] send, short[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(int[] send, int[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(long[] send, long[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(float[] send, float[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(double[] send, double[] recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #scatter(MemorySegment, MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture scatter(ByteBuffer send, ByteBuffer recv, long recvCount, DataType type, int root) {
-        return scatter(Buffers.of(send, type, "send"), Buffers.of(recv, type, "recv"), recvCount, type, root);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(byte[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(short[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(int[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(long[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(float[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(double[] buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #send(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture send(ByteBuffer buffer, long count, DataType type, int peer) {
-        return send(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code byte[]} arrays.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(byte[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code short[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(short[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code int[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(int[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code long[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(long[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code float[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(float[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@code double[]} arrays whose element size must match {@code type}.
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(double[] buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
-
-    /**
-     * {@link #recv(MemorySegment, long, DataType, int)} on {@link ByteBuffer}s (their position to limit).
-     *
-     * @return the pending operation
-     */
-    default CollectiveFuture recv(ByteBuffer buffer, long count, DataType type, int peer) {
-        return recv(Buffers.of(buffer, type, "buffer"), count, type, peer);
-    }
 }

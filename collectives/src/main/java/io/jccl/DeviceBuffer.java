@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
 /**
- * Memory of a memory domain (a GPU's, or the host's) that collectives and send/receive accept in place of a
- * {@link MemorySegment}. The collectives module knows nothing about GPUs: a domain (module
+ * Memory of a memory domain (a GPU's, or the host's) that collectives and send/receive accept as a {@link Buffer},
+ * as they accept host memory. The collectives module knows nothing about GPUs: a domain (module
  * {@code jccl-gpu-memory}, package {@code io.jccl.memory}) implements this interface, and the communicator only
  * asks it for its size, its address and copies to and from host memory.
  *
@@ -22,8 +22,9 @@ import java.util.Optional;
  *
  * <p>Implementations must be safe to use from any thread.
  */
-public interface DeviceBuffer {
+public non-sealed interface DeviceBuffer extends Buffer {
     /** @return the size in bytes */
+    @Override
     long byteSize();
 
     /** @return the name of the memory domain the buffer belongs to (e.g. {@code host}, {@code hip}, {@code cuda}) */
@@ -78,6 +79,7 @@ public interface DeviceBuffer {
      * @return the view
      * @throws JcclException INVALID_ARGUMENT when the range is not inside this buffer
      */
+    @Override
     default DeviceBuffer slice(long offsetBytes, long sizeBytes) {
         return DeviceBufferSlice.of(this, offsetBytes, sizeBytes);
     }

@@ -1,6 +1,7 @@
 package io.jccl.bench;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -55,6 +56,8 @@ public class AllReduceBenchmark {
     private Arena arena;
     private MemorySegment[] send;
     private MemorySegment[] recv;
+    private Buffer[] sendBuffers;
+    private Buffer[] recvBuffers;
     private CollectiveFuture[] pending;
 
     /** Creates the ranks and touches the buffers once. */
@@ -64,12 +67,16 @@ public class AllReduceBenchmark {
         arena = Arena.ofShared();
         send = new MemorySegment[ranks];
         recv = new MemorySegment[ranks];
+        sendBuffers = new Buffer[ranks];
+        recvBuffers = new Buffer[ranks];
         pending = new CollectiveFuture[ranks];
         for (int r = 0; r < ranks; r++) {
             send[r] = arena.allocate(sizeBytes, 64);
             recv[r] = arena.allocate(sizeBytes, 64);
             send[r].fill((byte) 1);
             recv[r].fill((byte) 0);
+            sendBuffers[r] = Buffer.of(send[r]);
+            recvBuffers[r] = Buffer.of(recv[r]);
         }
     }
 
@@ -85,7 +92,8 @@ public class AllReduceBenchmark {
     public void allReduce() {
         long count = sizeBytes / Float.BYTES;
         for (int r = 0; r < ranks; r++) {
-            pending[r] = comms.get(r).allReduce(send[r], recv[r], count, DataType.FLOAT32, ReduceOp.SUM);
+            pending[r] = comms.get(r).allReduce(sendBuffers[r], recvBuffers[r], count, DataType.FLOAT32,
+                    ReduceOp.SUM);
         }
         for (CollectiveFuture f : pending) {
             f.await();

@@ -1,5 +1,6 @@
 package io.jccl.bench;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -50,6 +51,8 @@ public final class AllReduceWindows {
             MemorySegment send = arena.allocate(bytes, 64);
             MemorySegment recv = arena.allocate(bytes, 64);
             send.fill((byte) 1);
+            Buffer sendBuffer = Buffer.of(send);   // made once: a call allocates nothing
+            Buffer recvBuffer = Buffer.of(recv);
             long count = bytes / Float.BYTES;
             long[] ns = new long[calls];
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%d B, %d calls per window, %s:",
@@ -63,7 +66,8 @@ public final class AllReduceWindows {
                 long jitBefore = jit.getTotalCompilationTime();
                 for (int i = 0; i < calls; i++) {
                     long start = System.nanoTime();
-                    comm.allReduce(send, inPlace ? send : recv, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                    comm.allReduce(sendBuffer, inPlace ? sendBuffer : recvBuffer, count, DataType.FLOAT32, ReduceOp.SUM)
+                            .await();
                     ns[i] = System.nanoTime() - start;
                 }
                 long sum = 0;

@@ -1,5 +1,6 @@
 package io.jccl.check;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -94,8 +95,7 @@ public final class CollectiveCalls {
      * @param recv  the receive buffer (may be null where the rank passes none)
      * @return the call's future
      */
-    public static CollectiveFuture issue(Communicator comm, CollectiveCheck check, MemorySegment send,
-                                         MemorySegment recv) {
+    public static CollectiveFuture issue(Communicator comm, CollectiveCheck check, Buffer send, Buffer recv) {
         Objects.requireNonNull(comm, "comm");
         int r = comm.rank();
         int n = comm.size();

@@ -1,5 +1,6 @@
 package io.jccl.check;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -150,7 +151,7 @@ public final class WorkloadRank implements AutoCloseable {
         }
         guard(a, regionA);
         guard(b, regionB);
-        return CollectiveCalls.issue(comm, check, send, recv);
+        return CollectiveCalls.issue(comm, check, Buffer.of(send), Buffer.of(recv));
     }
 
     /** Whether this rank passes a send buffer (the API ignores it on the non-roots of broadcast and scatter). */

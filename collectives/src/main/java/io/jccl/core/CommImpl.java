@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -23,9 +24,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
-import static io.jccl.core.ArgChecks.buffer;
-import static io.jccl.core.ArgChecks.bytes;
-import static io.jccl.core.ArgChecks.count;
 
 /**
  * The {@link Communicator}: checks arguments, queues operations for its {@link CommExecutor}, manages groups.
@@ -286,355 +284,114 @@ public final class CommImpl implements Communicator {
         }
     }
 
-    // ---- Collectives ----
+    // ---- Data operations: one path each for count-based calls and all-to-allv, checked by their OpRule ----
 
     @Override
-    public CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op) {
-        return allReduce(send, recv, count, type, op, null);
-    }
-
-    private CollectiveFuture allReduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
-                                       DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        ArgChecks.op(op, type);
-        long b = bytes("count", count, 1, type);
-        buffer("send", send, b, false, executorThread());
-        buffer("recv", recv, b, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allReduce", "send", send, b, "recv", recv, b, 0);
-        return collective(OpKind.ALL_REDUCE, count, type, op, -1, send, recv, inPlace, device);
+    public CollectiveFuture allReduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op) {
+        return issue(OpRule.ALL_REDUCE, send, recv, count, type, op, -1);
     }
 
     @Override
-    public CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root) {
-        return broadcast(send, recv, count, type, root, null);
-    }
-
-    private CollectiveFuture broadcast(MemorySegment send, MemorySegment recv, long count, DataType type, int root,
-                                       DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        ArgChecks.rank("root", root, size);
-        long b = bytes("count", count, 1, type);
-        boolean inPlace = false;
-        if (rank == root) {
-            buffer("send", send, b, false, executorThread());
-        }
-        buffer("recv", recv, b, true, executorThread());
-        if (rank == root) {
-            inPlace = ArgChecks.inPlace("broadcast", "send", send, b, "recv", recv, b, 0);
-        }
-        return collective(OpKind.BROADCAST, count, type, null, root, rank == root ? send : null,
-                recv, inPlace, device);
+    public CollectiveFuture broadcast(Buffer send, Buffer recv, long count, DataType type, int root) {
+        return issue(OpRule.BROADCAST, send, recv, count, type, null, root);
     }
 
     @Override
-    public CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
-                                   int root) {
-        return reduce(send, recv, count, type, op, root, null);
-    }
-
-    private CollectiveFuture reduce(MemorySegment send, MemorySegment recv, long count, DataType type, ReduceOp op,
-                                   int root, DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        ArgChecks.op(op, type);
-        ArgChecks.rank("root", root, size);
-        long b = bytes("count", count, 1, type);
-        buffer("send", send, b, false, executorThread());
-        boolean inPlace = false;
-        if (rank == root) {
-            buffer("recv", recv, b, true, executorThread());
-            inPlace = ArgChecks.inPlace("reduce", "send", send, b, "recv", recv, b, 0);
-        }
-        return collective(OpKind.REDUCE, count, type, op, root, send, rank == root ? recv : null,
-                inPlace, device);
+    public CollectiveFuture reduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, int root) {
+        return issue(OpRule.REDUCE, send, recv, count, type, op, root);
     }
 
     @Override
-    public CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type) {
-        return allGather(send, recv, sendCount, type, null);
-    }
-
-    private CollectiveFuture allGather(MemorySegment send, MemorySegment recv, long sendCount, DataType type,
-                                       DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("sendCount", sendCount);
-        long sb = bytes("sendCount", sendCount, 1, type);
-        long rb = bytes("sendCount", sendCount, size, type);
-        buffer("send", send, sb, false, executorThread());
-        buffer("recv", recv, rb, true, executorThread());
-        boolean inPlace = ArgChecks.inPlace("allGather", "send", send, sb, "recv", recv, rb, rank * sb);
-        return collective(OpKind.ALL_GATHER, sendCount, type, null, -1, send, recv, inPlace, device);
+    public CollectiveFuture allGather(Buffer send, Buffer recv, long sendCount, DataType type) {
+        return issue(OpRule.ALL_GATHER, send, recv, sendCount, type, null, -1);
     }
 
     @Override
-    public CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
-                                          ReduceOp op) {
-        return reduceScatter(send, recv, recvCount, type, op, null);
-    }
-
-    private CollectiveFuture reduceScatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type,
-                                          ReduceOp op, DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("recvCount", recvCount);
-        ArgChecks.op(op, type);
-        long sb = bytes("recvCount", recvCount, size, type);
-        long rb = bytes("recvCount", recvCount, 1, type);
-        buffer("send", send, sb, false, executorThread());
-        buffer("recv", recv, rb, true, executorThread());
-        // In place: recv is block `rank` of send, i.e. send sits at recv - rank * rb.
-        boolean inPlace = ArgChecks.inPlace("reduceScatter", "recv", recv, rb, "send", send, sb, rank * rb);
-        return collective(OpKind.REDUCE_SCATTER, recvCount, type, op, -1, send, recv, inPlace, device);
+    public CollectiveFuture reduceScatter(Buffer send, Buffer recv, long recvCount, DataType type, ReduceOp op) {
+        return issue(OpRule.REDUCE_SCATTER, send, recv, recvCount, type, op, -1);
     }
 
     @Override
-    public CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type) {
-        return allToAll(send, recv, count, type, null);
-    }
-
-    private CollectiveFuture allToAll(MemorySegment send, MemorySegment recv, long count, DataType type,
-                                      DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        long b = bytes("count", count, size, type);
-        buffer("send", send, b, false, executorThread());
-        buffer("recv", recv, b, true, executorThread());
-        ArgChecks.noOverlap("allToAll", send, b, recv, b);
-        return collective(OpKind.ALL_TO_ALL, count, type, null, -1, send, recv, false, device);
+    public CollectiveFuture allToAll(Buffer send, Buffer recv, long count, DataType type) {
+        return issue(OpRule.ALL_TO_ALL, send, recv, count, type, null, -1);
     }
 
     @Override
-    public CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
-                                      long[] recvCounts, long[] recvDispls, DataType type) {
-        return allToAllv(send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, null);
+    public CollectiveFuture gather(Buffer send, Buffer recv, long sendCount, DataType type, int root) {
+        return issue(OpRule.GATHER, send, recv, sendCount, type, null, root);
     }
 
-    private CollectiveFuture allToAllv(MemorySegment send, long[] sendCounts, long[] sendDispls, MemorySegment recv,
-                                      long[] recvCounts, long[] recvDispls, DataType type, DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        long[] sc = countsArray("sendCounts", sendCounts);
-        long[] sd = countsArray("sendDispls", sendDispls);
-        long[] rc = countsArray("recvCounts", recvCounts);
-        long[] rd = countsArray("recvDispls", recvDispls);
-        long sendEnd = extent("send", send, sc, sd, type);
-        long recvEnd = extent("recv", recv, rc, rd, type);
-        buffer("send", send, sendEnd, false, executorThread());
-        buffer("recv", recv, recvEnd, true, executorThread());
-        ArgChecks.noOverlap("allToAllv", send, sendEnd, recv, recvEnd);
-        return submit(OpRequest.allToAllv(send, sc, sd, recv, rc, rd, type, newFuture()), device);
+    @Override
+    public CollectiveFuture scatter(Buffer send, Buffer recv, long recvCount, DataType type, int root) {
+        return issue(OpRule.SCATTER, send, recv, recvCount, type, null, root);
     }
 
-    private long[] countsArray(String name, long[] values) {
-        if (values == null) {
-            throw ArgChecks.invalid(name + " must not be null");
-        }
-        if (values.length != size) {
-            throw ArgChecks.invalid(name + " has " + values.length + " entries but the communicator has " + size
-                    + " ranks");
-        }
-        for (int i = 0; i < size; i++) {
-            if (values[i] < 0) {
-                throw ArgChecks.invalid(name + "[" + i + "] must not be negative, got " + values[i]);
-            }
-        }
-        return values.clone();
+    @Override
+    public CollectiveFuture send(Buffer buffer, long count, DataType type, int peer) {
+        return issue(OpRule.SEND, buffer, null, count, type, null, peer);
+    }
+
+    @Override
+    public CollectiveFuture recv(Buffer buffer, long count, DataType type, int peer) {
+        return issue(OpRule.RECV, null, buffer, count, type, null, peer);
     }
 
     /**
-     * The bytes of {@code buffer} the blocks reach (empty blocks reach nothing, whatever their displacement);
-     * fails naming the block that does not fit when the buffer is too small.
+     * Checks a count-based call by its rule and issues it. Device buffers are checked through the segments
+     * standing in for them ({@link DeviceArgs}) and staged by the executor when they have no host view.
+     *
+     * @param root the root, or the peer of send and receive; ignored by rules without one
      */
-    private static long extent(String name, MemorySegment buffer, long[] counts, long[] displs, DataType type) {
-        long end = 0;
-        for (int i = 0; i < counts.length; i++) {
-            if (counts[i] == 0) {
-                continue;
-            }
-            String block = name + "Displs[" + i + "] " + displs[i] + " + " + name + "Counts[" + i + "] " + counts[i];
-            long last;
-            try {
-                last = Math.addExact(displs[i], counts[i]);
-            } catch (ArithmeticException e) {
-                throw ArgChecks.invalid(block + " overflows");
-            }
-            long blockEnd = bytes(block, last, 1, type);
-            if (buffer != null && buffer.byteSize() < blockEnd) {
-                throw ArgChecks.invalid(name + " holds " + buffer.byteSize() + " bytes but block " + i + " ("
-                        + block + " elements of " + type + ") ends at byte " + blockEnd);
-            }
-            end = Math.max(end, blockEnd);
-        }
-        return end;
-    }
-
-    @Override
-    public CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root) {
-        return gather(send, recv, sendCount, type, root, null);
-    }
-
-    private CollectiveFuture gather(MemorySegment send, MemorySegment recv, long sendCount, DataType type, int root,
-                                    DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("sendCount", sendCount);
-        ArgChecks.rank("root", root, size);
-        long sb = bytes("sendCount", sendCount, 1, type);
-        long rb = bytes("sendCount", sendCount, size, type);
-        buffer("send", send, sb, false, executorThread());
-        boolean inPlace = false;
-        if (rank == root) {
-            buffer("recv", recv, rb, true, executorThread());
-            inPlace = ArgChecks.inPlace("gather", "send", send, sb, "recv", recv, rb, root * sb);
-        }
-        return collective(OpKind.GATHER, sendCount, type, null, root, send,
-                rank == root ? recv : null, inPlace, device);
-    }
-
-    @Override
-    public CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root) {
-        return scatter(send, recv, recvCount, type, root, null);
-    }
-
-    private CollectiveFuture scatter(MemorySegment send, MemorySegment recv, long recvCount, DataType type, int root,
-                                     DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("recvCount", recvCount);
-        ArgChecks.rank("root", root, size);
-        long sb = bytes("recvCount", recvCount, size, type);
-        long rb = bytes("recvCount", recvCount, 1, type);
-        buffer("recv", recv, rb, true, executorThread());
-        boolean inPlace = false;
-        if (rank == root) {
-            buffer("send", send, sb, false, executorThread());
-            inPlace = ArgChecks.inPlace("scatter", "recv", recv, rb, "send", send, sb, root * rb);
-        }
-        return collective(OpKind.SCATTER, recvCount, type, null, root, rank == root ? send : null,
-                recv, inPlace, device);
-    }
-
-    @Override
-    public CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer) {
-        return send(buffer, count, type, peer, null);
-    }
-
-    private CollectiveFuture send(MemorySegment buffer, long count, DataType type, int peer, DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("count", count, 1, type), false, executorThread());
-        return submit(OpRequest.p2p(true, buffer, count, type, peer, newFuture(dataBytes(count, type))), device);
-    }
-
-    @Override
-    public CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer) {
-        return recv(buffer, count, type, peer, null);
-    }
-
-    private CollectiveFuture recv(MemorySegment buffer, long count, DataType type, int peer, DeviceArgs device) {
-        checkOpen();
-        ArgChecks.type(type);
-        count("count", count);
-        ArgChecks.rank("peer", peer, size);
-        buffer("buffer", buffer, bytes("count", count, 1, type), true, executorThread());
-        return submit(OpRequest.p2p(false, buffer, count, type, peer, newFuture(dataBytes(count, type))), device);
-    }
-
-    // ---- Device buffers: checked through the segments standing in for them, staged by the executor ----
-
-    /** The arguments for a device call; null when every buffer has a host view (a plain segment call then). */
-    private static DeviceArgs staged(DeviceArgs device) {
-        return device.staged() ? device : null;
-    }
-
-    @Override
-    public CollectiveFuture allReduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return allReduce(d.sendSegment(), d.recvSegment(), count, type, op, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture broadcast(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, int root) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return broadcast(d.sendSegment(), d.recvSegment(), count, type, root, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture reduce(DeviceBuffer send, DeviceBuffer recv, long count, DataType type, ReduceOp op,
+    private CollectiveFuture issue(OpRule rule, Buffer send, Buffer recv, long count, DataType type, ReduceOp op,
                                    int root) {
         checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return reduce(d.sendSegment(), d.recvSegment(), count, type, op, root, staged(d));
+        ArgChecks.type(type);
+        DeviceArgs device = deviceArgs(rule, send, recv);
+        MemorySegment s = device != null ? device.sendSegment() : OpRule.host(send, rule.sendName, type);
+        MemorySegment r = device != null ? device.recvSegment() : OpRule.host(recv, rule.recvName, type);
+        device = device != null && device.staged() ? device : null;   // all host views: a plain segment call
+        boolean inPlace = rule.check(rank, size, executorThread(), s, r, count, type, op, root);
+        s = rule.usesSend(rank, root) ? s : null;
+        r = rule.usesRecv(rank, root) ? r : null;
+        if (rule.kind == OpKind.P2P) {
+            boolean isSend = rule == OpRule.SEND;
+            return submit(OpRequest.p2p(isSend, isSend ? s : r, count, type, root, newFuture(dataBytes(count, type))),
+                    device);
+        }
+        return collective(rule.kind, count, type, rule.reduces ? op : null, rule.rankName != null ? root : -1, s, r,
+                inPlace, device);
+    }
+
+    /**
+     * @return the device arguments when a buffer is a {@link DeviceBuffer} (both are then, by the rule's check),
+     *         with segments standing in for the buffers; null for host memory
+     */
+    private static DeviceArgs deviceArgs(OpRule rule, Buffer send, Buffer recv) {
+        if (!(send instanceof DeviceBuffer) && !(recv instanceof DeviceBuffer)) {
+            return null;
+        }
+        rule.checkSameMemory(send, recv);
+        return DeviceArgs.of((DeviceBuffer) send, (DeviceBuffer) recv);
     }
 
     @Override
-    public CollectiveFuture allGather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return allGather(d.sendSegment(), d.recvSegment(), sendCount, type, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture reduceScatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type,
-                                          ReduceOp op) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return reduceScatter(d.sendSegment(), d.recvSegment(), recvCount, type, op, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture allToAll(DeviceBuffer send, DeviceBuffer recv, long count, DataType type) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return allToAll(d.sendSegment(), d.recvSegment(), count, type, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture allToAllv(DeviceBuffer send, long[] sendCounts, long[] sendDispls, DeviceBuffer recv,
+    public CollectiveFuture allToAllv(Buffer send, long[] sendCounts, long[] sendDispls, Buffer recv,
                                       long[] recvCounts, long[] recvDispls, DataType type) {
         checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return allToAllv(d.sendSegment(), sendCounts, sendDispls, d.recvSegment(), recvCounts, recvDispls, type,
-                staged(d));
-    }
-
-    @Override
-    public CollectiveFuture gather(DeviceBuffer send, DeviceBuffer recv, long sendCount, DataType type, int root) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return gather(d.sendSegment(), d.recvSegment(), sendCount, type, root, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture scatter(DeviceBuffer send, DeviceBuffer recv, long recvCount, DataType type, int root) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.of(send, recv);
-        return scatter(d.sendSegment(), d.recvSegment(), recvCount, type, root, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture send(DeviceBuffer buffer, long count, DataType type, int peer) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.ofBuffer(buffer, true);
-        return send(d.bufferSegment(), count, type, peer, staged(d));
-    }
-
-    @Override
-    public CollectiveFuture recv(DeviceBuffer buffer, long count, DataType type, int peer) {
-        checkOpen();
-        DeviceArgs d = DeviceArgs.ofBuffer(buffer, false);
-        return recv(d.bufferSegment(), count, type, peer, staged(d));
+        ArgChecks.type(type);
+        OpRule rule = OpRule.ALL_TO_ALLV;
+        DeviceArgs device = deviceArgs(rule, send, recv);
+        MemorySegment s = device != null ? device.sendSegment() : OpRule.host(send, rule.sendName, type);
+        MemorySegment r = device != null ? device.recvSegment() : OpRule.host(recv, rule.recvName, type);
+        device = device != null && device.staged() ? device : null;
+        long[] sc = OpRule.countsArray("sendCounts", sendCounts, size);
+        long[] sd = OpRule.countsArray("sendDispls", sendDispls, size);
+        long[] rc = OpRule.countsArray("recvCounts", recvCounts, size);
+        long[] rd = OpRule.countsArray("recvDispls", recvDispls, size);
+        long sendEnd = OpRule.extent("send", s, sc, sd, type);
+        long recvEnd = OpRule.extent("recv", r, rc, rd, type);
+        rule.checkBuffers(rank, -1, executorThread(), s, sendEnd, r, recvEnd);
+        return submit(OpRequest.allToAllv(s, sc, sd, r, rc, rd, type, newFuture()), device);
     }
 
     @Override

@@ -59,11 +59,6 @@ final class DeviceArgs {
         return new DeviceArgs(send, recv);
     }
 
-    /** For send and receive, which name their one buffer {@code buffer}. */
-    static DeviceArgs ofBuffer(DeviceBuffer buffer, boolean isSend) {
-        return isSend ? new DeviceArgs(buffer, null) : new DeviceArgs(null, buffer);
-    }
-
     private static MemorySegment standIn(String name, DeviceBuffer b) {
         if (b == null) {
             return null;
@@ -102,11 +97,6 @@ final class DeviceArgs {
     /** @return what stands in for the receive buffer */
     MemorySegment recvSegment() {
         return recvSegment;
-    }
-
-    /** @return the buffer for send and receive calls */
-    MemorySegment bufferSegment() {
-        return sendBuffer != null ? sendSegment : recvSegment;
     }
 
     /** @return whether some buffer needs staging (otherwise the host views serve as plain segments) */

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -103,8 +104,9 @@ final class Warmup {
         int rounds = 0;
         try (Arena arena = Arena.ofShared()) {
             MemorySegment wish = arena.allocate(ValueLayout.JAVA_LONG);
-            MemorySegment send = null;
-            MemorySegment recv = null;
+            Buffer wishBuffer = Buffer.of(wish);
+            Buffer send = null;
+            Buffer recv = null;
             while (true) {
                 long now = clock.getAsLong();
                 if (now - windowStart >= QUIET_WINDOW_NS) {
@@ -115,13 +117,13 @@ final class Warmup {
                 }
                 boolean wants = spentNs.get() + now - start < wantNs && !quiet;
                 wish.set(ValueLayout.JAVA_LONG, 0, wants ? 1 : 0);
-                comm.allReduce(wish, wish, 1, DataType.INT64, ReduceOp.MAX).await();
+                comm.allReduce(wishBuffer, wishBuffer, 1, DataType.INT64, ReduceOp.MAX).await();
                 if (wish.get(ValueLayout.JAVA_LONG, 0) == 0) {
                     break;
                 }
                 if (send == null) {   // not before: a warm JVM's rounds are none
-                    send = arena.allocate(largest, 64);
-                    recv = arena.allocate(largest, 64);
+                    send = Buffer.of(arena.allocate(largest, 64));
+                    recv = Buffer.of(arena.allocate(largest, 64));
                 }
                 allReduces(comm, ROUND_BYTES, send, recv);
                 if (rounds % LARGE_EVERY == LARGE_EVERY - 1) {
@@ -137,7 +139,7 @@ final class Warmup {
         return new Outcome(rounds, clock.getAsLong() - start);
     }
 
-    private static void allReduces(Communicator comm, long[] sizes, MemorySegment send, MemorySegment recv) {
+    private static void allReduces(Communicator comm, long[] sizes, Buffer send, Buffer recv) {
         for (long bytes : sizes) {
             long count = bytes / Float.BYTES;
             comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM).await();

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -63,11 +64,11 @@ class AbortTest {
     void abortFailsPendingAndQueuedOperationsAndPeersLearn() {
         Communicator c0 = comms.get(0);
         // Everybody waits: rank 0 for rank 1, ranks 1 and 2 for rank 0 (receives nobody sends).
-        CollectiveFuture pending = c0.recv(buf(), 10, FLOAT32, 1);
-        CollectiveFuture queued1 = c0.allReduce(buf(), buf(), 10, FLOAT32, SUM);
+        CollectiveFuture pending = c0.recv(Buffer.of(buf()), 10, FLOAT32, 1);
+        CollectiveFuture queued1 = c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM);
         CollectiveFuture queued2 = c0.barrier();
-        CollectiveFuture peer1 = comms.get(1).recv(buf(), 10, FLOAT32, 0);
-        CollectiveFuture peer2 = comms.get(2).allReduce(buf(), buf(), 10, FLOAT32, SUM);
+        CollectiveFuture peer1 = comms.get(1).recv(Buffer.of(buf()), 10, FLOAT32, 0);
+        CollectiveFuture peer2 = comms.get(2).allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM);
         assertThat(pending.isDone()).isFalse();
 
         c0.abort();
@@ -90,9 +91,9 @@ class AbortTest {
     void abortReturnsPromptlyAndCompletesFuturesBeforeReturning() throws Exception {
         Communicator c0 = comms.get(0);
         List<CollectiveFuture> fs = new ArrayList<>();
-        fs.add(c0.allReduce(buf(), buf(), 100, INT32, SUM));
+        fs.add(c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 100, INT32, SUM));
         for (int i = 0; i < 20; i++) {
-            fs.add(c0.broadcast(buf(), 100, INT32, 0));
+            fs.add(c0.broadcast(Buffer.of(buf()), 100, INT32, 0));
         }
         // abort runs on another thread; the bound only turns a hang into a failure.
         CompletableFuture<Void> aborting = CompletableFuture.runAsync(c0::abort, CommAssertions.daemonPool());
@@ -106,8 +107,8 @@ class AbortTest {
 
     @Test
     void abortOfAnIdleCommunicatorFailsPeersThatWaitForIt() {
-        CollectiveFuture f0 = comms.get(0).allReduce(buf(), buf(), 100, FLOAT32, SUM);
-        CollectiveFuture f1 = comms.get(1).allReduce(buf(), buf(), 100, FLOAT32, SUM);
+        CollectiveFuture f0 = comms.get(0).allReduce(Buffer.of(buf()), Buffer.of(buf()), 100, FLOAT32, SUM);
+        CollectiveFuture f1 = comms.get(1).allReduce(Buffer.of(buf()), Buffer.of(buf()), 100, FLOAT32, SUM);
         comms.get(2).abort();   // idle: it never issued the all-reduce
         assertNamesAbortedRank(awaitFailure(f0), 2);
         assertNamesAbortedRank(awaitFailure(f1), 2);
@@ -119,7 +120,8 @@ class AbortTest {
         comms.get(1).abort();
         for (int r : new int[] {0, 2}) {
             assertNamesAbortedRank(MismatchTest.awaitAsyncError(comms.get(r)), 1);
-            assertNamesAbortedRank(awaitFailure(comms.get(r).allReduce(buf(), buf(), 1, FLOAT32, SUM)), 1);
+            assertNamesAbortedRank(awaitFailure(comms.get(r).allReduce(Buffer.of(buf()), Buffer.of(buf()), 1, FLOAT32,
+                    SUM)), 1);
         }
         assertThrowsJccl(ErrorCode.INVALID_USAGE, () -> comms.get(1).barrier(), "aborted");
     }
@@ -143,7 +145,7 @@ class AbortTest {
     void abortAfterCloseIsFine() {
         List<CollectiveFuture> fs = new ArrayList<>();
         for (Communicator c : comms) {
-            fs.add(c.allReduce(buf(), buf(), 10, FLOAT32, SUM));
+            fs.add(c.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM));
         }
         CommAssertions.awaitAll(fs);
         CompletableFuture<?>[] closing = comms.stream()
@@ -158,7 +160,8 @@ class AbortTest {
     @Test
     void abortUnblocksACloseThatWaitsForAPendingOperation() throws Exception {
         Communicator c0 = comms.get(0);
-        CollectiveFuture f = c0.allReduce(buf(), buf(), 10, FLOAT32, SUM);   // the peers never join
+        CollectiveFuture f = c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32,
+                SUM);   // the peers never join
         CompletableFuture<Void> closing = CompletableFuture.runAsync(c0::close, CommAssertions.daemonPool());
         assertThat(f.await(Duration.ofMillis(50))).as("close waits for the operation").isFalse();
         c0.abort();
@@ -172,7 +175,7 @@ class AbortTest {
     @Test
     void abortFromManyThreadsAtOnce() throws Exception {
         Communicator c0 = comms.get(0);
-        CollectiveFuture f = c0.allReduce(buf(), buf(), 10, FLOAT32, SUM);
+        CollectiveFuture f = c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM);
         CountDownLatch go = new CountDownLatch(1);
         List<CompletableFuture<Void>> aborts = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -193,7 +196,7 @@ class AbortTest {
     @Test
     void abortFromACompletionCallback() {
         Communicator c0 = comms.get(0);
-        CollectiveFuture first0 = c0.allReduce(buf(), buf(), 10, FLOAT32, SUM);
+        CollectiveFuture first0 = c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM);
         AtomicReference<Throwable> problem = new AtomicReference<>();
         AtomicReference<String> callbackThread = new AtomicReference<>();
         CountDownLatch aborted = new CountDownLatch(1);
@@ -208,9 +211,10 @@ class AbortTest {
                 aborted.countDown();
             }
         });
-        CollectiveFuture second = c0.allReduce(buf(), buf(), 10, FLOAT32, SUM);
-        List<CollectiveFuture> others = List.of(comms.get(1).allReduce(buf(), buf(), 10, FLOAT32, SUM),
-                comms.get(2).allReduce(buf(), buf(), 10, FLOAT32, SUM));
+        CollectiveFuture second = c0.allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM);
+        List<CollectiveFuture> others = List.of(comms.get(1).allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32,
+                SUM),
+                comms.get(2).allReduce(Buffer.of(buf()), Buffer.of(buf()), 10, FLOAT32, SUM));
         CommAssertions.awaitSuccess(first0);
         // Rank 0 may finish its part and abort while the peers still finish theirs; then they learn of the abort.
         for (CollectiveFuture other : others) {

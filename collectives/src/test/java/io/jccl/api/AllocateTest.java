@@ -3,6 +3,7 @@ package io.jccl.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -43,7 +44,8 @@ class AllocateTest {
             }
             List<CollectiveFuture> futures = new ArrayList<>();
             for (Communicator c : comms) {
-                futures.add(c.allReduce(sends.get(c.rank()), recvs.get(c.rank()), count, DataType.FLOAT32,
+                futures.add(c.allReduce(Buffer.of(sends.get(c.rank())), Buffer.of(recvs.get(c.rank())), count,
+                        DataType.FLOAT32,
                         ReduceOp.SUM));
             }
             futures.forEach(CollectiveFuture::await);

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -14,8 +15,6 @@ import org.junit.jupiter.api.TestFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,11 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Every collective (and send/recv) through each heap-array form and through direct and heap ByteBuffers, with
- * exact results checked against {@link CollectiveCheck}; ByteBuffers use their position-to-limit window, whose
- * surroundings must stay untouched; in place where an array can express it (all-reduce, broadcast, reduce).
- * The overloads are reached by reflection on their declared parameter types, so each form's own default
- * method runs.
+ * Every collective (and send/recv) through a {@link Buffer} made by {@code Buffer.of} of each heap-array kind and
+ * of direct and heap ByteBuffers, with exact results checked against {@link CollectiveCheck}; ByteBuffers use their
+ * position-to-limit window, whose surroundings must stay untouched; in place where an array can express it
+ * (all-reduce, broadcast, reduce).
  */
 class BufferFormsTest {
     private static final int N = 3;
@@ -43,7 +41,7 @@ class BufferFormsTest {
      * One way of passing buffers.
      *
      * @param name      for the test name
-     * @param bufClass  the parameter type of the overload
+     * @param bufClass  the array or ByteBuffer class
      * @param type      the element type used with it
      * @param alloc     makes a buffer of a number of bytes
      */
@@ -170,7 +168,7 @@ class BufferFormsTest {
         }
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            fs.add(issue(comms.get(r), f.bufClass(), kind, check, type, count, root, send[r], recv[r]));
+            fs.add(issue(comms.get(r), kind, check, type, count, root, send[r], recv[r]));
         }
         CommAssertions.awaitAll(fs);
         for (int r = 0; r < N; r++) {
@@ -187,50 +185,43 @@ class BufferFormsTest {
         }
     }
 
-    private static CollectiveFuture issue(Communicator c, Class<?> b, OpKind kind, CollectiveCheck check,
-                                          DataType type, long count, int root, Object send, Object recv) {
-        int r = c.rank();
-        Class<?> l = long.class;
-        Class<?> t = DataType.class;
-        Class<?> o = ReduceOp.class;
-        Class<?> i = int.class;
-        return switch (kind) {
-            case ALL_REDUCE -> call(c, "allReduce", new Class<?>[] {b, b, l, t, o}, send, recv, count, type,
-                    check.opFor(r));
-            case BROADCAST -> call(c, "broadcast", new Class<?>[] {b, b, l, t, i}, send, recv, count, type, root);
-            case REDUCE -> call(c, "reduce", new Class<?>[] {b, b, l, t, o, i}, send, recv, count, type,
-                    check.opFor(r), root);
-            case ALL_GATHER -> call(c, "allGather", new Class<?>[] {b, b, l, t}, send, recv, count, type);
-            case REDUCE_SCATTER -> call(c, "reduceScatter", new Class<?>[] {b, b, l, t, o}, send, recv, count, type,
-                    check.opFor(r));
-            case ALL_TO_ALL -> call(c, "allToAll", new Class<?>[] {b, b, l, t}, send, recv, count, type);
-            case ALL_TO_ALLV -> call(c, "allToAllv", new Class<?>[] {b, long[].class, long[].class, b, long[].class,
-                long[].class, t}, send, check.sendCounts(r), check.sendDispls(r), recv, check.recvCounts(r),
-                    check.recvDispls(r), type);
-            case GATHER -> call(c, "gather", new Class<?>[] {b, b, l, t, i}, send, recv, count, type, root);
-            case SCATTER -> call(c, "scatter", new Class<?>[] {b, b, l, t, i}, send, recv, count, type, root);
-            case P2P -> c.group(g -> {
-                call(g, "send", new Class<?>[] {b, l, t, i}, send, count, type, (r + 1) % N);
-                call(g, "recv", new Class<?>[] {b, l, t, i}, recv, count, type, (r - 1 + N) % N);
-            });
-            default -> throw new IllegalArgumentException(kind.toString());
+    /** The buffer {@code Buffer.of} makes of an array or ByteBuffer (null for null), by its runtime type. */
+    private static Buffer buffer(Object o) {
+        return switch (o) {
+            case null -> null;
+            case byte[] a -> Buffer.of(a);
+            case short[] a -> Buffer.of(a);
+            case int[] a -> Buffer.of(a);
+            case long[] a -> Buffer.of(a);
+            case float[] a -> Buffer.of(a);
+            case double[] a -> Buffer.of(a);
+            case ByteBuffer bb -> Buffer.of(bb);
+            default -> throw new IllegalArgumentException(o.getClass().toString());
         };
     }
 
-    private static CollectiveFuture call(Communicator c, String name, Class<?>[] params, Object... args) {
-        try {
-            Method m = Communicator.class.getMethod(name, params);
-            assertThat(m.isDefault() || params[0] == MemorySegment.class).as("%s is the %s form", m, params[0])
-                    .isTrue();
-            return (CollectiveFuture) m.invoke(c, args);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new AssertionError(e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
+    private static CollectiveFuture issue(Communicator c, OpKind kind, CollectiveCheck check, DataType type,
+                                          long count, int root, Object sendObject, Object recvObject) {
+        int r = c.rank();
+        Buffer send = buffer(sendObject);
+        Buffer recv = buffer(recvObject);
+        return switch (kind) {
+            case ALL_REDUCE -> c.allReduce(send, recv, count, type, check.opFor(r));
+            case BROADCAST -> c.broadcast(send, recv, count, type, root);
+            case REDUCE -> c.reduce(send, recv, count, type, check.opFor(r), root);
+            case ALL_GATHER -> c.allGather(send, recv, count, type);
+            case REDUCE_SCATTER -> c.reduceScatter(send, recv, count, type, check.opFor(r));
+            case ALL_TO_ALL -> c.allToAll(send, recv, count, type);
+            case ALL_TO_ALLV -> c.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv, check.recvCounts(r),
+                    check.recvDispls(r), type);
+            case GATHER -> c.gather(send, recv, count, type, root);
+            case SCATTER -> c.scatter(send, recv, count, type, root);
+            case P2P -> c.group(g -> {
+                g.send(send, count, type, (r + 1) % N);
+                g.recv(recv, count, type, (r - 1 + N) % N);
+            });
+            default -> throw new IllegalArgumentException(kind.toString());
+        };
     }
 
     @TestFactory
@@ -243,7 +234,7 @@ class BufferFormsTest {
             for (int r = 0; r < N; r++) {
                 in[r] = new float[] {1.5f * r, -2f, r, 1e-3f};
                 out[r] = new float[4];
-                fs.add(comms.get(r).allReduce(in[r], out[r], 4, DataType.FLOAT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(in[r]), Buffer.of(out[r]), 4, DataType.FLOAT32, ReduceOp.SUM));
             }
             CommAssertions.awaitAll(fs);
             for (int r = 0; r < N; r++) {
@@ -254,7 +245,7 @@ class BufferFormsTest {
             List<CollectiveFuture> fs = new ArrayList<>();
             for (int r = 0; r < N; r++) {
                 io[r] = new double[] {r, -r, Double.MAX_VALUE / (r + 1)};
-                fs.add(comms.get(r).allReduce(io[r], io[r], 3, DataType.FLOAT64, ReduceOp.MAX));
+                fs.add(comms.get(r).allReduce(Buffer.of(io[r]), Buffer.of(io[r]), 3, DataType.FLOAT64, ReduceOp.MAX));
             }
             CommAssertions.awaitAll(fs);
             for (int r = 0; r < N; r++) {

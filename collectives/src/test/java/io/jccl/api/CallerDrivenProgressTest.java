@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -48,7 +49,7 @@ class CallerDrivenProgressTest {
         comms.addAll(Communicator.local(2, CommConfig.builder().spin(Duration.ofSeconds(1)).build()));
         MemorySegment a = ones(1024);
         MemorySegment b = ones(1024);
-        CollectiveFuture first = comms.get(0).allReduce(a, a, 1024, FLOAT32, SUM);
+        CollectiveFuture first = comms.get(0).allReduce(Buffer.of(a), Buffer.of(a), 1024, FLOAT32, SUM);
         AtomicReference<String> callbackThread = new AtomicReference<>();
         first.toCompletableFuture().whenComplete((v, t) -> callbackThread.set(Thread.currentThread().getName()));
         Thread peer = Thread.ofPlatform().name("peer").start(() -> {
@@ -57,7 +58,7 @@ class CallerDrivenProgressTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            comms.get(1).allReduce(b, b, 1024, FLOAT32, SUM).await();
+            comms.get(1).allReduce(Buffer.of(b), Buffer.of(b), 1024, FLOAT32, SUM).await();
         });
         assertThat(first.await(HANG)).isTrue();
         peer.join(HANG.toMillis());
@@ -76,7 +77,7 @@ class CallerDrivenProgressTest {
         }
         for (int i = 0; i < 20; i++) {
             for (int r = 0; r < 3; r++) {
-                futures.add(comms.get(r).allReduce(bufs[r], bufs[r], 4096, FLOAT32, SUM));
+                futures.add(comms.get(r).allReduce(Buffer.of(bufs[r]), Buffer.of(bufs[r]), 4096, FLOAT32, SUM));
             }
         }
         long until = System.nanoTime() + HANG.toNanos();
@@ -95,7 +96,7 @@ class CallerDrivenProgressTest {
         MemorySegment[] bufs = {ones(64), ones(64)};
         List<CollectiveFuture> mine = new ArrayList<>();
         for (int i = 0; i < ops; i++) {
-            mine.add(comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM));
+            mine.add(comms.get(0).allReduce(Buffer.of(bufs[0]), Buffer.of(bufs[0]), 64, FLOAT32, SUM));
         }
         // Four threads await rank 0's operations at once while rank 1's are issued and awaited here.
         List<Thread> waiters = new ArrayList<>();
@@ -108,7 +109,7 @@ class CallerDrivenProgressTest {
             }));
         }
         for (int i = 0; i < ops; i++) {
-            comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM).await();
+            comms.get(1).allReduce(Buffer.of(bufs[1]), Buffer.of(bufs[1]), 64, FLOAT32, SUM).await();
         }
         for (Thread t : waiters) {
             t.join(HANG.toMillis());
@@ -131,15 +132,16 @@ class CallerDrivenProgressTest {
         // communicator's thread may now and then finish one first, so issue until the pattern shows.
         int blocking = 0;
         while (blocking < 20 || (TestHooks.wakesOnOffer(comms.get(0)) && blocking < 10_000)) {
-            CollectiveFuture peer = comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM);
-            comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM).await();
+            CollectiveFuture peer = comms.get(1).allReduce(Buffer.of(bufs[1]), Buffer.of(bufs[1]), 64, FLOAT32, SUM);
+            comms.get(0).allReduce(Buffer.of(bufs[0]), Buffer.of(bufs[0]), 64, FLOAT32, SUM).await();
             peer.await();
             blocking++;
         }
         assertThat(TestHooks.wakesOnOffer(comms.get(0))).as("the blocking pattern: offers do not wake").isFalse();
 
-        List<CollectiveFuture> alone = List.of(comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM),
-                comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM));
+        List<CollectiveFuture> alone = List.of(comms.get(0).allReduce(Buffer.of(bufs[0]), Buffer.of(bufs[0]), 64,
+                FLOAT32, SUM),
+                comms.get(1).allReduce(Buffer.of(bufs[1]), Buffer.of(bufs[1]), 64, FLOAT32, SUM));
         long until = System.nanoTime() + HANG.toNanos();
         while (!alone.stream().allMatch(CollectiveFuture::isDone) && System.nanoTime() < until) {
             Thread.sleep(1);   // nobody awaits: only the communicators' threads can complete them
@@ -156,8 +158,8 @@ class CallerDrivenProgressTest {
         comms.addAll(Communicator.local(2));
         MemorySegment[] bufs = {ones(64), ones(64)};
         for (int i = 0; i < 5; i++) {
-            CollectiveFuture peer = comms.get(1).allReduce(bufs[1], bufs[1], 64, FLOAT32, SUM);
-            comms.get(0).allReduce(bufs[0], bufs[0], 64, FLOAT32, SUM).await();
+            CollectiveFuture peer = comms.get(1).allReduce(Buffer.of(bufs[1]), Buffer.of(bufs[1]), 64, FLOAT32, SUM);
+            comms.get(0).allReduce(Buffer.of(bufs[0]), Buffer.of(bufs[0]), 64, FLOAT32, SUM).await();
             peer.await();
         }
         long until = System.nanoTime() + HANG.toNanos();

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -131,7 +132,8 @@ final class CommAssertions {
                 for (int i = 0; i < count; i++) {
                     send[r].setAtIndex(ValueLayout.JAVA_INT, i, (r + 1) * 1000 + i);
                 }
-                fs.add(comms.get(r).allReduce(send[r], recv[r], count, DataType.INT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(send[r]), Buffer.of(recv[r]), count, DataType.INT32,
+                        ReduceOp.SUM));
             }
             awaitAll(fs);
             for (int r = 0; r < n; r++) {

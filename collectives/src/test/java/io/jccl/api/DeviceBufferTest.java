@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -58,14 +59,15 @@ class DeviceBufferTest {
     @Test
     void allReduceOutOfPlaceAndInPlace() {
         int count = 1000;
-        List<FakeDevice.Buffer> send = new ArrayList<>();
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<FakeDevice.Memory> send = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             send.add(device.allocate(4L * count));
             recv.add(device.allocate(4L * count));
             send.get(r).putInts(ramp(r, count));
-            fs.add(comms.get(r).allReduce(send.get(r), recv.get(r), count, DataType.INT32, ReduceOp.SUM));
+            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(recv.get(r)), count, DataType.INT32,
+                    ReduceOp.SUM));
         }
         awaitAll(fs);
         fs.clear();
@@ -75,7 +77,8 @@ class DeviceBufferTest {
                 assertThat(got[i]).as("rank %d element %d", r, i).isEqualTo(6000 + 3 * i);
             }
             assertThat(send.get(r).ints()).as("send untouched").isEqualTo(ramp(r, count));
-            fs.add(comms.get(r).allReduce(send.get(r), send.get(r), count, DataType.INT32, ReduceOp.MAX));
+            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(send.get(r)), count, DataType.INT32,
+                    ReduceOp.MAX));
         }
         awaitAll(fs);
         for (int r = 0; r < N; r++) {
@@ -90,20 +93,20 @@ class DeviceBufferTest {
     void inPlaceThroughSlices() {
         int count = 5;
         List<CollectiveFuture> fs = new ArrayList<>();
-        List<FakeDevice.Buffer> gathered = new ArrayList<>();
-        List<FakeDevice.Buffer> scattered = new ArrayList<>();
+        List<FakeDevice.Memory> gathered = new ArrayList<>();
+        List<FakeDevice.Memory> scattered = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer g = device.allocate(4L * count * N);
+            FakeDevice.Memory g = device.allocate(4L * count * N);
             int[] mine = new int[count * N];
             System.arraycopy(ramp(r, count), 0, mine, r * count, count);
             g.putInts(mine);
             gathered.add(g);
             DeviceBuffer sendSlice = g.slice(4L * count * r, 4L * count);
             fs.add(comms.get(r).allGather(sendSlice, g, count, DataType.INT32));
-            FakeDevice.Buffer s = device.allocate(4L * count * N);
+            FakeDevice.Memory s = device.allocate(4L * count * N);
             s.putInts(ramp(r, count * N));
             scattered.add(s);
-            fs.add(comms.get(r).reduceScatter(s, s.slice(4L * count * r, 4L * count), count, DataType.INT32,
+            fs.add(comms.get(r).reduceScatter(s, Buffer.of(s.slice(4L * count * r, 4L * count)), count, DataType.INT32,
                     ReduceOp.SUM));
         }
         awaitAll(fs);
@@ -125,7 +128,7 @@ class DeviceBufferTest {
     @Test
     void copiesRunWhenTheOperationRunsNotWhenIssued() {
         int count = 64;
-        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        List<FakeDevice.Memory> bufs = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             bufs.add(device.allocate(4L * count));
@@ -135,7 +138,8 @@ class DeviceBufferTest {
         }
         for (int round = 0; round < 4; round++) {   // queued back to back: each must see the previous sum
             for (int r = 0; r < N; r++) {
-                fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
+                        ReduceOp.SUM));
             }
         }
         awaitAll(fs);
@@ -152,12 +156,12 @@ class DeviceBufferTest {
             counts[j] = 2;
             displs[j] = 3L * j;   // a gap of one element after each block
         }
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer s = device.allocate(4L * 3 * N);
+            FakeDevice.Memory s = device.allocate(4L * 3 * N);
             s.putInts(ramp(r, 3 * N));
-            FakeDevice.Buffer d = device.allocate(4L * 3 * N);
+            FakeDevice.Memory d = device.allocate(4L * 3 * N);
             int[] marks = new int[3 * N];
             java.util.Arrays.fill(marks, -7);
             d.putInts(marks);
@@ -178,14 +182,14 @@ class DeviceBufferTest {
     @Test
     void sendAndReceiveInAGroupIncludingSelf() {
         int count = 17;
-        List<FakeDevice.Buffer> recv = new ArrayList<>();
-        List<FakeDevice.Buffer> self = new ArrayList<>();
+        List<FakeDevice.Memory> recv = new ArrayList<>();
+        List<FakeDevice.Memory> self = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer s = device.allocate(4L * count);
+            FakeDevice.Memory s = device.allocate(4L * count);
             s.putInts(ramp(r, count));
-            FakeDevice.Buffer d = device.allocate(4L * count);
-            FakeDevice.Buffer me = device.allocate(4L * count);
+            FakeDevice.Memory d = device.allocate(4L * count);
+            FakeDevice.Memory me = device.allocate(4L * count);
             recv.add(d);
             self.add(me);
             int rank = r;
@@ -208,13 +212,14 @@ class DeviceBufferTest {
     void aFailedCopyToHostFailsTheOperationAndTellsThePeers() {
         int count = 32;
         List<CollectiveFuture> fs = new ArrayList<>();
-        List<FakeDevice.Buffer> bufs = new ArrayList<>();
+        List<FakeDevice.Memory> bufs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
             bufs.add(device.allocate(4L * count));
         }
         device.toHostFailsAfter.set(0);   // the first staging copy of whichever rank starts first
         for (int r = 0; r < N; r++) {
-            fs.add(comms.get(r).allReduce(bufs.get(r), bufs.get(r), count, DataType.INT32, ReduceOp.SUM));
+            fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
+                    ReduceOp.SUM));
         }
         int local = 0;
         for (CollectiveFuture f : fs) {
@@ -238,7 +243,7 @@ class DeviceBufferTest {
         List<CollectiveFuture> fs = new ArrayList<>();
         device.fromHostFailsAfter.set(0);
         for (int r = 0; r < N; r++) {
-            FakeDevice.Buffer b = device.allocate(4L * count);
+            FakeDevice.Memory b = device.allocate(4L * count);
             fs.add(comms.get(r).allReduce(b, b, count, DataType.INT32, ReduceOp.SUM));
         }
         boolean sawLocal = false;
@@ -260,15 +265,17 @@ class DeviceBufferTest {
     @Test
     void badDeviceBuffersAreRefusedAtOnce() {
         Communicator c = comms.get(0);
-        FakeDevice.Buffer small = device.allocate(16);
-        FakeDevice.Buffer big = device.allocate(64);
+        FakeDevice.Memory small = device.allocate(16);
+        FakeDevice.Memory big = device.allocate(64);
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
                 () -> c.allReduce(small, big, 8, DataType.INT32, ReduceOp.SUM), "send holds 16 bytes",
                 "needs 32");
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT,
-                () -> c.allReduce(big.slice(4, 32), big.slice(0, 32), 8, DataType.INT32, ReduceOp.SUM),
+                () -> c.allReduce(Buffer.of(big.slice(4, 32)), Buffer.of(big.slice(0, 32)), 8, DataType.INT32,
+                        ReduceOp.SUM),
                 "overlap but send is not at the in-place position");
-        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c.allToAll(big, big.slice(8, 48), 4, DataType.INT8),
+        assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c.allToAll(big, Buffer.of(big.slice(8, 48)), 4,
+                DataType.INT8),
                 "cannot run in place");
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> big.slice(60, 8), "outside a buffer of 64 bytes");
         small.freed = true;
@@ -288,7 +295,8 @@ class DeviceBufferTest {
                 MemorySegment m = arena.allocate(40);
                 m.copyFrom(MemorySegment.ofArray(ramp(r, 10)));
                 mem.add(m);
-                fs.add(comms.get(r).allReduce(hostBuffer(m), hostBuffer(m), 10, DataType.INT32, ReduceOp.SUM));
+                fs.add(comms.get(r).allReduce(Buffer.of(hostBuffer(m)), Buffer.of(hostBuffer(m)), 10, DataType.INT32,
+                        ReduceOp.SUM));
             }
             awaitAll(fs);
             for (int r = 0; r < N; r++) {

@@ -1,6 +1,7 @@
 package io.jccl.api;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -119,7 +120,7 @@ class DirectAllReduceTest {
                             case 1 -> ReduceOp.AVG;
                             default -> ReduceOp.preMulSum(1.0 + 0.37 * r);
                         };
-                        fs.add(comms.get(r).allReduce(bufs[r], bufs[r], count, type, op));
+                        fs.add(comms.get(r).allReduce(Buffer.of(bufs[r]), Buffer.of(bufs[r]), count, type, op));
                     }
                     CommAssertions.awaitAll(fs);
                     for (int r = 1; r < n; r++) {
@@ -222,9 +223,9 @@ class DirectAllReduceTest {
                 bcast[r].setAtIndex(ValueLayout.JAVA_INT, 0, 42 + r);
                 int rank = r;
                 fs.add(comms.get(r).group(c -> {
-                    c.allReduce(a[rank], sum[rank], countA, DataType.INT32, SUM);
-                    c.broadcast(bcast[rank], 1, DataType.INT32, 0);
-                    c.allReduce(b[rank], b[rank], countB, DataType.FLOAT64, ReduceOp.MAX);
+                    c.allReduce(Buffer.of(a[rank]), Buffer.of(sum[rank]), countA, DataType.INT32, SUM);
+                    c.broadcast(Buffer.of(bcast[rank]), 1, DataType.INT32, 0);
+                    c.allReduce(Buffer.of(b[rank]), Buffer.of(b[rank]), countB, DataType.FLOAT64, ReduceOp.MAX);
                 }));
             }
             CommAssertions.awaitAll(fs);
@@ -247,8 +248,10 @@ class DirectAllReduceTest {
     void aPeerThatNeverComesIsNamedWhenTheOperationTimesOut() {
         List<Communicator> comms = local(3, CommConfig.builder().opTimeout(Duration.ofMillis(500)).build());
         try (Arena arena = Arena.ofShared()) {
-            CollectiveFuture f0 = comms.get(0).allReduce(arena.allocate(400), arena.allocate(400), 100, FLOAT32, SUM);
-            CollectiveFuture f1 = comms.get(1).allReduce(arena.allocate(400), arena.allocate(400), 100, FLOAT32, SUM);
+            CollectiveFuture f0 = comms.get(0).allReduce(Buffer.of(arena.allocate(400)),
+                    Buffer.of(arena.allocate(400)), 100, FLOAT32, SUM);
+            CollectiveFuture f1 = comms.get(1).allReduce(Buffer.of(arena.allocate(400)),
+                    Buffer.of(arena.allocate(400)), 100, FLOAT32, SUM);
             JcclException e0 = awaitFailure(f0);
             JcclException e1 = awaitFailure(f1);
             // Whichever rank times out first names rank 2; the other one may learn from its report instead.
@@ -266,9 +269,11 @@ class DirectAllReduceTest {
     void abortingARankWhosePeerNeverComesFailsTheOthers() throws Exception {
         List<Communicator> comms = local(3, CommConfig.builder().opTimeout(Duration.ofSeconds(60)).build());
         try (Arena arena = Arena.ofShared()) {
-            CollectiveFuture f0 = comms.get(0).allReduce(arena.allocate(4096), arena.allocate(4096), 1024, FLOAT32,
+            CollectiveFuture f0 = comms.get(0).allReduce(Buffer.of(arena.allocate(4096)),
+                    Buffer.of(arena.allocate(4096)), 1024, FLOAT32,
                     SUM);
-            CollectiveFuture f1 = comms.get(1).allReduce(arena.allocate(4096), arena.allocate(4096), 1024, FLOAT32,
+            CollectiveFuture f1 = comms.get(1).allReduce(Buffer.of(arena.allocate(4096)),
+                    Buffer.of(arena.allocate(4096)), 1024, FLOAT32,
                     SUM);
             Thread.sleep(100);   // both published and wait for rank 2, which never calls
             assertThat(f0.isDone()).isFalse();
@@ -318,7 +323,7 @@ class DirectAllReduceTest {
             CollectiveFuture victimCall;
             try {
                 MemorySegment b = mine.allocate(4 * count);
-                victimCall = comms.get(victim).allReduce(b, b, count, FLOAT32, SUM);
+                victimCall = comms.get(victim).allReduce(Buffer.of(b), Buffer.of(b), count, FLOAT32, SUM);
             } catch (JcclException e) {
                 mine.close();   // aborted between two calls
                 assertThat(e.code()).as(e.getMessage()).isIn(ErrorCode.ABORTED, ErrorCode.INVALID_USAGE);
@@ -327,7 +332,7 @@ class DirectAllReduceTest {
             List<CollectiveFuture> others = new ArrayList<>();
             for (int r = 0; r < comms.size(); r++) {
                 if (r != victim) {
-                    others.add(comms.get(r).allReduce(bufs[r], bufs[r], count, FLOAT32, SUM));
+                    others.add(comms.get(r).allReduce(Buffer.of(bufs[r]), Buffer.of(bufs[r]), count, FLOAT32, SUM));
                 }
             }
             Optional<JcclException> failed = outcome(victimCall);

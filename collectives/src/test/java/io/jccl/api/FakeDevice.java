@@ -28,10 +28,10 @@ final class FakeDevice implements HostStaging, AutoCloseable {
     final AtomicInteger fromHostFailsAfter = new AtomicInteger(-1);
 
     /** A device buffer of {@code sizeBytes}, filled with scrambled zeros. */
-    Buffer allocate(long sizeBytes) {
+    Memory allocate(long sizeBytes) {
         MemorySegment storage = arena.allocate(Math.max(1, sizeBytes), 64).asSlice(0, sizeBytes);
         storage.fill(SCRAMBLE);
-        return new Buffer(storage);
+        return new Memory(storage);
     }
 
     @Override
@@ -55,11 +55,11 @@ final class FakeDevice implements HostStaging, AutoCloseable {
     }
 
     /** One allocation. */
-    final class Buffer implements DeviceBuffer {
+    final class Memory implements DeviceBuffer {
         private final MemorySegment storage;
         volatile boolean freed;
 
-        Buffer(MemorySegment storage) {
+        Memory(MemorySegment storage) {
             this.storage = storage;
         }
 

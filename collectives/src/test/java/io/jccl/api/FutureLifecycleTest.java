@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -67,14 +68,14 @@ class FutureLifecycleTest {
     private CollectiveFuture op(Communicator c, int i) {
         int n = c.size();
         return switch (i % 5) {
-            case 0 -> c.allReduce(ints(1000, 1), arena.allocate(4000), 1000, INT32, SUM);
-            case 1 -> c.broadcast(ints(10, 7), 10, INT32, i % n);
+            case 0 -> c.allReduce(Buffer.of(ints(1000, 1)), Buffer.of(arena.allocate(4000)), 1000, INT32, SUM);
+            case 1 -> c.broadcast(Buffer.of(ints(10, 7)), 10, INT32, i % n);
             case 2 -> c.barrier();
             case 3 -> c.group(g -> {
-                g.send(ints(5, c.rank()), 5, INT32, (c.rank() + 1) % n);
-                g.recv(arena.allocate(20), 5, INT32, (c.rank() - 1 + n) % n);
+                g.send(Buffer.of(ints(5, c.rank())), 5, INT32, (c.rank() + 1) % n);
+                g.recv(Buffer.of(arena.allocate(20)), 5, INT32, (c.rank() - 1 + n) % n);
             });
-            default -> c.allGather(ints(3, c.rank()), arena.allocate(12L * n), 3, INT32);
+            default -> c.allGather(Buffer.of(ints(3, c.rank())), Buffer.of(arena.allocate(12L * n)), 3, INT32);
         };
     }
 
@@ -184,8 +185,8 @@ class FutureLifecycleTest {
         assertThat(fs).allMatch(CollectiveFuture::isDone);
         assertThat(fs).allMatch(f -> f.error().isEmpty());
         // A failure (a count mismatch) reaches synchronize.
-        comms.get(0).allReduce(ints(4, 1), arena.allocate(16), 4, INT32, SUM);
-        comms.get(1).allReduce(ints(5, 1), arena.allocate(20), 5, INT32, SUM);
+        comms.get(0).allReduce(Buffer.of(ints(4, 1)), Buffer.of(arena.allocate(16)), 4, INT32, SUM);
+        comms.get(1).allReduce(Buffer.of(ints(5, 1)), Buffer.of(arena.allocate(20)), 5, INT32, SUM);
         JcclException e = CommAssertions.assertThrowsJccl(ErrorCode.INVALID_USAGE, comms.get(0)::synchronize,
                 "do not match");
         assertThat(e.detail()).containsAnyOf("count 4 vs 5", "count 5 vs 4");
@@ -201,7 +202,8 @@ class FutureLifecycleTest {
                     List<CollectiveFuture> mine = new ArrayList<>();
                     for (int i = 0; i < 5; i++) {
                         for (Communicator c : comms) {
-                            mine.add(c.allReduce(ints(64, 1), arena.allocate(256), 64, INT32, SUM));
+                            mine.add(c.allReduce(Buffer.of(ints(64, 1)), Buffer.of(arena.allocate(256)), 64, INT32,
+                                    SUM));
                         }
                     }
                     return mine;
@@ -230,13 +232,13 @@ class FutureLifecycleTest {
         Communicator c0 = comms.get(0);
         Communicator c1 = comms.get(1);
         for (int round = 0; round < 3; round++) {
-            CollectiveFuture mine = c0.allReduce(ints(2, 1), arena.allocate(8), 2, INT32, SUM);
+            CollectiveFuture mine = c0.allReduce(Buffer.of(ints(2, 1)), Buffer.of(arena.allocate(8)), 2, INT32, SUM);
             assertThat(mine.isDone()).as("rank 0's all-reduce before rank 1 issued it").isFalse();
             CompletableFuture<Void> synchronize = CompletableFuture.runAsync(c0::synchronize,
                     CommAssertions.daemonPool());
             Thread.sleep(50);   // long enough for a synchronize that waited for the wrong operation to return
             assertThat(synchronize.isDone()).as("synchronize() before rank 1 issued, round %d", round).isFalse();
-            c1.allReduce(ints(2, 2), arena.allocate(8), 2, INT32, SUM).await();
+            c1.allReduce(Buffer.of(ints(2, 2)), Buffer.of(arena.allocate(8)), 2, INT32, SUM).await();
             synchronize.get(HANG.toSeconds(), TimeUnit.SECONDS);
             assertThat(mine.isDone()).isTrue();
         }
@@ -251,7 +253,7 @@ class FutureLifecycleTest {
             for (Communicator c : comms) {
                 MemorySegment out = arena.allocate(4L * 100_000);
                 results.add(out);
-                fs.add(c.allReduce(ints(100_000, c.rank() + 1), out, 100_000, INT32, SUM));
+                fs.add(c.allReduce(Buffer.of(ints(100_000, c.rank() + 1)), Buffer.of(out), 100_000, INT32, SUM));
             }
         }
         for (Communicator c : comms) {
@@ -318,7 +320,7 @@ class FutureLifecycleTest {
                         // Identical calls on every thread, so any interleaving matches across ranks.
                         MemorySegment out = arena.allocate(4L * 300);
                         outs.add(out);
-                        fs.add(c.allReduce(ints(300, c.rank() + 1), out, 300, INT32, SUM));
+                        fs.add(c.allReduce(Buffer.of(ints(300, c.rank() + 1)), Buffer.of(out), 300, INT32, SUM));
                     }
                     return outs;
                 }, CommAssertions.daemonPool()));
@@ -388,8 +390,9 @@ class FutureLifecycleTest {
         assertThat(f.error()).isEmpty();
         assertThat(f.toCompletableFuture()).as("asked for after completion").isCompletedWithValue(null);
         // A failed one: get() wraps, await() throws the JcclException itself.
-        comms.get(0).allReduce(ints(4, 1), arena.allocate(16), 4, INT32, SUM);
-        CollectiveFuture bad = comms.get(1).allReduce(ints(4, 1), arena.allocate(16), 4, FLOAT32, SUM);
+        comms.get(0).allReduce(Buffer.of(ints(4, 1)), Buffer.of(arena.allocate(16)), 4, INT32, SUM);
+        CollectiveFuture bad = comms.get(1).allReduce(Buffer.of(ints(4, 1)), Buffer.of(arena.allocate(16)), 4, FLOAT32,
+                SUM);
         JcclException e = awaitFailure(bad, ErrorCode.INVALID_USAGE, "type");
         assertThat(bad.error()).isPresent();
         assertThat(bad.toCompletableFuture()).as("asked for after the failure").isCompletedExceptionally();

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -84,13 +85,13 @@ class GroupTest {
             int r = c.rank();
             for (int p = 0; p < 3; p++) {
                 if (p != r) {
-                    g.send(ints(n, 1000 * r + p), n, INT32, p);
+                    g.send(Buffer.of(ints(n, 1000 * r + p)), n, INT32, p);
                 }
             }
             for (int p = 0; p < 3; p++) {
                 if (p != r) {
                     in[r][p] = arena.allocate(4L * n);
-                    g.recv(in[r][p], n, INT32, p);
+                    g.recv(Buffer.of(in[r][p]), n, INT32, p);
                 }
             }
         }));
@@ -109,12 +110,12 @@ class GroupTest {
         MemorySegment got0 = arena.allocate(400);
         MemorySegment got1 = arena.allocate(400);
         CollectiveFuture f0 = comms.get(0).group(g -> {
-            g.recv(got0, 100, INT32, 1);
-            g.send(ints(100, 5), 100, INT32, 1);
+            g.recv(Buffer.of(got0), 100, INT32, 1);
+            g.send(Buffer.of(ints(100, 5)), 100, INT32, 1);
         });
         CollectiveFuture f1 = comms.get(1).group(g -> {
-            g.send(ints(100, 7), 100, INT32, 0);
-            g.recv(got1, 100, INT32, 0);
+            g.send(Buffer.of(ints(100, 7)), 100, INT32, 0);
+            g.recv(Buffer.of(got1), 100, INT32, 0);
         });
         awaitAll(List.of(f0, f1));
         assertInts(got0, 100, 7);
@@ -128,13 +129,13 @@ class GroupTest {
         List<CollectiveFuture> members = new ArrayList<>();
         CollectiveFuture sender = comms.get(0).group(g -> {
             for (int i = 0; i < messages; i++) {
-                members.add(g.send(ints(i + 1, 100 * i), i + 1, INT32, 2));
+                members.add(g.send(Buffer.of(ints(i + 1, 100 * i)), i + 1, INT32, 2));
             }
         });
         CollectiveFuture receiver = comms.get(2).group(g -> {
             for (int i = 0; i < messages; i++) {
                 got[i] = arena.allocate(4L * (i + 1));
-                members.add(g.recv(got[i], i + 1, INT32, 0));
+                members.add(g.recv(Buffer.of(got[i]), i + 1, INT32, 0));
             }
         });
         awaitAll(List.of(sender, receiver));
@@ -153,13 +154,13 @@ class GroupTest {
         MemorySegment b = arena.allocate(80);
         MemorySegment fromPeer = arena.allocate(40);
         CollectiveFuture f0 = comms.get(0).group(g -> {
-            g.recv(a, 10, INT32, 0);
-            g.send(ints(10, 1), 10, INT32, 0);
-            g.send(ints(20, 50), 20, INT32, 0);
-            g.recv(b, 20, INT32, 0);
-            g.send(ints(10, 9), 10, INT32, 1);
+            g.recv(Buffer.of(a), 10, INT32, 0);
+            g.send(Buffer.of(ints(10, 1)), 10, INT32, 0);
+            g.send(Buffer.of(ints(20, 50)), 20, INT32, 0);
+            g.recv(Buffer.of(b), 20, INT32, 0);
+            g.send(Buffer.of(ints(10, 9)), 10, INT32, 1);
         });
-        CollectiveFuture f1 = comms.get(1).group(g -> g.recv(fromPeer, 10, INT32, 0));
+        CollectiveFuture f1 = comms.get(1).group(g -> g.recv(Buffer.of(fromPeer), 10, INT32, 0));
         awaitAll(List.of(f0, f1));
         assertInts(a, 10, 1);
         assertInts(b, 20, 50);
@@ -171,8 +172,8 @@ class GroupTest {
         MemorySegment r = arena.allocate(400);
         r.fill((byte) 0x33);
         comms.get(0).groupStart();
-        CollectiveFuture member = comms.get(0).send(ints(10, 1), 10, INT32, 0);
-        comms.get(0).recv(r, 12, INT32, 0);
+        CollectiveFuture member = comms.get(0).send(Buffer.of(ints(10, 1)), 10, INT32, 0);
+        comms.get(0).recv(Buffer.of(r), 12, INT32, 0);
         JcclException e = assertThrows(JcclException.class, () -> comms.get(0).groupEnd());
         assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "send to self", "count=10", "count=12", "nothing in the group");
         awaitFailure(member, ErrorCode.INVALID_USAGE);
@@ -185,9 +186,9 @@ class GroupTest {
     @Test
     void selfSendWithoutReceiveIsRefusedAtGroupEnd() {
         JcclException e = assertThrows(JcclException.class, () -> comms.get(1).group(g -> {
-            g.send(ints(4, 1), 4, INT32, 1);
-            g.send(ints(4, 1), 4, INT32, 1);
-            g.recv(arena.allocate(16), 4, INT32, 1);
+            g.send(Buffer.of(ints(4, 1)), 4, INT32, 1);
+            g.send(Buffer.of(ints(4, 1)), 4, INT32, 1);
+            g.recv(Buffer.of(arena.allocate(16)), 4, INT32, 1);
         }));
         assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "2 sends to this rank (1)", "1 receives");
         assertStillWorks();
@@ -196,7 +197,8 @@ class GroupTest {
     @Test
     void selfReceiveWithoutSendIsRefusedAtGroupEnd() {
         MemorySegment x = arena.allocate(16);
-        JcclException e = assertThrows(JcclException.class, () -> comms.get(2).group(c -> c.recv(x, 2, INT64, 2)));
+        JcclException e = assertThrows(JcclException.class, () -> comms.get(2).group(c -> c.recv(Buffer.of(x), 2,
+                INT64, 2)));
         assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "0 sends", "1 receives");
         assertStillWorks();
     }
@@ -204,8 +206,8 @@ class GroupTest {
     @Test
     void selfSendOfDifferentTypeIsRefusedAtGroupEnd() {
         JcclException e = assertThrows(JcclException.class, () -> comms.get(0).group(g -> {
-            g.send(ints(4, 1), 4, INT32, 0);
-            g.recv(arena.allocate(16), 4, FLOAT32, 0);
+            g.send(Buffer.of(ints(4, 1)), 4, INT32, 0);
+            g.recv(Buffer.of(arena.allocate(16)), 4, FLOAT32, 0);
         }));
         assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "INT32", "FLOAT32");
         assertStillWorks();
@@ -214,8 +216,8 @@ class GroupTest {
     @Test
     void waitingForAMemberOfTheOpenGroupIsRefusedInsteadOfHanging() {
         comms.get(0).groupStart();
-        CollectiveFuture member = comms.get(0).send(ints(4, 1), 4, INT32, 0);
-        comms.get(0).recv(arena.allocate(16), 4, INT32, 0);
+        CollectiveFuture member = comms.get(0).send(Buffer.of(ints(4, 1)), 4, INT32, 0);
+        comms.get(0).recv(Buffer.of(arena.allocate(16)), 4, INT32, 0);
         JcclException e = assertThrows(JcclException.class, member::await);
         assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "groupEnd()");
         comms.get(0).groupEnd().await();
@@ -228,7 +230,7 @@ class GroupTest {
         MemorySegment[] bufs = new MemorySegment[comms.size()];
         for (int r = 0; r < comms.size(); r++) {
             bufs[r] = ints(3, r + 1);
-            fs.add(comms.get(r).allReduce(bufs[r], bufs[r], 3, INT32, io.jccl.ReduceOp.SUM));
+            fs.add(comms.get(r).allReduce(Buffer.of(bufs[r]), Buffer.of(bufs[r]), 3, INT32, io.jccl.ReduceOp.SUM));
         }
         awaitAll(fs);
         int n = comms.size();
@@ -253,10 +255,10 @@ class GroupTest {
             List<CollectiveFuture> mine = new ArrayList<>();
             members.add(mine);
             return c.group(g -> {
-                mine.add(g.recv(ring[r], 10, INT32, (r + 2) % 3));
-                mine.add(g.allReduce(ints(100, r), sum[r], 100, INT32, SUM));
-                mine.add(g.send(ints(10, 10 * r), 10, INT32, (r + 1) % 3));
-                mine.add(g.broadcast(bcast[r], 50, INT32, 1));
+                mine.add(g.recv(Buffer.of(ring[r]), 10, INT32, (r + 2) % 3));
+                mine.add(g.allReduce(Buffer.of(ints(100, r)), Buffer.of(sum[r]), 100, INT32, SUM));
+                mine.add(g.send(Buffer.of(ints(10, 10 * r)), 10, INT32, (r + 1) % 3));
+                mine.add(g.broadcast(Buffer.of(bcast[r]), 50, INT32, 1));
                 mine.add(g.barrier());
             });
         });
@@ -278,15 +280,15 @@ class GroupTest {
         Communicator c0 = comms.get(0);
         c0.groupStart();
         c0.groupStart();
-        CollectiveFuture send = c0.send(ints(10, 3), 10, INT32, 1);
+        CollectiveFuture send = c0.send(Buffer.of(ints(10, 3)), 10, INT32, 1);
         CollectiveFuture inner = c0.groupEnd();
         assertThat(inner.isDone()).as("an inner end launches nothing and returns a completed future").isTrue();
         c0.groupStart();
-        CollectiveFuture recv = c0.recv(got, 10, INT32, 1);
+        CollectiveFuture recv = c0.recv(Buffer.of(got), 10, INT32, 1);
         c0.groupEnd();
         CollectiveFuture peer = comms.get(1).group(g -> {
-            g.send(ints(10, 4), 10, INT32, 0);
-            g.recv(arena.allocate(40), 10, INT32, 0);
+            g.send(Buffer.of(ints(10, 4)), 10, INT32, 0);
+            g.recv(Buffer.of(arena.allocate(40)), 10, INT32, 0);
         });
         assertThat(send.isDone()).as("not launched before the outermost end").isFalse();
         CollectiveFuture outer = c0.groupEnd();
@@ -326,8 +328,8 @@ class GroupTest {
         CompletableFuture<List<JcclException>> other = CompletableFuture.supplyAsync(() -> {
             List<JcclException> refusals = new ArrayList<>();
             List<CommAssertions.Call> calls = List.of(
-                    () -> c0.allReduce(buf, buf, 10, INT32, SUM),
-                    () -> c0.send(buf, 10, INT32, 1),
+                    () -> c0.allReduce(Buffer.of(buf), Buffer.of(buf), 10, INT32, SUM),
+                    () -> c0.send(Buffer.of(buf), 10, INT32, 1),
                     c0::barrier,
                     c0::groupStart,
                     c0::groupEnd,
@@ -365,8 +367,8 @@ class GroupTest {
         IllegalStateException boom = new IllegalStateException("boom");
         try {
             c0.group(g -> {
-                collected.add(g.send(ints(10, 1), 10, INT32, 1));
-                collected.add(g.allReduce(ints(10, 1), arena.allocate(40), 10, INT32, SUM));
+                collected.add(g.send(Buffer.of(ints(10, 1)), 10, INT32, 1));
+                collected.add(g.allReduce(Buffer.of(ints(10, 1)), Buffer.of(arena.allocate(40)), 10, INT32, SUM));
                 throw boom;
             });
         } catch (IllegalStateException e) {
@@ -378,8 +380,8 @@ class GroupTest {
         // An argument error inside the body: the same.
         CollectiveFuture[] first = new CollectiveFuture[1];
         assertThrowsJccl(ErrorCode.INVALID_ARGUMENT, () -> c0.group(g -> {
-            first[0] = g.send(ints(10, 1), 10, INT32, 2);
-            g.send(ints(10, 1), 10, INT32, 7);
+            first[0] = g.send(Buffer.of(ints(10, 1)), 10, INT32, 2);
+            g.send(Buffer.of(ints(10, 1)), 10, INT32, 7);
         }), "peer 7");
         awaitFailure(first[0], ErrorCode.INVALID_USAGE, "not launched", "peer 7");
         // Nothing was launched, so the communicator is healthy and the peers are not waiting for anything.
@@ -391,7 +393,7 @@ class GroupTest {
     void anInnerGroupWhoseBodyThrowsCancelsTheOuterGroup() {
         Communicator c0 = comms.get(0);
         c0.groupStart();
-        CollectiveFuture outerMember = c0.send(ints(10, 1), 10, INT32, 1);
+        CollectiveFuture outerMember = c0.send(Buffer.of(ints(10, 1)), 10, INT32, 1);
         try {
             c0.group(g -> {
                 throw new IllegalArgumentException("inner");
@@ -409,7 +411,7 @@ class GroupTest {
     void groupEndOnAClosedCommunicatorFailsTheCollectedOperations() {
         Communicator c = Communicator.local(1).get(0);
         c.groupStart();
-        CollectiveFuture member = c.allReduce(ints(4, 1), arena.allocate(16), 4, INT32, SUM);
+        CollectiveFuture member = c.allReduce(Buffer.of(ints(4, 1)), Buffer.of(arena.allocate(16)), 4, INT32, SUM);
         CompletableFuture.runAsync(c::close, CommAssertions.daemonPool()).join();
         assertThrowsJccl(ErrorCode.INVALID_USAGE, c::groupEnd, "closed");
         awaitFailure(member, ErrorCode.INVALID_USAGE, "closed");

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -71,8 +72,8 @@ class LivenessAndShrinkTest {
         for (String transport : new String[] {null, "tcp"}) {
             List<Communicator> comms = local(3, transport);
             silence(comms, 2);
-            CollectiveFuture f0 = comms.get(0).allReduce(buf(), buf(), 16, FLOAT32, SUM);
-            CollectiveFuture f1 = comms.get(1).allReduce(buf(), buf(), 16, FLOAT32, SUM);
+            CollectiveFuture f0 = comms.get(0).allReduce(Buffer.of(buf()), Buffer.of(buf()), 16, FLOAT32, SUM);
+            CollectiveFuture f1 = comms.get(1).allReduce(Buffer.of(buf()), Buffer.of(buf()), 16, FLOAT32, SUM);
             for (CollectiveFuture f : List.of(f0, f1)) {
                 JcclException e = awaitFailure(f);
                 assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.REMOTE_ERROR);
@@ -171,7 +172,7 @@ class LivenessAndShrinkTest {
     @Test
     void abortedCommunicatorsCanStillBeShrunkAndAbortReleasesPendingWorkBeforeItReturns() {
         List<Communicator> comms = local(3, null);
-        CollectiveFuture pending = comms.get(0).allReduce(buf(), buf(), 16, FLOAT32, SUM);
+        CollectiveFuture pending = comms.get(0).allReduce(Buffer.of(buf()), Buffer.of(buf()), 16, FLOAT32, SUM);
         comms.get(0).abort();
         assertThat(pending.isDone()).as("pending operation completed when abort() returned").isTrue();
         awaitFailure(pending, ErrorCode.ABORTED);

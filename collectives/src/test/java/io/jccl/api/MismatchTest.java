@@ -1,6 +1,7 @@
 package io.jccl.api;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -81,62 +82,78 @@ class MismatchTest {
         List<Case> cs = new ArrayList<>();
         Written nothing = Written.NOTHING;
         cs.add(new Case("allReduce count 1000 vs 1001",
-                (c, odd, s, r) -> c.allReduce(s, r, odd ? 1001 : 1000, FLOAT32, SUM), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 1001 : 1000, FLOAT32, SUM), true,
+                        nothing,
                 "count 1000 vs 1001", "count 1001 vs 1000"));
         cs.add(new Case("allReduce type FLOAT32 vs INT32",
-                (c, odd, s, r) -> c.allReduce(s, r, 100, odd ? INT32 : FLOAT32, SUM), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, odd ? INT32 : FLOAT32, SUM), true,
+                        nothing,
                 "type FLOAT32 vs INT32", "type INT32 vs FLOAT32"));
         cs.add(new Case("allReduce op sum vs max",
-                (c, odd, s, r) -> c.allReduce(s, r, 100, FLOAT32, odd ? ReduceOp.MAX : SUM), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? ReduceOp.MAX : SUM),
+                        true, nothing,
                 "reduction sum vs max", "reduction max vs sum"));
         cs.add(new Case("allReduce count 0 vs 64",
-                (c, odd, s, r) -> c.allReduce(s, r, odd ? 0 : 64, FLOAT32, SUM), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 0 : 64, FLOAT32, SUM), true, nothing,
                 "count 0 vs 64", "count 64 vs 0"));
         cs.add(new Case("allReduce INT64 count 1 vs 2",
-                (c, odd, s, r) -> c.allReduce(s, r, odd ? 2 : 1, DataType.INT64, SUM), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 2 : 1, DataType.INT64, SUM), true,
+                        nothing,
                 "count 1 vs 2", "count 2 vs 1"));
         cs.add(new Case("broadcast root 0 vs 1",
-                (c, odd, s, r) -> c.broadcast(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.BROADCAST_OF_RANK_0,
+                (c, odd, s, r) -> c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
+                        Written.BROADCAST_OF_RANK_0,
                 "root 0 vs 1", "root 1 vs 0"));
         cs.add(new Case("in-place broadcast root 0 vs 1",
-                (c, odd, s, r) -> c.broadcast(r, 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
+                (c, odd, s, r) -> c.broadcast(Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
                 "root 0 vs 1", "root 1 vs 0"));
         cs.add(new Case("broadcast count 0 vs 100",
-                (c, odd, s, r) -> c.broadcast(s, r, odd ? 0 : 100, FLOAT32, 0), false, Written.BROADCAST_OF_RANK_0,
+                (c, odd, s, r) -> c.broadcast(Buffer.of(s), Buffer.of(r), odd ? 0 : 100, FLOAT32, 0), false,
+                        Written.BROADCAST_OF_RANK_0,
                 "count 0 vs 100", "count 100 vs 0"));
         cs.add(new Case("reduce root 0 vs 1",
-                (c, odd, s, r) -> c.reduce(s, r, 100, FLOAT32, SUM, odd ? 1 : 0), false, nothing,
+                (c, odd, s, r) -> c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, odd ? 1 : 0), false, nothing,
                 "root 0 vs 1", "root 1 vs 0"));
         cs.add(new Case("gather root 0 vs 1",
-                (c, odd, s, r) -> c.gather(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
+                (c, odd, s, r) -> c.gather(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
+                        Written.NOT_CHECKED,
                 "root 0 vs 1", "root 1 vs 0"));
         cs.add(new Case("scatter root 0 vs 1",
-                (c, odd, s, r) -> c.scatter(s, r, 100, FLOAT32, odd ? 1 : 0), false, Written.SCATTER_OF_RANK_0,
+                (c, odd, s, r) -> c.scatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
+                        Written.SCATTER_OF_RANK_0,
                 "root 0 vs 1", "root 1 vs 0"));
         cs.add(new Case("scatter count 100 vs 101",
-                (c, odd, s, r) -> c.scatter(s, r, odd ? 101 : 100, FLOAT32, 0), false, Written.SCATTER_OF_RANK_0,
+                (c, odd, s, r) -> c.scatter(Buffer.of(s), Buffer.of(r), odd ? 101 : 100, FLOAT32, 0), false,
+                        Written.SCATTER_OF_RANK_0,
                 "count 100 vs 101", "count 101 vs 100"));
         cs.add(new Case("broadcast vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.broadcast(s, r, 100, FLOAT32, 0),
+                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
+                        SUM) : c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, 0),
                 false, Written.NOT_CHECKED, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
         cs.add(new Case("allGather vs reduceScatter",
-                (c, odd, s, r) -> odd ? c.reduceScatter(s, r, 100, FLOAT32, SUM) : c.allGather(s, r, 100, FLOAT32),
+                (c, odd, s, r) -> odd ? c.reduceScatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
+                        SUM) : c.allGather(Buffer.of(s), Buffer.of(r), 100, FLOAT32),
                 true, Written.NOT_CHECKED, "operation allGather vs reduceScatter",
                 "operation reduceScatter vs allGather"));
         cs.add(new Case("reduce vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.reduce(s, r, 100, FLOAT32, SUM, 0),
+                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
+                        SUM) : c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, 0),
                 false, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
         cs.add(new Case("barrier vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(s, r, 100, FLOAT32, SUM) : c.barrier(), false, nothing,
+                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM) : c.barrier(),
+                        false, nothing,
                 "operation barrier vs allReduce", "operation allReduce vs barrier"));
         cs.add(new Case("allGather count 100 vs 101",
-                (c, odd, s, r) -> c.allGather(s, r, odd ? 101 : 100, FLOAT32), true, Written.NOT_CHECKED,
+                (c, odd, s, r) -> c.allGather(Buffer.of(s), Buffer.of(r), odd ? 101 : 100, FLOAT32), true,
+                        Written.NOT_CHECKED,
                 "count 100 vs 101", "count 101 vs 100"));
         cs.add(new Case("reduceScatter count 100 vs 99",
-                (c, odd, s, r) -> c.reduceScatter(s, r, odd ? 99 : 100, FLOAT32, SUM), true, nothing,
+                (c, odd, s, r) -> c.reduceScatter(Buffer.of(s), Buffer.of(r), odd ? 99 : 100, FLOAT32, SUM), true,
+                        nothing,
                 "count 100 vs 99", "count 99 vs 100"));
         cs.add(new Case("allToAll count 50 vs 51",
-                (c, odd, s, r) -> c.allToAll(s, r, odd ? 51 : 50, FLOAT32), true, Written.NOT_CHECKED,
+                (c, odd, s, r) -> c.allToAll(Buffer.of(s), Buffer.of(r), odd ? 51 : 50, FLOAT32), true,
+                        Written.NOT_CHECKED,
                 "count 50 vs 51", "count 51 vs 50"));
         cs.add(new Case("allToAllv: the odd rank sends rank 0 one element more",
                 (c, odd, s, r) -> {
@@ -151,7 +168,7 @@ class MismatchTest {
                     if (odd) {
                         sendCounts[0] = 11;
                     }
-                    return c.allToAllv(s, sendCounts, displs, r, counts, displs, FLOAT32);
+                    return c.allToAllv(Buffer.of(s), sendCounts, displs, Buffer.of(r), counts, displs, FLOAT32);
                 }, false, Written.NOT_CHECKED, "message of 44 bytes", "receive buffer of 40 bytes"));
         cs.add(new Case("send/recv ring, the odd rank sends 12 elements, its peer expects 10",
                 (c, odd, s, r) -> ring(c, s, r, odd ? 12 : 10, 10, FLOAT32, FLOAT32), false, Written.NOT_CHECKED,
@@ -167,8 +184,8 @@ class MismatchTest {
                                          long recvCount, DataType sendType, DataType recvType) {
         int n = c.size();
         return c.group(g -> {
-            g.send(s, sendCount, sendType, (c.rank() + 1) % n);
-            g.recv(r, recvCount, recvType, (c.rank() - 1 + n) % n);
+            g.send(Buffer.of(s), sendCount, sendType, (c.rank() + 1) % n);
+            g.recv(Buffer.of(r), recvCount, recvType, (c.rank() - 1 + n) % n);
         });
     }
 
@@ -205,19 +222,24 @@ class MismatchTest {
         }
         Written nothing = Written.NOTHING;
         cs.add(new Case("allReduce vs reduce, the odd rank reduces",
-                (c, odd, s, r) -> odd ? c.reduce(s, r, 100, FLOAT32, SUM, 0) : c.allReduce(s, r, 100, FLOAT32, SUM),
+                (c, odd, s, r) -> odd ? c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM,
+                        0) : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM),
                 true, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
         cs.add(new Case("allReduce vs barrier, the odd rank waits in a barrier",
-                (c, odd, s, r) -> odd ? c.barrier() : c.allReduce(s, r, 100, FLOAT32, SUM), true, nothing,
+                (c, odd, s, r) -> odd ? c.barrier() : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM), true,
+                        nothing,
                 "operation barrier vs allReduce", "operation allReduce vs barrier"));
         cs.add(new Case("allReduce vs broadcast, the odd rank receives a broadcast",
-                (c, odd, s, r) -> odd ? c.broadcast(s, r, 100, FLOAT32, 0) : c.allReduce(s, r, 100, FLOAT32, SUM),
+                (c, odd, s, r) -> odd ? c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
+                        0) : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM),
                 true, nothing, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
         cs.add(new Case("allReduce pre-mul-sum vs sum, count 4000 vs 4096",
-                (c, odd, s, r) -> c.allReduce(s, r, odd ? 4096 : 4000, FLOAT32, odd ? SUM : ReduceOp.preMulSum(2)),
+                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 4096 : 4000, FLOAT32,
+                        odd ? SUM : ReduceOp.preMulSum(2)),
                 true, nothing, "reduction pre_mul_sum vs sum", "reduction sum vs pre_mul_sum"));
         cs.add(new Case("in-place allReduce count 4000 vs 4001",
-                (c, odd, s, r) -> c.allReduce(r, r, odd ? 4001 : 4000, DataType.INT32, ReduceOp.MIN), true, nothing,
+                (c, odd, s, r) -> c.allReduce(Buffer.of(r), Buffer.of(r), odd ? 4001 : 4000, DataType.INT32,
+                        ReduceOp.MIN), true, nothing,
                 "count 4000 vs 4001", "count 4001 vs 4000"));
         return cs;
     }
@@ -285,7 +307,8 @@ class MismatchTest {
             for (int r = 0; r < n; r++) {
                 Communicator comm = comms.get(r);
                 assertNamesTheDifference(awaitAsyncError(comm), c, "rank " + r + "'s asyncError");
-                JcclException later = CommAssertions.awaitFailure(comm.allReduce(send[r], recv[r], 4, FLOAT32, SUM));
+                JcclException later = CommAssertions.awaitFailure(comm.allReduce(Buffer.of(send[r]),
+                        Buffer.of(recv[r]), 4, FLOAT32, SUM));
                 assertThat(later.code()).as("later op on rank %d: %s", r, later.getMessage())
                         .isEqualTo(ErrorCode.INVALID_USAGE);
                 assertThat(later.detail()).contains("do not match");

@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ErrorCode;
@@ -87,7 +88,7 @@ class SplitTest {
                 mine.set(ValueLayout.JAVA_INT, 0, parentRank);
                 MemorySegment all = arena.allocate(4L * n);
                 out.add(all);
-                fs.add(c.allGather(mine, all, 1, DataType.INT32));
+                fs.add(c.allGather(Buffer.of(mine), Buffer.of(all), 1, DataType.INT32));
             }
             CommAssertions.awaitAll(fs);
             int[] order = out.get(0).toArray(ValueLayout.JAVA_INT);
@@ -250,7 +251,8 @@ class SplitTest {
     void splitAgainstAnotherCollectiveIsAMismatch() {
         List<Communicator> parent = local(2);
         try (Arena arena = Arena.ofShared()) {
-            io.jccl.CollectiveFuture other = parent.get(1).allReduce(arena.allocate(40), arena.allocate(40), 10,
+            io.jccl.CollectiveFuture other = parent.get(1).allReduce(Buffer.of(arena.allocate(40)),
+                    Buffer.of(arena.allocate(40)), 10,
                     DataType.INT32, ReduceOp.SUM);
             io.jccl.JcclException e = assertThrowsJccl(ErrorCode.INVALID_USAGE, () -> parent.get(0).split(0, 0),
                     "do not match");
@@ -270,7 +272,8 @@ class SplitTest {
             MemorySegment[] recv = {arena.allocate(4000), arena.allocate(4000)};
             List<io.jccl.CollectiveFuture> fs = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
-                fs.add(parent.get(r).allReduce(send[r], recv[r], 1000, DataType.INT32, ReduceOp.SUM));
+                fs.add(parent.get(r).allReduce(Buffer.of(send[r]), Buffer.of(recv[r]), 1000, DataType.INT32,
+                        ReduceOp.SUM));
             }
             List<Optional<Communicator>> children = split(parent, new int[] {0, 0}, new int[2]);
             for (io.jccl.CollectiveFuture f : fs) {

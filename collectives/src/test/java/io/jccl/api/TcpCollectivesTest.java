@@ -1,6 +1,7 @@
 package io.jccl.api;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -157,15 +158,15 @@ class TcpCollectivesTest {
         List<Communicator> comms = tcp(3, Algorithm.AUTO);
         List<CollectiveFuture> fs = new ArrayList<>();
         for (Communicator c : comms) {
-            fs.add(c.allReduce((MemorySegment) null, null, 0, DataType.FLOAT32, ReduceOp.SUM));
-            fs.add(c.broadcast((MemorySegment) null, null, 0, DataType.FLOAT32, 2));
-            fs.add(c.reduce((MemorySegment) null, null, 0, DataType.FLOAT32, ReduceOp.SUM, 1));
-            fs.add(c.allGather((MemorySegment) null, null, 0, DataType.INT8));
-            fs.add(c.reduceScatter((MemorySegment) null, null, 0, DataType.INT8, ReduceOp.MAX));
-            fs.add(c.allToAll((MemorySegment) null, null, 0, DataType.INT8));
-            fs.add(c.gather((MemorySegment) null, null, 0, DataType.INT8, 0));
-            fs.add(c.scatter((MemorySegment) null, null, 0, DataType.INT8, 0));
-            fs.add(c.allToAllv((MemorySegment) null, new long[3], new long[3], null, new long[3], new long[3],
+            fs.add(c.allReduce(null, null, 0, DataType.FLOAT32, ReduceOp.SUM));
+            fs.add(c.broadcast(null, null, 0, DataType.FLOAT32, 2));
+            fs.add(c.reduce(null, null, 0, DataType.FLOAT32, ReduceOp.SUM, 1));
+            fs.add(c.allGather(null, null, 0, DataType.INT8));
+            fs.add(c.reduceScatter(null, null, 0, DataType.INT8, ReduceOp.MAX));
+            fs.add(c.allToAll(null, null, 0, DataType.INT8));
+            fs.add(c.gather(null, null, 0, DataType.INT8, 0));
+            fs.add(c.scatter(null, null, 0, DataType.INT8, 0));
+            fs.add(c.allToAllv(null, new long[3], new long[3], null, new long[3], new long[3],
                     DataType.INT8));
             fs.add(c.barrier());
         }
@@ -185,7 +186,8 @@ class TcpCollectivesTest {
                 long[] rc = {r == 2 ? 10 : 0, 0, 0};
                 long[] sd = r == 0 ? new long[] {1 << 20, 1 << 20, 0} : wild;
                 long[] rd = r == 2 ? new long[] {0, 1 << 20, 1 << 20} : wild;
-                fs.add(c.allToAllv(r == 0 ? src : null, sc, sd, r == 2 ? dst : null, rc, rd, DataType.INT32));
+                fs.add(c.allToAllv(Buffer.of(r == 0 ? src : null), sc, sd, Buffer.of(r == 2 ? dst : null), rc, rd,
+                        DataType.INT32));
             }
             CommAssertions.awaitAll(fs);
             for (int i = 0; i < 10; i++) {

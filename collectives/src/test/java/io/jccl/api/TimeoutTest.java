@@ -1,5 +1,6 @@
 package io.jccl.api;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -47,7 +48,7 @@ class TimeoutTest {
     @Test
     void collectiveWhosePeerNeverJoinsTimesOut() {
         List<Communicator> c = local(2);
-        CollectiveFuture f = c.get(0).allReduce(buf(), buf(), 100, FLOAT32, SUM);
+        CollectiveFuture f = c.get(0).allReduce(Buffer.of(buf()), Buffer.of(buf()), 100, FLOAT32, SUM);
         JcclException e = awaitFailure(f, ErrorCode.TIMEOUT, "allReduce", "rank 0", "500 ms", "waiting for",
                 "[1]");
         assertThat(c.get(0).asyncError().orElseThrow().code()).isEqualTo(ErrorCode.TIMEOUT);
@@ -56,14 +57,15 @@ class TimeoutTest {
         assertCodeAndMessage(peer, ErrorCode.REMOTE_ERROR, "rank 0", "TIMEOUT");
         // Later operations fail fast with the same code, on both ranks.
         awaitFailure(c.get(0).barrier(), ErrorCode.TIMEOUT, "failed earlier");
-        awaitFailure(c.get(1).allReduce(buf(), buf(), 100, FLOAT32, SUM), ErrorCode.REMOTE_ERROR, "rank 0");
+        awaitFailure(c.get(1).allReduce(Buffer.of(buf()), Buffer.of(buf()), 100, FLOAT32, SUM), ErrorCode.REMOTE_ERROR,
+                "rank 0");
         assertThat(e.detail()).doesNotContain("local work");
     }
 
     @Test
     void receiveNamesTheRankItWaitsFor() {
         List<Communicator> c = local(3);
-        CollectiveFuture f = c.get(0).recv(buf(), 10, FLOAT32, 2);
+        CollectiveFuture f = c.get(0).recv(Buffer.of(buf()), 10, FLOAT32, 2);
         awaitFailure(f, ErrorCode.TIMEOUT, "recv(count=10, FLOAT32, peer=2)", "data from ranks [2]");
         for (int r = 1; r < 3; r++) {
             assertCodeAndMessage(MismatchTest.awaitAsyncError(c.get(r)), ErrorCode.REMOTE_ERROR, "rank 0 failed",
@@ -75,15 +77,15 @@ class TimeoutTest {
     void sendNobodyTakesNamesTheRank() {
         List<Communicator> c = local(2);
         // In the in-JVM transport a send completes when the receiver takes it.
-        CollectiveFuture f = c.get(0).send(buf(), 10, FLOAT32, 1);
+        CollectiveFuture f = c.get(0).send(Buffer.of(buf()), 10, FLOAT32, 1);
         awaitFailure(f, ErrorCode.TIMEOUT, "send(count=10, FLOAT32, peer=1)", "ranks [1] to take data");
     }
 
     @Test
     void partOfTheRanksJoinTheOthersTimeOutOrLearn() {
         List<Communicator> c = local(3);
-        CollectiveFuture f0 = c.get(0).allReduce(buf(), buf(), 1000, FLOAT32, SUM);
-        CollectiveFuture f1 = c.get(1).allReduce(buf(), buf(), 1000, FLOAT32, SUM);
+        CollectiveFuture f0 = c.get(0).allReduce(Buffer.of(buf()), Buffer.of(buf()), 1000, FLOAT32, SUM);
+        CollectiveFuture f1 = c.get(1).allReduce(Buffer.of(buf()), Buffer.of(buf()), 1000, FLOAT32, SUM);
         JcclException e0 = awaitFailure(f0);
         JcclException e1 = awaitFailure(f1);
         // Whichever times out first tells the other; at least one is the timeout itself.
@@ -104,7 +106,7 @@ class TimeoutTest {
             List<CollectiveFuture> fs = new java.util.ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 for (Communicator comm : c) {
-                    fs.add(comm.allReduce(buf(), buf(), 256, FLOAT32, SUM));
+                    fs.add(comm.allReduce(Buffer.of(buf()), Buffer.of(buf()), 256, FLOAT32, SUM));
                 }
             }
             CommAssertions.awaitAll(fs);
@@ -116,8 +118,8 @@ class TimeoutTest {
     void groupTimesOutToo() {
         List<Communicator> c = local(2);
         CollectiveFuture member = c.get(0).group(g -> {
-            g.send(buf(), 10, FLOAT32, 1);
-            g.recv(buf(), 10, FLOAT32, 1);
+            g.send(Buffer.of(buf()), 10, FLOAT32, 1);
+            g.recv(Buffer.of(buf()), 10, FLOAT32, 1);
         });
         awaitFailure(member, ErrorCode.TIMEOUT, "group of 2 operations", "send(count=10, FLOAT32, peer=1)", "ranks [1]");
     }

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -27,8 +28,8 @@ public final class CallerAllocationMain {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (Arena arena = Arena.ofShared(); Communicator comm = TestRankComm.join(args)) {
-            MemorySegment send = arena.allocate(8);
-            MemorySegment recv = arena.allocate(8);
+            Buffer send = Buffer.of(arena.allocate(8));   // made once, as a caller that allocates nothing does
+            Buffer recv = Buffer.of(arena.allocate(8));
             run(comm, send, recv, WARMUP);
             CommExecutor executor = ((CommImpl) comm).executor();
             long handOversBefore = executor.inlineHandOvers();
@@ -40,7 +41,7 @@ public final class CallerAllocationMain {
         }
     }
 
-    private static void run(Communicator comm, MemorySegment send, MemorySegment recv, int calls) {
+    private static void run(Communicator comm, Buffer send, Buffer recv, int calls) {
         for (int i = 0; i < calls; i++) {
             comm.allReduce(send, recv, 2, DataType.FLOAT32, ReduceOp.SUM).await();
         }

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -54,10 +55,14 @@ public final class ShmSteadyStateAllocationMain {
 
     private static void run(Communicator comm, MemorySegment small, MemorySegment large, long big, int iterations) {
         int r = comm.rank();
+        Buffer smallPart = Buffer.of(small.asSlice(32L * r, 32));
+        Buffer smallAll = Buffer.of(small);
+        Buffer largePart = Buffer.of(large.asSlice(big * 4 * r, big * 4));
+        Buffer largeAll = Buffer.of(large);
         for (int i = 0; i < iterations; i++) {
             // In place: each rank's part sits at its place in the result.
-            CollectiveFuture a = comm.allGather(small.asSlice(32L * r, 32), small, 8, DataType.FLOAT32);
-            CollectiveFuture b = comm.allGather(large.asSlice(big * 4 * r, big * 4), large, big, DataType.FLOAT32);
+            CollectiveFuture a = comm.allGather(smallPart, smallAll, 8, DataType.FLOAT32);
+            CollectiveFuture b = comm.allGather(largePart, largeAll, big, DataType.FLOAT32);
             a.await();
             b.await();
         }

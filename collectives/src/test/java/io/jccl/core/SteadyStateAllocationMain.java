@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -64,9 +65,13 @@ public final class SteadyStateAllocationMain {
 
     private static void run(java.util.List<Communicator> comms, MemorySegment[] bufs, long count, int iterations) {
         CollectiveFuture[] pending = new CollectiveFuture[comms.size()];
+        Buffer[] buffers = new Buffer[bufs.length];
+        for (int r = 0; r < bufs.length; r++) {
+            buffers[r] = Buffer.of(bufs[r]);
+        }
         for (int i = 0; i < iterations; i++) {
             for (int r = 0; r < comms.size(); r++) {
-                pending[r] = comms.get(r).allReduce(bufs[r], bufs[r], count, DataType.FLOAT32, ReduceOp.SUM);
+                pending[r] = comms.get(r).allReduce(buffers[r], buffers[r], count, DataType.FLOAT32, ReduceOp.SUM);
             }
             for (CollectiveFuture f : pending) {
                 f.await();

@@ -1,6 +1,7 @@
 package io.jccl.core;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -115,9 +116,9 @@ class SteppedCommunicatorTest {
             Communicator c = cluster.ranks[r].communicator();
             List<CollectiveFuture> members = new ArrayList<>();
             CollectiveFuture group = c.group(g -> {
-                members.add(g.allReduce(sumSend, sumRecv, 999, DataType.INT32, ReduceOp.SUM));
-                members.add(g.send(ringSend, 333, DataType.INT64, (rank + 1) % n));
-                members.add(g.recv(ringRecv, 333, DataType.INT64, (rank - 1 + n) % n));
+                members.add(g.allReduce(Buffer.of(sumSend), Buffer.of(sumRecv), 999, DataType.INT32, ReduceOp.SUM));
+                members.add(g.send(Buffer.of(ringSend), 333, DataType.INT64, (rank + 1) % n));
+                members.add(g.recv(Buffer.of(ringRecv), 333, DataType.INT64, (rank - 1 + n) % n));
             });
             issued.add(new Issued(r, "group: allReduce member", members.get(0), sum, sumRecv));
             issued.add(new Issued(r, "group: send member", members.get(1), null, null));
@@ -131,19 +132,19 @@ class SteppedCommunicatorTest {
     private static CollectiveFuture issue(Communicator c, OpKind kind, CollectiveCheck check, DataType type,
                                           long count, int root, MemorySegment send, MemorySegment recv, int r, int n) {
         return switch (kind) {
-            case ALL_REDUCE -> c.allReduce(send, recv, count, type, check.opFor(r));
-            case BROADCAST -> c.broadcast(send, recv, count, type, root);
-            case REDUCE -> c.reduce(send, recv, count, type, check.opFor(r), root);
-            case ALL_GATHER -> c.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> c.reduceScatter(send, recv, count, type, check.opFor(r));
-            case ALL_TO_ALL -> c.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> c.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv,
+            case ALL_REDUCE -> c.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(r));
+            case BROADCAST -> c.broadcast(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case REDUCE -> c.reduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(r), root);
+            case ALL_GATHER -> c.allGather(Buffer.of(send), Buffer.of(recv), count, type);
+            case REDUCE_SCATTER -> c.reduceScatter(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(r));
+            case ALL_TO_ALL -> c.allToAll(Buffer.of(send), Buffer.of(recv), count, type);
+            case ALL_TO_ALLV -> c.allToAllv(Buffer.of(send), check.sendCounts(r), check.sendDispls(r), Buffer.of(recv),
                     check.recvCounts(r), check.recvDispls(r), type);
-            case GATHER -> c.gather(send, recv, count, type, root);
-            case SCATTER -> c.scatter(send, recv, count, type, root);
+            case GATHER -> c.gather(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case SCATTER -> c.scatter(Buffer.of(send), Buffer.of(recv), count, type, root);
             case P2P -> c.group(g -> {
-                g.send(send, count, type, (r + 1) % n);
-                g.recv(recv, count, type, (r - 1 + n) % n);
+                g.send(Buffer.of(send), count, type, (r + 1) % n);
+                g.recv(Buffer.of(recv), count, type, (r - 1 + n) % n);
             });
             default -> throw new IllegalArgumentException(kind.toString());
         };
@@ -162,7 +163,8 @@ class SteppedCommunicatorTest {
             CollectiveFuture[] f = new CollectiveFuture[n];
             long[] failedAtNs = new long[n];
             for (int r = 0; r < absent; r++) {
-                f[r] = cluster.ranks[r].communicator().allReduce(arena.allocate(400), arena.allocate(400), 100,
+                f[r] = cluster.ranks[r].communicator().allReduce(Buffer.of(arena.allocate(400)),
+                        Buffer.of(arena.allocate(400)), 100,
                         DataType.FLOAT32, ReduceOp.SUM);
             }
             cluster.runUntil(() -> {
@@ -205,7 +207,8 @@ class SteppedCommunicatorTest {
         CommConfig config = base().opTimeout(Duration.ofMillis(200)).algorithm(Algorithm.RING).build();
         String stepped;
         try (Arena arena = Arena.ofConfined(); SteppedCluster cluster = new SteppedCluster(2, config, 3)) {
-            CollectiveFuture f = cluster.ranks[0].communicator().allReduce(arena.allocate(400), arena.allocate(400),
+            CollectiveFuture f = cluster.ranks[0].communicator().allReduce(Buffer.of(arena.allocate(400)),
+                    Buffer.of(arena.allocate(400)),
                     100, DataType.FLOAT32, ReduceOp.SUM);
             cluster.runUntil(f::isDone, HANG_NS, "stepped timeout");
             stepped = f.error().orElseThrow().detail();
@@ -213,7 +216,8 @@ class SteppedCommunicatorTest {
         }
         List<Communicator> comms = Communicator.local(2, config);
         try (Arena arena = Arena.ofShared()) {
-            CollectiveFuture f = comms.get(0).allReduce(arena.allocate(400), arena.allocate(400), 100,
+            CollectiveFuture f = comms.get(0).allReduce(Buffer.of(arena.allocate(400)), Buffer.of(arena.allocate(400)),
+                    100,
                     DataType.FLOAT32, ReduceOp.SUM);
             // A generous bound that only turns a hang into a failure.
             JcclException e = catchThrowableOfType(JcclException.class, () -> f.await(Duration.ofMinutes(2)));
@@ -250,7 +254,8 @@ class SteppedCommunicatorTest {
                 int victim = new SplittableRandom(seed).nextInt(n);
                 CollectiveFuture[] f = new CollectiveFuture[n];
                 for (int r = 0; r < n; r++) {
-                    f[r] = cluster.ranks[r].communicator().allReduce(arena.allocate(40_000), arena.allocate(40_000),
+                    f[r] = cluster.ranks[r].communicator().allReduce(Buffer.of(arena.allocate(40_000)),
+                            Buffer.of(arena.allocate(40_000)),
                             10_000, DataType.FLOAT32, ReduceOp.SUM);
                 }
                 for (int i = 0; i < roundsBeforeCrash; i++) {
@@ -313,7 +318,8 @@ class SteppedCommunicatorTest {
         try (Arena arena = Arena.ofConfined(); SteppedCluster cluster = new SteppedCluster(n, config, 11 + n)) {
             CollectiveFuture[] f = new CollectiveFuture[n];
             for (int r = 0; r < n; r++) {
-                f[r] = cluster.ranks[r].communicator().allReduce(arena.allocate(4000), arena.allocate(4000), 1000,
+                f[r] = cluster.ranks[r].communicator().allReduce(Buffer.of(arena.allocate(4000)),
+                        Buffer.of(arena.allocate(4000)), 1000,
                         DataType.FLOAT32, ReduceOp.SUM);
             }
             cluster.runUntil(() -> survivorsDone(f, -1), HANG_NS, "all-reduce before closing");
@@ -340,7 +346,8 @@ class SteppedCommunicatorTest {
         try (Arena arena = Arena.ofConfined(); SteppedCluster cluster = new SteppedCluster(3, base().build(), 5)) {
             CollectiveFuture[] f = new CollectiveFuture[3];
             for (int r = 0; r < 2; r++) {
-                f[r] = cluster.ranks[r].communicator().allReduce(arena.allocate(400), arena.allocate(400), 100,
+                f[r] = cluster.ranks[r].communicator().allReduce(Buffer.of(arena.allocate(400)),
+                        Buffer.of(arena.allocate(400)), 100,
                         DataType.FLOAT32, ReduceOp.SUM);
             }
             cluster.round();
@@ -360,7 +367,8 @@ class SteppedCommunicatorTest {
     void blockingCallsAreRefused() {
         try (Arena arena = Arena.ofConfined(); SteppedCluster cluster = new SteppedCluster(2, base().build(), 9)) {
             Communicator c = cluster.ranks[0].communicator();
-            CollectiveFuture f = c.allReduce(arena.allocate(4), arena.allocate(4), 1, DataType.FLOAT32,
+            CollectiveFuture f = c.allReduce(Buffer.of(arena.allocate(4)), Buffer.of(arena.allocate(4)), 1,
+                    DataType.FLOAT32,
                     ReduceOp.SUM);
             assertThatThrownBy(f::await).isInstanceOf(JcclException.class).hasMessageContaining("isDone()");
             assertThatThrownBy(() -> f.await(Duration.ofSeconds(1))).isInstanceOf(JcclException.class);
@@ -372,8 +380,8 @@ class SteppedCommunicatorTest {
                     .satisfies(e -> assertThat(((JcclException) e).code()).isEqualTo(ErrorCode.INVALID_USAGE));
             assertThatThrownBy(() -> c.shrink(1)).isInstanceOf(JcclException.class)
                     .hasMessageContaining("stepped (simulation) executor");
-            CollectiveFuture other = cluster.ranks[1].communicator().allReduce(arena.allocate(4),
-                    arena.allocate(4), 1, DataType.FLOAT32, ReduceOp.SUM);
+            CollectiveFuture other = cluster.ranks[1].communicator().allReduce(Buffer.of(arena.allocate(4)),
+                    Buffer.of(arena.allocate(4)), 1, DataType.FLOAT32, ReduceOp.SUM);
             cluster.runUntil(() -> f.isDone() && other.isDone(), HANG_NS, "all-reduce");
             assertThat(f.error()).isEmpty();
             closeAll(cluster);
@@ -401,7 +409,8 @@ class SteppedCommunicatorTest {
             List<Issued> issued = new ArrayList<>(issueEveryKind(cluster, arena, seed));
             for (int r = 0; r < n - 1; r++) {
                 issued.add(new Issued(r, "unmatched allReduce", cluster.ranks[r].communicator().allReduce(
-                        arena.allocate(400), arena.allocate(400), 100, DataType.FLOAT32, ReduceOp.SUM), null, null));
+                        Buffer.of(arena.allocate(400)), Buffer.of(arena.allocate(400)), 100, DataType.FLOAT32,
+                                ReduceOp.SUM), null, null));
             }
             boolean[] seen = new boolean[issued.size()];
             Runnable note = () -> {

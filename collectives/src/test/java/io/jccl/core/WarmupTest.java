@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -138,7 +139,8 @@ class WarmupTest {
                 }
                 int rank = r;
                 runs.add(CompletableFuture.runAsync(() -> comms.get(rank)
-                        .allReduce(bufs[rank], bufs[rank], count, DataType.FLOAT32, ReduceOp.SUM).await(), RANKS));
+                        .allReduce(Buffer.of(bufs[rank]), Buffer.of(bufs[rank]), count, DataType.FLOAT32,
+                                ReduceOp.SUM).await(), RANKS));
             }
             runs.forEach(CompletableFuture::join);
             float want = n * (n + 1) / 2f;

@@ -1,5 +1,6 @@
 package io.jccl.env;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -98,7 +99,7 @@ class CommIdFileTest {
                     try (Communicator c = EnvCommunicator.create(env, config)) {
                         assertThat(c.rank()).isEqualTo(rank);
                         float[] v = {rank + 1, 10 * (rank + 1)};
-                        c.allReduce(v, v, 2, DataType.FLOAT32, ReduceOp.SUM).await();
+                        c.allReduce(Buffer.of(v), Buffer.of(v), 2, DataType.FLOAT32, ReduceOp.SUM).await();
                         return v;
                     }
                 }));
@@ -119,7 +120,7 @@ class CommIdFileTest {
         try (Communicator c = EnvCommunicator.create(Map.of("JCCL_RANK", "0", "JCCL_SIZE", "1"), CommConfig.DEFAULT)) {
             assertThat(c.size()).isEqualTo(1);
             float[] v = {3f};
-            c.allReduce(v, v, 1, DataType.FLOAT32, ReduceOp.SUM).await();
+            c.allReduce(Buffer.of(v), Buffer.of(v), 1, DataType.FLOAT32, ReduceOp.SUM).await();
             assertThat(v).containsExactly(3f);
         }
     }

@@ -1,5 +1,6 @@
 package io.jccl.env;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -22,7 +23,7 @@ public final class EnvRankMain {
             for (int i = 0; i < count; i++) {
                 data[i] = comm.rank() + 1 + i;
             }
-            comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM).await();
+            comm.allReduce(Buffer.of(data), Buffer.of(data), count, DataType.FLOAT32, ReduceOp.SUM).await();
             for (int i = 0; i < count; i++) {
                 float expected = n * (n + 1) / 2f + (float) n * i;
                 if (data[i] != expected) {

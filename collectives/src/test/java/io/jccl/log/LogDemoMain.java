@@ -1,5 +1,6 @@
 package io.jccl.log;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -23,7 +24,7 @@ public final class LogDemoMain {
         for (Communicator c : comms) {
             float[] v = {c.rank() + 1, 10};
             data.add(v);
-            pending.add(c.allReduce(v, v, v.length, DataType.FLOAT32, ReduceOp.SUM));
+            pending.add(c.allReduce(Buffer.of(v), Buffer.of(v), v.length, DataType.FLOAT32, ReduceOp.SUM));
         }
         pending.forEach(io.jccl.CollectiveFuture::await);
         comms.forEach(Communicator::close);

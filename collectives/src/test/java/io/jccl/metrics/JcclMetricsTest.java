@@ -1,6 +1,7 @@
 package io.jccl.metrics;
 
 import io.jccl.Algorithm;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -70,7 +71,8 @@ class JcclMetricsTest {
         for (int i = 0; i < OPS; i++) {
             List<CollectiveFuture> pending = new ArrayList<>();
             for (Communicator c : comms) {
-                pending.add(c.allReduce(bufs[c.rank()], bufs[c.rank()], COUNT, DataType.FLOAT32, ReduceOp.SUM));
+                pending.add(c.allReduce(Buffer.of(bufs[c.rank()]), Buffer.of(bufs[c.rank()]), COUNT, DataType.FLOAT32,
+                        ReduceOp.SUM));
             }
             pending.forEach(CollectiveFuture::await);
         }

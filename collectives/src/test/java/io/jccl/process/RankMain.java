@@ -1,5 +1,6 @@
 package io.jccl.process;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -54,9 +55,9 @@ public final class RankMain {
         MemorySegment recv = arena.allocate(Math.max(1, check.recvElements(rank) * type.sizeBytes()));
         check.fillSend(rank, send);
         if (kind == OpKind.ALL_REDUCE) {
-            comm.allReduce(send, recv, count, type, check.opFor(rank)).await();
+            comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank)).await();
         } else {
-            comm.allToAll(send, recv, count, type).await();
+            comm.allToAll(Buffer.of(send), Buffer.of(recv), count, type).await();
         }
         long wrong = check.countWrong(rank, recv);
         System.out.println(kind + " " + type + " count=" + count + " wrong=" + wrong

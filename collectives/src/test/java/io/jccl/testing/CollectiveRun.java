@@ -1,5 +1,6 @@
 package io.jccl.testing;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -99,7 +100,7 @@ public final class CollectiveRun {
         }
         List<CollectiveFuture> futures = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            futures.add(CollectiveCalls.issue(comms.get(r), check, send[r], recv[r]));
+            futures.add(CollectiveCalls.issue(comms.get(r), check, Buffer.of(send[r]), Buffer.of(recv[r])));
         }
         String what = kind + " " + type + (op == null ? "" : " " + op) + " size=" + size + " count=" + count
                 + " n=" + n + (inPlace ? " in-place" : "") + " root=" + root + " seed=" + seed;
@@ -118,7 +119,8 @@ public final class CollectiveRun {
             for (int k = 0; k < 2; k++) {
                 MemorySegment g = guarded[2 * r + k];
                 if (g != null) {
-                    assertThat(GuardedBuffers.guardsIntact(g)).as("bytes around rank %d's buffer untouched: %s", r, what)
+                    assertThat(GuardedBuffers.guardsIntact(g)).as("bytes around rank %d's buffer untouched: %s", r,
+                            what)
                             .isTrue();
                 }
             }

@@ -1,5 +1,6 @@
 package io.jccl.examples;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -32,8 +33,8 @@ public final class AllReduceExample {
             }
             List<CollectiveFuture> pending = new ArrayList<>();
             for (Communicator c : comms) {
-                float[] g = gradients[c.rank()];
-                pending.add(c.allReduce(g, g, g.length, DataType.FLOAT32, ReduceOp.AVG));
+                Buffer g = Buffer.of(gradients[c.rank()]);
+                pending.add(c.allReduce(g, g, gradients[c.rank()].length, DataType.FLOAT32, ReduceOp.AVG));
             }
             pending.forEach(CollectiveFuture::await);
             return gradients[0][0];

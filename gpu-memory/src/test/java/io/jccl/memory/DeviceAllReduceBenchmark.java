@@ -1,5 +1,6 @@
 package io.jccl.memory;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -134,15 +135,18 @@ public final class DeviceAllReduceBenchmark {
         long count = bytes / 4;
         int iterations = (int) Math.max(MIN_ITERATIONS, Math.min(MAX_ITERATIONS, BYTES_PER_ROUND / bytes));
         MemorySegment[] host = new MemorySegment[RANKS];
+        Buffer[] hostBuffers = new Buffer[RANKS];   // made once: the timed host calls allocate nothing
         DeviceMemory[] device = new DeviceMemory[RANKS];
         try (Arena arena = Arena.ofShared()) {
             for (int r = 0; r < RANKS; r++) {
                 host[r] = arena.allocate(bytes, 4096);   // zeros: the timed sums stay 0, never overflow
+                hostBuffers[r] = Buffer.of(host[r]);
                 device[r] = domains.get(r).allocate(bytes);
                 device[r].copyFromHost(host[r], 0, 0, bytes);
             }
-            double hostMicros = medianMicros(comms, iterations, r -> comms.get(r).allReduce(host[r], host[r], count,
-                    DataType.FLOAT32, ReduceOp.SUM));
+            double hostMicros = medianMicros(comms, iterations, r -> comms.get(r).allReduce(hostBuffers[r],
+                    hostBuffers[r],
+                    count, DataType.FLOAT32, ReduceOp.SUM));
             IntFunction<CollectiveFuture> onDevice = r -> comms.get(r).allReduce(device[r], device[r], count,
                     DataType.FLOAT32, ReduceOp.SUM);
             once(comms, onDevice);   // the first staging of this size is allocated and pinned here, not counted
@@ -151,8 +155,8 @@ public final class DeviceAllReduceBenchmark {
             double allocationsPerOp = (stagingAllocations(domains) - allocationsBefore)
                     / (double) (RANKS * (iterations * ROUNDS + warmups(iterations)));
             double[] copies = copyMicros(domains.get(0), device[0], bytes, iterations);
-            boolean hostExact = exactOnce(comms, arena, host, count, r -> comms.get(r).allReduce(host[r], host[r],
-                    count, DataType.FLOAT32, ReduceOp.SUM), null);
+            boolean hostExact = exactOnce(comms, arena, host, count, r -> comms.get(r).allReduce(hostBuffers[r],
+                    hostBuffers[r], count, DataType.FLOAT32, ReduceOp.SUM), null);
             boolean deviceExact = exactOnce(comms, arena, host, count, onDevice, device);
             return new Row(bytes, hostMicros, deviceMicros, copies[0], copies[1], allocationsPerOp,
                     hostExact && deviceExact);

@@ -1,5 +1,6 @@
 package io.jccl.memory;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -52,16 +53,21 @@ class StagingOverheadBenchmark {
                 int iterations = (int) Math.max(8, Math.min(400, (64L << 20) / bytes));
                 MemorySegment[] hostSend = new MemorySegment[RANKS];
                 MemorySegment[] hostRecv = new MemorySegment[RANKS];
+                Buffer[] hostSendBuffers = new Buffer[RANKS];   // made once: the timed calls allocate nothing
+                Buffer[] hostRecvBuffers = new Buffer[RANKS];
                 DeviceMemory[] devSend = new DeviceMemory[RANKS];
                 DeviceMemory[] devRecv = new DeviceMemory[RANKS];
                 for (int r = 0; r < RANKS; r++) {
                     hostSend[r] = arena.allocate(bytes, 64);
                     hostRecv[r] = arena.allocate(bytes, 64);
+                    hostSendBuffers[r] = Buffer.of(hostSend[r]);
+                    hostRecvBuffers[r] = Buffer.of(hostRecv[r]);
                     devSend[r] = hip.get(r).allocate(bytes);
                     devRecv[r] = hip.get(r).allocate(bytes);
                     devSend[r].copyFromHost(hostSend[r], 0, 0, bytes);
                 }
-                double host = medianMicros(comms, iterations, r -> comms.get(r).allReduce(hostSend[r], hostRecv[r],
+                double host = medianMicros(comms, iterations, r -> comms.get(r).allReduce(hostSendBuffers[r],
+                        hostRecvBuffers[r],
                         count, DataType.FLOAT32, ReduceOp.SUM));
                 double staged = medianMicros(comms, iterations, r -> comms.get(r).allReduce(devSend[r], devRecv[r],
                         count, DataType.FLOAT32, ReduceOp.SUM));

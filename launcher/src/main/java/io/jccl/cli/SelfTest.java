@@ -1,5 +1,6 @@
 package io.jccl.cli;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -146,8 +147,14 @@ public final class SelfTest {
                     recv[r].fill((byte) 0);   // touch it now, not in the timed loop
                 }
             }
-            return timed(collective, size, count, r -> CollectiveCalls.issue(comms.get(r), check, send[r], recv[r]),
-                    check, recv, null);
+            Buffer[] sendBuffers = new Buffer[n];
+            Buffer[] recvBuffers = new Buffer[n];
+            for (int r = 0; r < n; r++) {
+                sendBuffers[r] = Buffer.of(send[r]);
+                recvBuffers[r] = Buffer.of(recv[r]);
+            }
+            return timed(collective, size, count,
+                    r -> CollectiveCalls.issue(comms.get(r), check, sendBuffers[r], recvBuffers[r]), check, recv, null);
         }
     }
 

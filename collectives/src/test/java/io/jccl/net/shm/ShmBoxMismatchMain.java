@@ -1,5 +1,6 @@
 package io.jccl.net.shm;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -36,12 +37,12 @@ public final class ShmBoxMismatchMain {
                      .initTimeout(Duration.ofSeconds(60)).opTimeout(Duration.ofSeconds(120)).build())) {
             MemorySegment buffer = arena.allocate(8 * Math.max(OOP_COUNT, oddCount));
             MemorySegment result = outOfPlace ? arena.allocate(buffer.byteSize()) : buffer;
-            comm.allReduce(buffer, buffer, 1, DataType.INT64, ReduceOp.SUM).await();
+            comm.allReduce(Buffer.of(buffer), Buffer.of(buffer), 1, DataType.INT64, ReduceOp.SUM).await();
             if (oddCount == 0 && rank == size - 1) {
                 Runtime.getRuntime().halt(0);   // gone without a word, as if killed
             }
             long count = rank == size - 1 ? oddCount : outOfPlace ? OOP_COUNT : 1;
-            comm.allReduce(buffer, result, count, DataType.INT64, ReduceOp.SUM).await();
+            comm.allReduce(Buffer.of(buffer), Buffer.of(result), count, DataType.INT64, ReduceOp.SUM).await();
             System.out.println("COMPLETED");
         } catch (JcclException e) {
             System.out.println("FAILED " + e.code() + ": " + e.getMessage());

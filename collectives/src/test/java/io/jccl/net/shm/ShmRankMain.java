@@ -1,5 +1,6 @@
 package io.jccl.net.shm;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -102,7 +103,7 @@ public final class ShmRankMain {
             CollectiveCheck check = new CollectiveCheck(OpKind.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM,
                     comm.size(), count, -1, 5000 + i);
             check.fillSend(rank, send);
-            comm.allReduce(send, recv, count, DataType.FLOAT32, check.opFor(rank)).await();
+            comm.allReduce(Buffer.of(send), Buffer.of(recv), count, DataType.FLOAT32, check.opFor(rank)).await();
             wrong += (int) check.countWrong(rank, recv);
         }
         listening.set(false);
@@ -138,22 +139,22 @@ public final class ShmRankMain {
                     MemorySegment send = arena.allocate(count * type.sizeBytes());
                     MemorySegment recv = arena.allocate(count * type.sizeBytes());
                     check.fillSend(rank, send);
-                    comm.allReduce(send, recv, count, type, check.opFor(rank)).await();
+                    comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank)).await();
                     long w = check.countWrong(rank, recv);
                     if (w > 0) {
                         System.out.println("SMALL " + type + " " + op + " count " + count + ": "
                                 + check.firstMismatch(rank, recv));
                     }
                     wrong += (int) w;
-                    comm.broadcast(bytes, bytes, 8, DataType.UINT8, (int) (seed % n)).await();
+                    comm.broadcast(Buffer.of(bytes), Buffer.of(bytes), 8, DataType.UINT8, (int) (seed % n)).await();
                 }
             }
         }
         // From and into Java arrays (heap memory), in place and out of place.
         double[] values = {rank + 0.5, -rank, 3};
         double[] sums = new double[3];
-        comm.allReduce(values, sums, 3, DataType.FLOAT64, ReduceOp.SUM).await();
-        comm.allReduce(values, values, 3, DataType.FLOAT64, ReduceOp.MAX).await();
+        comm.allReduce(Buffer.of(values), Buffer.of(sums), 3, DataType.FLOAT64, ReduceOp.SUM).await();
+        comm.allReduce(Buffer.of(values), Buffer.of(values), 3, DataType.FLOAT64, ReduceOp.MAX).await();
         double[] expectedSums = {n * (n - 1) / 2.0 + 0.5 * n, -n * (n - 1) / 2.0, 3.0 * n};
         double[] expectedMax = {n - 0.5, 0, 3};
         if (!java.util.Arrays.equals(sums, expectedSums) || !java.util.Arrays.equals(values, expectedMax)) {
@@ -204,19 +205,20 @@ public final class ShmRankMain {
             check.fillSend(rank, send);
         }
         CollectiveFuture f = switch (kind) {
-            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, check.opFor(rank));
-            case BROADCAST -> comm.broadcast(send, recv, count, type, root);
-            case REDUCE -> comm.reduce(send, recv, count, type, check.opFor(rank), root);
-            case ALL_GATHER -> comm.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, check.opFor(rank));
-            case ALL_TO_ALL -> comm.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> comm.allToAllv(send, check.sendCounts(rank), check.sendDispls(rank), recv,
+            case ALL_REDUCE -> comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
+            case BROADCAST -> comm.broadcast(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case REDUCE -> comm.reduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank), root);
+            case ALL_GATHER -> comm.allGather(Buffer.of(send), Buffer.of(recv), count, type);
+            case REDUCE_SCATTER -> comm.reduceScatter(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
+            case ALL_TO_ALL -> comm.allToAll(Buffer.of(send), Buffer.of(recv), count, type);
+            case ALL_TO_ALLV -> comm.allToAllv(Buffer.of(send), check.sendCounts(rank), check.sendDispls(rank),
+                    Buffer.of(recv),
                     check.recvCounts(rank), check.recvDispls(rank), type);
-            case GATHER -> comm.gather(send, recv, count, type, root);
-            case SCATTER -> comm.scatter(send, recv, count, type, root);
+            case GATHER -> comm.gather(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case SCATTER -> comm.scatter(Buffer.of(send), Buffer.of(recv), count, type, root);
             case P2P -> comm.group(g -> {
-                g.send(send, count, type, (rank + 1) % n);
-                g.recv(recv, count, type, (rank - 1 + n) % n);
+                g.send(Buffer.of(send), count, type, (rank + 1) % n);
+                g.recv(Buffer.of(recv), count, type, (rank - 1 + n) % n);
             });
             default -> throw new IllegalArgumentException(kind.toString());
         };

@@ -7,6 +7,7 @@ import ai.djl.nn.ParameterList;
 import ai.djl.training.Trainer;
 import ai.djl.training.listener.TrainingListenerAdapter;
 import ai.djl.util.Pair;
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -149,7 +150,7 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
         for (NDArray array : arrays) {
             HostView view = HostView.of(array, null);
             views.add(view);
-            pending.add(comm.broadcast(view.buffer(), array.size(), jcclType(array), ROOT_RANK));
+            pending.add(comm.broadcast(Buffer.of(view.buffer()), array.size(), jcclType(array), ROOT_RANK));
         }
         for (int i = 0; i < arrays.size(); i++) {
             pending.get(i).await();
@@ -211,8 +212,8 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
         long bytes = 0;
         for (HostView view : views) {
             bytes += view.buffer().remaining();
-            pending.add(comm.allReduce(view.buffer(), view.buffer(), view.array().size(), jcclType(view.array()),
-                    ReduceOp.AVG));
+            Buffer gradient = Buffer.of(view.buffer());
+            pending.add(comm.allReduce(gradient, gradient, view.array().size(), jcclType(view.array()), ReduceOp.AVG));
         }
         for (int i = 0; i < views.size(); i++) {
             pending.get(i).await();
@@ -247,7 +248,8 @@ public final class JcclGradientSync extends TrainingListenerAdapter implements M
                 runEnd++;
             }
             ByteBuffer run = flat.slice(runStartBytes, runBytes).order(ByteOrder.nativeOrder());
-            comm.allReduce(run, run, runBytes / type.sizeBytes(), type, ReduceOp.AVG).await();
+            Buffer runBuffer = Buffer.of(run);
+            comm.allReduce(runBuffer, runBuffer, runBytes / type.sizeBytes(), type, ReduceOp.AVG).await();
             int offset = runStartBytes;
             for (int i = runStart; i < runEnd; i++) {
                 ByteBuffer target = views.get(i).buffer();

@@ -21,13 +21,13 @@ import ai.djl.training.optimizer.Optimizer;
 import ai.djl.training.tracker.Tracker;
 import ai.djl.translate.Batchifier;
 import ai.djl.util.Pair;
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
@@ -212,10 +212,9 @@ public final class MlpTraining {
                         stepLosses[index] = lastLoss.value;
                     }
                     // Shards are the same size, so the mean of the shard means is the global batch's mean.
-                    MemorySegment epochLossesSegment = MemorySegment.ofArray(stepLosses)
-                            .asSlice((long) epoch * steps * Float.BYTES, (long) steps * Float.BYTES);
-                    comm.allReduce(epochLossesSegment, epochLossesSegment, steps, DataType.FLOAT32, ReduceOp.AVG)
-                            .await();
+                    Buffer epochLossesBuffer = Buffer.of(stepLosses)
+                            .slice((long) epoch * steps * Float.BYTES, (long) steps * Float.BYTES);
+                    comm.allReduce(epochLossesBuffer, epochLossesBuffer, steps, DataType.FLOAT32, ReduceOp.AVG).await();
                     double sum = 0;
                     for (int step = 0; step < steps; step++) {
                         sum += stepLosses[epoch * steps + step];

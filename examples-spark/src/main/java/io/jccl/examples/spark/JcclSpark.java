@@ -1,5 +1,6 @@
 package io.jccl.examples.spark;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.ErrorCode;
@@ -26,7 +27,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <pre>{@code
  * BarrierRdd.mapPartitions(rdd, (ctx, rows) -> {
  *     Communicator comm = JcclSpark.communicator(ctx);     // collective over the stage's tasks
- *     comm.allReduce(grad, grad, grad.length, DataType.FLOAT64, ReduceOp.SUM).await();
+ *     Buffer g = Buffer.of(grad);                          // double[]: FLOAT64
+ *     comm.allReduce(g, g, grad.length, DataType.FLOAT64, ReduceOp.SUM).await();   // in place
  *     ...
  * });
  * }</pre>

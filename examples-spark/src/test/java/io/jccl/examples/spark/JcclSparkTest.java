@@ -1,5 +1,6 @@
 package io.jccl.examples.spark;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -52,7 +53,8 @@ class JcclSparkTest {
         return BarrierRdd.<Integer, String>mapPartitions(partitions(n), (ctx, rows) -> {
             Communicator comm = JcclSpark.communicator(ctx, initTimeout(Duration.ofSeconds(60)));
             double[] v = {comm.rank() + 1};
-            comm.allReduce(v, v, 1, DataType.FLOAT64, ReduceOp.SUM).await();
+            Buffer b = Buffer.of(v);
+            comm.allReduce(b, b, 1, DataType.FLOAT64, ReduceOp.SUM).await();
             return List.of(ctx.partitionId() + ":" + comm.rank() + "/" + comm.size() + "=" + v[0]).iterator();
         }).collect();
     }
@@ -117,12 +119,13 @@ class JcclSparkTest {
                     // The default operation timeout (5 min) would end task 0's wait; the abort must come first.
                     Communicator comm = JcclSpark.communicator(ctx, initTimeout(Duration.ofSeconds(60)));
                     double[] v = {1};
-                    comm.allReduce(v, v, 1, DataType.FLOAT64, ReduceOp.SUM).await();
+                    Buffer b = Buffer.of(v);
+                    comm.allReduce(b, b, 1, DataType.FLOAT64, ReduceOp.SUM).await();
                     if (ctx.partitionId() == 1) {
                         throw new IllegalStateException("injected failure after the first all-reduce");
                     }
                     try {
-                        comm.allReduce(v, v, 1, DataType.FLOAT64, ReduceOp.SUM).await();   // rank 1 never comes
+                        comm.allReduce(b, b, 1, DataType.FLOAT64, ReduceOp.SUM).await();   // rank 1 never comes
                     } catch (RuntimeException e) {
                         OUTCOMES.put(test + ctx.partitionId(), e.getClass().getSimpleName() + ": " + e.getMessage());
                         throw e;

@@ -1,5 +1,6 @@
 package io.jccl.examples.support;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -55,7 +56,8 @@ public final class SumAllReduce {
             return;
         }
         long start = System.nanoTime();
-        comm.allReduce(values, values, count, DataType.FLOAT64, ReduceOp.SUM).await();
+        Buffer valuesBuffer = Buffer.of(values);
+        comm.allReduce(valuesBuffer, valuesBuffer, count, DataType.FLOAT64, ReduceOp.SUM).await();
         nanos += System.nanoTime() - start;
     }
 

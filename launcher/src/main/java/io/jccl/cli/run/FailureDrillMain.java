@@ -1,5 +1,6 @@
 package io.jccl.cli.run;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -49,14 +50,15 @@ public final class FailureDrillMain {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment data = arena.allocate(count * 4, 64);
             for (int i = 0; i < ITERATIONS_BEFORE_KILL; i++) {
-                comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                comm.allReduce(Buffer.of(data), Buffer.of(data), count, DataType.FLOAT32, ReduceOp.SUM).await();
             }
             long issuedNs = System.nanoTime();
             // The victim joins this all-reduce and dies while it may still be under way. It may equally have
             // finished by then (with caller-driven progress a 4 MiB all-reduce takes a few milliseconds), so the
             // survivors wait on a second one the victim never joins: that one cannot complete, which makes the
             // drill deterministic while the first still exercises a death in the middle of an operation.
-            CollectiveFuture underWay = comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM);
+            CollectiveFuture underWay = comm.allReduce(Buffer.of(data), Buffer.of(data), count, DataType.FLOAT32,
+                    ReduceOp.SUM);
             if (rank == victim) {
                 Thread.sleep(5);   // the all-reduce is under way on every rank
                 System.out.println("rank " + rank + ": killing myself with SIGKILL in the middle of an all-reduce");
@@ -65,7 +67,8 @@ public final class FailureDrillMain {
                 Thread.sleep(TimeUnit.MINUTES.toMillis(1));
                 return 2;   // not reached
             }
-            CollectiveFuture pending = comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM);
+            CollectiveFuture pending = comm.allReduce(Buffer.of(data), Buffer.of(data), count, DataType.FLOAT32,
+                    ReduceOp.SUM);
             try {
                 pending.await();
                 System.err.println("rank " + rank + ": the all-reduce completed although rank " + victim + " died");
@@ -93,7 +96,7 @@ public final class FailureDrillMain {
                 for (long i = 0; i < count; i++) {
                     data.setAtIndex(ValueLayout.JAVA_FLOAT, i, (newRank + 1) * (float) (i % 5 + 1));
                 }
-                shrunk.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                shrunk.allReduce(Buffer.of(data), Buffer.of(data), count, DataType.FLOAT32, ReduceOp.SUM).await();
                 long wrong = 0;
                 for (long i = 0; i < count; i++) {
                     if (data.getAtIndex(ValueLayout.JAVA_FLOAT, i) != n * (n + 1) / 2f * (i % 5 + 1)) {

@@ -1,5 +1,6 @@
 package io.jccl.cli.run;
 
+import io.jccl.Buffer;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
@@ -27,7 +28,8 @@ public final class RunSmokeMain {
             for (int i = 0; i < count; i++) {
                 data[i] = (rank + 1) * (float) (i % 7 + 1);   // small integers: the sum is exact in any order
             }
-            comm.allReduce(data, data, count, DataType.FLOAT32, ReduceOp.SUM).await();
+            Buffer buffer = Buffer.of(data);
+            comm.allReduce(buffer, buffer, count, DataType.FLOAT32, ReduceOp.SUM).await();
             int wrong = 0;
             for (int i = 0; i < count; i++) {
                 if (data[i] != n * (n + 1) / 2f * (i % 7 + 1)) {

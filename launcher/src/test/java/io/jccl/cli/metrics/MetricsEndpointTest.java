@@ -1,5 +1,6 @@
 package io.jccl.cli.metrics;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -22,7 +23,8 @@ class MetricsEndpointTest {
             List<Communicator> comms = Communicator.local(2);
             try {
                 for (int i = 0; i < 3; i++) {
-                    comms.stream().map(c -> c.allReduce(new float[256], new float[256], 256, DataType.FLOAT32,
+                    comms.stream().map(c -> c.allReduce(Buffer.of(new float[256]), Buffer.of(new float[256]), 256,
+                            DataType.FLOAT32,
                             ReduceOp.SUM)).toList().forEach(CollectiveFuture::await);
                 }
             } finally {

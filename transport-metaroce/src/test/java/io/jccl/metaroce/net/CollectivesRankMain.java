@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -85,19 +86,20 @@ public final class CollectivesRankMain {
         int n = comm.size();
         long startNs = System.nanoTime();
         CollectiveFuture f = switch (kind) {
-            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, check.opFor(rank));
-            case BROADCAST -> comm.broadcast(send, recv, count, type, root);
-            case REDUCE -> comm.reduce(send, recv, count, type, check.opFor(rank), root);
-            case ALL_GATHER -> comm.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, check.opFor(rank));
-            case ALL_TO_ALL -> comm.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> comm.allToAllv(send, check.sendCounts(rank), check.sendDispls(rank), recv,
+            case ALL_REDUCE -> comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
+            case BROADCAST -> comm.broadcast(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case REDUCE -> comm.reduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank), root);
+            case ALL_GATHER -> comm.allGather(Buffer.of(send), Buffer.of(recv), count, type);
+            case REDUCE_SCATTER -> comm.reduceScatter(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
+            case ALL_TO_ALL -> comm.allToAll(Buffer.of(send), Buffer.of(recv), count, type);
+            case ALL_TO_ALLV -> comm.allToAllv(Buffer.of(send), check.sendCounts(rank), check.sendDispls(rank),
+                    Buffer.of(recv),
                     check.recvCounts(rank), check.recvDispls(rank), type);
-            case GATHER -> comm.gather(send, recv, count, type, root);
-            case SCATTER -> comm.scatter(send, recv, count, type, root);
+            case GATHER -> comm.gather(Buffer.of(send), Buffer.of(recv), count, type, root);
+            case SCATTER -> comm.scatter(Buffer.of(send), Buffer.of(recv), count, type, root);
             case P2P -> comm.group(g -> {
-                g.send(send, count, type, (rank + 1) % n);
-                g.recv(recv, count, type, (rank - 1 + n) % n);
+                g.send(Buffer.of(send), count, type, (rank + 1) % n);
+                g.recv(Buffer.of(recv), count, type, (rank - 1 + n) % n);
             });
             default -> throw new IllegalArgumentException(kind.toString());
         };

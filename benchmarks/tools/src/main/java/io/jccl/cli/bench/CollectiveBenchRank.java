@@ -1,5 +1,6 @@
 package io.jccl.cli.bench;
 
+import io.jccl.Buffer;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -100,12 +101,13 @@ public final class CollectiveBenchRank {
                     MemorySegment recv = arena.allocate(bytes, 64);
                     check.fillSend(rank, send);
                     recv.fill((byte) 0);   // touch it now, not in the timed loop
-                    warmUp(comm, stats, combined, warmup, warmupNs, () -> comm.allReduce(send, recv, count, type, reduceOp)
+                    warmUp(comm, stats, combined, warmup, warmupNs, () -> comm.allReduce(Buffer.of(send),
+                            Buffer.of(recv), count, type, reduceOp)
                             .await());
                     comm.barrier().await();
                     long start = System.nanoTime();
                     for (int i = 0; i < iterations; i++) {
-                        comm.allReduce(send, recv, count, type, reduceOp).await();
+                        comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, reduceOp).await();
                     }
                     timedNs = System.nanoTime() - start;
                     wrong = check.countWrong(rank, recv);
@@ -118,9 +120,10 @@ public final class CollectiveBenchRank {
                             wrong, firstMismatch);
                 }
                 stats.setAtIndex(ValueLayout.JAVA_LONG, 0, timedNs);
-                comm.allReduce(stats, combined, 1, DataType.INT64, ReduceOp.MAX).await();
+                comm.allReduce(Buffer.of(stats), Buffer.of(combined), 1, DataType.INT64, ReduceOp.MAX).await();
                 stats.setAtIndex(ValueLayout.JAVA_LONG, 1, wrong);
-                comm.allReduce(stats.asSlice(8), combined.asSlice(8), 1, DataType.INT64, ReduceOp.SUM).await();
+                comm.allReduce(Buffer.of(stats.asSlice(8)), Buffer.of(combined.asSlice(8)), 1, DataType.INT64,
+                        ReduceOp.SUM).await();
                 if (rank == 0) {
                     System.out.println(RESULT_PREFIX + bytes + " " + count + " "
                             + combined.getAtIndex(ValueLayout.JAVA_LONG, 0) + " "
@@ -151,7 +154,7 @@ public final class CollectiveBenchRank {
             comm.barrier().await();
             stats.setAtIndex(ValueLayout.JAVA_LONG, 0, System.nanoTime() - start);
             stats.setAtIndex(ValueLayout.JAVA_LONG, 1, jit.quiet() ? 0 : 1);
-            comm.allReduce(stats, combined, 2, DataType.INT64, ReduceOp.MAX).await();
+            comm.allReduce(Buffer.of(stats), Buffer.of(combined), 2, DataType.INT64, ReduceOp.MAX).await();
             long slowestNs = combined.getAtIndex(ValueLayout.JAVA_LONG, 0);
             boolean compiling = combined.getAtIndex(ValueLayout.JAVA_LONG, 1) != 0;
             if (slowestNs >= warmupNs && (!compiling || slowestNs >= warmupNs + MAX_SETTLE_NS)) {

@@ -1,5 +1,6 @@
 package io.jccl.cli.perf;
 
+import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -48,6 +49,8 @@ final class PerfRunner {
     private final JitQuiet jit = JitQuiet.ofThisJvm();
     private final MemorySegment stat;
     private final MemorySegment combined;
+    private final Buffer statBuffer;
+    private final Buffer combinedBuffer;
     /** The collective being measured. */
     private PerfCollective c;
 
@@ -59,6 +62,8 @@ final class PerfRunner {
         this.n = comm.size();
         this.stat = arena.allocate(ValueLayout.JAVA_LONG, 1);
         this.combined = arena.allocate(ValueLayout.JAVA_LONG, 1);
+        this.statBuffer = Buffer.of(stat);
+        this.combinedBuffer = Buffer.of(combined);
     }
 
     /**
@@ -260,7 +265,7 @@ final class PerfRunner {
             MemorySegment all = arena.allocate((long) DEVICE_BYTES * n);
             byte[] b = me.getBytes(StandardCharsets.UTF_8);
             MemorySegment.copy(b, 0, mine, ValueLayout.JAVA_BYTE, 0, Math.min(b.length, DEVICE_BYTES - 1));
-            comm.allGather(mine, all, DEVICE_BYTES, DataType.UINT8).await();
+            comm.allGather(Buffer.of(mine), Buffer.of(all), DEVICE_BYTES, DataType.UINT8).await();
             List<PerfFormat.Device> out = new ArrayList<>();
             for (int r = 0; r < n; r++) {
                 String[] f = all.asSlice((long) r * DEVICE_BYTES, DEVICE_BYTES).getString(0).split(" ", 3);
@@ -271,7 +276,11 @@ final class PerfRunner {
     }
 
     /** One placement's buffers: what the call gets, and what the check reads. */
-    private record Place(MemorySegment send, MemorySegment recv) {
+    /** A rank's buffers for one call, as segments (to fill and check) and as the buffers issued (made once). */
+    private record Place(MemorySegment send, MemorySegment recv, Buffer sendBuffer, Buffer recvBuffer) {
+        Place(MemorySegment send, MemorySegment recv) {
+            this(send, recv, Buffer.of(send), Buffer.of(recv));
+        }
     }
 
     private PerfFormat.Row measure(DataType type, ReduceOp.Kind op, int root, long size) {
@@ -349,7 +358,7 @@ final class PerfRunner {
                 }
             }
             stat.set(ValueLayout.JAVA_LONG, 0, mine);
-            comm.allReduce(stat, combined, 1, DataType.INT64, ReduceOp.SUM).await();
+            comm.allReduce(statBuffer, combinedBuffer, 1, DataType.INT64, ReduceOp.SUM).await();
             wrong = combined.get(ValueLayout.JAVA_LONG, 0);
         }
         long sizeB = c.sizeBytes(count, n, type.sizeBytes());
@@ -365,7 +374,7 @@ final class PerfRunner {
         int callsPerRound = Math.max(1, s.warmup() / 10);
         for (int round = 0; round < s.settleRounds(); round++) {
             stat.set(ValueLayout.JAVA_LONG, 0, jit.quiet() ? 0 : 1);
-            comm.allReduce(stat, combined, 1, DataType.INT64, ReduceOp.MAX).await();
+            comm.allReduce(statBuffer, combinedBuffer, 1, DataType.INT64, ReduceOp.MAX).await();
             if (combined.get(ValueLayout.JAVA_LONG, 0) == 0) {
                 return;
             }
@@ -394,10 +403,10 @@ final class PerfRunner {
     private double combineTime(double us) {
         stat.set(ValueLayout.JAVA_DOUBLE, 0, us);
         switch (s.average()) {
-            case 0 -> comm.broadcast(stat, combined, 1, DataType.FLOAT64, 0).await();
-            case 2 -> comm.allReduce(stat, combined, 1, DataType.FLOAT64, ReduceOp.MIN).await();
-            case 3 -> comm.allReduce(stat, combined, 1, DataType.FLOAT64, ReduceOp.MAX).await();
-            default -> comm.allReduce(stat, combined, 1, DataType.FLOAT64, ReduceOp.SUM).await();
+            case 0 -> comm.broadcast(statBuffer, combinedBuffer, 1, DataType.FLOAT64, 0).await();
+            case 2 -> comm.allReduce(statBuffer, combinedBuffer, 1, DataType.FLOAT64, ReduceOp.MIN).await();
+            case 3 -> comm.allReduce(statBuffer, combinedBuffer, 1, DataType.FLOAT64, ReduceOp.MAX).await();
+            default -> comm.allReduce(statBuffer, combinedBuffer, 1, DataType.FLOAT64, ReduceOp.SUM).await();
         }
         double v = combined.get(ValueLayout.JAVA_DOUBLE, 0);
         return s.average() == 1 ? v / n : v;
@@ -407,7 +416,7 @@ final class PerfRunner {
         if (c == PerfCollective.HYPERCUBE) {
             return hypercube(check.type(), count, p.send(), p.recv());
         }
-        return CollectiveCalls.issue(comm, check, p.send(), p.recv());
+        return CollectiveCalls.issue(comm, check, p.sendBuffer(), p.recvBuffer());
     }
 
     /**
@@ -431,8 +440,8 @@ final class PerfRunner {
                 last.await();
             }
             last = comm.group(g -> {
-                g.send(recv.asSlice(mine, m * block), m * count, type, peer);
-                g.recv(recv.asSlice(theirs, m * block), m * count, type, peer);
+                g.send(Buffer.of(recv.asSlice(mine, m * block)), m * count, type, peer);
+                g.recv(Buffer.of(recv.asSlice(theirs, m * block)), m * count, type, peer);
             });
         }
         return last != null ? last : comm.barrier();
