@@ -1,7 +1,8 @@
 package io.jccl.net.aeron;
 
 import io.jccl.net.NetException;
-import io.jccl.net.PostArgs;
+import io.jccl.net.PooledConnection;
+import io.jccl.net.RequestFifo;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -15,21 +16,10 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>Peer death is the subclass's: {@link #checkLiveness(boolean)} runs when a test made no progress.
  */
-public abstract class AeronConnection implements AutoCloseable {
-    /** Requests one connection accepts before posting returns null. */
-    public static final int MAX_INFLIGHT_REQUESTS = 64;
-
-    final RequestRing queue;
-    /** For messages: names the transport, both ends and the stream. */
-    protected final String description;
+public abstract class AeronConnection extends PooledConnection<AeronRequest> {
+    final RequestFifo<AeronRequest> queue = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     /** The peer's rank, or -1 where the sending side does not know it. */
     protected final int peerRank;
-    private final String transportName;
-
-    volatile boolean closed;
-    /** Why the connection broke, or null while it works; only the driving thread writes it. */
-    NetException.Reason brokenReason;
-    String brokenMessage;
 
     /**
      * @param transportName the transport's name, for messages
@@ -37,14 +27,9 @@ public abstract class AeronConnection implements AutoCloseable {
      * @param peerRank      the peer's rank, or -1 where unknown
      */
     protected AeronConnection(String transportName, String description, int peerRank) {
-        this.transportName = transportName;
-        this.description = description;
+        super(transportName, Frames.MAX_MESSAGE_BYTES, description, AeronRequest::new);
         this.peerRank = peerRank;
-        this.queue = new RequestRing(this, MAX_INFLIGHT_REQUESTS);
     }
-
-    /** Moves data for the pending requests as far as the log allows, without blocking. */
-    abstract void progress();
 
     /** Releases the Aeron resources; called once, by {@link #close()}. */
     abstract void closeResources();
@@ -63,63 +48,27 @@ public abstract class AeronConnection implements AutoCloseable {
     /** @return the peer, for messages: its rank where known and whatever else identifies it */
     protected abstract String peerName();
 
-    final void release(AeronRequest request) {
-        queue.release(request);
-    }
-
     /**
      * Checks the connection and the common arguments of a post, and takes a request object.
      *
-     * @return the request, already started, or null when the in-flight limit is reached
+     * @return the request, already started and queued, or null when the in-flight limit is reached
      */
     final AeronRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        PostArgs.check(buffer, offset, sizeBytes, Frames.MAX_MESSAGE_BYTES, transportName);
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
+        AeronRequest request = take(buffer, offset, sizeBytes, tag);
+        if (request != null) {
+            queue.add(request);
         }
-        if (brokenReason != null) {
-            throw new NetException(brokenReason, brokenMessage);
-        }
-        AeronRequest request = queue.acquire();
-        if (request == null) {
-            return null;
-        }
-        request.start(buffer, offset, sizeBytes, tag);
-        queue.enqueue(request);
         return request;
     }
 
-    /**
-     * Called first by {@link #progress()}.
-     *
-     * @return true when the connection can make progress; false when it is closed or broken (pending requests
-     *         have then been failed)
-     */
-    final boolean usable() {
-        if (closed) {
-            if (queue.size() > 0) {
-                failPending(NetException.Reason.CLOSED, description + " was closed while the request was pending");
-            }
-            return false;
-        }
-        return brokenReason == null;
+    @Override
+    protected final boolean hasPending() {
+        return !queue.isEmpty();
     }
 
-    /** Marks the connection broken and fails every pending request. */
-    protected final void breakConnection(NetException.Reason reason, String message) {
-        if (brokenReason == null) {
-            brokenReason = reason;
-            brokenMessage = message;
-        }
-        failPending(reason, message);
-    }
-
-    private void failPending(NetException.Reason reason, String message) {
-        while (queue.size() > 0) {
-            AeronRequest request = queue.first();
-            queue.pop();
-            request.fail(new NetException(reason, message));
-        }
+    @Override
+    protected final void failPending(NetException.Reason reason, String message, Throwable cause) {
+        queue.failAll(reason, message, cause);
         pendingFailed();
     }
 
@@ -128,21 +77,13 @@ public abstract class AeronConnection implements AutoCloseable {
 
     @Override
     public final void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!markClosed()) {
+            return;
         }
         try {
             closeResources();
         } finally {
             onClosed();
         }
-    }
-
-    @Override
-    public final String toString() {
-        return description;
     }
 }

@@ -65,7 +65,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     }
 
     @Override
-    void progress() {
+    protected void progress() {
         if (!usable()) {
             return;
         }
@@ -80,7 +80,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
         while (queue.size() > 0 && queue.get(0).pendingSockets == 0) {
             TcpRequest oldest = queue.get(0);
             queue.pop();
-            oldest.complete(oldest.sizeBytes);
+            oldest.complete(oldest.sizeBytes());
         }
     }
 
