@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
 import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,49 +73,34 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void providerIsFoundByServiceLoaderAndConnectsOnlyOtherJvmsOfTheSameHost() {
-        NetTransportProvider shm = ServiceLoader.load(NetTransportProvider.class).stream()
-                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("shm")).findFirst().orElseThrow();
+        NetTransportProvider shm = loadProvider("shm");
         assertThat(shm).isInstanceOf(ShmTransportProvider.class);
         assertThat(shm.priority()).isEqualTo(50);
-        PeerIdentity a = new PeerIdentity(0, "h1", "j1");
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h1", "j2"))).isTrue();
-        assertThat(shm.canConnect(new PeerIdentity(1, "h1", "j2"), a)).isTrue();
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h1", "j1"))).as("same JVM").isFalse();
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h2", "j2"))).as("other host").isFalse();
+        assertConnectsOnlyOtherJvmsOfTheSameHost(shm);
     }
 
     @Test
     void propertiesDescribeACallerDrivenTransport() {
-        NetProperties p = properties();
-        assertThat(p.name()).isEqualTo("shm");
-        assertThat(p.signalsCompletion()).isFalse();
-        assertThat(p.maxInflightRequests()).isEqualTo(64);
+        assertCallerDriven("shm");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"abc", "-1", "0", "65535", "98304", "536870912", "", "1 MiB"})
     void invalidRingSizeIsRejectedNamingKeyAndValue(String value) {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.RING_BYTES, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.RING_BYTES).hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.RING_BYTES, value)), ShmOptions.RING_BYTES, value);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"-1", "x", "1048577", "99999999999"})
     void invalidEagerLimitIsRejectedNamingKeyAndValue(String value) {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.EAGER_BYTES, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.EAGER_BYTES).hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.EAGER_BYTES, value)), ShmOptions.EAGER_BYTES, value);
     }
 
     @Test
     void invalidLargeModeAndRegisteredSizeAreRejectedNamingKeyAndValue() {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.LARGE, "xpmem")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.LARGE).hasMessageContaining("'xpmem'");
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.REGISTERED_BYTES, "-4096")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.REGISTERED_BYTES).hasMessageContaining("'-4096'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.LARGE, "xpmem")), ShmOptions.LARGE, "xpmem");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.REGISTERED_BYTES, "-4096")),
+                ShmOptions.REGISTERED_BYTES, "-4096");
     }
 
     @Test
