@@ -1481,41 +1481,54 @@ public abstract class NetTransportConformanceTest {
     }
 
     /**
-     * Asserts that the data path allocates nothing once warm: rounds of a small, a large native (512 KiB) and a
-     * heap float[] message, each way posted receive first, allocate less than 8 bytes a round on the test thread.
+     * Asserts that the data path allocates nothing once warm: rounds of a small (100 bytes), a large native (512 KiB)
+     * and a heap float[] message, each posted receive first, allocate less than 8 bytes a round on the test thread.
      * Skips where the JVM does not count a thread's allocations.
      */
     protected final void assertSteadyStateAllocatesNothing(Link link) {
         MemorySegment small = arena.allocate(256);
-        MemorySegment bigSrc = arena.allocate(512 << 10);
-        MemorySegment bigDst = arena.allocate(512 << 10);
         MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
         MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
-        exchangeThreeMessages(link, small, bigSrc, bigDst, heapSrc, heapDst, 1500);
-        long before = threads.getCurrentThreadAllocatedBytes();
-        int rounds = 1000;
-        exchangeThreeMessages(link, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        // Allow a few stray bytes per round for one-off JIT or JDK internals.
-        assertThat(allocated).as("bytes allocated over %d rounds of three messages", rounds).isLessThan(rounds * 8L);
+        assertSteadyStateAllocatesNothing(link, new MemorySegment[] {small, arena.allocate(512 << 10), heapSrc},
+                new long[] {100, 512 << 10, heapSrc.byteSize()},
+                new MemorySegment[] {small, arena.allocate(512 << 10), heapDst}, 1500);
     }
 
-    private static void exchangeThreeMessages(Link link, MemorySegment small, MemorySegment bigSrc,
-                                              MemorySegment bigDst, MemorySegment heapSrc, MemorySegment heapDst,
-                                              int rounds) {
+    /**
+     * Asserts that the data path allocates nothing once warm: after {@code warmUpRounds}, 1000 rounds of one message
+     * from each source (receives posted first, into the destination of the same index) allocate less than 8 bytes
+     * a round on the test thread. Skips where the JVM does not count a thread's allocations.
+     *
+     * @param sendBytes how much of each source a round sends
+     */
+    protected final void assertSteadyStateAllocatesNothing(Link link, MemorySegment[] sources, long[] sendBytes,
+                                                           MemorySegment[] destinations, int warmUpRounds) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        exchange(link, sources, sendBytes, destinations, warmUpRounds);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        int rounds = 1000;
+        exchange(link, sources, sendBytes, destinations, rounds);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // Allow a few stray bytes per round for one-off JIT or JDK internals.
+        assertThat(allocated).as("bytes allocated over %d rounds of %d messages", rounds, sources.length)
+                .isLessThan(rounds * 8L);
+    }
+
+    private static void exchange(Link link, MemorySegment[] sources, long[] sendBytes, MemorySegment[] destinations,
+                                 int rounds) {
         SendConnection send = link.send();
         RecvConnection recv = link.recv();
-        NetRequest[] all = new NetRequest[6];
+        int n = sources.length;
+        NetRequest[] all = new NetRequest[2 * n];
         boolean[] done = new boolean[all.length];
         for (int round = 0; round < rounds; round++) {
-            all[0] = recv.irecv(small, 0, small.byteSize(), round, null);
-            all[1] = recv.irecv(bigDst, 0, bigDst.byteSize(), round, null);
-            all[2] = recv.irecv(heapDst, 0, heapDst.byteSize(), round, null);
-            all[3] = send.isend(small, 0, 100, round, null);
-            all[4] = send.isend(bigSrc, 0, bigSrc.byteSize(), round, null);
-            all[5] = send.isend(heapSrc, 0, heapSrc.byteSize(), round, null);
+            for (int i = 0; i < n; i++) {
+                all[i] = recv.irecv(destinations[i], 0, destinations[i].byteSize(), round, null);
+            }
+            for (int i = 0; i < n; i++) {
+                all[n + i] = send.isend(sources[i], 0, sendBytes[i], round, null);
+            }
             Arrays.fill(done, false);
             int left = all.length;
             long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();

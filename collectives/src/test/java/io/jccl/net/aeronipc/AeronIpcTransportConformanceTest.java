@@ -124,14 +124,7 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void messagesLargerThanTheTermLengthStreamThroughTheWindow() {
-        Link link = link();
-        long bytes = 20L << 20;   // five times the 4 MiB term length of this test class
-        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 8);
-        MemorySegment dst = arena.allocate(bytes);
-        NetRequest send = link.send().isend(src, 0, bytes, 1, null);
-        NetRequest recv = link.recv().irecv(dst, 0, bytes, 1, null);
-        assertThat(awaitAll(send, recv)).containsExactly(bytes, bytes);
-        assertThat(src.mismatch(dst)).isEqualTo(-1L);
+        assertMessageGoesThrough(link(), 20 << 20, 1);   // five times the 4 MiB term length of this test class
     }
 
     @Test

@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jccl.net.NetException;
-import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -106,14 +104,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void messagesLargerThanTheTermLengthStreamThroughTheWindow() {
-        Link link = link();
-        long bytes = 20L << 20;   // five times the 4 MiB term length of this test class
-        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 8);
-        MemorySegment dst = arena.allocate(bytes);
-        NetRequest send = link.send().isend(src, 0, bytes, 1, null);
-        NetRequest recv = link.recv().irecv(dst, 0, bytes, 1, null);
-        assertThat(awaitAll(send, recv)).containsExactly(bytes, bytes);
-        assertThat(src.mismatch(dst)).isEqualTo(-1L);
+        assertMessageGoesThrough(link(), 20 << 20, 1);   // five times the 4 MiB term length of this test class
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.jccl.net.shm;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.jccl.CollectiveFuture;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
@@ -8,6 +10,7 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
+import io.jccl.testing.JvmProcesses.Jvm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -28,6 +31,26 @@ public final class ShmRankMain {
             OpKind.SCATTER, OpKind.P2P);
 
     private ShmRankMain() {
+    }
+
+    /**
+     * Waits for a rank that runs this main and asserts that it passed: exit code 0, {@code RESULT OK}, and no wrong
+     * element in any collective. The multi-process tests of every transport share it.
+     *
+     * @param jvm            the rank's process
+     * @param rank           its rank, for messages
+     * @param timeoutSeconds how long it may take to exit
+     * @return its output, for further checks
+     */
+    public static String assertRankPassed(Jvm jvm, int rank, long timeoutSeconds) throws InterruptedException {
+        int code = jvm.await(timeoutSeconds);
+        assertThat(code).as("rank %d exit code; output:%n%s", rank, jvm.outputText()).isZero();
+        String out = jvm.outputText();
+        assertThat(out).contains("RESULT OK");
+        for (OpKind kind : KINDS) {
+            assertThat(out).contains(kind + " wrong=0");
+        }
+        return out;
     }
 
     public static void main(String[] args) {
