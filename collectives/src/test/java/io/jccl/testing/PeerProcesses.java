@@ -1,5 +1,7 @@
 package io.jccl.testing;
 
+import io.jccl.net.Listener;
+import io.jccl.net.RecvConnection;
 import io.jccl.testing.JvmProcesses.Jvm;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -43,6 +45,25 @@ public final class PeerProcesses {
             }
         }
         resources.clear();
+    }
+
+    /**
+     * Accepts, on {@code listener}, the connection a peer JVM makes to it.
+     *
+     * @return the connection, taken by {@link #track}
+     * @throws AssertionError when none comes within {@code timeoutNs}
+     */
+    public RecvConnection acceptFrom(Jvm peer, Listener listener, long timeoutNs) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNs;
+        RecvConnection recv = listener.accept();
+        while (recv == null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the child did not connect; output:\n" + peer.outputText());
+            }
+            Thread.sleep(1);
+            recv = listener.accept();
+        }
+        return track(recv);
     }
 
     /**

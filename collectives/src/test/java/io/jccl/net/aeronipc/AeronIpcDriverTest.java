@@ -108,16 +108,7 @@ class AeronIpcDriverTest {
         AeronIpcTransport local = transport(dir, 0);
         Listener listener = track(local.listen(ProgressSignal.NONE));
         Jvm child = child("sender", "connect", dir.toString(), HexFormat.of().formatHex(listener.handle()));
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (recv == null) {
-            recv = listener.accept();
-            if (System.nanoTime() - deadline > 0) {
-                fail("the child did not connect; output:%n%s", child.outputText());
-            }
-            Thread.sleep(1);
-        }
-        track(recv);
+        RecvConnection recv = peers.acceptFrom(child, listener, 30_000_000_000L);
         awaitLine(child, "CONNECTED");
         NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
         NetException e = killAndAwaitFailure(child, request);

@@ -50,16 +50,7 @@ class ShmPeerDeathTest {
         ShmTransport local = transport(0);
         Listener listener = track(local.listen(ProgressSignal.NONE));
         Jvm child = child("sender", "connect", HexFormat.of().formatHex(listener.handle()));
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
-        while (recv == null) {
-            recv = listener.accept();
-            if (System.nanoTime() - deadline > 0) {
-                fail("the child did not connect; output:%n%s", child.outputText());
-            }
-            Thread.sleep(1);
-        }
-        track(recv);
+        RecvConnection recv = peers.acceptFrom(child, listener, WAIT_LIMIT_NS);
         awaitLine(child, "CONNECTED");
         NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
         for (int i = 0; i < 100; i++) {
