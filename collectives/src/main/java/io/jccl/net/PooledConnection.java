@@ -22,6 +22,11 @@ public abstract class PooledConnection<R extends PooledRequest> implements AutoC
     protected final String description;
     private final String transportName;
     private final long maxMessageBytes;
+    /**
+     * The pending requests, in posting order. A transport that keeps pending requests in more than one queue
+     * overrides {@link #hasPending()} and {@link #failPending}.
+     */
+    protected final RequestFifo<R> queue = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     private final RequestPool<R> pool;
 
     private volatile boolean closed;
@@ -50,10 +55,19 @@ public abstract class PooledConnection<R extends PooledRequest> implements AutoC
     protected abstract void progress();
 
     /** @return whether requests are pending */
-    protected abstract boolean hasPending();
+    public boolean hasPending() {
+        return !queue.isEmpty();
+    }
 
-    /** Fails every pending request with this reason and message, and drops per-message state. */
-    protected abstract void failPending(NetException.Reason reason, String message, Throwable cause);
+    /** Fails every pending request with this reason and message, then calls {@link #pendingFailed()}. */
+    protected void failPending(NetException.Reason reason, String message, Throwable cause) {
+        queue.failAll(reason, message, cause);
+        pendingFailed();
+    }
+
+    /** Drops per-message state once every pending request has failed. Does nothing unless overridden. */
+    protected void pendingFailed() {
+    }
 
     /**
      * Called once a break failed the pending requests: releases what a broken connection no longer needs. Does
@@ -73,6 +87,20 @@ public abstract class PooledConnection<R extends PooledRequest> implements AutoC
         PostArgs.check(buffer, offset, sizeBytes, maxMessageBytes, transportName);
         checkOpen();
         return pool.take(buffer, offset, sizeBytes, tag);
+    }
+
+    /**
+     * {@link #take}s a request object and appends it to {@link #queue}.
+     *
+     * @return the request, pending and queued, or null when the in-flight limit is reached
+     * @throws NetException as {@link #take} does
+     */
+    protected final R takeQueued(MemorySegment buffer, long offset, long sizeBytes, long tag) {
+        R request = take(buffer, offset, sizeBytes, tag);
+        if (request != null) {
+            queue.add(request);
+        }
+        return request;
     }
 
     /**

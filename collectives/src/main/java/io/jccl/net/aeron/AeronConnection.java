@@ -2,8 +2,6 @@ package io.jccl.net.aeron;
 
 import io.jccl.net.NetException;
 import io.jccl.net.PooledConnection;
-import io.jccl.net.RequestFifo;
-import java.lang.foreign.MemorySegment;
 
 /**
  * What both ends of a connection over an Aeron publication share: the request pool and FIFO, and the rules for
@@ -17,7 +15,6 @@ import java.lang.foreign.MemorySegment;
  * <p>Peer death is the subclass's: {@link #checkLiveness(boolean)} runs when a test made no progress.
  */
 public abstract class AeronConnection extends PooledConnection<AeronRequest> {
-    final RequestFifo<AeronRequest> queue = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     /** The peer's rank, or -1 where the sending side does not know it. */
     protected final int peerRank;
 
@@ -47,33 +44,6 @@ public abstract class AeronConnection extends PooledConnection<AeronRequest> {
 
     /** @return the peer, for messages: its rank where known and whatever else identifies it */
     protected abstract String peerName();
-
-    /**
-     * Checks the connection and the common arguments of a post, and takes a request object.
-     *
-     * @return the request, already started and queued, or null when the in-flight limit is reached
-     */
-    final AeronRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        AeronRequest request = take(buffer, offset, sizeBytes, tag);
-        if (request != null) {
-            queue.add(request);
-        }
-        return request;
-    }
-
-    @Override
-    protected final boolean hasPending() {
-        return !queue.isEmpty();
-    }
-
-    @Override
-    protected final void failPending(NetException.Reason reason, String message, Throwable cause) {
-        queue.failAll(reason, message, cause);
-        pendingFailed();
-    }
-
-    /** Lets the subclass drop per-message state once every pending request has failed. */
-    abstract void pendingFailed();
 
     @Override
     public final void close() {

@@ -63,7 +63,7 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        return post(buffer, offset, capacityBytes, expectedTag);
+        return takeQueued(buffer, offset, capacityBytes, expectedTag);
     }
 
     @Override
@@ -184,7 +184,7 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
     }
 
     @Override
-    final void pendingFailed() {
+    protected final void pendingFailed() {
         discardBytes = 0;
     }
 

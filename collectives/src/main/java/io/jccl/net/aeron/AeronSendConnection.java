@@ -50,7 +50,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     @Override
     public final NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
         boolean wasIdle = queue.size() == 0;
-        AeronRequest request = post(buffer, offset, sizeBytes, tag);
+        AeronRequest request = takeQueued(buffer, offset, sizeBytes, tag);
         if (request != null && wasIdle) {
             progress();
         }
@@ -123,7 +123,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     }
 
     @Override
-    final void pendingFailed() {
+    protected final void pendingFailed() {
     }
 
     @Override

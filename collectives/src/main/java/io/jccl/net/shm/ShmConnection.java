@@ -53,14 +53,6 @@ abstract class ShmConnection extends PooledConnection<ShmRequest> {
     /** Moves data for the pending requests as far as shared memory allows, without blocking. */
     abstract void step();
 
-    /** Fails every pending request and drops per-message state. */
-    @Override
-    protected abstract void failPending(NetException.Reason reason, String message, Throwable cause);
-
-    /** @return whether requests are pending */
-    @Override
-    protected abstract boolean hasPending();
-
     /** Does the closing side's part in shared memory; called once, after the driving thread left. */
     abstract void closeShared();
 

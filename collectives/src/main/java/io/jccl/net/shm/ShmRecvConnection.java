@@ -47,7 +47,8 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
 
     private final int peerRank;
     private final int mode;
-    private final RequestFifo<ShmRequest> posted = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
+    /** The posted receives, in posting order: the base class's queue. */
+    private final RequestFifo<ShmRequest> posted = queue;
     /** Ring position (absolute) of the next record. */
     private long head;
     private long publishedHead;
@@ -465,13 +466,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
     }
 
     @Override
-    protected boolean hasPending() {
-        return !posted.isEmpty();
-    }
-
-    @Override
-    protected void failPending(NetException.Reason reason, String message, Throwable cause) {
-        posted.failAll(reason, message, cause);
+    protected void pendingFailed() {
         inMessage = null;
         copying = null;
         discardBytes = 0;

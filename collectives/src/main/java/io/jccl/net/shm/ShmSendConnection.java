@@ -61,7 +61,8 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     /** Addresses of this rank's registered heap: sends from there are REG descriptors. */
     private final long heapBase;
     private final long heapEnd;
-    private final RequestFifo<ShmRequest> unwritten = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
+    /** Sends not yet all in the ring, in posting order: the base class's queue. */
+    private final RequestFifo<ShmRequest> unwritten = queue;
     private final RequestFifo<ShmRequest> awaitingAck = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     /** Ring position (absolute, in bytes) of the next record. */
     private long tail;
@@ -322,7 +323,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     }
 
     @Override
-    protected boolean hasPending() {
+    public boolean hasPending() {
         return !unwritten.isEmpty() || !awaitingAck.isEmpty();
     }
 

@@ -2,11 +2,7 @@ package io.jccl.net.tcp;
 
 import io.jccl.net.NetException;
 import io.jccl.net.PooledConnection;
-import io.jccl.net.RequestFifo;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -48,8 +44,6 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
 
     /** The sockets, index order; a message's stripe {@code i} travels on socket {@code i}. */
     final SocketChannel[] channels;
-    /** The pending requests, numbered in posting order (see {@link RequestFifo}). */
-    final RequestFifo<TcpRequest> queue = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     private final TcpNetTransport transport;
 
     /** The sockets' other user (a connection the other way between the same ranks), or null: sockets of its own. */
@@ -73,9 +67,8 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
      */
     abstract int wantedOps(int socket);
 
-    /** This connection's keys in the transport's selector (by socket), and the interest each was last given. */
-    private SelectionKey[] keys;
-    private int[] keyOps;
+    /** This connection's keys in the transport's selector; made by the first {@link #watch}. */
+    private SocketInterest interest;
 
     /**
      * Registers the sockets with {@code selector} for what {@link #progress()} waits for; the thread about to sleep
@@ -92,23 +85,11 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
             s.watch(selector);
             return;
         }
-        if (keys == null) {
-            keys = new SelectionKey[channels.length];
-            keyOps = new int[channels.length];
+        if (interest == null) {
+            interest = new SocketInterest(channels);
         }
         for (int i = 0; i < channels.length; i++) {
-            int ops = wantedOps(i);
-            try {
-                if (keys[i] == null) {
-                    if (ops != 0) {
-                        keys[i] = channels[i].register(selector, ops);
-                        keyOps[i] = ops;
-                    }
-                } else if (keyOps[i] != ops) {
-                    keys[i].interestOps(ops);
-                    keyOps[i] = ops;
-                }
-            } catch (ClosedChannelException | CancelledKeyException e) {
+            if (!interest.set(selector, i, wantedOps(i))) {
                 return;   // closed meanwhile: the next progress() reports it
             }
         }
@@ -127,19 +108,6 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
     /** @return the share of this connection's sockets, or null */
     final ChannelShare share() {
         return share;
-    }
-
-    /**
-     * Checks the connection and the common arguments of a post, and takes a request object.
-     *
-     * @return the request, already started and queued, or null when the in-flight limit is reached
-     */
-    final TcpRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        TcpRequest request = take(buffer, offset, sizeBytes, tag);
-        if (request != null) {
-            queue.add(request);
-        }
-        return request;
     }
 
     /** Handles an I/O failure of a socket: a local close, or the peer closing or vanishing. */
@@ -162,20 +130,6 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
             closeChannels();   // the peer ended this direction; a shared socket's other direction goes on
         }
     }
-
-    @Override
-    protected final boolean hasPending() {
-        return !queue.isEmpty();
-    }
-
-    @Override
-    protected final void failPending(NetException.Reason reason, String message, Throwable cause) {
-        queue.failAll(reason, message, cause);
-        pendingFailed();
-    }
-
-    /** Lets the subclass drop per-message state and cached views once every pending request has failed. */
-    abstract void pendingFailed();
 
     private void closeChannels() {
         ChannelShare s = share;

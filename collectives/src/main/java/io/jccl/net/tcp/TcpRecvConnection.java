@@ -66,7 +66,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        return post(buffer, offset, capacityBytes, expectedTag);
+        return takeQueued(buffer, offset, capacityBytes, expectedTag);
     }
 
     @Override
@@ -191,7 +191,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     }
 
     @Override
-    void pendingFailed() {
+    protected void pendingFailed() {
         for (RecvSocket socket : sockets) {
             socket.reset();
         }

@@ -45,7 +45,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
         boolean wasIdle = queue.size() == 0;
-        TcpRequest request = post(buffer, offset, sizeBytes, tag);
+        TcpRequest request = takeQueued(buffer, offset, sizeBytes, tag);
         if (request == null) {
             return null;
         }
@@ -90,7 +90,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     }
 
     @Override
-    void pendingFailed() {
+    protected void pendingFailed() {
         for (SendSocket socket : sockets) {
             socket.reset(queue.endSeq());
         }
