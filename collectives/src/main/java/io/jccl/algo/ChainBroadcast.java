@@ -21,10 +21,7 @@ public final class ChainBroadcast {
     public static void build(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (n == 1) {
-            if (!inPlace) {
-                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
-            }
+        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
             return;
         }
         Token.sendNext(p);

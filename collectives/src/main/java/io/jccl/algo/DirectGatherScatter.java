@@ -21,10 +21,7 @@ public final class DirectGatherScatter {
     public static void gather(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (n == 1) {
-            if (!inPlace) {
-                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
-            }
+        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
             return;
         }
         int prev = (r - 1 + n) % n;
@@ -58,10 +55,7 @@ public final class DirectGatherScatter {
     public static void scatter(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (n == 1) {
-            if (!inPlace) {
-                p.copy(Buf.SEND, 0, Buf.RECV, 0, count, false, false);
-            }
+        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
             return;
         }
         int prev = (r - 1 + n) % n;

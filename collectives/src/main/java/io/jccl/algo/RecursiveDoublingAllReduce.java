@@ -20,12 +20,7 @@ public final class RecursiveDoublingAllReduce {
     public static void build(Prims p, long count) {
         int n = p.size();
         int r = p.rank();
-        if (n == 1) {
-            p.copy(Buf.SEND, 0, Buf.RECV, 0, count, true, true);
-            return;
-        }
-        if (count == 0) {
-            Token.ring(p);
+        if (EdgeCases.reduction(p, count)) {
             return;
         }
         int pow = Integer.highestOneBit(n);

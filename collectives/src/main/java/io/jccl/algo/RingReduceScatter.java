@@ -17,12 +17,7 @@ public final class RingReduceScatter {
     public static void build(Prims p, long recvCount) {
         int n = p.size();
         int r = p.rank();
-        if (n == 1) {
-            p.copy(Buf.SEND, 0, Buf.RECV, 0, recvCount, true, true);
-            return;
-        }
-        if (recvCount == 0) {
-            Token.ring(p);
+        if (EdgeCases.reduction(p, recvCount)) {
             return;
         }
         int next = (r + 1) % n;

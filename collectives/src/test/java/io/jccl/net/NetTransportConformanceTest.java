@@ -1,12 +1,14 @@
 package io.jccl.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -16,13 +18,16 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -1393,6 +1398,152 @@ public abstract class NetTransportConformanceTest {
     private static byte patternByte(long i, int seed) {
         long x = (i + 1) * 0x9E37_79B9_7F4A_7C15L + seed * 0xC2B2_AE3D_27D4_EB4FL;
         return (byte) (x >>> 56);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Checks that transports' own test classes share
+
+    /** @return the provider named {@code name}, as {@link ServiceLoader} finds it */
+    protected static NetTransportProvider loadProvider(String name) {
+        return ServiceLoader.load(NetTransportProvider.class).stream().map(ServiceLoader.Provider::get)
+                .filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("ServiceLoader finds no transport provider named " + name));
+    }
+
+    /** Asserts that {@code provider} connects two JVMs of one host and nothing else. */
+    protected static void assertConnectsOnlyOtherJvmsOfTheSameHost(NetTransportProvider provider) {
+        PeerIdentity a = new PeerIdentity(0, "h1", "j1");
+        assertThat(provider.canConnect(a, new PeerIdentity(1, "h1", "j2"))).isTrue();
+        assertThat(provider.canConnect(new PeerIdentity(1, "h1", "j2"), a)).isTrue();
+        assertThat(provider.canConnect(a, new PeerIdentity(1, "h1", "j1"))).as("same JVM").isFalse();
+        assertThat(provider.canConnect(a, new PeerIdentity(1, "h2", "j2"))).as("other host").isFalse();
+    }
+
+    /**
+     * Asserts that this test's transport is named {@code name}, progresses inside {@code test()} (it does not
+     * signal completion) and takes 64 requests in flight per connection.
+     *
+     * @return the properties, for further checks
+     */
+    protected final NetProperties assertCallerDriven(String name) {
+        NetProperties p = properties();
+        assertThat(p.name()).isEqualTo(name);
+        assertThat(p.signalsCompletion()).isFalse();
+        assertThat(p.maxInflightRequests()).isEqualTo(64);
+        return p;
+    }
+
+    /**
+     * Asserts that creating a transport with option {@code key} set to {@code value} fails with an
+     * {@link IllegalArgumentException} naming both.
+     */
+    protected static void assertOptionRejected(ThrowingCallable create, String key, String value) {
+        assertThatThrownBy(create).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(key).hasMessageContaining("'" + value + "'");
+    }
+
+    /**
+     * Asserts that decoding a handle of another version, or one byte longer than {@code valid}, fails with a
+     * {@link NetException} saying so. A handle's version is its byte 4, after a 4-byte magic.
+     */
+    protected static void assertHandleVersionAndLengthChecked(byte[] valid, Consumer<byte[]> decode) {
+        byte[] badVersion = valid.clone();
+        badVersion[4] = 9;
+        assertThatThrownBy(() -> decode.accept(badVersion)).isInstanceOf(NetException.class)
+                .hasMessageContaining("version");
+        byte[] longer = Arrays.copyOf(valid, valid.length + 1);
+        assertThatThrownBy(() -> decode.accept(longer)).isInstanceOf(NetException.class)
+                .hasMessageContaining("bytes");
+    }
+
+    /**
+     * Posts 1 MiB sends on {@code link}, whose receiving end is closed or gone, until one fails.
+     *
+     * @return the failure
+     */
+    protected final NetException sendUntilFailure(Link link) {
+        MemorySegment src = arena.allocate(1 << 20);
+        NetException[] failure = new NetException[1];
+        NetRequest[] send = new NetRequest[1];
+        pollUntil(() -> {
+            try {
+                if (send[0] == null) {
+                    send[0] = link.send().isend(src, 0, src.byteSize(), 1, null);
+                } else if (send[0].test() != NetRequest.NOT_DONE) {
+                    send[0] = null;
+                }
+            } catch (NetException e) {
+                failure[0] = e;
+            }
+            return failure[0] != null;
+        }, "sends to a closed receiver to fail");
+        return failure[0];
+    }
+
+    /**
+     * Asserts that the data path allocates nothing once warm: rounds of a small (100 bytes), a large native (512 KiB)
+     * and a heap float[] message, each posted receive first, allocate less than 8 bytes a round on the test thread.
+     * Skips where the JVM does not count a thread's allocations.
+     */
+    protected final void assertSteadyStateAllocatesNothing(Link link) {
+        MemorySegment small = arena.allocate(256);
+        MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
+        MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
+        assertSteadyStateAllocatesNothing(link, new MemorySegment[] {small, arena.allocate(512 << 10), heapSrc},
+                new long[] {100, 512 << 10, heapSrc.byteSize()},
+                new MemorySegment[] {small, arena.allocate(512 << 10), heapDst}, 1500);
+    }
+
+    /**
+     * Asserts that the data path allocates nothing once warm: after {@code warmUpRounds}, 1000 rounds of one message
+     * from each source (receives posted first, into the destination of the same index) allocate less than 8 bytes
+     * a round on the test thread. Skips where the JVM does not count a thread's allocations.
+     *
+     * @param sendBytes how much of each source a round sends
+     */
+    protected final void assertSteadyStateAllocatesNothing(Link link, MemorySegment[] sources, long[] sendBytes,
+                                                           MemorySegment[] destinations, int warmUpRounds) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        exchange(link, sources, sendBytes, destinations, warmUpRounds);
+        long before = threads.getCurrentThreadAllocatedBytes();
+        int rounds = 1000;
+        exchange(link, sources, sendBytes, destinations, rounds);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        // Allow a few stray bytes per round for one-off JIT or JDK internals.
+        assertThat(allocated).as("bytes allocated over %d rounds of %d messages", rounds, sources.length)
+                .isLessThan(rounds * 8L);
+    }
+
+    private static void exchange(Link link, MemorySegment[] sources, long[] sendBytes, MemorySegment[] destinations,
+                                 int rounds) {
+        SendConnection send = link.send();
+        RecvConnection recv = link.recv();
+        int n = sources.length;
+        NetRequest[] all = new NetRequest[2 * n];
+        boolean[] done = new boolean[all.length];
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < n; i++) {
+                all[i] = recv.irecv(destinations[i], 0, destinations[i].byteSize(), round, null);
+            }
+            for (int i = 0; i < n; i++) {
+                all[n + i] = send.isend(sources[i], 0, sendBytes[i], round, null);
+            }
+            Arrays.fill(done, false);
+            int left = all.length;
+            long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
+            for (long spins = 1; left > 0; spins++) {
+                if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("round " + round + " did not complete");
+                }
+                for (int i = 0; i < all.length; i++) {
+                    if (!done[i] && all[i].test() != NetRequest.NOT_DONE) {
+                        done[i] = true;
+                        left--;
+                    }
+                }
+            }
+        }
     }
 
     /** Writes the pattern {@code seed} into {@code [offset, offset + length)}, position 0 at {@code offset}. */

@@ -63,11 +63,11 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        return post(buffer, offset, capacityBytes, expectedTag);
+        return takeQueued(buffer, offset, capacityBytes, expectedTag);
     }
 
     @Override
-    final void progress() {
+    protected final void progress() {
         if (!usable()) {
             return;
         }
@@ -145,13 +145,13 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
             return Action.ABORT;
         }
         AeronRequest request = queue.first();
-        if (tag != request.tag) {
-            reject(request, NetException.tagMismatch(request.tag, tag), messageBytes - payload);
+        if (tag != request.tag()) {
+            reject(request, NetException.tagMismatch(request.tag(), tag), messageBytes - payload);
             return Action.CONTINUE;
         }
-        if (messageBytes > request.sizeBytes) {
+        if (messageBytes > request.sizeBytes()) {
             reject(request, new NetException(NetException.Reason.TRUNCATED, "message of " + messageBytes
-                    + " bytes does not fit the receive's capacity of " + request.sizeBytes + " bytes on "
+                    + " bytes does not fit the receive's capacity of " + request.sizeBytes() + " bytes on "
                     + description), messageBytes - payload);
             return Action.CONTINUE;
         }
@@ -166,8 +166,8 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
             return Action.ABORT;
         }
         if (payload > 0) {
-            MemorySegment.copy(LogMemory.EVERYTHING, LogMemory.address(buffer, at), request.segment,
-                    request.offset + request.movedBytes, payload);
+            MemorySegment.copy(LogMemory.EVERYTHING, LogMemory.address(buffer, at), request.segment(),
+                    request.offset() + request.movedBytes, payload);
             request.movedBytes += payload;
         }
         if (request.movedBytes == request.messageBytes) {
@@ -184,7 +184,7 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
     }
 
     @Override
-    final void pendingFailed() {
+    protected final void pendingFailed() {
         discardBytes = 0;
     }
 

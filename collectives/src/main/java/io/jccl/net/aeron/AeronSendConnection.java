@@ -50,7 +50,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     @Override
     public final NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
         boolean wasIdle = queue.size() == 0;
-        AeronRequest request = post(buffer, offset, sizeBytes, tag);
+        AeronRequest request = takeQueued(buffer, offset, sizeBytes, tag);
         if (request != null && wasIdle) {
             progress();
         }
@@ -58,7 +58,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     }
 
     @Override
-    final void progress() {
+    protected final void progress() {
         if (!usable()) {
             return;
         }
@@ -67,7 +67,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
         while (queue.size() > 0) {
             AeronRequest request = queue.first();
             int header = request.started ? Frames.MORE_HEADER_BYTES : Frames.FIRST_HEADER_BYTES;
-            long remaining = request.sizeBytes - request.movedBytes;
+            long remaining = request.sizeBytes() - request.movedBytes;
             int payload = (int) Math.min(remaining, maxFrameBytes - header);
             long result = publication.tryClaim(header + payload, claim);
             if (result == Publication.ADMIN_ACTION && !rotated) {
@@ -89,19 +89,19 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
             } else {
                 buffer.putInt(at, Frames.KIND_FIRST, ByteOrder.LITTLE_ENDIAN);
                 buffer.putInt(at + 4, 0, ByteOrder.LITTLE_ENDIAN);
-                buffer.putLong(at + 8, request.tag, ByteOrder.LITTLE_ENDIAN);
-                buffer.putLong(at + 16, request.sizeBytes, ByteOrder.LITTLE_ENDIAN);
+                buffer.putLong(at + 8, request.tag(), ByteOrder.LITTLE_ENDIAN);
+                buffer.putLong(at + 16, request.sizeBytes(), ByteOrder.LITTLE_ENDIAN);
                 request.started = true;
             }
             if (payload > 0) {
-                MemorySegment.copy(request.segment, request.offset + request.movedBytes, LogMemory.EVERYTHING,
+                MemorySegment.copy(request.segment(), request.offset() + request.movedBytes, LogMemory.EVERYTHING,
                         LogMemory.address(buffer, at + header), payload);
                 request.movedBytes += payload;
             }
             claim.commit();
-            if (request.movedBytes == request.sizeBytes) {
+            if (request.movedBytes == request.sizeBytes()) {
                 queue.pop();
-                request.complete(request.sizeBytes);
+                request.complete(request.sizeBytes());
             }
         }
     }
@@ -123,13 +123,13 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     }
 
     @Override
-    final void pendingFailed() {
+    protected final void pendingFailed() {
     }
 
     @Override
     final void closeResources() {
         try {
-            if (brokenReason == null && publication.tryClaim(Frames.CLOSE_BYTES, closeClaim) > 0) {
+            if (!isBroken() && publication.tryClaim(Frames.CLOSE_BYTES, closeClaim) > 0) {
                 closeClaim.buffer().putInt(closeClaim.offset(), Frames.KIND_CLOSE, ByteOrder.LITTLE_ENDIAN);
                 closeClaim.buffer().putInt(closeClaim.offset() + 4, 0, ByteOrder.LITTLE_ENDIAN);
                 closeClaim.commit();

@@ -1,7 +1,7 @@
 package io.jccl.net.shm;
 
 import io.jccl.net.NetException;
-import io.jccl.net.PostArgs;
+import io.jccl.net.PooledConnection;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -15,14 +15,11 @@ import java.lang.foreign.MemorySegment;
  * the other), and then does the closing side's part in shared memory; the driving thread fails pending requests with
  * {@link NetException.Reason#CLOSED} the next time it tests one.
  */
-abstract class ShmConnection implements AutoCloseable {
-    /** Requests one connection accepts before posting returns null. */
-    static final int MAX_INFLIGHT_REQUESTS = 64;
+abstract class ShmConnection extends PooledConnection<ShmRequest> {
     /** How often at most a stalled connection looks up its peer's process. */
     static final long LIVENESS_CHECK_INTERVAL_NS = 50_000_000L;
 
     final ShmTransport transport;
-    final String description;
     /** The slot: control block then ring, in the receiver's segment. */
     final MemorySegment control;
     final MemorySegment ring;
@@ -31,17 +28,11 @@ abstract class ShmConnection implements AutoCloseable {
     /** The other end's transport: its segment and process. */
     final Peer peer;
     final Scratch scratch;
-    private final ShmRequest[] free;
-    private int freeCount;
 
-    private volatile boolean closed;
     /** The driving thread is inside {@link #progress()}. */
     private volatile boolean busy;
     /** Which thread is inside {@link #progress()} while {@link #busy} holds. */
     private Thread busyThread;
-    /** Why the connection broke, or null while it works; only the driving thread writes it. */
-    NetException.Reason brokenReason;
-    String brokenMessage;
     private long lastLivenessCheckNs;
     /** Steps that found nothing to do, counted by {@link #checkPeerAlive()}. */
     private int idleSteps;
@@ -49,29 +40,18 @@ abstract class ShmConnection implements AutoCloseable {
     Thread driver;
 
     ShmConnection(ShmTransport transport, String description, MemorySegment slot, Peer peer) {
+        super(ShmTransportProvider.NAME, ShmTransport.MAX_MESSAGE_BYTES, description, ShmRequest::new);
         this.transport = transport;
-        this.description = description;
         this.control = slot.asSlice(0, Layout.CONTROL_BYTES);
         this.ring = slot.asSlice(Layout.CONTROL_BYTES);
         this.ringBytes = ring.byteSize();
         this.ringMask = ringBytes - 1;
         this.peer = peer;
         this.scratch = transport.newScratch();
-        this.free = new ShmRequest[MAX_INFLIGHT_REQUESTS];
-        for (int i = 0; i < free.length; i++) {
-            free[i] = new ShmRequest(this);
-        }
-        this.freeCount = free.length;
     }
 
     /** Moves data for the pending requests as far as shared memory allows, without blocking. */
     abstract void step();
-
-    /** Fails every pending request and drops per-message state. */
-    abstract void failPending(NetException.Reason reason, String message);
-
-    /** @return whether requests are pending */
-    abstract boolean hasPending();
 
     /** Does the closing side's part in shared memory; called once, after the driving thread left. */
     abstract void closeShared();
@@ -83,20 +63,14 @@ abstract class ShmConnection implements AutoCloseable {
     abstract boolean hasNews();
 
     /** Makes progress; called by {@link ShmRequest#test()} and after posts. */
-    final void progress() {
+    @Override
+    protected final void progress() {
         busyThread = Thread.currentThread();
         busy = true;
         try {
-            if (closed) {
-                if (hasPending()) {
-                    failPending(NetException.Reason.CLOSED, description + " was closed while the request was pending");
-                }
-                return;
+            if (usable()) {
+                step();
             }
-            if (brokenReason != null) {
-                return;
-            }
-            step();
         } catch (IllegalStateException e) {
             // A mapping closed under us (the transport closed from another thread).
             breakConnection(NetException.Reason.CLOSED, description + " was closed: " + e.getMessage());
@@ -111,47 +85,16 @@ abstract class ShmConnection implements AutoCloseable {
     }
 
     /**
-     * Checks a post's arguments and the connection, and takes a request object.
+     * Notes that the calling thread drives this connection: tests step the connections of their own thread.
      *
-     * @return the request, already started, or null when the in-flight limit is reached
+     * @param request a request just taken, or null when the in-flight limit was reached
+     * @return {@code request}
      */
-    final ShmRequest take(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        PostArgs.check(buffer, offset, sizeBytes, ShmTransport.MAX_MESSAGE_BYTES, ShmTransportProvider.NAME);
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
+    final ShmRequest drivenByCaller(ShmRequest request) {
+        if (request != null) {
+            driver = Thread.currentThread();
         }
-        if (brokenReason != null) {
-            throw new NetException(brokenReason, brokenMessage);
-        }
-        if (freeCount == 0) {
-            return null;
-        }
-        ShmRequest request = free[--freeCount];
-        request.start(buffer, offset, sizeBytes, tag);
-        driver = Thread.currentThread();
         return request;
-    }
-
-    final void release(ShmRequest request) {
-        request.state = ShmRequest.FREE;
-        request.segment = null;
-        request.sink = null;
-        request.failure = null;
-        free[freeCount++] = request;
-    }
-
-    /** Marks the connection broken and fails every pending request. */
-    final void breakConnection(NetException.Reason reason, String message) {
-        if (brokenReason == null) {
-            brokenReason = reason;
-            brokenMessage = message;
-        }
-        failPending(reason, message);
-    }
-
-    /** @return whether this connection was closed locally */
-    final boolean isClosed() {
-        return closed;
     }
 
     /**
@@ -183,11 +126,8 @@ abstract class ShmConnection implements AutoCloseable {
 
     @Override
     public final void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!markClosed()) {
+            return;
         }
         try {
             for (int spins = 0; busy && busyThread != Thread.currentThread(); spins++) {
@@ -205,10 +145,5 @@ abstract class ShmConnection implements AutoCloseable {
         } finally {
             transport.forget(this);
         }
-    }
-
-    @Override
-    public final String toString() {
-        return description;
     }
 }

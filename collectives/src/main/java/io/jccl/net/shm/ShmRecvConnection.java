@@ -5,6 +5,7 @@ import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.RecvSink;
+import io.jccl.net.RequestFifo;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -46,7 +47,8 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
 
     private final int peerRank;
     private final int mode;
-    private final RequestFifo posted = new RequestFifo(MAX_INFLIGHT_REQUESTS);
+    /** The posted receives, in posting order: the base class's queue. */
+    private final RequestFifo<ShmRequest> posted = queue;
     /** Ring position (absolute) of the next record. */
     private long head;
     private long publishedHead;
@@ -74,7 +76,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        return post(take(buffer, offset, capacityBytes, expectedTag));
+        return post(drivenByCaller(take(buffer, offset, capacityBytes, expectedTag)));
     }
 
     /** Queues a taken receive (null: the in-flight limit was reached) and, when it is the only one, looks for it. */
@@ -107,9 +109,8 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
             throw new IllegalArgumentException("receive capacity of " + capacityBytes + " bytes is outside 0 to "
                     + ShmTransport.MAX_MESSAGE_BYTES);
         }
-        ShmRequest request = take(MemorySegment.NULL, 0, 0, expectedTag);
+        ShmRequest request = drivenByCaller(takeForSink(capacityBytes, expectedTag));
         if (request != null) {
-            request.sizeBytes = capacityBytes;
             request.sink = sink;
         }
         return post(request);
@@ -123,7 +124,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
     @Override
     void step() {
         boolean progressed = false;
-        for (int records = 0; records < RECORDS_PER_STEP && brokenReason == null; records++) {
+        for (int records = 0; records < RECORDS_PER_STEP && !isBroken(); records++) {
             if (copying != null) {
                 if (!copyPiece()) {
                     break;
@@ -156,7 +157,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         }
         if (progressed) {
             Doorbell.ringIfAsleep(peer.segment.memory, scratch);
-        } else if (brokenReason == null && !posted.isEmpty()) {
+        } else if (!isBroken() && !posted.isEmpty()) {
             idle();
         }
     }
@@ -307,15 +308,15 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
 
     /** Matches a message against a receive; a mismatch fails the receive (nothing written). */
     private boolean accepts(ShmRequest r, long tag, long messageBytes) {
-        if (tag != r.tag) {
+        if (tag != r.tag()) {
             posted.pop();
-            r.fail(NetException.tagMismatch(r.tag, tag));
+            r.fail(NetException.tagMismatch(r.tag(), tag));
             return false;
         }
-        if (messageBytes > r.sizeBytes) {
+        if (messageBytes > r.sizeBytes()) {
             posted.pop();
             r.fail(new NetException(NetException.Reason.TRUNCATED, "message of " + messageBytes
-                    + " bytes does not fit the receive's capacity of " + r.sizeBytes + " bytes on " + description));
+                    + " bytes does not fit the receive's capacity of " + r.sizeBytes() + " bytes on " + description));
             return false;
         }
         return true;
@@ -347,7 +348,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         if (r.sink != null) {
             r.sink.accept(from, fromOffset, messageOffset, bytes);
         } else {
-            MemorySegment.copy(from, fromOffset, r.segment, r.offset + messageOffset, bytes);
+            MemorySegment.copy(from, fromOffset, r.segment(), r.offset() + messageOffset, bytes);
         }
     }
 
@@ -399,8 +400,8 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
         while (done < piece) {
             long remote = r.source + r.movedBytes + done;
             long n;
-            if (r.sink == null && r.segment.isNative()) {
-                n = readv(r.segment.address() + r.offset + r.movedBytes + done, remote, piece - done);
+            if (r.sink == null && r.segment().isNative()) {
+                n = readv(r.segment().address() + r.offset() + r.movedBytes + done, remote, piece - done);
             } else {
                 if (bounce == null) {
                     bounce = transport.bounceBuffer(BOUNCE_BYTES);
@@ -465,15 +466,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
     }
 
     @Override
-    boolean hasPending() {
-        return !posted.isEmpty();
-    }
-
-    @Override
-    void failPending(NetException.Reason reason, String message) {
-        while (!posted.isEmpty()) {
-            posted.pop().fail(new NetException(reason, message));
-        }
+    protected void pendingFailed() {
         inMessage = null;
         copying = null;
         discardBytes = 0;
@@ -481,7 +474,7 @@ final class ShmRecvConnection extends ShmConnection implements RecvConnection {
 
     @Override
     boolean hasNews() {
-        if (isClosed() || brokenReason != null || posted.isEmpty()) {
+        if (isClosed() || isBroken() || posted.isEmpty()) {
             return false;
         }
         return copying != null || (long) LONG.getAcquire(ring, head & ringMask) != 0

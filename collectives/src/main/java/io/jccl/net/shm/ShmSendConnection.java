@@ -5,6 +5,7 @@ import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.RecvSink;
+import io.jccl.net.RequestFifo;
 import io.jccl.net.SendConnection;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -60,8 +61,9 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     /** Addresses of this rank's registered heap: sends from there are REG descriptors. */
     private final long heapBase;
     private final long heapEnd;
-    private final RequestFifo unwritten = new RequestFifo(MAX_INFLIGHT_REQUESTS);
-    private final RequestFifo awaitingAck = new RequestFifo(MAX_INFLIGHT_REQUESTS);
+    /** Sends not yet all in the ring, in posting order: the base class's queue. */
+    private final RequestFifo<ShmRequest> unwritten = queue;
+    private final RequestFifo<ShmRequest> awaitingAck = new RequestFifo<>(MAX_INFLIGHT_REQUESTS);
     /** Ring position (absolute, in bytes) of the next record. */
     private long tail;
     /** The receiver's head as last read. */
@@ -86,7 +88,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
 
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
-        return post(take(buffer, offset, sizeBytes, tag), false);
+        return post(drivenByCaller(take(buffer, offset, sizeBytes, tag)), false);
     }
 
     /**
@@ -99,7 +101,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     @Override
     public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
                                       MemoryRegistration mr) {
-        return post(take(buffer, offset, sizeBytes, tag), true);
+        return post(drivenByCaller(take(buffer, offset, sizeBytes, tag)), true);
     }
 
     /** @return {@code JCCL_SHM_SINGLE_COPY_BYTES} where this connection may read by cross-memory attach, else 0 */
@@ -161,7 +163,7 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
                 while (acksSeen < acks) {
                     ShmRequest done = awaitingAck.pop();
                     acksSeen++;
-                    done.complete(done.sizeBytes);
+                    done.complete(done.sizeBytes());
                 }
                 progressed = true;
             }
@@ -181,10 +183,10 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
             if (request.kind == Records.CMA || request.kind == Records.REG) {
                 awaitingAck.add(request);
             } else {
-                request.complete(request.sizeBytes);
+                request.complete(request.sizeBytes());
             }
         }
-        if (brokenReason != null) {
+        if (isBroken()) {
             return;
         }
         if (nextRecord != firstRecord) {
@@ -203,18 +205,18 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
         }
         switch (r.kind) {
             case Records.INLINE -> {
-                long bytes = Records.lines(Records.INLINE_HEADER + r.sizeBytes);
+                long bytes = Records.lines(Records.INLINE_HEADER + r.sizeBytes());
                 if (!reserve(bytes)) {
                     return false;
                 }
                 long pos = tail & ringMask;
-                ring.set(WORD, pos + Records.TAG, r.tag);
-                if (r.sizeBytes > 0) {
-                    MemorySegment.copy(r.segment, r.offset, ring, pos + Records.INLINE_HEADER, r.sizeBytes);
+                ring.set(WORD, pos + Records.TAG, r.tag());
+                if (r.sizeBytes() > 0) {
+                    MemorySegment.copy(r.segment(), r.offset(), ring, pos + Records.INLINE_HEADER, r.sizeBytes());
                 }
-                publish(pos, bytes, Records.INLINE, r.sizeBytes);
+                publish(pos, bytes, Records.INLINE, r.sizeBytes());
                 r.started = true;
-                r.movedBytes = r.sizeBytes;
+                r.movedBytes = r.sizeBytes();
                 return true;
             }
             case Records.CMA, Records.REG -> {
@@ -222,13 +224,13 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
                     return false;
                 }
                 long pos = tail & ringMask;
-                long address = r.segment.address() + r.offset;
-                ring.set(WORD, pos + Records.TAG, r.tag);
-                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes);
+                long address = r.segment().address() + r.offset();
+                ring.set(WORD, pos + Records.TAG, r.tag());
+                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes());
                 ring.set(WORD, pos + Records.ADDRESS, r.kind == Records.REG ? address - heapBase : address);
                 publish(pos, Records.DESCRIPTOR_BYTES, r.kind, 0);
                 r.started = true;
-                r.movedBytes = r.sizeBytes;
+                r.movedBytes = r.sizeBytes();
                 r.ackIndex = ++descriptorsPosted;
                 return true;
             }
@@ -240,12 +242,12 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
 
     /** Writes START and MORE records while the ring has room. @return true once the last chunk is written */
     private boolean writeChunks(ShmRequest r) {
-        while (!r.started || r.movedBytes < r.sizeBytes) {
+        while (!r.started || r.movedBytes < r.sizeBytes()) {
             long header = r.started ? Records.MORE_HEADER : Records.START_HEADER;
-            long remaining = r.sizeBytes - r.movedBytes;
+            long remaining = r.sizeBytes() - r.movedBytes;
             long chunk = Math.min(remaining, chunkBytes);
             while (!reserve(Records.lines(header + chunk))) {
-                if (chunk <= MIN_CHUNK || brokenReason != null) {
+                if (chunk <= MIN_CHUNK || isBroken()) {
                     return false;
                 }
                 // Halved to a multiple of CHUNK_ALIGN_BYTES: every chunk but a message's last is one.
@@ -255,11 +257,11 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
             if (r.started) {
                 ring.set(WORD, pos + Records.TAG, 0L);
             } else {
-                ring.set(WORD, pos + Records.TAG, r.tag);
-                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes);
+                ring.set(WORD, pos + Records.TAG, r.tag());
+                ring.set(WORD, pos + Records.TOTAL, r.sizeBytes());
                 ring.set(WORD, pos + Records.ADDRESS, 0L);
             }
-            MemorySegment.copy(r.segment, r.offset + r.movedBytes, ring, pos + header, chunk);
+            MemorySegment.copy(r.segment(), r.offset() + r.movedBytes, ring, pos + header, chunk);
             publish(pos, Records.lines(header + chunk), r.started ? Records.MORE : Records.START, chunk);
             r.started = true;
             r.movedBytes += chunk;
@@ -268,12 +270,12 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     }
 
     private int chooseKind(ShmRequest r) {
-        if (r.sizeBytes <= eagerBytes) {
+        if (r.sizeBytes() <= eagerBytes) {
             return Records.INLINE;
         }
-        if (r.segment.isNative()) {
-            long address = r.segment.address() + r.offset;
-            if (address >= heapBase && address + r.sizeBytes <= heapEnd) {
+        if (r.segment().isNative()) {
+            long address = r.segment().address() + r.offset();
+            if (address >= heapBase && address + r.sizeBytes() <= heapEnd) {
                 return Records.REG;
             }
             if (mode == Layout.MODE_CMA && (r.singleCopy || alwaysSingleCopy)) {
@@ -321,23 +323,19 @@ final class ShmSendConnection extends ShmConnection implements SendConnection {
     }
 
     @Override
-    boolean hasPending() {
+    public boolean hasPending() {
         return !unwritten.isEmpty() || !awaitingAck.isEmpty();
     }
 
     @Override
-    void failPending(NetException.Reason reason, String message) {
-        while (!unwritten.isEmpty()) {
-            unwritten.pop().fail(new NetException(reason, message));
-        }
-        while (!awaitingAck.isEmpty()) {
-            awaitingAck.pop().fail(new NetException(reason, message));
-        }
+    protected void failPending(NetException.Reason reason, String message, Throwable cause) {
+        unwritten.failAll(reason, message, cause);
+        awaitingAck.failAll(reason, message, cause);
     }
 
     @Override
     boolean hasNews() {
-        if (isClosed() || brokenReason != null || !hasPending()) {
+        if (isClosed() || isBroken() || !hasPending()) {
             return false;
         }
         if (!awaitingAck.isEmpty() && (long) LONG.getAcquire(control, Layout.S_ACKS) != acksSeen) {

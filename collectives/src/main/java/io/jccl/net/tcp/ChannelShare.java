@@ -1,9 +1,6 @@
 package io.jccl.net.tcp;
 
 import java.io.IOException;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 
@@ -26,8 +23,8 @@ final class ChannelShare {
     private TcpConnection send;
     private TcpConnection recv;
     private int open;
-    private SelectionKey[] keys;
-    private int[] keyOps;
+    /** The sockets' keys in the transport's selector; made by the first {@link #watch}. */
+    private SocketInterest interest;
 
     ChannelShare(SocketChannel[] channels) {
         this.channels = channels.clone();
@@ -83,23 +80,11 @@ final class ChannelShare {
 
     /** Registers the sockets for what either user's progress waits for (see {@link TcpConnection#watch}). */
     synchronized void watch(Selector selector) {
-        if (keys == null) {
-            keys = new SelectionKey[channels.length];
-            keyOps = new int[channels.length];
+        if (interest == null) {
+            interest = new SocketInterest(channels);
         }
         for (int i = 0; i < channels.length; i++) {
-            int ops = wanted(send, i) | wanted(recv, i);
-            try {
-                if (keys[i] == null) {
-                    if (ops != 0) {
-                        keys[i] = channels[i].register(selector, ops);
-                        keyOps[i] = ops;
-                    }
-                } else if (keyOps[i] != ops) {
-                    keys[i].interestOps(ops);
-                    keyOps[i] = ops;
-                }
-            } catch (ClosedChannelException | CancelledKeyException e) {
+            if (!interest.set(selector, i, wanted(send, i) | wanted(recv, i))) {
                 return;   // closed meanwhile: the next progress() reports it
             }
         }

@@ -161,7 +161,7 @@ final class RecvSocket {
     boolean goesDirect(TcpRequest receive, long stripeBytes) {
         return receive != null && stripeBytes >= TcpConnection.DIRECT_MIN_BYTES
                 && (stripeBytes > TcpConnection.COPY_MAX_BYTES || stripeBytes > staging.capacity() - Wire.HEADER_BYTES)
-                && receive.segment.isNative();
+                && receive.segment().isNative();
     }
 
     /** @return true when the whole stripe is in the receive's memory */
@@ -170,14 +170,14 @@ final class RecvSocket {
             long remaining = stripeBytes - stripeMoved;
             if (staging.hasRemaining()) {
                 int copied = (int) Math.min(remaining, staging.remaining());
-                MemorySegment.copy(stagingSegment, staging.position(), receive.segment, offset + stripeMoved, copied);
+                MemorySegment.copy(stagingSegment, staging.position(), receive.segment(), offset + stripeMoved, copied);
                 staging.position(staging.position() + copied);
                 stripeMoved += copied;
                 continue;
             }
             int read;
-            if (receive.segment.isNative() && remaining >= TcpConnection.DIRECT_MIN_BYTES) {
-                read = read(views.view(receive.segment, offset + stripeMoved, remaining));
+            if (receive.segment().isNative() && remaining >= TcpConnection.DIRECT_MIN_BYTES) {
+                read = read(views.view(receive.segment(), offset + stripeMoved, remaining));
                 if (read > 0) {
                     stripeMoved += read;
                 }

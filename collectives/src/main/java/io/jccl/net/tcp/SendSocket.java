@@ -1,5 +1,6 @@
 package io.jccl.net.tcp;
 
+import io.jccl.net.RequestFifo;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -18,7 +19,7 @@ import java.nio.channels.SocketChannel;
  * <p>The staging buffer and a payload are written by separate calls rather than one gathering write: the JDK
  * allocates per buffer when a gathering write includes a segment-backed buffer, and the data path must not.
  *
- * <p>Positions in the send FIFO are sequence numbers ({@link RequestQueue}), so each socket keeps its own place
+ * <p>Positions in the send FIFO are sequence numbers ({@link io.jccl.net.RequestFifo}), so each socket keeps its own place
  * while the oldest sends complete.
  */
 final class SendSocket {
@@ -59,7 +60,7 @@ final class SendSocket {
      * Writes as much of the pending sends' stripes as the socket takes without blocking, and clears this socket's
      * bit in each send whose stripe is all written.
      */
-    void progress(RequestQueue queue) throws IOException {
+    void progress(RequestFifo<TcpRequest> queue) throws IOException {
         // Sends popped since the last call had their stripe here written, or none here.
         stageSeq = Math.max(stageSeq, queue.headSeq());
         completeSeq = Math.max(completeSeq, queue.headSeq());
@@ -87,7 +88,7 @@ final class SendSocket {
     }
 
     /** Clears this socket's bit in the oldest sends whose stripe here is all written. */
-    private void completeWritten(RequestQueue queue) {
+    private void completeWritten(RequestFifo<TcpRequest> queue) {
         while (completeSeq < queue.endSeq()) {
             TcpRequest send = queue.bySeq(completeSeq);
             if (send.onSocket(index)) {
@@ -106,7 +107,7 @@ final class SendSocket {
      *
      * @return false when there was nothing left to stage
      */
-    private boolean stage(RequestQueue queue) {
+    private boolean stage(RequestFifo<TcpRequest> queue) {
         if (stageSeq == queue.endSeq()) {
             return false;
         }
@@ -117,16 +118,16 @@ final class SendSocket {
                 stageSeq++;
                 continue;
             }
-            long from = send.stripeStart(send.sizeBytes, index);
-            long length = send.stripeStart(send.sizeBytes, index + 1) - from;
+            long from = send.stripeStart(send.sizeBytes(), index);
+            long length = send.stripeStart(send.sizeBytes(), index + 1) - from;
             if (!headerStaged) {
                 if (staging.remaining() < Wire.HEADER_BYTES) {
                     break;
                 }
                 if (index == 0) {
-                    Wire.putHeader(staging, send.tag, send.sizeBytes, send.stripes, send.firstSocket > 0);
+                    Wire.putHeader(staging, send.tag(), send.sizeBytes(), send.stripes, send.firstSocket > 0);
                 } else {
-                    Wire.putStripeHeader(staging, index, send.tag, length);
+                    Wire.putStripeHeader(staging, index, send.tag(), length);
                 }
                 stagedBytes += Wire.HEADER_BYTES;
                 headerStaged = true;
@@ -134,7 +135,7 @@ final class SendSocket {
             long remaining = length - stripeMoved;
             if (remaining > 0) {
                 int copied = (int) Math.min(remaining, staging.remaining());
-                MemorySegment.copy(send.segment, send.offset + from + stripeMoved, stagingSegment, staging.position(),
+                MemorySegment.copy(send.segment(), send.offset() + from + stripeMoved, stagingSegment, staging.position(),
                         copied);
                 staging.position(staging.position() + copied);
                 stripeMoved += copied;
@@ -142,8 +143,8 @@ final class SendSocket {
                 remaining -= copied;
                 if (remaining > 0) {
                     // The staging buffer is full.
-                    if (send.segment.isNative() && remaining >= TcpConnection.DIRECT_MIN_BYTES) {
-                        directPayload = views.view(send.segment, send.offset + from + stripeMoved, remaining);
+                    if (send.segment().isNative() && remaining >= TcpConnection.DIRECT_MIN_BYTES) {
+                        directPayload = views.view(send.segment(), send.offset() + from + stripeMoved, remaining);
                         int direct = directPayload.remaining();
                         stripeMoved += direct;
                         stagedBytes += direct;

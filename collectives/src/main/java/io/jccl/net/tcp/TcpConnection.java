@@ -1,11 +1,8 @@
 package io.jccl.net.tcp;
 
 import io.jccl.net.NetException;
-import io.jccl.net.PostArgs;
+import io.jccl.net.PooledConnection;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -19,9 +16,7 @@ import java.nio.channels.SocketChannel;
  * from another thread; it only sets a flag and closes the sockets, and the driving thread fails the pending
  * requests with {@link NetException.Reason#CLOSED} the next time it tests one.
  */
-abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConnection, TcpRecvConnection {
-    /** Requests one connection accepts before posting returns null. */
-    static final int MAX_INFLIGHT_REQUESTS = 64;
+abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits TcpSendConnection, TcpRecvConnection {
     /**
      * Size of socket 0's staging buffer, for headers, small messages and heap payloads: large enough that a burst
      * of small messages leaves in one system call.
@@ -49,31 +44,21 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
 
     /** The sockets, index order; a message's stripe {@code i} travels on socket {@code i}. */
     final SocketChannel[] channels;
-    final RequestQueue queue;
-    final String description;
     private final TcpNetTransport transport;
 
-    private volatile boolean closed;
     /** The sockets' other user (a connection the other way between the same ranks), or null: sockets of its own. */
     private volatile ChannelShare share;
-    /** Why the connection broke, or null while it works; only the driving thread writes it. */
-    private NetException.Reason brokenReason;
-    private String brokenMessage;
 
     TcpConnection(SocketChannel[] channels, String description, TcpNetTransport transport) {
+        super("tcp", Wire.MAX_MESSAGE_BYTES, description, () -> new TcpRequest(channels.length));
         this.channels = channels.clone();
-        this.description = description;
         this.transport = transport;
-        this.queue = new RequestQueue(this, MAX_INFLIGHT_REQUESTS, channels.length);
     }
 
     /** @return the staging buffer size of socket {@code index} */
     static int stagingBytes(int index) {
         return index == 0 ? STAGING_BYTES : STRIPE_STAGING_BYTES;
     }
-
-    /** Moves data for the pending requests as far as the socket allows, without blocking. */
-    abstract void progress();
 
     /**
      * @param socket a socket index
@@ -82,9 +67,8 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
      */
     abstract int wantedOps(int socket);
 
-    /** This connection's keys in the transport's selector (by socket), and the interest each was last given. */
-    private SelectionKey[] keys;
-    private int[] keyOps;
+    /** This connection's keys in the transport's selector; made by the first {@link #watch}. */
+    private SocketInterest interest;
 
     /**
      * Registers the sockets with {@code selector} for what {@link #progress()} waits for; the thread about to sleep
@@ -93,7 +77,7 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
      * {@link TcpNetTransport#wakeUp()} or the timeout; only this method touches the keys.
      */
     final void watch(Selector selector) {
-        if (closed || brokenReason != null) {
+        if (!watchable()) {
             return;
         }
         ChannelShare s = share;
@@ -101,23 +85,11 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
             s.watch(selector);
             return;
         }
-        if (keys == null) {
-            keys = new SelectionKey[channels.length];
-            keyOps = new int[channels.length];
+        if (interest == null) {
+            interest = new SocketInterest(channels);
         }
         for (int i = 0; i < channels.length; i++) {
-            int ops = wantedOps(i);
-            try {
-                if (keys[i] == null) {
-                    if (ops != 0) {
-                        keys[i] = channels[i].register(selector, ops);
-                        keyOps[i] = ops;
-                    }
-                } else if (keyOps[i] != ops) {
-                    keys[i].interestOps(ops);
-                    keyOps[i] = ops;
-                }
-            } catch (ClosedChannelException | CancelledKeyException e) {
+            if (!interest.set(selector, i, wantedOps(i))) {
                 return;   // closed meanwhile: the next progress() reports it
             }
         }
@@ -125,7 +97,7 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
 
     /** @return whether {@link #watch} registers this connection's interest: neither closed nor broken */
     final boolean watchable() {
-        return !closed && brokenReason == null;
+        return !isClosed() && !isBroken();
     }
 
     /** Makes this connection one of the two users of its sockets ({@link ChannelShare#attach}). */
@@ -138,53 +110,9 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         return share;
     }
 
-    /** Returns a request whose outcome {@link TcpRequest#test()} has reported. */
-    final void release(TcpRequest request) {
-        queue.release(request);
-    }
-
-    /**
-     * Checks the connection and the common arguments of a post, and takes a request object.
-     *
-     * @return the request, already started, or null when the in-flight limit is reached
-     */
-    final TcpRequest post(MemorySegment buffer, long offset, long sizeBytes, long tag) {
-        PostArgs.check(buffer, offset, sizeBytes, Wire.MAX_MESSAGE_BYTES, "tcp");
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
-        }
-        if (brokenReason != null) {
-            throw new NetException(brokenReason, brokenMessage);
-        }
-        TcpRequest request = queue.acquire();
-        if (request == null) {
-            return null;
-        }
-        request.start(buffer, offset, sizeBytes, tag);
-        queue.enqueue(request);
-        return request;
-    }
-
-    /**
-     * Called first by {@link #progress()}.
-     *
-     * @return true when the connection can make progress; false when it is closed or broken (the pending
-     *         requests have then been failed)
-     */
-    final boolean usable() {
-        if (closed) {
-            if (queue.size() > 0) {
-                failPending(NetException.Reason.CLOSED, description + " was closed while the request was pending",
-                        null);
-            }
-            return false;
-        }
-        return brokenReason == null;
-    }
-
     /** Handles an I/O failure of a socket: a local close, or the peer closing or vanishing. */
     final void ioFailed(IOException e) {
-        if (closed) {
+        if (isClosed()) {
             usable();
         } else {
             breakConnection(NetException.Reason.PEER_CLOSED, description + " failed: the peer closed the connection or"
@@ -192,34 +120,15 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
         }
     }
 
-    /** Marks the connection broken, fails every pending request and releases the sockets. */
-    final void breakConnection(NetException.Reason reason, String message, Throwable cause) {
-        brokenReason = reason;
-        brokenMessage = message;
-        failPending(reason, message, cause);
+    /** A broken connection releases its sockets. */
+    @Override
+    protected final void onBroken(NetException.Reason reason) {
         ChannelShare s = share;
         if (s != null && reason != NetException.Reason.PEER_CLOSED) {
             s.closeAll();   // a protocol or I/O error: the stream cannot be trusted either way
         } else {
             closeChannels();   // the peer ended this direction; a shared socket's other direction goes on
         }
-    }
-
-    private void failPending(NetException.Reason reason, String message, Throwable cause) {
-        while (queue.size() > 0) {
-            TcpRequest request = queue.get(0);
-            queue.pop();
-            request.fail(new NetException(reason, message, cause));
-        }
-        pendingFailed();
-    }
-
-    /** Lets the subclass drop per-message state and cached views once every pending request has failed. */
-    abstract void pendingFailed();
-
-    /** @return true once {@link #close()} was called, from any thread */
-    final boolean isClosed() {
-        return closed;
     }
 
     private void closeChannels() {
@@ -239,16 +148,10 @@ abstract sealed class TcpConnection implements AutoCloseable permits TcpSendConn
 
     @Override
     public final void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         closeChannels();
         transport.forget(this);
-    }
-
-    @Override
-    public final String toString() {
-        return description;
     }
 }

@@ -66,7 +66,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         if (buffer != null && buffer.isReadOnly()) {
             throw new IllegalArgumentException("receive buffer is read-only");
         }
-        return post(buffer, offset, capacityBytes, expectedTag);
+        return takeQueued(buffer, offset, capacityBytes, expectedTag);
     }
 
     @Override
@@ -87,7 +87,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     }
 
     @Override
-    void progress() {
+    protected void progress() {
         if (!usable()) {
             return;
         }
@@ -110,8 +110,8 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         while (queue.size() > 0 && queue.headSeq() < matchSeq && queue.get(0).pendingSockets == 0) {
             TcpRequest oldest = queue.get(0);
             queue.pop();
-            if (oldest.failure != null) {
-                oldest.fail(oldest.failure);
+            if (oldest.rejection != null) {
+                oldest.fail(oldest.rejection);
             } else {
                 oldest.complete(oldest.messageBytes);
             }
@@ -136,7 +136,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         // post receives of the size they expect): read the header alone, so that none of the payload is staged.
         TcpRequest next = queue.bySeq(matchSeq);
         int leadStripes = layout.shared() ? 1 : sockets.length;
-        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes, leadStripes, 1)))) {
+        if (!lead.fill(Wire.HEADER_BYTES, lead.goesDirect(next, Wire.stripeStart(next.sizeBytes(), leadStripes, 1)))) {
             return false;
         }
         int at = lead.staging.position();
@@ -149,17 +149,17 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
         receive.messageBytes = length;
         receive.stripes = stripes;
         receive.firstSocket = bulk ? layout.bulkFirst() : 0;
-        if (tag != receive.tag) {
-            receive.failure = NetException.tagMismatch(receive.tag, tag);
-        } else if (length > receive.sizeBytes) {
-            receive.failure = new NetException(NetException.Reason.TRUNCATED, "message of " + length
-                    + " bytes does not fit the receive's capacity of " + receive.sizeBytes + " bytes on " + description);
+        if (tag != receive.tag()) {
+            receive.rejection = NetException.tagMismatch(receive.tag(), tag);
+        } else if (length > receive.sizeBytes()) {
+            receive.rejection = new NetException(NetException.Reason.TRUNCATED, "message of " + length
+                    + " bytes does not fit the receive's capacity of " + receive.sizeBytes() + " bytes on " + description);
         }
-        TcpRequest target = receive.failure == null ? receive : null;
+        TcpRequest target = receive.rejection == null ? receive : null;
         receive.pendingSockets = target == null ? 0 : receive.payloadSockets();
         for (int i = receive.firstSocket; i < receive.firstSocket + stripes; i++) {
             long from = receive.stripeStart(length, i);
-            sockets[i].push(target, receive.offset + from, receive.stripeStart(length, i + 1) - from, tag);
+            sockets[i].push(target, receive.offset() + from, receive.stripeStart(length, i + 1) - from, tag);
         }
         return true;
     }
@@ -191,7 +191,7 @@ final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     }
 
     @Override
-    void pendingFailed() {
+    protected void pendingFailed() {
         for (RecvSocket socket : sockets) {
             socket.reset();
         }

@@ -1,33 +1,14 @@
 package io.jccl.net.tcp;
 
 import io.jccl.net.NetException;
-import io.jccl.net.NetRequest;
-import java.lang.foreign.MemorySegment;
+import io.jccl.net.PooledRequest;
 
 /**
- * A send or receive on one {@link TcpConnection}. The connection owns a fixed pool of these and reuses them: an
- * object is taken when the request is posted and given back once {@link #test()} has reported its outcome.
+ * A send or receive on one {@link TcpConnection}, from the connection's pool.
  *
  * <p>Fields are package-private and driven by the owning connection on the thread that drives it.
  */
-final class TcpRequest implements NetRequest {
-    /** In the pool, owned by the connection. */
-    static final int FREE = 0;
-    /** Posted and not yet complete. */
-    static final int PENDING = 1;
-    /** Complete; {@link #resultBytes} holds the outcome until {@link #test()} reports it. */
-    static final int DONE = 2;
-    /** Failed; {@link #failure} holds the outcome until {@link #test()} reports it. */
-    static final int FAILED = 3;
-
-    private final TcpConnection owner;
-
-    int state = FREE;
-    MemorySegment segment;
-    long offset;
-    /** Send: the message length. Receive: the capacity. */
-    long sizeBytes;
-    long tag;
+final class TcpRequest extends PooledRequest {
     /** Send: the stripes the message goes out in. Receive: those of the matched message, once its header is read. */
     int stripes;
     /**
@@ -44,12 +25,11 @@ final class TcpRequest implements NetRequest {
     final long[] stripeEnd;
     /** Receive: the matched message's length, or -1 until its header has been read. */
     long messageBytes;
-    long resultBytes;
-    /** The outcome when it is a failure, also set by a receive whose message is rejected and still being drained. */
-    NetException failure;
+    /** Receive: why its message is rejected while the message is still being drained, or null. */
+    NetException rejection;
 
-    TcpRequest(TcpConnection owner, int sockets) {
-        this.owner = owner;
+    /** @param sockets the connection's socket count, which sizes the per-socket state */
+    TcpRequest(int sockets) {
         this.stripeEnd = new long[sockets];
     }
 
@@ -75,51 +55,12 @@ final class TcpRequest implements NetRequest {
         return ((1 << stripes) - 1) << firstSocket;
     }
 
-    /** Prepares a pooled object for a newly posted request. */
-    void start(MemorySegment segment, long offset, long sizeBytes, long tag) {
-        this.state = PENDING;
-        this.segment = segment;
-        this.offset = offset;
-        this.sizeBytes = sizeBytes;
-        this.tag = tag;
-        this.stripes = 0;
-        this.firstSocket = 0;
-        this.pendingSockets = 0;
-        this.messageBytes = -1;
-        this.resultBytes = 0;
-        this.failure = null;
-    }
-
-    void complete(long bytes) {
-        state = DONE;
-        resultBytes = bytes;
-        segment = null;
-    }
-
-    void fail(NetException e) {
-        state = FAILED;
-        failure = e;
-        segment = null;
-    }
-
     @Override
-    public long test() {
-        if (state == PENDING) {
-            owner.progress();
-        }
-        switch (state) {
-            case PENDING:
-                return NOT_DONE;
-            case DONE:
-                long bytes = resultBytes;
-                owner.release(this);
-                return bytes;
-            case FAILED:
-                NetException e = failure;
-                owner.release(this);
-                throw e;
-            default:
-                throw new IllegalStateException("request tested after it completed: it belongs to the transport again");
-        }
+    protected void onStart() {
+        stripes = 0;
+        firstSocket = 0;
+        pendingSockets = 0;
+        messageBytes = -1;
+        rejection = null;
     }
 }

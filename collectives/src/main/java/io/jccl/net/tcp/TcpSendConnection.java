@@ -45,7 +45,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
         boolean wasIdle = queue.size() == 0;
-        TcpRequest request = post(buffer, offset, sizeBytes, tag);
+        TcpRequest request = takeQueued(buffer, offset, sizeBytes, tag);
         if (request == null) {
             return null;
         }
@@ -65,7 +65,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     }
 
     @Override
-    void progress() {
+    protected void progress() {
         if (!usable()) {
             return;
         }
@@ -80,7 +80,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
         while (queue.size() > 0 && queue.get(0).pendingSockets == 0) {
             TcpRequest oldest = queue.get(0);
             queue.pop();
-            oldest.complete(oldest.sizeBytes);
+            oldest.complete(oldest.sizeBytes());
         }
     }
 
@@ -90,7 +90,7 @@ final class TcpSendConnection extends TcpConnection implements SendConnection {
     }
 
     @Override
-    void pendingFailed() {
+    protected void pendingFailed() {
         for (SendSocket socket : sockets) {
             socket.reset(queue.endSeq());
         }

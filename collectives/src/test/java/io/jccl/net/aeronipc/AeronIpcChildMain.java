@@ -1,17 +1,11 @@
 package io.jccl.net.aeronipc;
 
-import io.jccl.net.Listener;
+import io.jccl.net.IdlePeer;
 import io.jccl.net.NetTransport;
 import io.jccl.net.PeerIdentity;
-import io.jccl.net.PendingConnect;
-import io.jccl.net.ProgressSignal;
-import io.jccl.net.RecvConnection;
 import io.jccl.net.TransportContext;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,31 +26,9 @@ public final class AeronIpcChildMain {
         NetTransport transport = new AeronIpcTransportProvider().create(new TransportContext(new PeerIdentity(9, "host",
                 "child"), 2, InetAddress.getLoopbackAddress(), Duration.ofSeconds(20),
                 Map.of(AeronIpcOptions.DIR, dir, AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20))));
-        List<Object> keep = new ArrayList<>();
         if (args[0].equals("listen")) {
-            Listener listener = transport.listen(ProgressSignal.NONE);
-            System.out.println("HANDLE " + HexFormat.of().formatHex(listener.handle()) + " HOSTS "
-                    + ((AeronIpcTransport) transport).driver().hostsDriver());
-            System.out.flush();
-            while (true) {
-                RecvConnection c = listener.accept();
-                if (c != null) {
-                    keep.add(c);
-                }
-                Thread.sleep(1);
-            }
+            IdlePeer.listenForever(transport, "HOSTS " + ((AeronIpcTransport) transport).driver().hostsDriver());
         }
-        PendingConnect pending = transport.connect(HexFormat.of().parseHex(args[2]), ProgressSignal.NONE);
-        while (true) {
-            Object c = pending.poll();
-            if (c != null) {
-                keep.add(c);
-                break;
-            }
-            Thread.sleep(1);
-        }
-        System.out.println("CONNECTED");
-        System.out.flush();
-        Thread.sleep(Long.MAX_VALUE);
+        IdlePeer.connectAndSleep(transport, args[2]);
     }
 }

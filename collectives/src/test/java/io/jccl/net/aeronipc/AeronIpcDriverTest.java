@@ -13,17 +13,15 @@ import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
 import io.jccl.net.TransportContext;
-import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import io.jccl.testing.PeerProcesses;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -40,23 +38,12 @@ class AeronIpcDriverTest {
 
     @TempDir
     Path temp;
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private final List<Jvm> children = new ArrayList<>();
+    private final PeerProcesses peers = new PeerProcesses();
     private final Arena arena = Arena.ofShared();
 
     @AfterEach
     void cleanUp() throws Exception {
-        for (Jvm child : children) {
-            child.process().destroyForcibly();
-            child.process().waitFor();
-        }
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            try {
-                resources.get(i).close();
-            } catch (RuntimeException ignored) {
-                // the transport may be broken on purpose
-            }
-        }
+        peers.cleanUp();
         AeronIpcDriver.shutdownIfUnused(temp.resolve("aeron"));
         arena.close();
     }
@@ -104,15 +91,7 @@ class AeronIpcDriverTest {
         SendConnection send = track(connect(joined, handle));
         long bytes = 16L << 20;   // 16 times the child's 1 MiB term: stalls, as the child never receives
         NetRequest request = send.isend(arena.allocate(bytes), 0, bytes, 1, null);
-        for (int i = 0; i < 100; i++) {
-            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
-        }
-
-        long killedNs = kill(child);
-        NetException e = awaitFailure(request::test);
-        long detectionMs = (System.nanoTime() - killedNs) / 1_000_000;
-        System.out.println("noticed the SIGKILLed peer after " + detectionMs + " ms: " + e.getMessage());
-        assertThat(detectionMs).as("ms to notice the dead peer").isLessThan(DETECTION_LIMIT_MS);
+        NetException e = killAndAwaitFailure(child, request);
         assertThat(e.reason()).isIn(NetException.Reason.PEER_CLOSED, NetException.Reason.IO_ERROR);
         assertThat(e.getMessage()).contains("pid " + child.process().pid());
 
@@ -129,26 +108,10 @@ class AeronIpcDriverTest {
         AeronIpcTransport local = transport(dir, 0);
         Listener listener = track(local.listen(ProgressSignal.NONE));
         Jvm child = child("sender", "connect", dir.toString(), HexFormat.of().formatHex(listener.handle()));
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (recv == null) {
-            recv = listener.accept();
-            if (System.nanoTime() - deadline > 0) {
-                fail("the child did not connect; output:%n%s", child.outputText());
-            }
-            Thread.sleep(1);
-        }
-        track(recv);
+        RecvConnection recv = peers.acceptFrom(child, listener, 30_000_000_000L);
         awaitLine(child, "CONNECTED");
         NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
-        for (int i = 0; i < 100; i++) {
-            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
-        }
-        long killedNs = kill(child);
-        NetException e = awaitFailure(request::test);
-        long detectionMs = (System.nanoTime() - killedNs) / 1_000_000;
-        System.out.println("noticed the SIGKILLed peer after " + detectionMs + " ms: " + e.getMessage());
-        assertThat(detectionMs).as("ms to notice the dead peer").isLessThan(DETECTION_LIMIT_MS);
+        NetException e = killAndAwaitFailure(child, request);
         assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
         assertThat(e.getMessage()).contains("pid " + child.process().pid()).contains("gone");
     }
@@ -210,9 +173,25 @@ class AeronIpcDriverTest {
     }
 
     private Jvm child(String name, String... args) throws Exception {
-        Jvm jvm = JvmProcesses.start(AeronIpcChildMain.class, List.of(args), Map.of(), "aeron-ipc-driver-test-" + name);
-        children.add(jvm);
-        return jvm;
+        return peers.start(AeronIpcChildMain.class, "aeron-ipc-driver-test-" + name, args);
+    }
+
+    /**
+     * Checks that {@code request} is stalled on the child, SIGKILLs the child, and waits for the request to fail
+     * within {@link #DETECTION_LIMIT_MS}.
+     *
+     * @return the failure
+     */
+    private static NetException killAndAwaitFailure(Jvm child, NetRequest request) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
+        }
+        long killedNs = kill(child);
+        NetException e = awaitFailure(request::test);
+        long detectionMs = (System.nanoTime() - killedNs) / 1_000_000;
+        System.out.println("noticed the SIGKILLed peer after " + detectionMs + " ms: " + e.getMessage());
+        assertThat(detectionMs).as("ms to notice the dead peer").isLessThan(DETECTION_LIMIT_MS);
+        return e;
     }
 
     private static long kill(Jvm child) throws InterruptedException {
@@ -222,19 +201,7 @@ class AeronIpcDriverTest {
     }
 
     private static String awaitLine(Jvm child, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (System.nanoTime() - deadline < 0) {
-            for (String line : child.outputText().split("\n")) {
-                if (line.startsWith(prefix)) {
-                    return line.strip();
-                }
-            }
-            if (!child.process().isAlive()) {
-                break;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the child never printed " + prefix + "; output:\n" + child.outputText());
+        return PeerProcesses.awaitLine(child, prefix, 30_000_000_000L);
     }
 
     private static NetException awaitFailure(Supplier<Long> test) {
@@ -251,7 +218,6 @@ class AeronIpcDriverTest {
     }
 
     private <T extends AutoCloseable> T track(T resource) {
-        resources.add(resource);
-        return resource;
+        return peers.track(resource);
     }
 }

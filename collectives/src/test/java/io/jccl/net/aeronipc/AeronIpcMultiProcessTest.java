@@ -44,15 +44,7 @@ class AeronIpcMultiProcessTest {
                     Long.toString(COUNT)), env, "aeron-ipc-n" + size + "-rank" + r, jvmOptions));
         }
         for (int r = 0; r < size; r++) {
-            Jvm jvm = ranks.get(r);
-            int code = jvm.await(120);
-            assertThat(code).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
-            String out = jvm.outputText();
-            assertThat(out).contains("RESULT OK");
-            for (String kind : List.of("ALL_REDUCE", "BROADCAST", "REDUCE", "ALL_GATHER", "REDUCE_SCATTER",
-                    "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
-                assertThat(out).contains(kind + " wrong=0");
-            }
+            String out = ShmRankMain.assertRankPassed(ranks.get(r), r, 120);
             assertThat(out).contains("transport per peer [" + (r == 0 ? "null, aeron-ipc" : "aeron-ipc, null") + "]");
         }
     }

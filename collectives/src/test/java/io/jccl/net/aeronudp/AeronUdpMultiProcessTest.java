@@ -46,15 +46,7 @@ class AeronUdpMultiProcessTest {
                     Long.toString(COUNT)), env, "aeron-udp-n3-rank" + r, jvmOptions));
         }
         for (int r = 0; r < size; r++) {
-            Jvm jvm = ranks.get(r);
-            int code = jvm.await(120);
-            String out = jvm.outputText();
-            assertThat(code).as("rank %d exit code; output:%n%s", r, out).isZero();
-            assertThat(out).contains("RESULT OK");
-            for (String kind : List.of("ALL_REDUCE", "BROADCAST", "REDUCE", "ALL_GATHER", "REDUCE_SCATTER",
-                    "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
-                assertThat(out).contains(kind + " wrong=0");
-            }
+            ShmRankMain.assertRankPassed(ranks.get(r), r, 120);
         }
         assertThat(ranks.get(0).outputText()).contains("transport per peer [null, aeron-udp, aeron-udp]");
         assertThat(ranks.get(2).outputText()).contains("transport per peer [aeron-udp, aeron-udp, null]");

@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
-import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
-import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -47,8 +43,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void providerIsFoundByServiceLoaderAndConnectsAnyTwoJvms() {
-        NetTransportProvider udp = ServiceLoader.load(NetTransportProvider.class).stream()
-                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("aeron-udp")).findFirst().orElseThrow();
+        NetTransportProvider udp = loadProvider("aeron-udp");
         assertThat(udp.priority()).isEqualTo(5);
         PeerIdentity a = new PeerIdentity(0, "h1", "j1");
         assertThat(udp.canConnect(a, new PeerIdentity(1, "h1", "j2"))).isTrue();
@@ -59,11 +54,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void propertiesDescribeACallerDrivenTransport() {
-        NetProperties p = properties();
-        assertThat(p.name()).isEqualTo("aeron-udp");
-        assertThat(p.signalsCompletion()).isFalse();
-        assertThat(p.maxInflightRequests()).isEqualTo(64);
-        assertThat(p.latencyUs()).isGreaterThan(3.0);
+        assertThat(assertCallerDriven("aeron-udp").latencyUs()).isGreaterThan(3.0);
     }
 
     @ParameterizedTest
@@ -74,9 +65,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
             "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES;0", "JCCL_AERON_UDP_SOCKET_BUFFER_BYTES;x",
             "JCCL_AERON_UDP_PEER_TIMEOUT_MS;10", "JCCL_AERON_UDP_PEER_TIMEOUT_MS;1e3"})
     void invalidOptionsAreRejectedNamingKeyAndValue(String key, String value) {
-        assertThatThrownBy(() -> udp(0, 1, Map.of(key, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(key).hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> udp(0, 1, Map.of(key, value)), key, value);
     }
 
     @Test
@@ -105,13 +94,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(decoded.address()).isEqualTo(InetAddress.getLoopbackAddress());
         assertThat(decoded.port()).isPositive();
         assertThat(AeronUdpHandle.decode(decoded.encode())).isEqualTo(decoded);
-        byte[] badVersion = valid.clone();
-        badVersion[4] = 9;
-        assertThatThrownBy(() -> AeronUdpHandle.decode(badVersion)).isInstanceOf(NetException.class)
-                .hasMessageContaining("version");
-        byte[] longer = java.util.Arrays.copyOf(valid, valid.length + 1);
-        assertThatThrownBy(() -> AeronUdpHandle.decode(longer)).isInstanceOf(NetException.class)
-                .hasMessageContaining("bytes");
+        assertHandleVersionAndLengthChecked(valid, AeronUdpHandle::decode);
         byte[] zeroPort = valid.clone();
         zeroPort[6] = 0;
         zeroPort[7] = 0;
@@ -121,37 +104,15 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void messagesLargerThanTheTermLengthStreamThroughTheWindow() {
-        Link link = link();
-        long bytes = 20L << 20;   // five times the 4 MiB term length of this test class
-        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 8);
-        MemorySegment dst = arena.allocate(bytes);
-        NetRequest send = link.send().isend(src, 0, bytes, 1, null);
-        NetRequest recv = link.recv().irecv(dst, 0, bytes, 1, null);
-        assertThat(awaitAll(send, recv)).containsExactly(bytes, bytes);
-        assertThat(src.mismatch(dst)).isEqualTo(-1L);
+        assertMessageGoesThrough(link(), 20 << 20, 1);   // five times the 4 MiB term length of this test class
     }
 
     @Test
     void receiverClosingMakesSendsFailWithPeerClosedAfterThePeerTimeout() {
         Link link = link();
         link.recv().close();
-        MemorySegment src = arena.allocate(1 << 20);
-        NetException[] failure = new NetException[1];
-        NetRequest[] send = new NetRequest[1];
         long start = System.nanoTime();
-        pollUntil(() -> {
-            try {
-                if (send[0] == null) {
-                    send[0] = link.send().isend(src, 0, src.byteSize(), 1, null);
-                } else if (send[0].test() != NetRequest.NOT_DONE) {
-                    send[0] = null;
-                }
-            } catch (NetException e) {
-                failure[0] = e;
-            }
-            return failure[0] != null;
-        }, "sends to a closed receiver to fail");
-        assertThat(failure[0].reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
     }
 }

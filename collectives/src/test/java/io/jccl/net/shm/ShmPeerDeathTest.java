@@ -12,17 +12,15 @@ import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
 import io.jccl.net.TransportContext;
-import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import io.jccl.testing.PeerProcesses;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -38,23 +36,12 @@ class ShmPeerDeathTest {
     /** Only turns a hang into a failure; the transport looks every 50 ms. */
     private static final long WAIT_LIMIT_NS = 60_000_000_000L;
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private final List<Jvm> children = new ArrayList<>();
+    private final PeerProcesses peers = new PeerProcesses();
     private final Arena arena = Arena.ofShared();
 
     @AfterEach
     void cleanUp() throws Exception {
-        for (Jvm child : children) {
-            child.process().destroyForcibly();
-            child.process().waitFor();
-        }
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            try {
-                resources.get(i).close();
-            } catch (RuntimeException ignored) {
-                // broken on purpose
-            }
-        }
+        peers.cleanUp();
         arena.close();
     }
 
@@ -63,16 +50,7 @@ class ShmPeerDeathTest {
         ShmTransport local = transport(0);
         Listener listener = track(local.listen(ProgressSignal.NONE));
         Jvm child = child("sender", "connect", HexFormat.of().formatHex(listener.handle()));
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
-        while (recv == null) {
-            recv = listener.accept();
-            if (System.nanoTime() - deadline > 0) {
-                fail("the child did not connect; output:%n%s", child.outputText());
-            }
-            Thread.sleep(1);
-        }
-        track(recv);
+        RecvConnection recv = peers.acceptFrom(child, listener, WAIT_LIMIT_NS);
         awaitLine(child, "CONNECTED");
         NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
         for (int i = 0; i < 100; i++) {
@@ -169,25 +147,11 @@ class ShmPeerDeathTest {
     }
 
     private Jvm child(String name, String... args) throws IOException {
-        Jvm jvm = JvmProcesses.start(ShmChildMain.class, List.of(args), Map.of(), "shm-peer-death-" + name);
-        children.add(jvm);
-        return jvm;
+        return peers.start(ShmChildMain.class, "shm-peer-death-" + name, args);
     }
 
     private static String awaitLine(Jvm jvm, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
-        while (System.nanoTime() - deadline < 0) {
-            for (String line : jvm.outputText().split("\n")) {
-                if (line.startsWith(prefix)) {
-                    return line.strip();
-                }
-            }
-            if (!jvm.process().isAlive()) {
-                fail("the child exited; output:%n%s", jvm.outputText());
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("the child did not print " + prefix + "; output:\n" + jvm.outputText());
+        return PeerProcesses.awaitLine(jvm, prefix, WAIT_LIMIT_NS);
     }
 
     private static long kill(Jvm jvm) throws InterruptedException {
@@ -198,7 +162,6 @@ class ShmPeerDeathTest {
     }
 
     private <T extends AutoCloseable> T track(T resource) {
-        resources.add(resource);
-        return resource;
+        return peers.track(resource);
     }
 }

@@ -9,10 +9,13 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
+import io.jccl.testing.JvmProcesses.Jvm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One rank in its own JVM for {@link ShmMultiProcessTest} (and the other transports' multi-process tests): joins the
@@ -29,6 +32,26 @@ public final class ShmRankMain {
             OpKind.SCATTER, OpKind.P2P);
 
     private ShmRankMain() {
+    }
+
+    /**
+     * Waits for a rank that runs this main and asserts that it passed: exit code 0, {@code RESULT OK}, and no wrong
+     * element in any collective. The multi-process tests of every transport share it.
+     *
+     * @param jvm            the rank's process
+     * @param rank           its rank, for messages
+     * @param timeoutSeconds how long it may take to exit
+     * @return its output, for further checks
+     */
+    public static String assertRankPassed(Jvm jvm, int rank, long timeoutSeconds) throws InterruptedException {
+        int code = jvm.await(timeoutSeconds);
+        assertThat(code).as("rank %d exit code; output:%n%s", rank, jvm.outputText()).isZero();
+        String out = jvm.outputText();
+        assertThat(out).contains("RESULT OK");
+        for (OpKind kind : KINDS) {
+            assertThat(out).contains(kind + " wrong=0");
+        }
+        return out;
     }
 
     public static void main(String[] args) {

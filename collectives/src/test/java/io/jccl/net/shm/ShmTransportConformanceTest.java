@@ -2,27 +2,21 @@ package io.jccl.net.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
 import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.ProgressSignal;
-import io.jccl.net.RecvConnection;
-import io.jccl.net.SendConnection;
 import io.jccl.net.TransportContext;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,49 +69,34 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void providerIsFoundByServiceLoaderAndConnectsOnlyOtherJvmsOfTheSameHost() {
-        NetTransportProvider shm = ServiceLoader.load(NetTransportProvider.class).stream()
-                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("shm")).findFirst().orElseThrow();
+        NetTransportProvider shm = loadProvider("shm");
         assertThat(shm).isInstanceOf(ShmTransportProvider.class);
         assertThat(shm.priority()).isEqualTo(50);
-        PeerIdentity a = new PeerIdentity(0, "h1", "j1");
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h1", "j2"))).isTrue();
-        assertThat(shm.canConnect(new PeerIdentity(1, "h1", "j2"), a)).isTrue();
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h1", "j1"))).as("same JVM").isFalse();
-        assertThat(shm.canConnect(a, new PeerIdentity(1, "h2", "j2"))).as("other host").isFalse();
+        assertConnectsOnlyOtherJvmsOfTheSameHost(shm);
     }
 
     @Test
     void propertiesDescribeACallerDrivenTransport() {
-        NetProperties p = properties();
-        assertThat(p.name()).isEqualTo("shm");
-        assertThat(p.signalsCompletion()).isFalse();
-        assertThat(p.maxInflightRequests()).isEqualTo(64);
+        assertCallerDriven("shm");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"abc", "-1", "0", "65535", "98304", "536870912", "", "1 MiB"})
     void invalidRingSizeIsRejectedNamingKeyAndValue(String value) {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.RING_BYTES, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.RING_BYTES).hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.RING_BYTES, value)), ShmOptions.RING_BYTES, value);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"-1", "x", "1048577", "99999999999"})
     void invalidEagerLimitIsRejectedNamingKeyAndValue(String value) {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.EAGER_BYTES, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.EAGER_BYTES).hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.EAGER_BYTES, value)), ShmOptions.EAGER_BYTES, value);
     }
 
     @Test
     void invalidLargeModeAndRegisteredSizeAreRejectedNamingKeyAndValue() {
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.LARGE, "xpmem")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.LARGE).hasMessageContaining("'xpmem'");
-        assertThatThrownBy(() -> shm(0, 1, Map.of(ShmOptions.REGISTERED_BYTES, "-4096")))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(ShmOptions.REGISTERED_BYTES).hasMessageContaining("'-4096'");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.LARGE, "xpmem")), ShmOptions.LARGE, "xpmem");
+        assertOptionRejected(() -> shm(0, 1, Map.of(ShmOptions.REGISTERED_BYTES, "-4096")),
+                ShmOptions.REGISTERED_BYTES, "-4096");
     }
 
     @Test
@@ -298,46 +277,9 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
         MemorySegment regSrc = t[0].allocateMemory(64 << 10);
         MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
         MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
         MemorySegment[] sends = {small, bigSrc, regSrc, heapSrc};
         MemorySegment[] recvs = {small, bigDst, bigDst, heapDst};
-        exchange(link, sends, recvs, 12_000);
-        long before = threads.getCurrentThreadAllocatedBytes();
-        int rounds = 1000;
-        exchange(link, sends, recvs, rounds);
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        assertThat(allocated).as("bytes allocated over %d rounds of four messages", rounds).isLessThan(rounds * 8L);
-    }
-
-    private static void exchange(Link link, MemorySegment[] sources, MemorySegment[] destinations, int rounds) {
-        SendConnection send = link.send();
-        RecvConnection recv = link.recv();
-        int n = sources.length;
-        NetRequest[] all = new NetRequest[2 * n];
-        boolean[] done = new boolean[all.length];
-        for (int round = 0; round < rounds; round++) {
-            for (int i = 0; i < n; i++) {
-                all[i] = recv.irecv(destinations[i], 0, destinations[i].byteSize(), round, null);
-            }
-            for (int i = 0; i < n; i++) {
-                long bytes = i == 0 ? 40 : sources[i].byteSize();
-                all[n + i] = send.isend(sources[i], 0, bytes, round, null);
-            }
-            java.util.Arrays.fill(done, false);
-            int left = all.length;
-            long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
-            for (long spins = 1; left > 0; spins++) {
-                if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("round " + round + " did not complete");
-                }
-                for (int i = 0; i < all.length; i++) {
-                    if (!done[i] && all[i].test() != NetRequest.NOT_DONE) {
-                        done[i] = true;
-                        left--;
-                    }
-                }
-            }
-        }
+        assertSteadyStateAllocatesNothing(link, sends, new long[] {40, 64 << 10, 64 << 10, heapSrc.byteSize()}, recvs,
+                12_000);
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
 import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
@@ -21,7 +20,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -37,7 +35,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.ServiceLoader;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -80,19 +77,14 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void providerIsFoundByServiceLoader() {
-        NetTransportProvider tcp = ServiceLoader.load(NetTransportProvider.class).stream()
-                .map(ServiceLoader.Provider::get).filter(p -> p.name().equals("tcp")).findFirst().orElseThrow();
+        NetTransportProvider tcp = loadProvider("tcp");
         assertThat(tcp.priority()).isEqualTo(10);
         assertThat(tcp.canConnect(new PeerIdentity(0, "a", "x"), new PeerIdentity(1, "b", "y"))).isTrue();
     }
 
     @Test
     void propertiesDescribeACallerDrivenTransport() {
-        NetProperties p = properties();
-        assertThat(p.name()).isEqualTo("tcp");
-        assertThat(p.signalsCompletion()).isFalse();
-        assertThat(p.maxInflightRequests()).isEqualTo(64);
-        assertThat(p.maxMessageBytes()).isEqualTo(1L << 40);
+        assertThat(assertCallerDriven("tcp").maxMessageBytes()).isEqualTo(1L << 40);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -131,10 +123,8 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     @ParameterizedTest
     @ValueSource(strings = {"abc", "-1", "1", "4095", "2147483648", "", "4 MiB", "1e6"})
     void invalidSocketBufferSizeIsRejectedNamingKeyAndValue(String value) {
-        assertThatThrownBy(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_BUFFER_BYTES", value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("JCCL_SOCKET_BUFFER_BYTES")
-                .hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of("JCCL_SOCKET_BUFFER_BYTES", value)),
+                "JCCL_SOCKET_BUFFER_BYTES", value);
     }
 
     @ParameterizedTest
@@ -509,22 +499,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     void receiverGoneMakesSendsFailWithPeerClosed() {
         Link link = link();
         link.recv().close();
-        MemorySegment src = arena.allocate(1 << 20);
-        NetRequest[] send = new NetRequest[1];
-        NetException[] failure = new NetException[1];
-        pollUntil(() -> {
-            try {
-                if (send[0] == null) {
-                    send[0] = link.send().isend(src, 0, src.byteSize(), 1, null);
-                } else if (send[0].test() != NetRequest.NOT_DONE) {
-                    send[0] = null;
-                }
-            } catch (NetException e) {
-                failure[0] = e;
-            }
-            return failure[0] != null;
-        }, "sends to a closed receiver to fail");
-        assertThat(failure[0].reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
     }
 
     private SocketChannel rawPeer(Listener listener) throws IOException {
@@ -557,10 +532,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
             "JCCL_SOCKET_MIN_STRIPE_BYTES;64K", "JCCL_SOCKET_MIN_STRIPE_BYTES;x"})
     void invalidSocketCountOrStripeIsRejectedNamingKeyAndValue(String key, String value) {
         onlyInTheOneSocketClass();
-        assertThatThrownBy(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of(key, value)))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(key)
-                .hasMessageContaining("'" + value + "'");
+        assertOptionRejected(() -> tcp(0, 1, CONNECT_TIMEOUT, Map.of(key, value)), key, value);
     }
 
     /**
@@ -921,48 +893,6 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
      */
     @Test
     void steadyStateMessagesAllocateNothing() {
-        Link link = link();
-        MemorySegment small = arena.allocate(256);
-        MemorySegment bigSrc = arena.allocate(512 << 10);
-        MemorySegment bigDst = arena.allocate(512 << 10);
-        MemorySegment heapSrc = MemorySegment.ofArray(new float[10_000]);
-        MemorySegment heapDst = MemorySegment.ofArray(new float[10_000]);
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
-
-        exchange(link, small, small, bigSrc, bigDst, heapSrc, heapDst, 1500);
-        long before = threads.getCurrentThreadAllocatedBytes();
-        int rounds = 1000;
-        exchange(link, small, small, bigSrc, bigDst, heapSrc, heapDst, rounds);
-        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-        // Three messages per round; allow a few stray bytes per round for one-off JIT or JDK internals.
-        assertThat(allocated).as("bytes allocated over %d rounds of three messages", rounds).isLessThan(rounds * 8L);
-    }
-
-    private static void exchange(Link link, MemorySegment smallSrc, MemorySegment smallDst, MemorySegment bigSrc,
-                                 MemorySegment bigDst, MemorySegment heapSrc, MemorySegment heapDst, int rounds) {
-        SendConnection send = link.send();
-        RecvConnection recv = link.recv();
-        for (int round = 0; round < rounds; round++) {
-            NetRequest r1 = recv.irecv(smallDst, 0, smallDst.byteSize(), round, null);
-            NetRequest r2 = recv.irecv(bigDst, 0, bigDst.byteSize(), round, null);
-            NetRequest r3 = recv.irecv(heapDst, 0, heapDst.byteSize(), round, null);
-            NetRequest s1 = send.isend(smallSrc, 0, 100, round, null);
-            NetRequest s2 = send.isend(bigSrc, 0, bigSrc.byteSize(), round, null);
-            NetRequest s3 = send.isend(heapSrc, 0, heapSrc.byteSize(), round, null);
-            boolean d1 = false, d2 = false, d3 = false, e1 = false, e2 = false, e3 = false;
-            long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
-            for (long spins = 1; !(d1 && d2 && d3 && e1 && e2 && e3); spins++) {
-                if ((spins & 0xFFFF) == 0 && System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("round " + round + " did not complete");
-                }
-                d1 = d1 || s1.test() != NetRequest.NOT_DONE;
-                d2 = d2 || s2.test() != NetRequest.NOT_DONE;
-                d3 = d3 || s3.test() != NetRequest.NOT_DONE;
-                e1 = e1 || r1.test() != NetRequest.NOT_DONE;
-                e2 = e2 || r2.test() != NetRequest.NOT_DONE;
-                e3 = e3 || r3.test() != NetRequest.NOT_DONE;
-            }
-        }
+        assertSteadyStateAllocatesNothing(link());
     }
 }

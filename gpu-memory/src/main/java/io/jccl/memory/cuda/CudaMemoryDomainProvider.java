@@ -1,11 +1,9 @@
 package io.jccl.memory.cuda;
 
-import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import io.jccl.memory.Availability;
+import io.jccl.memory.DeviceDomainProvider;
 import io.jccl.memory.DeviceException;
 import io.jccl.memory.MemoryDomain;
-import io.jccl.memory.MemoryDomainProvider;
 
 import java.util.function.Supplier;
 
@@ -20,12 +18,11 @@ import java.util.function.Supplier;
  * must be fixed and documented: CUDA goes first, as the far more common target of JVM GPU stacks, and
  * {@code JCCL_MEMORY=hip} still picks HIP.
  */
-public final class CudaMemoryDomainProvider implements MemoryDomainProvider {
+public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
     /** The provider's priority for {@code JCCL_MEMORY=auto}. */
     public static final int PRIORITY = 30;
 
     private final Supplier<CudaLibrary.Load> loader;
-    private volatile Availability availability;
 
     /** The provider the ServiceLoader makes: the JVM's shared JCuda runtime. */
     public CudaMemoryDomainProvider() {
@@ -34,30 +31,12 @@ public final class CudaMemoryDomainProvider implements MemoryDomainProvider {
 
     /** @param loader where the runtime comes from (tests pass failing loads) */
     CudaMemoryDomainProvider(Supplier<CudaLibrary.Load> loader) {
+        super(CudaMemoryDomain.NAME, PRIORITY);
         this.loader = loader;
     }
 
     @Override
-    public String name() {
-        return CudaMemoryDomain.NAME;
-    }
-
-    @Override
-    public int priority() {
-        return PRIORITY;
-    }
-
-    @Override
-    public Availability availability() {
-        Availability a = availability;
-        if (a == null) {
-            a = probe();
-            availability = a;
-        }
-        return a;
-    }
-
-    private Availability probe() {
+    protected Availability probe() {
         try {
             CudaLibrary.Load load = loader.get();
             if (!load.loaded()) {
@@ -127,15 +106,7 @@ public final class CudaMemoryDomainProvider implements MemoryDomainProvider {
     }
 
     @Override
-    public MemoryDomain open(int device) {
-        if (device < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "device must not be negative, got " + device);
-        }
-        Availability a = availability();
-        if (!a.available()) {
-            throw new JcclException(ErrorCode.SYSTEM_ERROR, "the cuda memory domain is not available: "
-                    + a.reason());
-        }
+    protected MemoryDomain openAvailable(int device) {
         return new CudaMemoryDomain(loader.get().runtime(), device);
     }
 }

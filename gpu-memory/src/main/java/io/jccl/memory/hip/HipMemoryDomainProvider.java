@@ -1,11 +1,9 @@
 package io.jccl.memory.hip;
 
-import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import io.jccl.memory.Availability;
+import io.jccl.memory.DeviceDomainProvider;
 import io.jccl.memory.DeviceException;
 import io.jccl.memory.MemoryDomain;
-import io.jccl.memory.MemoryDomainProvider;
 
 import java.util.function.Supplier;
 
@@ -14,9 +12,8 @@ import java.util.function.Supplier;
  * reports at least one device. The probe runs once per JVM (the runtime is loaded then and stays loaded); the
  * reason for unavailability names every library tried, or the failed {@code hipGetDeviceCount}.
  */
-public final class HipMemoryDomainProvider implements MemoryDomainProvider {
+public final class HipMemoryDomainProvider extends DeviceDomainProvider {
     private final Supplier<HipLibrary.Load> loader;
-    private volatile Availability availability;
 
     /** The provider the ServiceLoader makes: the JVM's shared runtime. */
     public HipMemoryDomainProvider() {
@@ -25,30 +22,12 @@ public final class HipMemoryDomainProvider implements MemoryDomainProvider {
 
     /** @param loader where the runtime comes from (tests pass a failed or a stub load) */
     HipMemoryDomainProvider(Supplier<HipLibrary.Load> loader) {
+        super(HipMemoryDomain.NAME, 20);
         this.loader = loader;
     }
 
     @Override
-    public String name() {
-        return HipMemoryDomain.NAME;
-    }
-
-    @Override
-    public int priority() {
-        return 20;
-    }
-
-    @Override
-    public Availability availability() {
-        Availability a = availability;
-        if (a == null) {
-            a = probe();
-            availability = a;
-        }
-        return a;
-    }
-
-    private Availability probe() {
+    protected Availability probe() {
         try {
             HipLibrary.Load load = loader.get();
             if (!load.loaded()) {
@@ -65,14 +44,7 @@ public final class HipMemoryDomainProvider implements MemoryDomainProvider {
     }
 
     @Override
-    public MemoryDomain open(int device) {
-        if (device < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "device must not be negative, got " + device);
-        }
-        Availability a = availability();
-        if (!a.available()) {
-            throw new JcclException(ErrorCode.SYSTEM_ERROR, "the hip memory domain is not available: " + a.reason());
-        }
+    protected MemoryDomain openAvailable(int device) {
         return new HipMemoryDomain(loader.get().runtime(), device);
     }
 }

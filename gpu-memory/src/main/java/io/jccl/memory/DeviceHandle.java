@@ -1,0 +1,43 @@
+package io.jccl.memory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * What a {@link DeviceStream} and a {@link DeviceEvent} share: the domain that made them, their opaque native handle,
+ * and being destroyed once however often {@code close()} is called.
+ */
+abstract sealed class DeviceHandle implements AutoCloseable permits DeviceEvent, DeviceStream {
+    final MemoryDomain domain;
+    private final long handle;
+    /** What it is, for {@link #toString()}: "stream" or "event". */
+    private final String kind;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    DeviceHandle(MemoryDomain domain, long handle, String kind) {
+        this.domain = domain;
+        this.handle = handle;
+        this.kind = kind;
+    }
+
+    /**
+     * @return the native handle (for HIP a {@code hipStream_t} or {@code hipEvent_t} pointer); valid until
+     *         {@code close()}
+     */
+    public final long handle() {
+        return handle;
+    }
+
+    final boolean isOpen() {
+        return !closed.get();
+    }
+
+    /** @return true for the one call that closes it: the domain then destroys the native object */
+    final boolean markClosed() {
+        return closed.compareAndSet(false, true);
+    }
+
+    @Override
+    public final String toString() {
+        return domain.name() + " " + kind + " 0x" + Long.toHexString(handle) + (closed.get() ? " (closed)" : "");
+    }
+}
