@@ -15,6 +15,7 @@ import io.jccl.testing.CollectiveRun;
 import io.jccl.testing.LocalComms;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
@@ -46,6 +47,7 @@ import static org.assertj.core.api.Assertions.fail;
  * TCP, or in a split's children); in groups; and failing, not hanging, when a rank is aborted or a peer never comes.
  * Mismatches on the direct path are in {@link MismatchTest}. Timeouts here only catch hangs.
  */
+@Tag("integration")
 class DirectAllReduceTest {
     /** 0, 1, primes, and more elements than several slices of 64 KiB for every type on up to 5 ranks. */
     static final long[] COUNTS = {0, 1, 2, 3, 31, 1021, 40_009, 300_007};

@@ -8,6 +8,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.core.TestHooks;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * launcher's multi-process tests. The operation timeout is a minute, so a failure that arrives here
  * came from liveness, not from a timeout.
  */
+@Tag("integration")
 class LivenessAndShrinkTest {
     private static final Duration PEER_TIMEOUT = Duration.ofMillis(600);
 

@@ -10,6 +10,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 import java.lang.foreign.Arena;
@@ -46,6 +47,7 @@ import static org.assertj.core.api.Assertions.fail;
  * AUTO ({@link #mismatchIsDetectedOnTheDirectPath}), where in-JVM ranks read each other's buffers instead and the
  * published and announced calls are compared before anything is read.
  */
+@Tag("integration")
 class MismatchTest {
     static final int[] RANKS = {2, 3, 4};
     private static final long BYTES = 16 << 10;

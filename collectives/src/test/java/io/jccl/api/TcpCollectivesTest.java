@@ -11,6 +11,7 @@ import io.jccl.plan.OpKind;
 import io.jccl.testing.CollectiveRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every collective and send/recv, a few types and reductions, sizes 0, 7 and 1 MiB + 3 elements, in and out of
  * place, checked exactly; all-reduce with each algorithm; zero counts with null buffers; and a mismatch.
  */
+@Tag("integration")
 class TcpCollectivesTest {
     static final int[] RANKS = {2, 3, 4};
     static final long BIG = (1 << 20) + 3;

@@ -2,6 +2,7 @@ package io.jccl.bootstrap;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.DataOutputStream;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Framing, bounds and MACs over a real socket pair. */
+@Tag("integration")
 class FrameChannelTest {
     private static final long WAIT_NS = Duration.ofSeconds(Ranks.TEST_BOUND_SECONDS).toNanos();
     private Socket left;

@@ -2,6 +2,7 @@ package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,6 +17,7 @@ import static io.jccl.bootstrap.TcpRendezvousTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@Tag("integration")
 class InProcessBootstrapTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 

@@ -3,6 +3,7 @@ package io.jccl.bootstrap;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.UniqueId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** A rendezvous that fails: departures, tampering, timeouts; every rank learns why. */
+@Tag("integration")
 class RendezvousFailureTest {
     /** Where the first CONTRIBUTE's data starts in the client-to-server stream: HELLO, proof, JOIN, header. */
     private static final long FIRST_CONTRIBUTION_DATA = RendezvousProtocol.HELLO_BYTES + RendezvousProtocol.MAC_BYTES

@@ -2,6 +2,7 @@ package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.DataInputStream;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Connections the rendezvous refuses; the ranks that belong are never disturbed. */
+@Tag("integration")
 class RendezvousRefusalTest {
     @Test
     void aWrongSecretIsRefusedWhileTheOthersComplete() throws Exception {

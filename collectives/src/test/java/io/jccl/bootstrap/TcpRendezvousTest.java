@@ -3,6 +3,7 @@ package io.jccl.bootstrap;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.UniqueId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The TCP rendezvous when everything goes right, and argument checking. */
+@Tag("integration")
 class TcpRendezvousTest {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
 

@@ -2,6 +2,7 @@ package io.jccl.bootstrap;
 
 import io.jccl.JcclException;
 import io.jccl.UniqueId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The secret stays secret: not on the wire, not in messages or toString. */
+@Tag("integration")
 class WireSecrecyTest {
     @Test
     void theSecretNeverCrossesTheWire() throws Exception {

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import org.junit.jupiter.api.Tag;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.fail;
  * application runs: inside this test JVM, thousands of other tests have fed the same kernels every kind of
  * segment, and the JIT's code for such polluted profiles is not what an application gets.
  */
+@Tag("integration")
 class SteadyStateAllocationTest {
     @ParameterizedTest
     @ValueSource(strings = {"local", "tcp"})

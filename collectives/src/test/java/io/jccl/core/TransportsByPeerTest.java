@@ -2,9 +2,11 @@ package io.jccl.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The transport part of the INFO line {@code ... - Init COMPLETE: local to rank 1, shm to ranks 2-3}. */
+@Tag("integration")
 class TransportsByPeerTest {
     @Test
     void peersAreGroupedByTransportInRanges() {

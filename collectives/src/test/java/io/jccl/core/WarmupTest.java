@@ -7,6 +7,7 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The warm-up at creation: the ranks agree on one number of rounds, and the data path is right afterwards. */
+@Tag("integration")
 @Timeout(120)
 class WarmupTest {
     private static final long MS = 1_000_000;

@@ -8,6 +8,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The id-file exchange: atomic, owner-only, polled with a bound; and ranks that meet through it. */
+@Tag("integration")
 class CommIdFileTest {
     @TempDir
     Path dir;

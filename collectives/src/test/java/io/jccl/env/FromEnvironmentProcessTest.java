@@ -2,6 +2,7 @@ package io.jccl.env;
 
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Real JVMs join with {@code Communicator.fromEnvironment()}: from torchrun-style variables on 127.0.0.1, and under
  * Open MPI's mpirun when it is installed (the default id file named after the job).
  */
+@Tag("integration")
 class FromEnvironmentProcessTest {
     @Test
     void threeJvmsWithTorchrunVariablesAllReduceExactly() throws Exception {

@@ -6,12 +6,14 @@ import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Real JVMs (slf4j-simple at its default, INFO) creating two in-JVM ranks under different {@code JCCL_DEBUG}
  * settings: what reaches the output is what the variables ask for.
  */
+@Tag("integration")
 class LogProcessTest {
     @Test
     void infoShowsInitLinesWithRankAndTransportAndTheDefaultShowsNone() throws Exception {

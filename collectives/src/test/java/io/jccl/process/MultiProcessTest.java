@@ -3,6 +3,7 @@ package io.jccl.process;
 import io.jccl.UniqueId;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Real JVM processes joined through the TCP rendezvous, running collectives over the TCP transport; and a
  * process with the wrong secret, which is refused while the others are not disturbed.
  */
+@Tag("integration")
 class MultiProcessTest {
     @Test
     void threeProcessesRunExactCollectivesAndAnImpostorIsRefused() throws Exception {

@@ -2,6 +2,7 @@ package io.jccl.process;
 
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** An application that does not add jdk.incubator.vector still gets exact results (scalar kernels). */
+@Tag("integration")
 class WithoutVectorApiTest {
     @Test
     void collectivesWorkWithoutTheVectorApiModule() throws Exception {

@@ -1,5 +1,6 @@
 package io.jccl.memory;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * fails (no driver) too; a working fake nvidia-smi or rocm-smi is detected as cuda or hip ({@code --detect-only}
  * stops there); bad arguments exit 2. Each run takes milliseconds: nothing is built.
  */
+@Tag("integration")
 class GpuChecksScriptTest {
     private static final Path SCRIPT = Path.of("..", "benchmarks", "gpu", "run-gpu-checks.sh").toAbsolutePath()
             .normalize();

@@ -1,10 +1,12 @@
 package io.jccl.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("integration")
 class MainTest {
     private static CliRun run(String... args) {
         return CliRun.of(args);

@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The media driver's election, reuse and crash cleanup, and peer-death detection, with real child JVMs that are
  * killed with SIGKILL ({@link Process#destroyForcibly()}).
  */
+@Tag("integration")
 class AeronIpcDriverTest {
     /** How fast a dead peer must be noticed; the transport looks every 50 ms, the rest is slack for a busy host. */
     private static final long DETECTION_LIMIT_MS = 5_000;

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Aeron IPC transport is only used when named), on a media driver directory of the test's own. Each rank logs its
  * transport per peer, which the test checks.
  */
+@Tag("integration")
 class AeronIpcMultiProcessTest {
     /** 1 MiB of floats per rank for the full-size collectives: several 64 KiB frames per message, and chunking. */
     private static final long COUNT = (1 << 18) + 3;

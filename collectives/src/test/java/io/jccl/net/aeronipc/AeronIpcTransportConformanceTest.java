@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * transports directly, so the provider's same-host, other-JVM rule does not apply), on a media driver of its own
  * in a temporary directory; and adds what only aeron-ipc has: options, the provider's rule, the data path's allocation.
  */
+@Tag("integration")
 class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
     private static Path dir;

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * rank program of the shm tests), and a connected peer killed while a receive is pending fails that receive with
  * {@link NetException} within the peer timeout plus slack (no hang).
  */
+@Tag("integration")
 class AeronUdpMultiProcessTest {
     /** 1 MiB of floats per rank: many datagrams per message, and chunking. */
     private static final long COUNT = (1 << 18) + 3;

@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * not apply); and adds what only aeron-udp has: options, the provider's rule, handles, messages larger than the
  * term, a closed receiver noticed through Aeron's timeout.
  */
+@Tag("integration")
 class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * kernel allows it, {@code JCCL_SHM_LARGE=cma}) and the others tcp. Each rank logs its transport per peer and the shm startup line, which the
  * test checks.
  */
+@Tag("integration")
 class ShmMultiProcessTest {
     /** 1 MiB of floats per rank for the full-size collectives: large messages, and chunking. */
     private static final long COUNT = (1 << 18) + 3;

@@ -24,6 +24,7 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * {@link NetException.Reason#PEER_CLOSED}, naming the pid; and nothing of the dead process is left in
  * {@code /dev/shm} (its segment never had a name there).
  */
+@Tag("integration")
 class ShmPeerDeathTest {
     /** Only turns a hang into a failure; the transport looks every 50 ms. */
     private static final long WAIT_LIMIT_NS = 60_000_000_000L;

@@ -1,5 +1,6 @@
 package io.jccl.net.tcp;
 
+import org.junit.jupiter.api.Tag;
 import java.util.Map;
 
 /**
@@ -8,6 +9,7 @@ import java.util.Map;
  * the suite's messages (from 4 KiB bulk, from 8 KiB striped) go on the bulk sockets, with uneven stripe counts and
  * odd lengths, mixed with short ones on the shared socket.
  */
+@Tag("integration")
 class TcpFourSocketConformanceTest extends TcpTransportConformanceTest {
     @Override
     protected Map<String, String> transportOptions() {

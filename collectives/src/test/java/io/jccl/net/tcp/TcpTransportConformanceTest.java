@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -51,6 +52,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * each way); its subclasses run all of it again with two one-way sockets per connection
  * ({@link TcpTwoSocketConformanceTest}) and with four bulk sockets each way ({@link TcpFourSocketConformanceTest}).
  */
+@Tag("integration")
 class TcpTransportConformanceTest extends NetTransportConformanceTest {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
 

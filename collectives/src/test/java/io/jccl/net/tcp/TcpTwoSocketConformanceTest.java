@@ -1,5 +1,6 @@
 package io.jccl.net.tcp;
 
+import org.junit.jupiter.api.Tag;
 import java.util.Map;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Map;
  * ({@code JCCL_SOCKET_DUPLEX=0}) of two sockets and the default shortest stripe (64 KiB): messages of 128 KiB and
  * more go out in two stripes, shorter ones whole on socket 0.
  */
+@Tag("integration")
 class TcpTwoSocketConformanceTest extends TcpTransportConformanceTest {
     @Override
     protected Map<String, String> transportOptions() {

@@ -1,5 +1,6 @@
 package io.jccl.examples.djl;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIf;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * grow, as ReLU units near zero switch on one side and not the other: 8e-5 after 320 steps of the default run;
  * see docs/examples-djl.md. This test stays within 96 steps.)
  */
+@Tag("integration")
 @EnabledIf("io.jccl.examples.djl.DjlTestSupport#pytorchNativesPresent")
 class DataParallelTrainingTest {
     /** 4096 samples, 128 per step, 3 epochs: 96 steps, a few seconds. */

@@ -9,6 +9,7 @@ import io.jccl.UniqueId;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * here only turn a hang into a failure; each is far above the expected time and below the JCCL timeout that would
  * otherwise have ended the wait, so passing shows that the timeout was not what ended it.
  */
+@Tag("integration")
 class JcclSparkTest {
     /** How each task of a failure test ended, by test and partition: exception class and message. */
     static final Map<String, String> OUTCOMES = new ConcurrentHashMap<>();

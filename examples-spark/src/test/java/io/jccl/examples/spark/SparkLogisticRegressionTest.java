@@ -8,6 +8,7 @@ import io.jccl.examples.support.ExampleMetrics;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.within;
  * The Spark example on {@code local[4]} with small data: JCCL barrier-mode training reaches MLlib's objective and
  * accuracy on the same data, with either rendezvous, and its all-reduces show in the metrics.
  */
+@Tag("integration")
 class SparkLogisticRegressionTest {
     @Test
     void jcclBarrierTrainingMatchesMllibOnTheSameData() throws Exception {

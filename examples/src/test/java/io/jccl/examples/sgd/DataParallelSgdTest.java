@@ -5,6 +5,7 @@ import io.jccl.UniqueId;
 import io.jccl.cli.Main;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.within;
  * {@link DataParallelSgd} as users run it: {@code jccl run -np 2} (the launcher a JVM of its own, each rank a JVM
  * joined through {@code Communicator.fromEnvironment()}), against the same training in one process.
  */
+@Tag("integration")
 class DataParallelSgdTest {
     private static final Pattern EPOCH = Pattern.compile("\\[0] epoch +(\\d+)/(\\d+) +loss ([0-9.]+) +accuracy ([0-9.]+).*");
     /** Small enough for a few seconds on 2 cores; 16 steps per epoch, 64 steps in all. */

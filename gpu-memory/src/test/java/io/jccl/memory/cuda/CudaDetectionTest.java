@@ -8,6 +8,7 @@ import io.jccl.memory.DomainAvailabilityMain;
 import io.jccl.memory.HostMemoryDomainProvider;
 import io.jccl.memory.MemoryDomainProvider;
 import io.jccl.memory.MemoryDomains;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * answer; the reasons tell no driver, an old driver and no device apart; the ServiceLoader ranks cuda (30) before
  * hip (20) and host (0), {@code JCCL_MEMORY=cuda} fails with the reason and {@code auto} falls back.
  */
+@Tag("integration")
 class CudaDetectionTest {
     private static final String NATIVE_LIB_LINE = "Error while loading native library \"JCudaRuntime-12.6.0-"
             + "linux-x86_64\"\nOperating system name: Linux\n---(start of nested stack traces)---\n...";

@@ -1,6 +1,7 @@
 package io.jccl.cli.run;
 
 import io.jccl.cli.LauncherWatch;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@link LauncherWatch}, injected by {@link RankMain}). The bounds are generous: they only tell a rank that stops
  * from one that runs on.
  */
+@Tag("integration")
 class LauncherDeathTest {
     private static final Pattern SLEEPING = Pattern.compile("\\[(\\d+)] sleeping pid (\\d+)");
     private static final long EXIT_BOUND_S = 60;

@@ -1,5 +1,6 @@
 package io.jccl.cli.run;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code jccl run ... >file 2>&1}: the launcher's standard output and error are one file, and every rank writes
  * long lines to both at once. Every line of the file must be one whole line of one rank, with its prefix.
  */
+@Tag("integration")
 class OutputLinesTest {
     private static final int RANKS = 4;
     private static final int LINES_PER_STREAM = 2000;

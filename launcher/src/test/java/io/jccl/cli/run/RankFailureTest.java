@@ -1,5 +1,6 @@
 package io.jccl.cli.run;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * non-zero naming rank 1 and SIGKILL. Once per transport: automatic (shm on this host), tcp and metaroce (where
  * nothing breaks a connection, so the peer timeout of 2 s is what notices).
  */
+@Tag("integration")
 class RankFailureTest {
     @ParameterizedTest(name = "transport {0}")
     @ValueSource(strings = {"auto", "tcp", "metaroce"})

@@ -1,5 +1,6 @@
 package io.jccl.cli.run;
 
+import org.junit.jupiter.api.Tag;
 import io.jccl.cli.Main;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -14,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the value and what is allowed, as {@code INVALID_ARGUMENT}; no stack trace, and the job's status is
  * {@link Main#EXIT_CONFIG}. One for a TCP option, one for a MetaRoCE option (which used to be a SYSTEM_ERROR).
  */
+@Tag("integration")
 class RankSettingsErrorTest {
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(delimiter = '|', value = {

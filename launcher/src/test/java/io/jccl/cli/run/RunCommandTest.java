@@ -1,6 +1,7 @@
 package io.jccl.cli.run;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code jccl run} as users run it: the launcher is a JVM of its own (started like {@code ./jccl} does, with the
  * JVM flags of jvm.options), its ranks real processes (JVMs for a main class, shell commands otherwise).
  */
+@Tag("integration")
 class RunCommandTest {
     private static final Pattern PREFIXED = Pattern.compile("\\[(\\d+)] (.*)");
 

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.conformance;
 
+import org.junit.jupiter.api.Tag;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.udp.IoMethod;
 import io.jccl.metaroce.udp.Loopback;
@@ -11,6 +12,7 @@ import java.util.function.BooleanSupplier;
  * The conformance suite on real loopback UDP sockets with {@link IoMethod#CHANNEL} I/O, both drivers stepped by the
  * test's thread; {@link NativeUdpDriverConformanceTest} runs it with native I/O.
  */
+@Tag("integration")
 class UdpDriverConformanceTest extends DriverConformanceTest {
     /** @return the I/O method both drivers use */
     IoMethod io() {

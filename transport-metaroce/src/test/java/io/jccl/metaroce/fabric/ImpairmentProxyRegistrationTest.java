@@ -1,5 +1,6 @@
 package io.jccl.metaroce.fabric;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The proxy's control socket and {@link RelayClient}: idempotent, robust against junk, retried, clear failures. */
+@Tag("integration")
 class ImpairmentProxyRegistrationTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private static final Duration TIMEOUT = Duration.ofSeconds(8);

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * moves 1 GiB with a heap of 256 MiB, so neither the collectives nor the transport may stage the message, or a
  * rank's half of it, on the heap.
  */
+@Tag("integration")
 class MetaRoceLargeAllReduceSlowTest {
     /** 64 Mi floats: 256 MiB. */
     private static final long ELEMENTS_256_MIB = 64L << 20;

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import org.junit.jupiter.api.Tag;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jccl.UniqueId;
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Real JVMs, joined through the rendezvous, running every collective over the {@code metaroce} transport (forced
  * with {@code JCCL_NET}, though it is also the default between processes): every element exact.
  */
+@Tag("integration")
 class MetaRoceMultiProcessTest {
     @ParameterizedTest(name = "{0} processes")
     @ValueSource(ints = {2, 3, 4})

@@ -7,6 +7,7 @@ import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import io.jccl.core.CommFactory;
 import io.jccl.env.EnvCommunicator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code Communicator.fromEnvironment} — also where no pair would use MetaRoCE (ranks of one JVM), so it fails the
  * same on every host; never the {@code SYSTEM_ERROR} or {@code INTERNAL_ERROR} of a failed transport start.
  */
+@Tag("integration")
 class MetaRoceOptionErrorsTest {
     /** A rendezvous nobody serves: the setting must be refused before anything connects. */
     private static final UniqueId NOWHERE = UniqueId.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import org.junit.jupiter.api.Tag;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jccl.bootstrap.NetworkInterfaces;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@link ImpairmentProxy} in the test's JVM ({@code JCCL_METAROCE_RELAY}): 1% loss, duplicates, reordering and
  * corruption, every element still exact, and the proxy's counters show the traffic crossed it and was impaired.
  */
+@Tag("integration")
 class MetaRoceRelayMultiProcessTest {
     /** Each flow, each way: 1% lost, 1% duplicated, 1% held back past 10 later datagrams, 0.5% with a bit flipped. */
     static final Impairments ROUGH = Impairments.NONE.withLossRate(0.01).withDuplicateRate(0.01)

@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * transport is created and its listeners publish the fronts, and a relay that does not answer fails the transport
  * naming it. The traffic through the proxy is in {@link MetaRoceRelayMultiProcessTest}.
  */
+@Tag("integration")
 class MetaRoceRelayOptionTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 

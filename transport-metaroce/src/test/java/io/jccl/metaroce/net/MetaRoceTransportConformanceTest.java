@@ -25,12 +25,14 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The collectives' transport conformance suite against the {@code metaroce} transport on loopback, in each
  * threading mode, plus what is particular to it: discovery, options, handles.
  */
+@Tag("integration")
 class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 

@@ -4,6 +4,7 @@ import io.jccl.UniqueId;
 import io.jccl.net.shm.ShmRankMain;
 import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the same "host" must use shm, pairs across "hosts" MetaRoCE (priority 20, above tcp's 10), and every collective
  * must be exact. Each rank logs its transport per peer, which the test checks.
  */
+@Tag("integration")
 class MixedShmMetaRoceMultiProcessTest {
     /** 1 MiB of floats per rank: large shm messages and several MetaRoCE messages per collective, and chunking. */
     private static final long COUNT = (1 << 18) + 3;

@@ -12,6 +12,7 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * software UDP, so each link crosses from one to the other; plus the decision and its one log line per transport,
  * and what happens when a provider cannot open its data path.
  */
+@Tag("integration")
 class OffloadedMetaRoceTransportTest extends NetTransportConformanceTest {
     /** Every decision line the transports of a test logged. */
     private final List<String> logged = new CopyOnWriteArrayList<>();

@@ -2,6 +2,7 @@ package io.jccl.metaroce.udp;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The native path socket on its own: GSO runs cut back into the same datagrams, ECN bits read, addresses as keys. */
+@Tag("integration")
 class NativeDatagramIoTest {
     record Got(long source, byte[] bytes, int ecn) {
     }

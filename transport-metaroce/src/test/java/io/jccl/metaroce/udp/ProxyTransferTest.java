@@ -11,6 +11,7 @@ import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.impair.Impairments;
 import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * registered, connected pairwise through each other's fronts, exact data both ways under impairments, black holes,
  * flaps and a rate limit.
  */
+@Tag("integration")
 class ProxyTransferTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private static final long SEND_BYTES = 100_000;

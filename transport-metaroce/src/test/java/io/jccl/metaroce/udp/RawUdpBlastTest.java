@@ -1,5 +1,6 @@
 package io.jccl.metaroce.udp;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -11,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The raw UDP reference of {@code jccl bench transport --driver udp}: flow-controlled, so it loses nothing. */
+@Tag("integration")
 class RawUdpBlastTest {
     /** Long enough that only a hang, never a slow receiver on a loaded machine, counts datagrams as lost. */
     private static final long QUIET_NS = 30_000_000_000L;

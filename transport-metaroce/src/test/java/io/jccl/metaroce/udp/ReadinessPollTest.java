@@ -4,6 +4,7 @@ import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -19,6 +20,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * One {@code ppoll} over several drivers' sockets says which to read ({@link ReadinessPoll}); drivers stepped only
  * through it miss nothing.
  */
+@Tag("integration")
 class ReadinessPollTest {
     /** Only detects a hang: the kernel hands a loopback datagram over within microseconds. */
     private static final long LIMIT_NS = 60_000_000_000L;

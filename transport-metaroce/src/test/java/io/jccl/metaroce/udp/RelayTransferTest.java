@@ -8,6 +8,7 @@ import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.impair.Impairments;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -21,6 +22,7 @@ import java.util.SplittableRandom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** MetaRoCE on real loopback sockets through the impairment relay: exact data under loss and a black hole. */
+@Tag("integration")
 class RelayTransferTest {
 
     private static MemorySegment pattern(Arena arena, long size, long seed) {

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.udp;
 
+import org.junit.jupiter.api.Tag;
 import io.jccl.metaroce.protocol.CompletionHandler;
 import io.jccl.metaroce.protocol.Endpoint;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,6 +13,7 @@ import java.lang.management.ManagementFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Once warm, the UDP driver's data path (receive, timers, send) allocates nothing per datagram, with either I/O. */
+@Tag("integration")
 class UdpDriverAllocationTest {
     /** Rounds allowed for the JIT to compile the data path. */
     private static final int MAX_ROUNDS = 600;

@@ -3,6 +3,7 @@ package io.jccl.metaroce.udp;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Endpoint;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The driver's choice of I/O method, and what native I/O adds end to end: ECN marks reach the endpoint, traffic is
  * sent ECT(0), large WRITEs go as GSO messages and arrive through GRO, exactly.
  */
+@Tag("integration")
 class UdpDriverIoTest {
     private static void assumeNative() {
         assumeTrue(DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)) == null,

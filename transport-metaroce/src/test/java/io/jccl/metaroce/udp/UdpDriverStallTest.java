@@ -5,6 +5,7 @@ import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import org.agrona.concurrent.NanoClock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * descheduled; what arrived meanwhile waits in its sockets, read a batch per round) restarts its timers rather than
  * firing them. The drivers are stepped by the test's thread; durations are lower bounds only.
  */
+@Tag("integration")
 class UdpDriverStallTest {
     private static final long MS = 1_000_000;
     private static final EndpointConfig CONFIG = EndpointConfig.defaults(Loopback.KEY).withRto(5 * MS, 200 * MS);

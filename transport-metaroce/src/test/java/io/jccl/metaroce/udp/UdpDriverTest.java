@@ -3,6 +3,7 @@ package io.jccl.metaroce.udp;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Two endpoints on real loopback UDP sockets, stepped by one thread (the invoker mode), with
  * {@link IoMethod#CHANNEL} I/O; {@link NativeUdpDriverTest} runs the same tests with native I/O.
  */
+@Tag("integration")
 class UdpDriverTest {
     /** @return the I/O method the drivers of these tests use */
     IoMethod io() {

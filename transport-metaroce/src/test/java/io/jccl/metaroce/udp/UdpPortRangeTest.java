@@ -1,5 +1,6 @@
 package io.jccl.metaroce.udp;
 
+import org.junit.jupiter.api.Tag;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Path sockets bound to a port range: inside it, the lowest free ports first, and a clear error when it is full. */
+@Tag("integration")
 class UdpPortRangeTest {
     /** A range of free ports found by binding; not a guarantee, but other tests use ephemeral ports. */
     private static int freeRangeStart(int length) throws Exception {

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.verbs;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Linux (measured with {@code offsetof} from rdma-core 44's header and written down here, so the check needs no
  * header); and, where a C compiler and {@code libibverbs-dev} are installed, against the installed header itself.
  */
+@Tag("integration")
 class IbvLayoutsTest {
     /** Field, offset, size of the fields read, per struct, as rdma-core's header has them on x86_64 and aarch64. */
     private static final Object[][] DEVICE_ATTR = {

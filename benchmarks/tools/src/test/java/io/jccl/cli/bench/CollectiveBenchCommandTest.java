@@ -2,6 +2,7 @@ package io.jccl.cli.bench;
 
 import io.jccl.cli.CliRun;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -11,6 +12,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl bench collective} with real rank JVMs: exact results, the JSON form, clear errors, no orphans. */
+@Tag("integration")
 class CollectiveBenchCommandTest {
     @AfterEach
     void noRankOutlivesTheRun() {

@@ -1,5 +1,6 @@
 package io.jccl.cli.bench;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The JVM options rank JVMs inherit from the JVM that starts them. */
+@Tag("integration")
 class RankProcessesInheritTest {
     @Test
     void anAotCacheIsInheritedButATrainingRunsOutputAndADebuggerAreNot() {

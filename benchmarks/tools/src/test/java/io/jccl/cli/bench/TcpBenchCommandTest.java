@@ -1,6 +1,7 @@
 package io.jccl.cli.bench;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl bench tcp}: a tiny run's JSON and table, and usage errors naming the flag. */
+@Tag("integration")
 class TcpBenchCommandTest {
     @Test
     @SuppressWarnings("unchecked")

@@ -1,6 +1,7 @@
 package io.jccl.cli.bench;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("integration")
 class TransportBenchCommandTest {
     private static CliRun run(String... args) {
         return CliRun.of(args);

@@ -1,6 +1,7 @@
 package io.jccl.cli.perf;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +15,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl perf} with real rank JVMs (-np 2, tiny sizes): format, every collective, JSON, failures, plot, flags. */
+@Tag("integration")
 class PerfCommandTest {
     private static List<String> dataRows(String out) {
         return out.lines().filter(l -> !l.isBlank() && !l.startsWith("#")).toList();

@@ -2,6 +2,7 @@ package io.jccl.cli.perf;
 
 import io.jccl.cli.Main;
 import io.jccl.cli.run.RunCommand;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * not a usage error. It prints one line, the error, and no usage text, and exits with {@link Main#EXIT_CONFIG},
  * not the 2 of a bad flag.
  */
+@Tag("integration")
 class PerfEnvironmentErrorsTest {
     @TempDir
     Path tmp;

@@ -1,6 +1,7 @@
 package io.jccl.cli.soak;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -13,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * impairing relay are exact; a spoiled element, a rank stuck in an operation and ranks that stop making progress
  * fail the run with the right counts; every option error names the option. The op timeouts here only detect hangs.
  */
+@Tag("integration")
 class SoakCommandTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> json(CliRun r) {

@@ -1,6 +1,7 @@
 package io.jccl.cli.tools;
 
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * JDK change; a training that fails, a cache no JVM can map and an interrupted build leave no cache that a later run
  * uses; {@code JCCL_AOT=0} turns it all off. Each run takes milliseconds.
  */
+@Tag("integration")
 class AotCacheScriptTest {
     private static final Path SCRIPT = Path.of("..", "..", "scripts", "aot-cache.sh").toAbsolutePath().normalize();
     /** The fake java: $JDK/mode says what it does; every call is appended to $JDK/calls. */

@@ -1,6 +1,7 @@
 package io.jccl.cli.tools;
 
 import io.jccl.cli.run.RunCommand;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one fails the same way) breaks nothing and prints nothing, not even on a standard output that must carry exactly
  * one JSON object.
  */
+@Tag("integration")
 class AotRankJvmTest {
     @TempDir
     Path tmp;

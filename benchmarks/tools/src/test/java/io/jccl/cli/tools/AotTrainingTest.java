@@ -1,6 +1,7 @@
 package io.jccl.cli.tools;
 
 import io.jccl.cli.run.RunCommand;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * without it, and with the options {@code ./jccl} gives ({@code -Xlog:aot*=off,cds*=off}) says nothing about it.
  * The class path is made of jars, as {@code ./jccl}'s is: a JVM makes no AOT cache with classes from a directory.
  */
+@Tag("integration")
 class AotTrainingTest {
     @TempDir
     Path tmp;

@@ -9,6 +9,7 @@ import io.jccl.metaroce.protocol.EndpointConfig;
 import io.jccl.metaroce.udp.UdpDriver;
 import io.jccl.metaroce.udp.UdpDriverConfig;
 import org.agrona.concurrent.SystemNanoClock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -31,6 +32,7 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl fabric}: a real relay process body between two UDP endpoints, as a proxy, and its usage errors. */
+@Tag("integration")
 class FabricCommandTest {
     private static final byte[] KEY = "0123456789abcdef0123456789abcdef".getBytes();
 

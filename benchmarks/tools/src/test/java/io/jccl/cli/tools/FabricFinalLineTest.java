@@ -2,6 +2,7 @@ package io.jccl.cli.tools;
 
 import io.jccl.cli.Main;
 import io.jccl.cli.run.RunCommand;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code jccl fabric}'s last line, its counters: printed exactly once whether the duration ends the relay or
  * SIGTERM does, and never cut off because the shutdown hook returned while the main thread was still printing it.
  */
+@Tag("integration")
 class FabricFinalLineTest {
     @Test
     void aSecondCallerReturnsOnlyOnceTheFirstCallersLineIsOut() throws Exception {

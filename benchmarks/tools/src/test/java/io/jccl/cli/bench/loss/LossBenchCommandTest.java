@@ -1,6 +1,7 @@
 package io.jccl.cli.bench.loss;
 
 import io.jccl.cli.CliRun;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code jccl bench loss}: a tiny real sweep (two JVMs per run, MetaRoCE through the relay) with its JSON and plot,
  * the skip path, and the options' checks.
  */
+@Tag("integration")
 class LossBenchCommandTest {
     /** Every result object has exactly these fields, in this order ({@code reason} only when not ok). */
     private static final List<String> FIELDS = List.of("transport", "loss", "link", "bytes", "goodputBytesPerSec",

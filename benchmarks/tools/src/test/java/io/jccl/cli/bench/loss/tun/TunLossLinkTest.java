@@ -1,6 +1,7 @@
 package io.jccl.cli.bench.loss.tun;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Real traffic through real links: child JVMs in the two namespaces send UDP datagrams and TCP streams across the
  * relay. Skipped where links cannot be opened (not root, no /dev/net/tun, no ip, no namespaces).
  */
+@Tag("integration")
 @Timeout(60)
 class TunLossLinkTest {
     private static final long STEP_TIMEOUT_MS = 30_000;
