@@ -8,12 +8,10 @@ import io.jccl.metaroce.offload.MetaRoceDataPath;
 import io.jccl.metaroce.offload.OffloadDecision;
 import io.jccl.metaroce.offload.OffloadSelector;
 import io.jccl.metaroce.offload.OffloadSetting;
-import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.path.SenderPath;
 import io.jccl.metaroce.protocol.EndpointConfig;
-import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.udp.ReadinessPoll;
 import io.jccl.metaroce.udp.SocketWaiter;
 import io.jccl.metaroce.udp.UdpDriver;
@@ -25,9 +23,6 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import org.agrona.collections.Int2IntHashMap;
-import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
@@ -36,13 +31,7 @@ import org.slf4j.Logger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import io.jccl.metaroce.protocol.wire.DataFlyweight;
-
 import java.lang.foreign.Arena;
-import java.net.Inet6Address;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -56,7 +45,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
@@ -76,14 +64,13 @@ import java.util.random.RandomGenerator;
  * polling a request, an accept or a connect runs a duty cycle itself, and a driver thread (dedicated, or shared
  * by the JVM's transports) runs them while nobody polls; invoker mode has no driver thread. Callers hand requests
  * over through a bounded lock-free queue; each connection's requests live in fixed slots, so the data path
- * allocates nothing.
+ * allocates nothing. The duty cycle is {@link DriverAgent}'s; {@link ConnectionSetup} opens the channels.
  */
 public final class MetaRoceNetTransport implements NetTransport {
     /** The largest message one request carries. */
     static final long MAX_MESSAGE_BYTES = 1L << 40;
-    private static final Logger LOG = JcclLog.logger(EnumSet.of(Subsystem.NET, Subsystem.PROTO),
+    static final Logger LOG = JcclLog.logger(EnumSet.of(Subsystem.NET, Subsystem.PROTO),
             MetaRoceNetTransport.class);
-    private static final int HELLO_BOXES = 4;
     private static final int COMMAND_QUEUE = 1 << 16;
     /** A thread that never runs: a segment it can access is not confined to any thread. */
     private static final Thread SOME_OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
@@ -98,19 +85,20 @@ public final class MetaRoceNetTransport implements NetTransport {
     private final int instance = INSTANCES.incrementAndGet();
 
     private final TransportContext context;
-    private final MetaRoceOptions options;
+    final MetaRoceOptions options;
     /** The clock of the protocol and of every deadline here: the system's, or a simulation's. */
     private final NanoClock clock;
     private final Arena arena = Arena.ofShared();
     private final byte[] acceptKey = new byte[MetaRoceHandle.KEY_BYTES];
-    private final Side accepting;
-    private final Side initiating;
+    final Side accepting;
+    final Side initiating;
     private final List<Side> sides;
     /** What listeners publish: the accepting endpoint's path sockets, or the relay's fronts for them. */
     private final List<InetSocketAddress> listenerPaths;
-    private final ManyToOneConcurrentArrayQueue<Object> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
-    private final DriverAgent agent = new DriverAgent();
-    private final AtomicBoolean driving = new AtomicBoolean();
+    final ManyToOneConcurrentArrayQueue<Object> commands = new ManyToOneConcurrentArrayQueue<>(COMMAND_QUEUE);
+    private final DriverAgent agent = new DriverAgent(this);
+    /** Held by the thread running the duty cycle: a caller's or the driver thread. */
+    final AtomicBoolean driving = new AtomicBoolean();
     private final AtomicInteger nextListenerId = new AtomicInteger(1);
     private final NetProperties properties;
     private final AgentRunner dedicated;
@@ -120,27 +108,24 @@ public final class MetaRoceNetTransport implements NetTransport {
     /** Closing: the work the last close step did. */
     private int lastCloseWork;
     private volatile boolean closeFinished;
-    /** Work done by every duty cycle so far (driving thread; read by the simulator on the same thread). */
-    private long cycleWork;
     /** When a caller last polled (ran a duty cycle, or found one running): the driver thread stays out of its way. */
     private volatile long lastCallerPollNs = Long.MIN_VALUE / 2;
     /** The thread running the duty cycle, once known (dedicated and shared modes). */
-    private volatile Thread driverThread;
+    volatile Thread driverThread;
     /** One readiness check per duty cycle over both UDP drivers' sockets; null for other data paths. */
-    private final ReadinessPoll readiness;
-    private final UdpDriver acceptUdp;
-    private final UdpDriver initiateUdp;
+    final ReadinessPoll readiness;
+    final UdpDriver acceptUdp;
+    final UdpDriver initiateUdp;
     /** Lets the dedicated driver thread sleep on the sockets; null when it cannot (channel I/O, other modes). */
     private final SocketWaiter waiter;
     /** What carries the connections: software UDP or an offload provider. */
     private final OffloadDecision offloadDecision;
 
+    /** Listeners, connects in flight and HELLOs on accepted connections (driving thread). */
+    final ConnectionSetup connections;
+
     // Driving thread only.
-    private final Int2ObjectHashMap<MetaRoceListener> listeners = new Int2ObjectHashMap<>();
-    private final List<MetaRocePendingConnect> connecting = new ArrayList<>();
-    private final Int2IntHashMap channelsOpened = new Int2IntHashMap(0);
     private final List<Channel> channels = new ArrayList<>();
-    private int acceptedSeen;
     private final org.agrona.collections.IntHashSet lostConnections = new org.agrona.collections.IntHashSet();
 
     /**
@@ -271,6 +256,7 @@ public final class MetaRoceNetTransport implements NetTransport {
             initiateUdp = null;
         }
         sides = List.of(accepting, initiating);
+        connections = new ConnectionSetup(this, context, options, clock, arena, accepting, initiating, channels);
         // Callers' polls drive the protocol at once, so they are told to keep polling (signalsCompletion false):
         // a caller parked until a driver thread completes its request waits for that thread to be scheduled, hop
         // after hop (measured: 4x slower at 1 MiB on 2 vCPUs). The driver thread covers the times nobody polls.
@@ -311,7 +297,7 @@ public final class MetaRoceNetTransport implements NetTransport {
      *         rank's endpoints may have something new to transmit. Read it on the driving thread only.
      */
     public long cycleWork() {
-        return cycleWork;
+        return agent.cycleWork();
     }
 
     /** @return what carries this transport's MetaRoCE connections, and the line that said so; null when simulated */
@@ -329,8 +315,8 @@ public final class MetaRoceNetTransport implements NetTransport {
         StringBuilder out = new StringBuilder();
         for (MetaRoceNetTransport t : LIVE) {
             out.append("rank ").append(t.context.self().rank());
-            t.describe(out, "accepting", t.accepting);
-            t.describe(out, "initiating", t.initiating);
+            TransportDiagnostics.describe(out, "accepting", t.accepting);
+            TransportDiagnostics.describe(out, "initiating", t.initiating);
             out.append('\n');
         }
         return out.toString();
@@ -378,27 +364,9 @@ public final class MetaRoceNetTransport implements NetTransport {
      */
     public List<PathView> paths() {
         List<PathView> out = new ArrayList<>();
-        addPaths(out, "accepting", accepting.endpoint);
-        addPaths(out, "initiating", initiating.endpoint);
+        TransportDiagnostics.addPaths(out, "accepting", accepting.endpoint);
+        TransportDiagnostics.addPaths(out, "initiating", initiating.endpoint);
         return out;
-    }
-
-    private static void addPaths(List<PathView> out, String name, io.jccl.metaroce.protocol.Endpoint endpoint) {
-        try {
-            int n = endpoint.connectionCount();
-            for (int i = 0; i < n; i++) {
-                int id = endpoint.connectionIdAt(i);
-                var c = endpoint.connection(id);
-                if (c == null) {
-                    continue;
-                }
-                for (int p = 0; p < c.paths(); p++) {
-                    out.add(new PathView(name, id, p, c.peer, c.senderPath(p)));
-                }
-            }
-        } catch (RuntimeException e) {
-            // the driver changed the connection table under the read: the next snapshot catches up
-        }
     }
 
     /** Driving thread: a MetaRoCE connection closed under a channel; says so once, with what the endpoint saw. */
@@ -409,7 +377,7 @@ public final class MetaRoceNetTransport implements NetTransport {
                     .append(side == accepting ? "accepting" : "initiating").append(" endpoint closed (");
             var c = side.endpoint.connection(connectionId);
             why.append(c == null ? "unknown" : c.closeCause()).append(");");
-            describe(why, side == accepting ? "accepting" : "initiating", side);
+            TransportDiagnostics.describe(why, side == accepting ? "accepting" : "initiating", side);
             boolean peerClosed = c != null && c.closeCause().startsWith("the peer");
             if (peerClosed) {
                 LOG.info("{}", why);
@@ -417,57 +385,6 @@ public final class MetaRoceNetTransport implements NetTransport {
                 LOG.warn("{}", why);
             }
         }
-    }
-
-    private void describe(StringBuilder out, String name, Side side) {
-        out.append(" | ").append(name).append(": socketsRebound=").append(side.driver.socketsRebound())
-                .append(" datagramsSent=").append(side.driver.datagramsSent())
-                .append(" datagramsReceived=").append(side.driver.datagramsReceived());
-        for (Counter c : Counter.values()) {
-            long v = side.endpoint.counters().get(c);
-            if (v != 0) {
-                out.append(' ').append(c.name()).append('=').append(v);
-            }
-        }
-    }
-
-    /**
-     * The payload per packet of a connection to {@code peer}: {@code JCCL_METAROCE_PAYLOAD_BYTES} when set; else what
-     * fits one IP packet — to an address of this host, loopback's MTU (the kernel carries such traffic on the
-     * loopback device whatever the address), else the bind interface's.
-     */
-    private int payloadTowards(InetAddress peer) {
-        if (options.payloadBytes() != 0) {
-            return options.payloadBytes();
-        }
-        boolean local = peer.isLoopbackAddress();
-        try {
-            local |= NetworkInterface.getByInetAddress(peer) != null;
-        } catch (SocketException e) {
-            // not known here: treat as remote
-        }
-        return payloadForMtu(local ? InetAddress.getLoopbackAddress() : context.bindAddress());
-    }
-
-    /**
-     * The payload that fits one IP packet on an address's interface: MTU less the IP and UDP headers, the MetaRoCE
-     * DATA header, an immediate and the CRC, rounded down to 8 bytes; 1400 where the MTU cannot be read.
-     */
-    static int payloadForMtu(InetAddress address) {
-        int mtu = 1500;
-        try {
-            NetworkInterface nif = NetworkInterface.getByInetAddress(address);
-            if (nif != null && nif.getMTU() > 0) {
-                mtu = nif.getMTU();
-            }
-        } catch (SocketException e) {
-            // keep the Ethernet default
-        }
-        int ipAndUdp = (address instanceof Inet6Address ? 40 : 20) + 8;
-        // The last packet of a WRITE with immediate carries 4 bytes more than its payload: it must fit too.
-        int payload = mtu - ipAndUdp - DataFlyweight.DATA_HEADER_LENGTH - DataFlyweight.IMMEDIATE_LENGTH
-                - Integer.BYTES;
-        return Math.clamp(payload & ~7, 256, 65000);
     }
 
     /**
@@ -498,7 +415,8 @@ public final class MetaRoceNetTransport implements NetTransport {
     }
 
     private EndpointConfig endpointConfig(byte[] key) {
-        int payload = options.payloadBytes() != 0 ? options.payloadBytes() : payloadForMtu(context.bindAddress());
+        int payload = options.payloadBytes() != 0 ? options.payloadBytes()
+                : PacketPayload.forMtu(context.bindAddress());
         return EndpointConfig.defaults(key).withPaths(options.paths()).withPayloadBytes(payload)
                 .withRto(options.rtoFloorNs(), Math.max(options.rtoFloorNs(), 200_000_000L))
                 .withConnectionDeadNs(options.deadNs());
@@ -515,7 +433,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         int id = nextListenerId.getAndIncrement();
         byte[] handle = new MetaRoceHandle(id, context.self().rank(), acceptKey, listenerPaths).encode();
         MetaRoceListener listener = new MetaRoceListener(this, id, handle, signal == null ? ProgressSignal.NONE : signal);
-        submit((Runnable) () -> listeners.put(id, listener));
+        submit((Runnable) () -> connections.addListener(id, listener));
         return listener;
     }
 
@@ -531,7 +449,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         ProgressSignal s = signal == null ? ProgressSignal.NONE : signal;
         MetaRocePendingConnect pending = new MetaRocePendingConnect(this, handle,
                 clock.nanoTime() + context.connectTimeout().toNanos());
-        submit((Runnable) () -> startConnect(pending, s));
+        submit((Runnable) () -> connections.startConnect(pending, s));
         return pending;
     }
 
@@ -596,7 +514,7 @@ public final class MetaRoceNetTransport implements NetTransport {
      * @return whether a caller polled within {@link WaitingIdleStrategy#CALLER_ACTIVE_NS}: it moves the protocol as
      *         datagrams come, and a driver thread cycling beside it would only take the core from it
      */
-    private boolean callerPolling() {
+    boolean callerPolling() {
         return clock.nanoTime() - lastCallerPollNs < WaitingIdleStrategy.CALLER_ACTIVE_NS;
     }
 
@@ -622,201 +540,6 @@ public final class MetaRoceNetTransport implements NetTransport {
             return Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs());
         } finally {
             driving.set(false);
-        }
-    }
-
-    private void startConnect(MetaRocePendingConnect pending, ProgressSignal signal) {
-        if (pending.isCancelled()) {
-            return;
-        }
-        long peer;
-        try {
-            peer = initiating.driver.addPeer(pending.handle.paths());
-        } catch (IllegalArgumentException e) {
-            pending.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "bad metaroce handle: " + e.getMessage()));
-            return;
-        }
-        int connection = initiating.endpoint.connect(clock.nanoTime(), peer, pending.handle.handshakeKey(),
-                payloadTowards(pending.handle.paths().getFirst().getAddress()));
-        int index = channelsOpened.get(connection);
-        channelsOpened.put(connection, index + 1);
-        initiating.peerRanks.put(connection, pending.handle.rank());
-        MetaRoceSendConnection channel = new MetaRoceSendConnection(this, initiating, connection, index,
-                pending.handle.rank(), signal, options.maxInflight(), arena);
-        channels.add(channel);
-        pending.channel = channel;
-        connecting.add(pending);
-    }
-
-    private int advanceConnects() {
-        long nowNs = clock.nanoTime();
-        int work = 0;
-        for (int i = connecting.size() - 1; i >= 0; i--) {
-            MetaRocePendingConnect p = connecting.get(i);
-            MetaRoceSendConnection channel = p.channel;
-            boolean done = true;
-            if (p.isCancelled()) {
-                channels.remove(channel);   // it never said hello: nothing to tell the listener
-            } else if (channel.isClosed()) {
-                p.fail(channel.closedFailure());
-            } else if (initiating.endpoint.isEstablished(channel.connectionId)) {
-                p.complete(channel);
-                channel.signal();
-            } else if (nowNs - p.deadlineNs > 0) {
-                String why = "timed out after " + context.connectTimeout().toMillis() + " ms connecting to "
-                        + p.target() + ": no answer to the MetaRoCE handshake (is the peer's transport running and "
-                        + "its address reachable?)";
-                channel.broken(NetException.Reason.IO_ERROR, why);
-                initiating.endpoint.close(nowNs, channel.connectionId);
-                p.fail(new NetException(NetException.Reason.IO_ERROR, why));
-            } else {
-                done = false;
-            }
-            if (done) {
-                connecting.remove(i);
-                work++;
-            }
-        }
-        return work;
-    }
-
-    /** Posts HELLO receives on every connection a peer opened to the accepting endpoint since the last look. */
-    private int discoverAccepted() {
-        int work = 0;
-        while (acceptedSeen < accepting.endpoint.connectionCount()) {
-            int connection = accepting.endpoint.connectionIdAt(acceptedSeen++);
-            for (int i = 0; i < HELLO_BOXES; i++) {
-                new HelloBox(connection, arena.allocate(ControlMessages.BOX_BYTES, 8)).post();
-            }
-            work++;
-        }
-        return work;
-    }
-
-    /** A receive for one HELLO on an accepted connection, posted again after each. */
-    private final class HelloBox implements io.jccl.metaroce.net.WorkOwner {
-        private final int connection;
-        private final MemorySegment box;
-
-        HelloBox(int connection, MemorySegment box) {
-            this.connection = connection;
-            this.box = box;
-        }
-
-        void post() {
-            if (accepting.postRecv(this, connection, 0, box, 0, ControlMessages.BOX_BYTES) == Verbs.QUEUE_FULL) {
-                LOG.warn("metaroce: cannot post a HELLO receive: the connection's work queue"
-                        + " is full");
-            }
-        }
-
-        @Override
-        public void onWork(io.jccl.metaroce.protocol.WorkKind kind, CompletionStatus status, long bytes) {
-            if (status == CompletionStatus.CONNECTION_CLOSED || status == CompletionStatus.PEER_DONE) {
-                return;
-            }
-            if (status == CompletionStatus.OK && ControlMessages.isHello(box, bytes)) {
-                int listenerId = ControlMessages.helloListener(box);
-                MetaRoceListener listener = listeners.get(listenerId);
-                int peerRank = ControlMessages.helloRank(box);
-                accepting.peerRanks.put(connection, peerRank);
-                MetaRoceRecvConnection channel = new MetaRoceRecvConnection(MetaRoceNetTransport.this, accepting,
-                        connection, ControlMessages.helloChannel(box), peerRank,
-                        listener == null ? ProgressSignal.NONE : listener.signal(), options.maxInflight(), arena);
-                channels.add(channel);
-                channel.open();
-                if (listener == null || listener.isClosed()) {
-                    channel.refuse();
-                } else {
-                    listener.offer(channel);
-                }
-            } else {
-                LOG.warn("metaroce: ignored a malformed HELLO (" + bytes + " bytes, "
-                        + status + ")");
-            }
-            post();
-        }
-    }
-
-    /** The duty cycle: requests and commands in, both endpoints driven, completions out. */
-    private final class DriverAgent implements Agent {
-        private final Consumer<Object> runCommand = this::run;
-
-        @Override
-        public void onStart() {
-            if (options.threading() != MetaRoceOptions.Threading.INVOKER) {
-                driverThread = Thread.currentThread();
-            }
-        }
-
-        /**
-         * A driver thread's turn: skipped while a caller is running a cycle, and while callers poll and have handed
-         * over nothing (one busy thread per rank: the waiting caller's).
-         */
-        @Override
-        public int doWork() {
-            if (closing || callerPolling() && commands.isEmpty() || !driving.compareAndSet(false, true)) {
-                return 0;
-            }
-            try {
-                return cycle();
-            } finally {
-                driving.set(false);
-            }
-        }
-
-
-        int cycle() {
-            int work = cycle0();
-            cycleWork += work;
-            return work;
-        }
-
-        private int cycle0() {
-            int work = commands.drain(runCommand, 1024);
-            if (readiness != null) {
-                if (work > 0) {
-                    // Something was just posted: a message leaves before the round polls and reads, since its peer
-                    // waits for it (an 8 B all-reduce at 2 ranks: 0.8 us a call of about 13, docs/performance.md).
-                    work += transmitUdp();
-                }
-                // Completions are handed on before the round's transmit: a caller polling beside the driver
-                // thread learns that its message came without waiting for the flush of the acknowledgements the
-                // same datagrams asked for (3.5 us per datagram here).
-                readiness.poll();   // one call says which of both endpoints' sockets to read
-                work += acceptUdp.receive(readiness);
-                work += initiateUdp.receive(readiness);
-                work += accepting.pollCompletions() + initiating.pollCompletions();
-                work += transmitUdp();
-            } else {
-                work += accepting.driver.doWork();
-                work += initiating.driver.doWork();
-            }
-            work += accepting.pollCompletions();
-            work += initiating.pollCompletions();
-            work += discoverAccepted();
-            if (!connecting.isEmpty()) {
-                work += advanceConnects();
-            }
-            return work;
-        }
-
-        /** Both UDP drivers' timers, packets and flushes; @return packets transmitted */
-        private int transmitUdp() {
-            return acceptUdp.transmit() + initiateUdp.transmit();
-        }
-
-        private void run(Object command) {
-            if (command instanceof MetaRoceRequest r) {
-                r.channel().onPosted(r);
-            } else {
-                ((Runnable) command).run();
-            }
-        }
-
-        @Override
-        public String roleName() {
-            return "jccl-metaroce-rank" + context.self().rank();
         }
     }
 
@@ -867,8 +590,8 @@ public final class MetaRoceNetTransport implements NetTransport {
         }
         if (options.printCounters()) {
             StringBuilder line = new StringBuilder("metaroce rank ").append(context.self().rank()).append(" counters");
-            describe(line, "accepting", accepting);
-            describe(line, "initiating", initiating);
+            TransportDiagnostics.describe(line, "accepting", accepting);
+            TransportDiagnostics.describe(line, "initiating", initiating);
             System.err.println(line);
         }
         agent.cycle();
@@ -932,7 +655,8 @@ public final class MetaRoceNetTransport implements NetTransport {
                 int id = side.endpoint.connectionIdAt(i);
                 var c = side.endpoint.connection(id);
                 if (c != null && c.state() != io.jccl.metaroce.protocol.conn.Connection.State.CLOSED) {
-                    reportUnfinished(side, id, c);
+                    TransportDiagnostics.reportUnfinished(context.self().rank(), options.closeLingerNs(), side, id,
+                            c);
                 }
             }
         }
@@ -952,9 +676,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         for (Channel channel : channels) {
             channel.broken(NetException.Reason.CLOSED, "the metaroce transport was closed");
         }
-        for (MetaRocePendingConnect p : connecting) {
-            p.fail(new NetException(NetException.Reason.CLOSED, "the metaroce transport was closed"));
-        }
+        connections.failPendingConnects("the metaroce transport was closed");
         for (int i = 0; i < 3; i++) {   // let the CLOSE packets out
             accepting.driver.doWork();
             initiating.driver.doWork();
@@ -970,23 +692,6 @@ public final class MetaRoceNetTransport implements NetTransport {
         arena.close();
         LIVE.remove(this);
         closeFinished = true;
-    }
-
-    /** A connection that did not close gracefully within the linger: says what was not delivered, naming the peer. */
-    private void reportUnfinished(Side side, int connectionId, io.jccl.metaroce.protocol.conn.Connection c) {
-        int peerRank = side.peerRanks.get(connectionId);
-        String peer = peerRank >= 0 ? "rank " + peerRank : "a peer";
-        int messages = c.unacknowledgedMessages();
-        String linger = MetaRoceOptions.CLOSE_LINGER_MS + "=" + options.closeLingerNs() / 1_000_000;
-        if (messages > 0) {
-            LOG.warn("metaroce rank {}: closing without delivering {} message(s) ({} bytes) to {}: not acknowledged "
-                    + "within {} ms ({}); that peer will miss them", context.self().rank(), messages,
-                    c.unacknowledgedBytes(), peer, options.closeLingerNs() / 1_000_000, linger);
-        } else {
-            LOG.info("metaroce rank {}: closing while {} has not confirmed the close within {} ms ({}); everything "
-                    + "this rank sent was delivered", context.self().rank(), peer, options.closeLingerNs() / 1_000_000,
-                    linger);
-        }
     }
 
     /** @return why a MetaRoCE connection closed, for messages ("open" while it is open) */

@@ -10,9 +10,7 @@ import io.jccl.metaroce.protocol.TransmitSink;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -78,128 +76,29 @@ public final class GoBackNEndpoint implements Verbs {
     public static final int DATA_HEADER_BYTES = 40;
     /** Bytes of a control packet (ACK, NAK, ...). */
     public static final int CONTROL_BYTES = 12;
-    private static final int CRC_BYTES = 4;
+    static final int CRC_BYTES = 4;
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final WorkKind[] KINDS = WorkKind.values();
-    private static final CompletionStatus[] STATUSES = CompletionStatus.values();
 
     private final EndpointConfig config;
     private final GoBackNConfig gbn;
     private final long nodeId;
     private final int payloadBytes;
     private final Counters counters = new Counters();
+    /** Checks the CRC of what arrives. */
     private final CRC32C crc = new CRC32C();
-    private final byte[] txBytes;
-    private final UnsafeBuffer tx;
-    private final MemorySegment txSegment;
     private final byte[] rxScratch;
+    private final GoBackNTransmitter transmitter;
+    private final GoBackNCompletions completions = new GoBackNCompletions();
 
-    private MemorySegment[] regions = new MemorySegment[8];
-    private boolean[] regionWritable = new boolean[8];
-    private int regionCount = 1; // key 0 is never handed out
+    private final GoBackNRegions regions = new GoBackNRegions();
 
-    private final Long2ObjectHashMap<Conn> byPeer = new Long2ObjectHashMap<>();
-    private Conn[] conns = new Conn[4];
+    private final Long2ObjectHashMap<GoBackNConnection> byPeer = new Long2ObjectHashMap<>();
+    private GoBackNConnection[] conns = new GoBackNConnection[4];
     private int connCount;
     private long nextWorkId = 1;
     private long outOfOrderDiscarded;
-    /** Pacing: femtoseconds per wire byte (0: unpaced) and when the wire is next free, in femtoseconds. */
-    private final long femtosPerByte;
-    private long wireFreeFs;
     /** Round-robin start among connections with data to send. */
     private int nextConn;
-
-    // Completions, a FIFO ring in primitive arrays.
-    private int[] cConn = new int[64];
-    private long[] cWork = new long[64];
-    private byte[] cKind = new byte[64];
-    private byte[] cStatus = new byte[64];
-    private long[] cBytes = new long[64];
-    private int cHead;
-    private int cCount;
-
-    /** Posted WRITE or SEND. */
-    private static final class Work {
-        long workId;
-        boolean send;
-        int target;
-        long remoteBase;
-        MemorySegment local;
-        long offset;
-        long length;
-        long firstPsn;
-        long packets;
-    }
-
-    /** Posted RECV. */
-    private static final class Recv {
-        final long workId;
-        final MemorySegment memory;
-        final long offset;
-        final long capacity;
-
-        Recv(long workId, MemorySegment memory, long offset, long capacity) {
-            this.workId = workId;
-            this.memory = memory;
-            this.offset = offset;
-            this.capacity = capacity;
-        }
-    }
-
-    /** One connection: a sender half and a receiver half. */
-    private static final class Conn {
-        final int id;
-        final long peer;
-        boolean initiator;
-        boolean established;
-        boolean closed;
-        boolean helloDue;
-        boolean helloAckDue;
-        boolean closeDue;
-        long helloDeadlineNs = Long.MAX_VALUE;
-        /** DCQCN (null: off): the sender's rate, and when its next packet may leave, in femtoseconds. */
-        DcqcnRate rate;
-        long nextSendFs;
-        /** DCQCN receiver: a CNP is due, and when the last one went. */
-        boolean cnpDue;
-        long lastCnpNs = Long.MIN_VALUE;
-        int pendingWork;
-
-        // Sender: works[(head + i) & mask] for i < count, in PSN order.
-        Work[] works = new Work[16];
-        int head;
-        int count;
-        /** Index (from head) of the work holding PSN nxt. */
-        int cursor;
-        long una;
-        long nxt;
-        long end;
-        long highestSent;
-        long rtoDeadlineNs = Long.MAX_VALUE;
-        long rnrUntilNs = Long.MIN_VALUE;
-        boolean rnrWaiting;
-        int dupAcks;
-        boolean wentBack;
-        Counter retransmitReason = Counter.RETRANSMITS_RTO;
-
-        // Receiver.
-        long expected;
-        boolean nakSent;
-        int unacked;
-        long ackDeadlineNs = Long.MAX_VALUE;
-        /** Pending control reply: 0 none, else T_ACK, T_NAK or T_RNR (the strongest wins). */
-        int control;
-        final Int2ObjectHashMap<ArrayDeque<Recv>> recvs = new Int2ObjectHashMap<>();
-
-        Conn(int id, long peer) {
-            this.id = id;
-            this.peer = peer;
-        }
-
-        Work work(int i) {
-            return works[(head + i) & (works.length - 1)];
-        }
-    }
 
     /**
      * @param config the endpoint settings (payload size, ACK coalescing, delayed-ACK and RNR times, work limit)
@@ -215,16 +114,13 @@ public final class GoBackNEndpoint implements Verbs {
             throw new IllegalArgumentException("windowPackets=" + gbn.windowPackets() + " must be at least "
                     + "ackEveryPackets=" + config.ackEveryPackets());
         }
-        femtosPerByte = gbn.lineRateBitsPerSecond() == 0 ? 0 : Math.max(1, Math.round(8e15 / gbn.lineRateBitsPerSecond()));
-        txBytes = new byte[DATA_HEADER_BYTES + payloadBytes + CRC_BYTES];
-        tx = new UnsafeBuffer(txBytes);
-        txSegment = MemorySegment.ofArray(txBytes);
-        rxScratch = new byte[Math.max(65536, txBytes.length)];
+        transmitter = new GoBackNTransmitter(gbn, payloadBytes, counters);
+        rxScratch = new byte[Math.max(65536, transmitter.maxDatagramBytes())];
     }
 
     /** @return the largest datagram this endpoint sends */
     public int maxDatagramBytes() {
-        return txBytes.length;
+        return transmitter.maxDatagramBytes();
     }
 
     /** @return this node's id */
@@ -243,27 +139,17 @@ public final class GoBackNEndpoint implements Verbs {
     @Override
     public int registerRegion(MemorySegment memory, boolean remoteWritable) {
         Objects.requireNonNull(memory, "memory");
-        if (regionCount == regions.length) {
-            regions = Arrays.copyOf(regions, regionCount * 2);
-            regionWritable = Arrays.copyOf(regionWritable, regionCount * 2);
-        }
-        int key = regionCount++;
-        regions[key] = memory;
-        regionWritable[key] = remoteWritable;
-        return key;
+        return regions.register(memory, remoteWritable);
     }
 
     @Override
     public void deregisterRegion(int key) {
-        if (key > 0 && key < regionCount) {
-            regions[key] = null;
-            regionWritable[key] = false;
-        }
+        regions.deregister(key);
     }
 
     @Override
     public int connect(long nowNs, long peer) {
-        Conn c = byPeer.get(peer);
+        GoBackNConnection c = byPeer.get(peer);
         if (c != null) {
             return c.id;
         }
@@ -275,7 +161,7 @@ public final class GoBackNEndpoint implements Verbs {
 
     @Override
     public int connectionTo(long peer) {
-        Conn c = byPeer.get(peer);
+        GoBackNConnection c = byPeer.get(peer);
         return c == null ? -1 : c.id;
     }
 
@@ -301,7 +187,7 @@ public final class GoBackNEndpoint implements Verbs {
 
     private long post(int connectionId, boolean send, int target, long remoteBase, MemorySegment local, long offset,
                       long length) {
-        Conn c = conn(connectionId);
+        GoBackNConnection c = conn(connectionId);
         checkRange(local, offset, length);
         if (c.closed) {
             throw new IllegalStateException("connection " + connectionId + " is closed");
@@ -309,7 +195,7 @@ public final class GoBackNEndpoint implements Verbs {
         if (c.pendingWork >= config.maxPendingWork()) {
             return QUEUE_FULL;
         }
-        Work w = new Work();
+        GoBackNConnection.Work w = new GoBackNConnection.Work();
         w.workId = nextWorkId++;
         w.send = send;
         w.target = target;
@@ -320,23 +206,14 @@ public final class GoBackNEndpoint implements Verbs {
         w.firstPsn = c.end;
         w.packets = Math.max(1, (length + payloadBytes - 1) / payloadBytes);
         c.end += w.packets;
-        if (c.count == c.works.length) {
-            Work[] grown = new Work[c.works.length * 2];
-            for (int i = 0; i < c.count; i++) {
-                grown[i] = c.work(i);
-            }
-            c.works = grown;
-            c.head = 0;
-        }
-        c.works[(c.head + c.count) & (c.works.length - 1)] = w;
-        c.count++;
+        c.append(w);
         c.pendingWork++;
         return w.workId;
     }
 
     @Override
     public long postRecv(int connectionId, int stream, MemorySegment local, long offset, long capacity) {
-        Conn c = conn(connectionId);
+        GoBackNConnection c = conn(connectionId);
         checkRange(local, offset, capacity);
         if (c.closed) {
             throw new IllegalStateException("connection " + connectionId + " is closed");
@@ -344,33 +221,25 @@ public final class GoBackNEndpoint implements Verbs {
         if (c.pendingWork >= config.maxPendingWork()) {
             return QUEUE_FULL;
         }
-        ArrayDeque<Recv> q = c.recvs.get(stream);
+        ArrayDeque<GoBackNConnection.Recv> q = c.recvs.get(stream);
         if (q == null) {
             q = new ArrayDeque<>();
             c.recvs.put(stream, q);
         }
         long id = nextWorkId++;
-        q.add(new Recv(id, local, offset, capacity));
+        q.add(new GoBackNConnection.Recv(id, local, offset, capacity));
         c.pendingWork++;
         return id;
     }
 
     @Override
     public int pollCompletions(CompletionHandler handler) {
-        int n = 0;
-        while (cCount > 0) {
-            int i = cHead;
-            cHead = (cHead + 1) & (cConn.length - 1);
-            cCount--;
-            n++;
-            handler.onCompletion(cConn[i], cWork[i], KINDS[cKind[i]], STATUSES[cStatus[i]], cBytes[i]);
-        }
-        return n;
+        return completions.poll(handler);
     }
 
     @Override
     public void close(long nowNs, int connectionId) {
-        Conn c = conn(connectionId);
+        GoBackNConnection c = conn(connectionId);
         if (c.closed) {
             return;
         }
@@ -383,7 +252,7 @@ public final class GoBackNEndpoint implements Verbs {
         return counters;
     }
 
-    private Conn conn(int id) {
+    private GoBackNConnection conn(int id) {
         if (id < 0 || id >= connCount) {
             throw new IllegalArgumentException("no connection " + id);
         }
@@ -398,11 +267,11 @@ public final class GoBackNEndpoint implements Verbs {
         }
     }
 
-    private Conn newConn(long peer) {
+    private GoBackNConnection newConn(long peer) {
         if (connCount == conns.length) {
             conns = Arrays.copyOf(conns, connCount * 2);
         }
-        Conn c = new Conn(connCount, peer);
+        GoBackNConnection c = new GoBackNConnection(connCount, peer);
         if (gbn.dcqcn() != null) {
             c.rate = new DcqcnRate(gbn.dcqcn(), gbn.lineRateBitsPerSecond());
         }
@@ -411,10 +280,10 @@ public final class GoBackNEndpoint implements Verbs {
         return c;
     }
 
-    private void shutDown(Conn c) {
+    private void shutDown(GoBackNConnection c) {
         c.closed = true;
         for (int i = 0; i < c.count; i++) {
-            Work w = c.work(i);
+            GoBackNConnection.Work w = c.work(i);
             complete(c, w.workId, w.send ? WorkKind.SEND : WorkKind.WRITE, CompletionStatus.CONNECTION_CLOSED, 0);
         }
         c.count = 0;
@@ -425,7 +294,7 @@ public final class GoBackNEndpoint implements Verbs {
         c.rnrWaiting = false;
         c.control = 0;
         c.recvs.forEach((stream, q) -> {
-            for (Recv r : q) {
+            for (GoBackNConnection.Recv r : q) {
                 complete(c, r.workId, WorkKind.RECV, CompletionStatus.CONNECTION_CLOSED, 0);
             }
             q.clear();
@@ -434,36 +303,8 @@ public final class GoBackNEndpoint implements Verbs {
         counters.increment(Counter.CONNECTIONS_CLOSED);
     }
 
-    private void complete(Conn c, long workId, WorkKind kind, CompletionStatus status, long bytes) {
-        if (cCount == cConn.length) {
-            int n = cConn.length * 2;
-            int[] conn = new int[n];
-            long[] work = new long[n];
-            byte[] kinds = new byte[n];
-            byte[] st = new byte[n];
-            long[] b = new long[n];
-            for (int i = 0; i < cCount; i++) {
-                int j = (cHead + i) & (cConn.length - 1);
-                conn[i] = cConn[j];
-                work[i] = cWork[j];
-                kinds[i] = cKind[j];
-                st[i] = cStatus[j];
-                b[i] = cBytes[j];
-            }
-            cConn = conn;
-            cWork = work;
-            cKind = kinds;
-            cStatus = st;
-            cBytes = b;
-            cHead = 0;
-        }
-        int j = (cHead + cCount) & (cConn.length - 1);
-        cConn[j] = c.id;
-        cWork[j] = workId;
-        cKind[j] = (byte) kind.ordinal();
-        cStatus[j] = (byte) status.ordinal();
-        cBytes[j] = bytes;
-        cCount++;
+    private void complete(GoBackNConnection c, long workId, WorkKind kind, CompletionStatus status, long bytes) {
+        completions.add(c.id, workId, kind, status, bytes);
         counters.increment(Counter.COMPLETIONS);
     }
 
@@ -517,7 +358,7 @@ public final class GoBackNEndpoint implements Verbs {
         }
         int type = buffer.getByte(offset + 2);
         int psn = buffer.getInt(offset + 4, LE);
-        Conn c = byPeer.get(source);
+        GoBackNConnection c = byPeer.get(source);
         switch (type) {
             case T_DATA -> {
                 if (c == null || !c.established || c.closed) {
@@ -596,7 +437,7 @@ public final class GoBackNEndpoint implements Verbs {
         }
     }
 
-    private void establish(Conn c) {
+    private void establish(GoBackNConnection c) {
         if (!c.established) {
             c.established = true;
             c.helloDeadlineNs = Long.MAX_VALUE;
@@ -604,8 +445,8 @@ public final class GoBackNEndpoint implements Verbs {
         }
     }
 
-    private void onData(Conn c, long nowNs, DirectBuffer buffer, int offset, int length, byte[] array, int base,
-                        int psn) {
+    private void onData(GoBackNConnection c, long nowNs, DirectBuffer buffer, int offset, int length, byte[] array,
+                        int base, int psn) {
         if (length < DATA_HEADER_BYTES + CRC_BYTES) {
             drop(DropReason.TRUNCATED);
             return;
@@ -618,14 +459,14 @@ public final class GoBackNEndpoint implements Verbs {
         int diff = psn - (int) c.expected;
         if (diff < 0) {
             counters.increment(Counter.DUPLICATE_PACKETS_RECEIVED);
-            reply(c, T_ACK);
+            c.reply(T_ACK);
             return;
         }
         if (diff > 0) {
             outOfOrderDiscarded++;
             if (!c.nakSent) {
                 c.nakSent = true;
-                reply(c, T_NAK);
+                c.reply(T_NAK);
             }
             return;
         }
@@ -640,15 +481,15 @@ public final class GoBackNEndpoint implements Verbs {
         }
         int src = base + DATA_HEADER_BYTES;
         if ((flags & F_SEND) != 0) {
-            ArrayDeque<Recv> q = c.recvs.get(target);
-            Recv r = q == null ? null : q.peek();
+            ArrayDeque<GoBackNConnection.Recv> q = c.recvs.get(target);
+            GoBackNConnection.Recv r = q == null ? null : q.peek();
             if (r == null) {
                 if ((flags & F_FIRST) == 0) {
                     drop(DropReason.UNEXPECTED);
                     return;
                 }
                 counters.increment(Counter.RNR_SENT);
-                reply(c, T_RNR);
+                c.reply(T_RNR);
                 return;
             }
             long fits = Math.min(payload, Math.max(0, r.capacity - messageOffset));
@@ -664,7 +505,7 @@ public final class GoBackNEndpoint implements Verbs {
                         Math.min(messageLength, r.capacity));
             }
         } else {
-            MemorySegment region = target > 0 && target < regionCount && regionWritable[target] ? regions[target] : null;
+            MemorySegment region = regions.remotelyWritable(target);
             if (region == null) {
                 drop(DropReason.BAD_REGION_KEY);
                 return;
@@ -683,28 +524,13 @@ public final class GoBackNEndpoint implements Verbs {
         c.expected++;
         c.nakSent = false;
         if ((flags & F_LAST) != 0 || ++c.unacked >= config.ackEveryPackets()) {
-            reply(c, T_ACK);
+            c.reply(T_ACK);
         } else if (c.ackDeadlineNs == Long.MAX_VALUE) {
             c.ackDeadlineNs = nowNs + config.delayedAckNs();
         }
     }
 
-    /** Queues a control reply; RNR beats NAK beats ACK (each also acknowledges everything before expected). */
-    private static void reply(Conn c, int type) {
-        if (c.control == 0 || rank(type) > rank(c.control)) {
-            c.control = type;
-        }
-    }
-
-    private static int rank(int type) {
-        return switch (type) {
-            case T_RNR -> 3;
-            case T_NAK -> 2;
-            default -> 1;
-        };
-    }
-
-    private void onAck(Conn c, long nowNs, int type, int psn) {
+    private void onAck(GoBackNConnection c, long nowNs, int type, int psn) {
         long ack = c.una + (psn - (int) c.una);
         if (ack < c.una || ack > c.end) {
             return; // stale or nonsense
@@ -715,7 +541,7 @@ public final class GoBackNEndpoint implements Verbs {
             c.dupAcks = 0;
             c.wentBack = false;
             while (c.count > 0) {
-                Work w = c.work(0);
+                GoBackNConnection.Work w = c.work(0);
                 if (w.firstPsn + w.packets > c.una) {
                     break;
                 }
@@ -728,26 +554,26 @@ public final class GoBackNEndpoint implements Verbs {
             }
             if (c.nxt < c.una) {
                 c.nxt = c.una;
-                seek(c);
+                c.seek();
             }
             c.rtoDeadlineNs = c.una < c.highestSent ? nowNs + gbn.rtoNs() : Long.MAX_VALUE;
         }
         switch (type) {
             case T_ACK -> {
                 if (!progress && c.una < c.highestSent && ++c.dupAcks == gbn.dupAckThreshold()) {
-                    goBack(c, nowNs, Counter.RETRANSMITS_SACK);
+                    c.goBack(nowNs, Counter.RETRANSMITS_SACK, gbn.rtoNs());
                 }
             }
             case T_NAK -> {
                 if (!c.wentBack) {
-                    goBack(c, nowNs, Counter.RETRANSMITS_SACK);
+                    c.goBack(nowNs, Counter.RETRANSMITS_SACK, gbn.rtoNs());
                 }
             }
             case T_RNR -> {
                 counters.increment(Counter.RNR_RECEIVED);
                 c.rnrUntilNs = nowNs + config.rnrRetryNs();
                 c.rnrWaiting = true;
-                goBack(c, nowNs, Counter.RETRANSMITS_SACK);
+                c.goBack(nowNs, Counter.RETRANSMITS_SACK, gbn.rtoNs());
                 c.rtoDeadlineNs = Long.MAX_VALUE;
             }
             default -> {
@@ -755,31 +581,10 @@ public final class GoBackNEndpoint implements Verbs {
         }
     }
 
-    private void goBack(Conn c, long nowNs, Counter reason) {
-        c.nxt = c.una;
-        c.wentBack = true;
-        c.retransmitReason = reason;
-        seek(c);
-        c.rtoDeadlineNs = nowNs + gbn.rtoNs();
-    }
-
-    /** Points the cursor at the work holding PSN nxt. */
-    private static void seek(Conn c) {
-        int i = 0;
-        while (i < c.count) {
-            Work w = c.work(i);
-            if (c.nxt < w.firstPsn + w.packets) {
-                break;
-            }
-            i++;
-        }
-        c.cursor = i;
-    }
-
     @Override
     public void onTimeout(long nowNs) {
         for (int i = 0; i < connCount; i++) {
-            Conn c = conns[i];
+            GoBackNConnection c = conns[i];
             if (c.closed) {
                 continue;
             }
@@ -788,7 +593,7 @@ public final class GoBackNEndpoint implements Verbs {
                 c.helloDeadlineNs = Long.MAX_VALUE;
             }
             if (c.ackDeadlineNs <= nowNs) {
-                reply(c, T_ACK);
+                c.reply(T_ACK);
             }
             if (c.rnrWaiting && c.rnrUntilNs <= nowNs) {
                 c.rnrWaiting = false;
@@ -799,7 +604,7 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.rtoDeadlineNs <= nowNs) {
                 if (c.una < c.highestSent) {
                     counters.increment(Counter.RTO_FIRINGS);
-                    goBack(c, nowNs, Counter.RETRANSMITS_RTO);
+                    c.goBack(nowNs, Counter.RETRANSMITS_RTO, gbn.rtoNs());
                 } else {
                     c.rtoDeadlineNs = Long.MAX_VALUE;
                 }
@@ -811,7 +616,7 @@ public final class GoBackNEndpoint implements Verbs {
     public long nextTimeoutNs() {
         long next = Long.MAX_VALUE;
         for (int i = 0; i < connCount; i++) {
-            Conn c = conns[i];
+            GoBackNConnection c = conns[i];
             if (c.closed) {
                 continue;
             }
@@ -825,8 +630,9 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.rate != null) {
                 next = Math.min(next, c.rate.nextTimerNs());
             }
-            if (femtosPerByte != 0 && windowOpen(c)) {
+            if (transmitter.paced() && c.windowOpen(gbn.windowPackets())) {
                 // The wire (or the connection's own rate) frees up: wake when the next packet may go.
+                long wireFreeFs = transmitter.wireFreeFs();
                 long freeFs = c.rate != null && c.rate.limited() ? Math.max(wireFreeFs, c.nextSendFs) : wireFreeFs;
                 next = Math.min(next, Math.max(0, (freeFs + 999_999) / 1_000_000L - gbn.burstNs()));
             }
@@ -838,10 +644,10 @@ public final class GoBackNEndpoint implements Verbs {
     public int pollTransmit(long nowNs, TransmitSink sink) {
         int sent = 0;
         for (int i = 0; i < connCount; i++) {
-            Conn c = conns[i];
+            GoBackNConnection c = conns[i];
             if (c.closeDue) {
                 c.closeDue = false;
-                sent += control(sink, c, T_CLOSE, 0);
+                sent += transmitter.control(sink, c, T_CLOSE, 0);
             }
             if (c.closed) {
                 continue;
@@ -849,30 +655,30 @@ public final class GoBackNEndpoint implements Verbs {
             if (c.helloDue) {
                 c.helloDue = false;
                 c.helloDeadlineNs = nowNs + gbn.rtoNs();
-                sent += control(sink, c, T_HELLO, 0);
+                sent += transmitter.control(sink, c, T_HELLO, 0);
             }
             if (c.helloAckDue) {
                 c.helloAckDue = false;
-                sent += control(sink, c, T_HELLO_ACK, 0);
+                sent += transmitter.control(sink, c, T_HELLO_ACK, 0);
             }
             if (c.cnpDue) {
                 c.cnpDue = false;
-                sent += control(sink, c, T_CNP, 0);
+                sent += transmitter.control(sink, c, T_CNP, 0);
             }
             if (c.control != 0) {
                 int type = c.control;
                 c.control = 0;
                 c.unacked = 0;
                 c.ackDeadlineNs = Long.MAX_VALUE;
-                sent += control(sink, c, type, (int) c.expected);
+                sent += transmitter.control(sink, c, type, (int) c.expected);
             }
         }
         // Data: round-robin over connections, one packet at a time, as long as the (paced) wire allows.
         int idle = 0;
-        for (int k = nextConn; idle < connCount && wireAllows(nowNs); k = (k + 1) % connCount) {
-            Conn c = conns[k];
+        for (int k = nextConn; idle < connCount && transmitter.wireAllows(nowNs); k = (k + 1) % connCount) {
+            GoBackNConnection c = conns[k];
             if (canSend(c, nowNs)) {
-                sendData(sink, c, nowNs);
+                transmitter.sendData(sink, c, nowNs);
                 sent++;
                 idle = 0;
                 nextConn = (k + 1) % connCount;
@@ -883,82 +689,8 @@ public final class GoBackNEndpoint implements Verbs {
         return sent;
     }
 
-    /** @return whether the connection has data its window lets go (pacing aside) */
-    private boolean windowOpen(Conn c) {
-        return c.established && !c.closed && !c.rnrWaiting && c.nxt < Math.min(c.end, c.una + gbn.windowPackets());
-    }
-
-    private boolean canSend(Conn c, long nowNs) {
-        return windowOpen(c) && (c.rate == null || !c.rate.limited()
+    private boolean canSend(GoBackNConnection c, long nowNs) {
+        return c.windowOpen(gbn.windowPackets()) && (c.rate == null || !c.rate.limited()
                 || c.nextSendFs <= (nowNs + gbn.burstNs()) * 1_000_000L);
-    }
-
-    private boolean wireAllows(long nowNs) {
-        return femtosPerByte == 0 || wireFreeFs <= (nowNs + gbn.burstNs()) * 1_000_000L;
-    }
-
-    private int control(TransmitSink sink, Conn c, int type, int psn) {
-        tx.putShort(0, (short) MAGIC, LE);
-        tx.putByte(2, (byte) type);
-        tx.putByte(3, (byte) 0);
-        tx.putInt(4, psn, LE);
-        crc.reset();
-        crc.update(txBytes, 0, 8);
-        tx.putInt(8, (int) crc.getValue(), LE);
-        counters.increment(type == T_ACK ? Counter.ACK_PACKETS_SENT : Counter.CONTROL_PACKETS_SENT);
-        sink.transmit(c.peer, 0, tx, 0, CONTROL_BYTES);
-        return 1;
-    }
-
-    private void sendData(TransmitSink sink, Conn c, long nowNs) {
-        Work w = c.work(c.cursor);
-        long index = c.nxt - w.firstPsn;
-        long messageOffset = index * payloadBytes;
-        int payload = (int) Math.min(payloadBytes, w.length - messageOffset);
-        int flags = (w.send ? F_SEND : 0) | (index == 0 ? F_FIRST : 0) | (index == w.packets - 1 ? F_LAST : 0);
-        tx.putShort(0, (short) MAGIC, LE);
-        tx.putByte(2, (byte) T_DATA);
-        tx.putByte(3, (byte) flags);
-        tx.putInt(4, (int) c.nxt, LE);
-        tx.putInt(8, w.target, LE);
-        tx.putInt(12, payload, LE);
-        tx.putLong(16, messageOffset, LE);
-        tx.putLong(24, w.length, LE);
-        tx.putLong(32, w.remoteBase, LE);
-        if (payload > 0) {
-            MemorySegment.copy(w.local, w.offset + messageOffset, txSegment, DATA_HEADER_BYTES, payload);
-        }
-        int len = DATA_HEADER_BYTES + payload;
-        crc.reset();
-        crc.update(txBytes, 0, len);
-        tx.putInt(len, (int) crc.getValue(), LE);
-        counters.increment(Counter.DATA_PACKETS_SENT);
-        counters.add(Counter.PAYLOAD_BYTES_SENT, payload);
-        if (c.nxt < c.highestSent) {
-            counters.increment(c.retransmitReason);
-        } else {
-            c.highestSent = c.nxt + 1;
-        }
-        if (c.rtoDeadlineNs == Long.MAX_VALUE) {
-            c.rtoDeadlineNs = nowNs + gbn.rtoNs();
-        }
-        c.nxt++;
-        if (index == w.packets - 1) {
-            c.cursor++;
-        }
-        long wireBytes = len + CRC_BYTES + (long) gbn.wireOverheadBytes();
-        if (femtosPerByte != 0) {
-            wireFreeFs = Math.max(wireFreeFs, nowNs * 1_000_000L) + wireBytes * femtosPerByte;
-        }
-        if (c.rate != null) {
-            if (c.rate.limited()) {
-                c.nextSendFs = Math.max(c.nextSendFs, nowNs * 1_000_000L)
-                        + Math.round(wireBytes * 8e15 / c.rate.rateBitsPerSecond());
-                c.rate.onSent(wireBytes);
-            } else {
-                c.nextSendFs = nowNs * 1_000_000L;
-            }
-        }
-        sink.transmit(c.peer, 0, tx, 0, len + CRC_BYTES);
     }
 }
