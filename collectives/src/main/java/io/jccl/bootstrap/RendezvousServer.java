@@ -131,14 +131,7 @@ public final class RendezvousServer implements AutoCloseable {
         if (bind == null || bind.getAddress() == null) {
             throw new JcclException(ErrorCode.INVALID_ARGUMENT, "bind address " + bind + " is null or unresolved");
         }
-        if (secret == null || secret.length != RendezvousProtocol.SECRET_BYTES) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous secret must be "
-                    + RendezvousProtocol.SECRET_BYTES + " bytes, got " + (secret == null ? "null" : secret.length));
-        }
-        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "handshake timeout " + handshakeTimeout
-                    + " must be positive");
-        }
+        checkSecretAndTimeout(secret, handshakeTimeout);
         ServerSocket listener;
         try {
             listener = new ServerSocket();
@@ -158,6 +151,18 @@ public final class RendezvousServer implements AutoCloseable {
         return server;
     }
 
+    /** @throws JcclException INVALID_ARGUMENT for a secret that is not 32 bytes or a timeout that is not positive */
+    private static void checkSecretAndTimeout(byte[] secret, Duration handshakeTimeout) {
+        if (secret == null || secret.length != RendezvousProtocol.SECRET_BYTES) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous secret must be "
+                    + RendezvousProtocol.SECRET_BYTES + " bytes, got " + (secret == null ? "null" : secret.length));
+        }
+        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "handshake timeout " + handshakeTimeout
+                    + " must be positive");
+        }
+    }
+
     /**
      * Starts a rendezvous on a socket that is already bound and listening (connections that arrived before this
      * call wait in its backlog and are served). The server owns the socket from now on and closes it when it ends.
@@ -173,14 +178,7 @@ public final class RendezvousServer implements AutoCloseable {
             throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous socket " + listener
                     + " must be bound and open");
         }
-        if (secret == null || secret.length != RendezvousProtocol.SECRET_BYTES) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "the rendezvous secret must be "
-                    + RendezvousProtocol.SECRET_BYTES + " bytes, got " + (secret == null ? "null" : secret.length));
-        }
-        if (handshakeTimeout == null || handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "handshake timeout " + handshakeTimeout
-                    + " must be positive");
-        }
+        checkSecretAndTimeout(secret, handshakeTimeout);
         RendezvousServer server = new RendezvousServer(listener, listener.getInetAddress(), secret, handshakeTimeout);
         server.acceptor.start();
         LOG.debug("rendezvous listening on {} (a socket bound earlier)", server.where);

@@ -6,6 +6,7 @@ import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 import org.junit.jupiter.api.AfterAll;
@@ -168,7 +169,7 @@ class BufferFormsTest {
         }
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            fs.add(issue(comms.get(r), kind, check, type, count, root, send[r], recv[r]));
+            fs.add(CollectiveCalls.issue(comms.get(r), check, buffer(send[r]), buffer(recv[r])));
         }
         CommAssertions.awaitAll(fs);
         for (int r = 0; r < N; r++) {
@@ -197,30 +198,6 @@ class BufferFormsTest {
             case double[] a -> Buffer.of(a);
             case ByteBuffer bb -> Buffer.of(bb);
             default -> throw new IllegalArgumentException(o.getClass().toString());
-        };
-    }
-
-    private static CollectiveFuture issue(Communicator c, OpKind kind, CollectiveCheck check, DataType type,
-                                          long count, int root, Object sendObject, Object recvObject) {
-        int r = c.rank();
-        Buffer send = buffer(sendObject);
-        Buffer recv = buffer(recvObject);
-        return switch (kind) {
-            case ALL_REDUCE -> c.allReduce(send, recv, count, type, check.opFor(r));
-            case BROADCAST -> c.broadcast(send, recv, count, type, root);
-            case REDUCE -> c.reduce(send, recv, count, type, check.opFor(r), root);
-            case ALL_GATHER -> c.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> c.reduceScatter(send, recv, count, type, check.opFor(r));
-            case ALL_TO_ALL -> c.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> c.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv, check.recvCounts(r),
-                    check.recvDispls(r), type);
-            case GATHER -> c.gather(send, recv, count, type, root);
-            case SCATTER -> c.scatter(send, recv, count, type, root);
-            case P2P -> c.group(g -> {
-                g.send(send, count, type, (r + 1) % N);
-                g.recv(recv, count, type, (r - 1 + N) % N);
-            });
-            default -> throw new IllegalArgumentException(kind.toString());
         };
     }
 

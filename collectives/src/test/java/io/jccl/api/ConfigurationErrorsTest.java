@@ -1,26 +1,16 @@
 package io.jccl.api;
 
 import io.jccl.CommConfig;
-import io.jccl.Communicator;
-import io.jccl.ErrorCode;
-import io.jccl.JcclException;
-import io.jccl.UniqueId;
 import io.jccl.core.CommFactory;
-import io.jccl.env.EnvCommunicator;
-import org.junit.jupiter.api.function.ThrowingSupplier;
+import io.jccl.testing.InvalidSettings;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import static io.jccl.testing.InvalidSettings.assertInvalid;
 
 /**
  * Every bad setting, whichever transport reads it (tcp, shm, aeron-ipc, aeron-udp) or {@code CommConfig} itself, fails as one
@@ -30,10 +20,6 @@ import static org.assertj.core.api.Assertions.fail;
  * (here every rank is in this JVM), so a bad value fails alike everywhere.
  */
 class ConfigurationErrorsTest {
-    /** A rendezvous nobody serves: the setting must be refused before anything connects. */
-    private static final UniqueId NOWHERE = UniqueId.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
-            new byte[32]);
-
     static Stream<Arguments> badSettings() {
         return Stream.of(
                 Arguments.of("JCCL_SOCKET_NSOCKS", "17", "JCCL_SOCKET_NSOCKS='17' is invalid: it must be a whole number"
@@ -92,36 +78,7 @@ class ConfigurationErrorsTest {
     @ParameterizedTest(name = "{0}={1}")
     @MethodSource("badSettings")
     void aBadSettingIsOneInvalidArgumentThroughEveryEntryPoint(String key, String value, String expected) {
-        Map<String, String> env = Map.of(key, value);
-        assertInvalid("Communicator.local", expected + " (from the environment)",
-                () -> CommFactory.local(2, CommConfig.DEFAULT, env));
-        assertInvalid("Communicator.init", expected + " (from the environment)",
-                () -> List.of(CommFactory.init(NOWHERE, 0, 1, CommConfig.DEFAULT, env)));
-        Map<String, String> launched = new HashMap<>(env);
-        launched.put("JCCL_RANK", "0");
-        launched.put("JCCL_SIZE", "1");
-        assertInvalid("Communicator.fromEnvironment", expected + " (from the environment)",
-                () -> List.of(EnvCommunicator.create(launched, CommConfig.DEFAULT)));
-        assertInvalid("CommConfig.Builder.option", expected + " (set in CommConfig)", () -> {
-            CommConfig.builder().option(key, value);
-            return List.of();
-        });
-    }
-
-    /** The call must throw exactly one JcclException INVALID_ARGUMENT whose message is {@code expected}. */
-    private static void assertInvalid(String entryPoint, String expected, ThrowingSupplier<List<Communicator>> call) {
-        List<Communicator> created;
-        try {
-            created = call.get();
-        } catch (JcclException e) {
-            assertThat(e.code()).as("%s: %s", entryPoint, e.getMessage()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-            assertThat(e.detail()).as(entryPoint).endsWith(expected);
-            return;
-        } catch (Throwable t) {
-            throw new AssertionError(entryPoint + " threw " + t + " instead of INVALID_ARGUMENT", t);
-        }
-        created.forEach(Communicator::close);
-        fail(entryPoint + " accepted the setting: expected INVALID_ARGUMENT " + expected);
+        InvalidSettings.assertInvalidThroughEveryEntryPoint(key, value, expected);
     }
 
     @org.junit.jupiter.api.Test

@@ -4,6 +4,8 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -51,29 +53,22 @@ class RendezvousRefusalTest {
         }
     }
 
-    @Test
-    void aDuplicateRankIsRefusedNamingWhereTheFirstCameFrom() throws Exception {
+    /**
+     * A second rank whose join conflicts with the first's, with a part of the message it is refused with: a
+     * duplicate rank names where the first came from, a size that differs names the first rank's.
+     */
+    @ParameterizedTest(name = "rank {0} of {1}")
+    @CsvSource(delimiter = '|', value = {
+        "0 | 2 | rank 0 already joined from /127.0.0.1:",
+        "1 | 3 | size 3 differs from size 2 that rank 0 (from /127.0.0.1:"})
+    void aJoinThatConflictsWithTheFirstRanksIsRefused(int rank, int size, String messagePart) throws Exception {
         try (TestRendezvous rv = TestRendezvous.start()) {
             TcpBootstrap first = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
 
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, 0, 2, TIMEOUT))
+            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, rank, size, TIMEOUT))
                     .isInstanceOfSatisfying(JcclException.class, e -> {
                         assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                        assertThat(e.getMessage()).contains("rank 0 already joined from /127.0.0.1:");
-                    });
-            completeTwoRanks(rv, first);
-        }
-    }
-
-    @Test
-    void aSizeThatDiffersFromTheFirstRanksIsRefused() throws Exception {
-        try (TestRendezvous rv = TestRendezvous.start()) {
-            TcpBootstrap first = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
-
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, 1, 3, TIMEOUT))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                        assertThat(e.getMessage()).contains("size 3 differs from size 2 that rank 0 (from /127.0.0.1:");
+                        assertThat(e.getMessage()).contains(messagePart);
                     });
             completeTwoRanks(rv, first);
         }
@@ -175,12 +170,7 @@ class RendezvousRefusalTest {
     @Test
     void anOversizedFrameFromAMemberFailsTheRendezvousWithoutAllocatingIt() throws Exception {
         try (TestRendezvous rv = TestRendezvous.start()) {
-            TcpBootstrap joined = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
-            CompletableFuture<byte[][]> rank0 = Ranks.async("rank-0", () -> {
-                try (joined) {
-                    return joined.allGather(new byte[] {1});
-                }
-            });
+            CompletableFuture<byte[][]> rank0 = rank0OfTwoGathering(rv);
             try (RawClient raw = RawClient.connect(rv.server.address())) {
                 raw.join(rv.secret, 1, 2);
                 OutputStream out = raw.rawOutput();
@@ -200,12 +190,7 @@ class RendezvousRefusalTest {
     @Test
     void aContributionForTheWrongRoundFailsTheRendezvous() throws Exception {
         try (TestRendezvous rv = TestRendezvous.start()) {
-            TcpBootstrap joined = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
-            CompletableFuture<byte[][]> rank0 = Ranks.async("rank-0", () -> {
-                try (joined) {
-                    return joined.allGather(new byte[] {1});
-                }
-            });
+            CompletableFuture<byte[][]> rank0 = rank0OfTwoGathering(rv);
             try (RawClient raw = RawClient.connect(rv.server.address())) {
                 raw.join(rv.secret, 1, 2);
                 raw.contribute(7, new byte[] {2});
@@ -234,6 +219,16 @@ class RendezvousRefusalTest {
     }
 
     /** Joins rank 1 of 2 and runs one round with {@code rank0}; both must succeed and the server end. */
+    /** Joins rank 0 of 2 and starts its all-gather of one byte, which waits for rank 1 (played by the test). */
+    private static CompletableFuture<byte[][]> rank0OfTwoGathering(TestRendezvous rv) {
+        TcpBootstrap joined = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
+        return Ranks.async("rank-0", () -> {
+            try (joined) {
+                return joined.allGather(new byte[] {1});
+            }
+        });
+    }
+
     private static void completeTwoRanks(TestRendezvous rv, TcpBootstrap rank0) throws Exception {
         CompletableFuture<byte[][]> other = Ranks.async("rank-1", () -> {
             try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, 1, 2, TIMEOUT)) {

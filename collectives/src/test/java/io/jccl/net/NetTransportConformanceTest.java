@@ -1036,19 +1036,31 @@ public abstract class NetTransportConformanceTest {
         } catch (NetException e) {
             return e;
         }
+        return awaitConnectFailure(pending, () -> fail("connecting with a malformed handle succeeded"),
+                "a connection attempt with a malformed handle to fail");
+    }
+
+    /**
+     * Polls a connection attempt until it fails.
+     *
+     * @param onConnected runs (and should throw) when the attempt connects instead; the connection is tracked
+     * @param what        what is awaited, for the message when it does not happen in time
+     * @return the failure
+     */
+    protected final NetException awaitConnectFailure(PendingConnect pending, Runnable onConnected, String what) {
         NetException[] failure = new NetException[1];
         pollUntil(() -> {
             try {
                 SendConnection connection = pending.poll();
                 if (connection != null) {
                     track(connection);
-                    fail("connecting with a malformed handle succeeded");
+                    onConnected.run();
                 }
             } catch (NetException e) {
                 failure[0] = e;
             }
             return failure[0] != null;
-        }, "a connection attempt with a malformed handle to fail");
+        }, what);
         return failure[0];
     }
 

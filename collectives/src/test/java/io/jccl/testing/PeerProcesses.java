@@ -1,7 +1,11 @@
 package io.jccl.testing;
 
 import io.jccl.net.Listener;
+import io.jccl.net.NetTransport;
+import io.jccl.net.PendingConnect;
+import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
+import io.jccl.net.SendConnection;
 import io.jccl.testing.JvmProcesses.Jvm;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -64,6 +68,30 @@ public final class PeerProcesses {
             recv = listener.accept();
         }
         return track(recv);
+    }
+
+    /**
+     * Connects to a listener (a peer's, say), polling the connect every millisecond.
+     *
+     * @param handle    the listener's handle
+     * @param timeoutNs how long the connect may take
+     * @return the connection, not tracked
+     * @throws AssertionError when {@code timeoutNs} passes first
+     */
+    public static SendConnection connect(NetTransport from, byte[] handle, long timeoutNs)
+            throws InterruptedException {
+        PendingConnect pending = from.connect(handle, ProgressSignal.NONE);
+        long deadline = System.nanoTime() + timeoutNs;
+        while (true) {
+            SendConnection s = pending.poll();
+            if (s != null) {
+                return s;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("connect did not complete");
+            }
+            Thread.sleep(1);
+        }
     }
 
     /**

@@ -8,6 +8,7 @@ import io.jccl.DeviceBuffer;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.memory.hip.HipMemoryDomainProvider;
 import io.jccl.memory.hip.HipStub;
@@ -197,7 +198,7 @@ class DeviceCollectivesTest {
             }
             List<CollectiveFuture> futures = new ArrayList<>();
             for (int r = 0; r < n; r++) {
-                futures.add(issue(comms.get(r), kind, check, type, count, root, send[r], recv[r], r, n));
+                futures.add(CollectiveCalls.issue(comms.get(r), check, send[r], recv[r]));
             }
             String what = kind + " " + type + (op == null ? "" : " " + op) + " count=" + count + " n=" + n
                     + (inPlace ? " in-place" : "") + " root=" + root;
@@ -225,27 +226,6 @@ class DeviceCollectivesTest {
                 g.whole().close();
             }
         }
-    }
-
-    private static CollectiveFuture issue(Communicator c, OpKind kind, CollectiveCheck check, DataType type,
-                                          long count, int root, DeviceBuffer send, DeviceBuffer recv, int r, int n) {
-        return switch (kind) {
-            case ALL_REDUCE -> c.allReduce(send, recv, count, type, check.opFor(r));
-            case BROADCAST -> c.broadcast(send, recv, count, type, root);
-            case REDUCE -> c.reduce(send, recv, count, type, check.opFor(r), root);
-            case ALL_GATHER -> c.allGather(send, recv, count, type);
-            case REDUCE_SCATTER -> c.reduceScatter(send, recv, count, type, check.opFor(r));
-            case ALL_TO_ALL -> c.allToAll(send, recv, count, type);
-            case ALL_TO_ALLV -> c.allToAllv(send, check.sendCounts(r), check.sendDispls(r), recv, check.recvCounts(r),
-                    check.recvDispls(r), type);
-            case GATHER -> c.gather(send, recv, count, type, root);
-            case SCATTER -> c.scatter(send, recv, count, type, root);
-            case P2P -> c.group(g -> {
-                g.send(send, count, type, (r + 1) % n);
-                g.recv(recv, count, type, (r - 1 + n) % n);
-            });
-            default -> throw new IllegalArgumentException(kind.toString());
-        };
     }
 
     @Test

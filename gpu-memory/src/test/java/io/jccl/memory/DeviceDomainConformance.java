@@ -128,10 +128,14 @@ public abstract class DeviceDomainConformance {
         assertThat(out.get(ValueLayout.JAVA_BYTE, 5)).isEqualTo((byte) 42);
         assertThat(out.get(ValueLayout.JAVA_BYTE, 68)).isEqualTo((byte) 42);
         assertThat(out.get(ValueLayout.JAVA_BYTE, 69)).isEqualTo(in.get(ValueLayout.JAVA_BYTE, 69));
-        assertThatThrownBy(() -> domain.copyDeviceToHost(a, n - 10, out, 0, 11))
+        assertThatThrownBy(() -> domain.copyDeviceToHost(a, n - 10, out, 0, 11)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("source: offset 9990 + 11 bytes is outside its 10000 bytes");
+        assertThatThrownBy(() -> domain.copyHostToDevice(in, 0, a, 0, -1)).hasMessageContaining("must not be negative");
+        assertThatThrownBy(() -> domain.copyDeviceToHost(a, 0, in.asReadOnly(), 0, 1))
+                .hasMessageContaining("read-only");
         domain.free(b);
-        assertThatThrownBy(() -> b.copyToHost(0, out, 0, 1)).hasMessageContaining("was freed");
+        assertThatThrownBy(() -> b.copyToHost(0, out, 0, 1)).isInstanceOfSatisfying(JcclException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("was freed");
     }
 
     @Test

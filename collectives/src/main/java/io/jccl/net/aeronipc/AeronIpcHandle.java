@@ -1,5 +1,6 @@
 package io.jccl.net.aeronipc;
 
+import io.jccl.net.HandleFormat;
 import io.jccl.net.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -36,10 +37,7 @@ record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
     static final int MAX_DIR_BYTES = 4096;
 
     AeronIpcHandle {
-        if (token.length != Wire.TOKEN_BYTES) {
-            throw new IllegalArgumentException("token must have " + Wire.TOKEN_BYTES + " bytes, not " + token.length);
-        }
-        token = token.clone();
+        token = HandleFormat.copyToken(token, Wire.TOKEN_BYTES);
     }
 
     @Override
@@ -74,15 +72,7 @@ record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
             throw malformed("it has " + bytes.length + " bytes, fewer than the " + (FIXED_BYTES + 1) + " it needs");
         }
         ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int magic = in.getInt();
-        if (magic != MAGIC) {
-            throw malformed("bad magic 0x" + Integer.toHexString(magic) + " (expected 0x" + Integer.toHexString(MAGIC)
-                    + "); is it a handle of another transport?");
-        }
-        int version = Byte.toUnsignedInt(in.get());
-        if (version != VERSION) {
-            throw malformed("unsupported version " + version + " (this side reads " + VERSION + ")");
-        }
+        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, AeronIpcHandle::malformed);
         int reserved = Byte.toUnsignedInt(in.get());
         int dirBytes = Short.toUnsignedInt(in.getShort());
         int streamId = in.getInt();

@@ -1,5 +1,6 @@
 package io.jccl.net.shm;
 
+import io.jccl.net.HandleFormat;
 import io.jccl.net.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,10 +36,7 @@ record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] to
     static final int BYTES = 56;
 
     ShmHandle {
-        if (token.length != Layout.TOKEN_BYTES) {
-            throw new IllegalArgumentException("token must have " + Layout.TOKEN_BYTES + " bytes, not " + token.length);
-        }
-        token = token.clone();
+        token = HandleFormat.copyToken(token, Layout.TOKEN_BYTES);
     }
 
     @Override
@@ -67,15 +65,7 @@ record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] to
             throw malformed("it has " + bytes.length + " bytes, not " + BYTES);
         }
         ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int magic = in.getInt();
-        if (magic != MAGIC) {
-            throw malformed("bad magic 0x" + Integer.toHexString(magic) + " (expected 0x" + Integer.toHexString(MAGIC)
-                    + "); is it a handle of another transport?");
-        }
-        int version = Byte.toUnsignedInt(in.get());
-        if (version != VERSION) {
-            throw malformed("unsupported version " + version + " (this side reads " + VERSION + ")");
-        }
+        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, ShmHandle::malformed);
         int listenerId = Byte.toUnsignedInt(in.get());
         int reserved = Short.toUnsignedInt(in.getShort());
         long pid = in.getLong();

@@ -1,5 +1,6 @@
 package io.jccl.net.tcp;
 
+import io.jccl.net.HandleFormat;
 import io.jccl.net.NetException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -31,10 +32,7 @@ record TcpHandle(InetSocketAddress address, byte[] token) {
     private static final int FIXED_BYTES = 12;
 
     TcpHandle {
-        if (token.length != Wire.TOKEN_BYTES) {
-            throw new IllegalArgumentException("token must have " + Wire.TOKEN_BYTES + " bytes, not " + token.length);
-        }
-        token = token.clone();
+        token = HandleFormat.copyToken(token, Wire.TOKEN_BYTES);
     }
 
     @Override
@@ -68,15 +66,7 @@ record TcpHandle(InetSocketAddress address, byte[] token) {
             throw malformed("it has " + bytes.length + " bytes, fewer than the " + FIXED_BYTES + "-byte fixed part");
         }
         ByteBuffer in = ByteBuffer.wrap(bytes);
-        int magic = in.getInt();
-        if (magic != MAGIC) {
-            throw malformed("bad magic 0x" + Integer.toHexString(magic) + " (expected 0x" + Integer.toHexString(MAGIC)
-                    + "); is it a handle of another transport?");
-        }
-        int version = Byte.toUnsignedInt(in.get());
-        if (version != VERSION) {
-            throw malformed("unsupported version " + version + " (this side reads " + VERSION + ")");
-        }
+        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, TcpHandle::malformed);
         int addressBytes = Byte.toUnsignedInt(in.get());
         if (addressBytes != 4 && addressBytes != 16) {
             throw malformed("address length " + addressBytes + " is neither 4 (IPv4) nor 16 (IPv6)");

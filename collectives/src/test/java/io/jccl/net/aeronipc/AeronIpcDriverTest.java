@@ -90,7 +90,7 @@ class AeronIpcDriverTest {
         AeronIpcTransport joined = transport(dir, 0);
         assertThat(joined.driver().hostsDriver()).as("this JVM joins the child's driver").isFalse();
         assertThat(joined.driver().ownerPid()).isEqualTo(child.process().pid());
-        SendConnection send = track(connect(joined, handle));
+        SendConnection send = track(PeerProcesses.connect(joined, handle, 30_000_000_000L));
         long bytes = 16L << 20;   // 16 times the child's 1 MiB term: stalls, as the child never receives
         NetRequest request = send.isend(arena.allocate(bytes), 0, bytes, 1, null);
         NetException e = killAndAwaitFailure(child, request);
@@ -123,21 +123,6 @@ class AeronIpcDriverTest {
                 new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
                 Duration.ofSeconds(20), Map.of(AeronIpcOptions.DIR, dir.toString(),
                         AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20)))));
-    }
-
-    private SendConnection connect(NetTransport from, byte[] handle) throws InterruptedException {
-        PendingConnect pending = from.connect(handle, ProgressSignal.NONE);
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
-            SendConnection s = pending.poll();
-            if (s != null) {
-                return s;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                fail("connect did not complete");
-            }
-            Thread.sleep(1);
-        }
     }
 
     private void assertMessageGoesThrough(NetTransport from, NetTransport to) {

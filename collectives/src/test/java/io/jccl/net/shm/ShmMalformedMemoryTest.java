@@ -18,13 +18,17 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -70,6 +74,11 @@ class ShmMalformedMemoryTest {
         ShmTransport b = transport(1, options);
         Listener listener = b.listen(ProgressSignal.NONE);
         resources.add(listener);
+        return connect(a, listener);
+    }
+
+    /** Connects {@code a} to the listener, polling both ends. */
+    private static Bad connect(ShmTransport a, Listener listener) {
         PendingConnect pending = a.connect(listener.handle(), ProgressSignal.NONE);
         SendConnection send = null;
         RecvConnection recv = null;
@@ -128,11 +137,16 @@ class ShmMalformedMemoryTest {
         throw new AssertionError("the receive neither completed nor failed");
     }
 
-    private void assertRefused(Bad bad, MemorySegment buffer, NetRequest recv, String messagePart) {
-        NetException e = outcome(recv);
-        assertThat(e).as("outcome of the receive").isNotNull();
+    /** The request must fail with a protocol error whose message contains {@code messagePart}. */
+    private static void assertProtocolError(NetRequest request, String messagePart) {
+        NetException e = outcome(request);
+        assertThat(e).as("outcome of the request").isNotNull();
         assertThat(e.reason()).as(e.getMessage()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
         assertThat(e.getMessage()).contains(messagePart);
+    }
+
+    private void assertRefused(Bad bad, MemorySegment buffer, NetRequest recv, String messagePart) {
+        assertProtocolError(recv, messagePart);
         assertGuardsIntact(buffer);
         for (long i = 0; i < CAPACITY; i++) {
             assertThat(buffer.get(ValueLayout.JAVA_BYTE, GUARD + i)).as("receive byte %d", i).isEqualTo(CANARY);
@@ -143,62 +157,63 @@ class ShmMalformedMemoryTest {
         return bad.recv().irecv(buffer, GUARD, CAPACITY, 7, null);
     }
 
-    @Test
-    void aRecordNumberOutOfSequenceIsRefused() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 5, Records.INLINE, 8, 7L, 0x1111L);
-        assertRefused(bad, buffer, recv, "record number 5");
+    /**
+     * One record of a message that breaks the format, with a part of the message it is refused with.
+     *
+     * @param fields the record's words after the stamp: tag, then the kind's own
+     */
+    static Stream<Arguments> singleBadRecords() {
+        return Stream.of(
+                Arguments.of("record number out of sequence", 5, Records.INLINE, 8, new long[] {7L, 0x1111L},
+                        "record number 5"),
+                Arguments.of("unknown kind", 1, 9, 0, new long[] {7L}, "unknown kind 9"),
+                Arguments.of("inline record running past the ring's end", 1, Records.INLINE, 64 << 10,
+                        new long[] {7L}, "runs past the ring's end"),
+                Arguments.of("START longer than its message", 1, Records.START, 100, new long[] {7L, 50L},
+                        "START record"),
+                Arguments.of("continuation outside a message", 1, Records.MORE, 10, new long[] {0L},
+                        "continuation record outside any message"),
+                Arguments.of("impossible message length", 1, Records.REG, 0, new long[] {7L, -5L, 0L},
+                        "a message of -5 bytes"));
     }
 
-    @Test
-    void anUnknownKindIsRefused() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("singleBadRecords")
+    void aSingleBadRecordIsRefused(String what, long number, int kind, long length, long[] fields,
+                                   String messagePart) {
         Bad bad = link(Map.of());
         MemorySegment buffer = guarded();
         NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, 9, 0, 7L);
-        assertRefused(bad, buffer, recv, "unknown kind 9");
+        record(bad.ring(), 0, number, kind, length, fields);
+        assertRefused(bad, buffer, recv, messagePart);
     }
 
-    @Test
-    void anInlineRecordRunningPastTheRingsEndIsRefused() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.INLINE, 64 << 10, 7L);
-        assertRefused(bad, buffer, recv, "runs past the ring's end");
+    /**
+     * Records that start a message and then break it, each as {position, number, kind, length, fields...}, with a
+     * part of the message it is refused with.
+     */
+    static Stream<Arguments> brokenMessages() {
+        return Stream.of(
+                Arguments.of("more chunks than announced (100 announced, 158 sent)", new long[][] {
+                    {0, 1, Records.START, 64, 7L, 100L, 0L}, {128, 2, Records.MORE, 30, 0L},
+                    {192, 3, Records.MORE, 64, 0L}}, "more payload than its message header announced"),
+                Arguments.of("a new message inside another", new long[][] {
+                    {0, 1, Records.START, 64, 7L, 1000L, 0L}, {128, 2, Records.INLINE, 8, 7L}},
+                        "before the previous one ended"));
     }
 
-    @Test
-    void aStartLongerThanItsMessageIsRefused() {
+    /** The first chunk lands in the receive; nothing may land outside it. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokenMessages")
+    void aMessageBrokenMidwayIsRefusedAndNothingOutsideTheReceiveIsWritten(String what, long[][] records,
+                                                                           String messagePart) {
         Bad bad = link(Map.of());
         MemorySegment buffer = guarded();
         NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.START, 100, 7L, 50L);
-        assertRefused(bad, buffer, recv, "START record");
-    }
-
-    @Test
-    void aContinuationOutsideAMessageIsRefused() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.MORE, 10, 0L);
-        assertRefused(bad, buffer, recv, "continuation record outside any message");
-    }
-
-    @Test
-    void moreChunksThanAnnouncedAreRefusedAndNothingOutsideTheReceiveIsWritten() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.START, 64, 7L, 100L, 0L);
-        record(bad.ring(), 128, 2, Records.MORE, 30, 0L);
-        record(bad.ring(), 192, 3, Records.MORE, 64, 0L);   // 100 announced, 158 sent
-        NetException e = outcome(recv);
-        assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
-        assertThat(e.getMessage()).contains("more payload than its message header announced");
+        for (long[] r : records) {
+            record(bad.ring(), r[0], r[1], (int) r[2], r[3], Arrays.copyOfRange(r, 4, r.length));
+        }
+        assertProtocolError(recv, messagePart);
         assertGuardsIntact(buffer);
     }
 
@@ -208,24 +223,8 @@ class ShmMalformedMemoryTest {
         long[] taken = {0};
         NetRequest recv = bad.recv().irecv((from, fromOffset, messageOffset, bytes) -> taken[0] += bytes, CAPACITY, 7);
         record(bad.ring(), 0, 1, Records.START, 100, 7L, 200L, 0L);   // a first chunk of 100 bytes of 200
-        NetException e = outcome(recv);
-        assertThat(e).as("outcome of the receive").isNotNull();
-        assertThat(e.reason()).as(e.getMessage()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
-        assertThat(e.getMessage()).contains("in the middle of a message");
+        assertProtocolError(recv, "in the middle of a message");
         assertThat(taken[0]).as("bytes the sink was given").isZero();
-    }
-
-    @Test
-    void aNewMessageInsideAnotherIsRefused() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.START, 64, 7L, 1000L, 0L);
-        record(bad.ring(), 128, 2, Records.INLINE, 8, 7L);
-        NetException e = outcome(recv);
-        assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
-        assertThat(e.getMessage()).contains("before the previous one ended");
-        assertGuardsIntact(buffer);
     }
 
     @ParameterizedTest
@@ -236,15 +235,6 @@ class ShmMalformedMemoryTest {
         NetRequest recv = post(bad, buffer);
         record(bad.ring(), 0, 1, Records.REG, 0, 7L, 200L, offset);
         assertRefused(bad, buffer, recv, "registered heap");
-    }
-
-    @Test
-    void anImpossibleMessageLengthIsRefused() {
-        Bad bad = link(Map.of());
-        MemorySegment buffer = guarded();
-        NetRequest recv = post(bad, buffer);
-        record(bad.ring(), 0, 1, Records.REG, 0, 7L, -5L, 0L);
-        assertRefused(bad, buffer, recv, "a message of -5 bytes");
     }
 
     @Test
@@ -274,10 +264,7 @@ class ShmMalformedMemoryTest {
         LONG.setRelease(bad.control(), Layout.S_HEAD, 1L << 40);
         MemorySegment big = arena.allocate(256 << 10);
         NetRequest send = bad.send().isend(big, 0, big.byteSize(), 1, null);
-        NetException e = outcome(send);
-        assertThat(e).isNotNull();
-        assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
-        assertThat(e.getMessage()).contains("published ring position");
+        assertProtocolError(send, "published ring position");
     }
 
     @Test
@@ -288,10 +275,7 @@ class ShmMalformedMemoryTest {
         MemorySegment big = arena.allocate(256 << 10);
         NetRequest send = bad.send().isend(big, 0, big.byteSize(), 1, null);
         LONG.setRelease(bad.control(), Layout.S_ACKS, 5L);
-        NetException e = outcome(send);
-        assertThat(e).isNotNull();
-        assertThat(e.reason()).isEqualTo(NetException.Reason.PROTOCOL_ERROR);
-        assertThat(e.getMessage()).contains("acknowledged 5");
+        assertProtocolError(send, "acknowledged 5");
     }
 
     /**
@@ -372,24 +356,12 @@ class ShmMalformedMemoryTest {
         assertThat(listener.accept()).as("a bogus offer surfaces").isNull();
         assertThat((long) LONG.getAcquire(own, at + Layout.S_STATE)).isEqualTo(Layout.STATE_REFUSED);
 
-        PendingConnect pending = a.connect(listener.handle(), ProgressSignal.NONE);
-        SendConnection send = null;
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (send == null || recv == null) {
-            if (send == null) {
-                send = pending.poll();
-            }
-            if (recv == null) {
-                recv = listener.accept();
-            }
-            assertThat(System.nanoTime() - deadline).isNegative();
-        }
+        Bad real = connect(a, listener);
         MemorySegment src = arena.allocate(8);
         src.set(WORD, 0, 42L);
         MemorySegment dst = arena.allocate(8);
-        NetRequest r = recv.irecv(dst, 0, 8, 1, null);
-        NetRequest s = send.isend(src, 0, 8, 1, null);
+        NetRequest r = real.recv().irecv(dst, 0, 8, 1, null);
+        NetRequest s = real.send().isend(src, 0, 8, 1, null);
         assertThat(outcome(s)).isNull();
         assertThat(outcome(r)).isNull();
         assertThat(dst.get(WORD, 0)).isEqualTo(42L);

@@ -73,7 +73,7 @@ class ShmPeerDeathTest {
         String line = awaitLine(child, "HANDLE ");
         byte[] handle = HexFormat.of().parseHex(line.split(" ")[1]);
         ShmTransport local = transport(0);
-        SendConnection send = track(connect(local, handle));
+        SendConnection send = track(PeerProcesses.connect(local, handle, WAIT_LIMIT_NS));
         long bytes = 8L << 20;   // past the eager limit: waits for the receiver's copy, which never comes
         NetRequest request = send.isend(arena.allocate(bytes), 0, bytes, 1, null);
         for (int i = 0; i < 100; i++) {
@@ -116,21 +116,6 @@ class ShmPeerDeathTest {
         return track((ShmTransport) new ShmTransportProvider().create(new TransportContext(
                 new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
                 Duration.ofSeconds(30), Map.of(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20)))));
-    }
-
-    private static SendConnection connect(ShmTransport from, byte[] handle) throws InterruptedException {
-        PendingConnect pending = from.connect(handle, ProgressSignal.NONE);
-        long deadline = System.nanoTime() + WAIT_LIMIT_NS;
-        while (true) {
-            SendConnection s = pending.poll();
-            if (s != null) {
-                return s;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                fail("connect did not complete");
-            }
-            Thread.sleep(1);
-        }
     }
 
     private static NetException awaitFailure(NetRequest request) throws InterruptedException {

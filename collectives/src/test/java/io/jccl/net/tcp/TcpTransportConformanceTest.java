@@ -639,21 +639,11 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
             byte[] handle = new TcpHandle((InetSocketAddress) full.getLocalAddress(), new byte[16]).encode();
             NetTransport transport = tcp(0, 1, Duration.ofMillis(300), Map.of(TcpOptions.NSOCKS, "8"));
             PendingConnect pending = transport.connect(handle, ProgressSignal.NONE);
-            NetException[] failure = new NetException[1];
-            pollUntil(() -> {
-                try {
-                    SendConnection connection = pending.poll();
-                    if (connection != null) {
-                        track(connection);
-                        assumeTrue(false, "this kernel completed 8 connections to a listener with a backlog of 1");
-                    }
-                } catch (NetException e) {
-                    failure[0] = e;
-                }
-                return failure[0] != null;
-            }, "the connection attempt to fail");
-            assertThat(failure[0].reason()).isEqualTo(NetException.Reason.IO_ERROR);
-            assertThat(failure[0].getMessage()).contains("timed out")
+            NetException failure = awaitConnectFailure(pending,
+                    () -> assumeTrue(false, "this kernel completed 8 connections to a listener with a backlog of 1"),
+                    "the connection attempt to fail");
+            assertThat(failure.reason()).isEqualTo(NetException.Reason.IO_ERROR);
+            assertThat(failure.getMessage()).contains("timed out")
                     .containsPattern("\\(\\d of its 8 sockets were connected\\)");
         }
     }

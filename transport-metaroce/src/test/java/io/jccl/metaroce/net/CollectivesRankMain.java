@@ -8,6 +8,7 @@ import io.jccl.DataType;
 import io.jccl.JcclException;
 import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
+import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 
@@ -83,26 +84,8 @@ public final class CollectivesRankMain {
         if (send != null) {
             check.fillSend(rank, send);
         }
-        int n = comm.size();
         long startNs = System.nanoTime();
-        CollectiveFuture f = switch (kind) {
-            case ALL_REDUCE -> comm.allReduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
-            case BROADCAST -> comm.broadcast(Buffer.of(send), Buffer.of(recv), count, type, root);
-            case REDUCE -> comm.reduce(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank), root);
-            case ALL_GATHER -> comm.allGather(Buffer.of(send), Buffer.of(recv), count, type);
-            case REDUCE_SCATTER -> comm.reduceScatter(Buffer.of(send), Buffer.of(recv), count, type, check.opFor(rank));
-            case ALL_TO_ALL -> comm.allToAll(Buffer.of(send), Buffer.of(recv), count, type);
-            case ALL_TO_ALLV -> comm.allToAllv(Buffer.of(send), check.sendCounts(rank), check.sendDispls(rank),
-                    Buffer.of(recv),
-                    check.recvCounts(rank), check.recvDispls(rank), type);
-            case GATHER -> comm.gather(Buffer.of(send), Buffer.of(recv), count, type, root);
-            case SCATTER -> comm.scatter(Buffer.of(send), Buffer.of(recv), count, type, root);
-            case P2P -> comm.group(g -> {
-                g.send(Buffer.of(send), count, type, (rank + 1) % n);
-                g.recv(Buffer.of(recv), count, type, (rank - 1 + n) % n);
-            });
-            default -> throw new IllegalArgumentException(kind.toString());
-        };
+        CollectiveFuture f = CollectiveCalls.issue(comm, check, Buffer.of(send), Buffer.of(recv));
         f.await();
         long ms = (System.nanoTime() - startNs) / 1_000_000;
         long wrong = recv == null ? 0 : check.countWrong(rank, recv);

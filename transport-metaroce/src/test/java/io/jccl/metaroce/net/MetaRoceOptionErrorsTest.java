@@ -1,27 +1,17 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.CommConfig;
-import io.jccl.Communicator;
-import io.jccl.ErrorCode;
-import io.jccl.JcclException;
-import io.jccl.UniqueId;
 import io.jccl.core.CommFactory;
-import io.jccl.env.EnvCommunicator;
+import io.jccl.testing.InvalidSettings;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import static io.jccl.testing.InvalidSettings.assertInvalid;
 
 /**
  * Every bad {@code JCCL_METAROCE_*} setting is one {@code INVALID_ARGUMENT} naming the variable, the value and what
@@ -31,10 +21,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 @Tag("integration")
 class MetaRoceOptionErrorsTest {
-    /** A rendezvous nobody serves: the setting must be refused before anything connects. */
-    private static final UniqueId NOWHERE = UniqueId.of(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1),
-            new byte[32]);
-
     static Stream<Arguments> badSettings() {
         String number = "' is invalid: it must be a whole number from ";
         return Stream.of(
@@ -70,38 +56,9 @@ class MetaRoceOptionErrorsTest {
     @ParameterizedTest(name = "{0}={1}")
     @MethodSource("badSettings")
     void aBadSettingIsOneInvalidArgumentThroughEveryEntryPoint(String key, String value, String expected) {
-        Map<String, String> env = Map.of(key, value);
-        String fromEnv = expected + " (from the environment)";
-        assertInvalid("Communicator.local", fromEnv, () -> CommFactory.local(2, CommConfig.DEFAULT, env));
-        assertInvalid("Communicator.local over metaroce", fromEnv, () -> CommFactory.local(2,
-                CommConfig.builder().transport("metaroce").build(), env));
-        assertInvalid("Communicator.init", fromEnv,
-                () -> List.of(CommFactory.init(NOWHERE, 0, 1, CommConfig.DEFAULT, env)));
-        Map<String, String> launched = new HashMap<>(env);
-        launched.put("JCCL_RANK", "0");
-        launched.put("JCCL_SIZE", "1");
-        assertInvalid("Communicator.fromEnvironment", fromEnv,
-                () -> List.of(EnvCommunicator.create(launched, CommConfig.DEFAULT)));
-        assertInvalid("CommConfig.Builder.option", expected + " (set in CommConfig)", () -> {
-            CommConfig.builder().option(key, value);
-            return List.of();
-        });
-    }
-
-    /** The call must throw exactly one JcclException INVALID_ARGUMENT whose message ends with {@code expected}. */
-    private static void assertInvalid(String entryPoint, String expected, ThrowingSupplier<List<Communicator>> call) {
-        List<Communicator> created;
-        try {
-            created = call.get();
-        } catch (JcclException e) {
-            assertThat(e.code()).as("%s: %s", entryPoint, e.getMessage()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-            assertThat(e.detail()).as(entryPoint).endsWith(expected);
-            return;
-        } catch (Throwable t) {
-            throw new AssertionError(entryPoint + " threw " + t + " instead of INVALID_ARGUMENT", t);
-        }
-        created.forEach(Communicator::close);
-        fail(entryPoint + " accepted the setting: expected INVALID_ARGUMENT " + expected);
+        InvalidSettings.assertInvalidThroughEveryEntryPoint(key, value, expected);
+        assertInvalid("Communicator.local over metaroce", expected + " (from the environment)",
+                () -> CommFactory.local(2, CommConfig.builder().transport("metaroce").build(), Map.of(key, value)));
     }
 
     @org.junit.jupiter.api.Test

@@ -183,9 +183,8 @@ class SimulatorTest {
     }
 
     /** Records timer runs ("T@t") and arrivals ("D<seq>@t") in the order the simulator drives them. */
-    static final class LoggingEngine implements Engine {
+    static final class LoggingEngine extends TimerEngine {
         final List<String> log = new ArrayList<>();
-        long next = Long.MAX_VALUE;
 
         @Override
         public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
@@ -197,17 +196,7 @@ class SimulatorTest {
         @Override
         public void onTimeout(long nowNs) {
             log.add("T@" + nowNs);
-            next = Long.MAX_VALUE;
-        }
-
-        @Override
-        public long nextTimeoutNs() {
-            return next;
-        }
-
-        @Override
-        public int pollTransmit(long nowNs, TransmitSink sink) {
-            return 0;
+            super.onTimeout(nowNs);   // no period: no further timeout
         }
     }
 

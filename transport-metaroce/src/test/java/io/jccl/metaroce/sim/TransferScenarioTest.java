@@ -25,6 +25,45 @@ class TransferScenarioTest {
     private static final VerbsFactory GBN = Protocols.goBackN(GoBackNConfig.defaults());
 
     /** Go-back-N endpoints, the one of node id 2 wrapped by {@code breaker}. */
+    /**
+     * Forwards to an endpoint's verbs and lets a test scribble on the remotely writable region: as it is registered
+     * (before the endpoint sees it) and after each datagram the endpoint took in.
+     */
+    private abstract static class ScribblingVerbs extends ForwardingVerbs {
+        /** The remotely writable region, once registered. */
+        MemorySegment region;
+        private int datagrams;
+
+        ScribblingVerbs(Verbs inner) {
+            super(inner);
+        }
+
+        @Override
+        public int registerRegion(MemorySegment memory, boolean remoteWritable) {
+            if (remoteWritable) {
+                region = memory;
+                onWritableRegion(memory);
+            }
+            return super.registerRegion(memory, remoteWritable);
+        }
+
+        @Override
+        public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
+                                     int length, boolean ecnMarked) {
+            DropReason dropped = super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
+            afterDatagram(nowNs, ++datagrams);
+            return dropped;
+        }
+
+        /** Called as the remotely writable region is registered. */
+        void onWritableRegion(MemorySegment memory) {
+        }
+
+        /** Called after each datagram, with how many there have been. */
+        void afterDatagram(long nowNs, int datagrams) {
+        }
+    }
+
     private static VerbsFactory brokenAtNode2(Function<Verbs, Verbs> breaker) {
         return (config, nodeId, random) -> {
             Verbs v = GBN.create(config, nodeId, random);
@@ -72,27 +111,13 @@ class TransferScenarioTest {
     @Test
     void aWrongByteIsCaught() {
         // After its 5th datagram the receiver flips the first byte of the WRITE's target.
-        VerbsFactory broken = brokenAtNode2(v -> new ForwardingVerbs(v) {
-            MemorySegment region;
-            int datagrams;
-
+        VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
             @Override
-            public int registerRegion(MemorySegment memory, boolean remoteWritable) {
-                if (remoteWritable) {
-                    region = memory;
-                }
-                return super.registerRegion(memory, remoteWritable);
-            }
-
-            @Override
-            public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
-                                         int length, boolean ecnMarked) {
-                DropReason dropped = super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
-                if (++datagrams == 5) {
+            void afterDatagram(long nowNs, int datagrams) {
+                if (datagrams == 5) {
                     region.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 16,
                             (byte) ~region.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 16));
                 }
-                return dropped;
             }
         });
         ScenarioFailure f = failure(TransferScenario.builder(11).protocol(broken).write(0, 1, 20_000).build());
@@ -134,15 +159,12 @@ class TransferScenarioTest {
     @Test
     void aWriteOutsideTheRegionIsCaught() {
         // The receiver writes one byte just past its region (into the guard zone of the backing array).
-        VerbsFactory broken = brokenAtNode2(v -> new ForwardingVerbs(v) {
+        VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
             @Override
-            public int registerRegion(MemorySegment memory, boolean remoteWritable) {
-                if (remoteWritable) {
-                    byte[] backing = (byte[]) memory.heapBase().orElseThrow();
-                    int end = (int) (memory.address() + memory.byteSize());
-                    backing[end] ^= 0x5A;
-                }
-                return super.registerRegion(memory, remoteWritable);
+            void onWritableRegion(MemorySegment memory) {
+                byte[] backing = (byte[]) memory.heapBase().orElseThrow();
+                int end = (int) (memory.address() + memory.byteSize());
+                backing[end] ^= 0x5A;
             }
         });
         ScenarioFailure f = failure(TransferScenario.builder(13).protocol(broken).write(0, 1, 5000).build());
@@ -152,13 +174,10 @@ class TransferScenarioTest {
 
     @Test
     void aStrayWriteInsideTheRegionButOutsideEveryTargetIsCaught() {
-        VerbsFactory broken = brokenAtNode2(v -> new ForwardingVerbs(v) {
+        VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
             @Override
-            public int registerRegion(MemorySegment memory, boolean remoteWritable) {
-                if (remoteWritable) {
-                    memory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x11); // in the leading gap
-                }
-                return super.registerRegion(memory, remoteWritable);
+            void onWritableRegion(MemorySegment memory) {
+                memory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x11); // in the leading gap
             }
         });
         ScenarioFailure f = failure(TransferScenario.builder(14).protocol(broken).write(0, 1, 5000).build());
@@ -226,27 +245,14 @@ class TransferScenarioTest {
     @Test
     void aLateWriteAfterCompletionIsCaught() {
         // The receiver scribbles on the target when its timer runs after everything completed (during the drain).
-        VerbsFactory broken = brokenAtNode2(v -> new ForwardingVerbs(v) {
-            MemorySegment region;
+        VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
             long scribbleAt = Long.MAX_VALUE;
-            int datagrams;
 
             @Override
-            public int registerRegion(MemorySegment memory, boolean remoteWritable) {
-                if (remoteWritable) {
-                    region = memory;
-                }
-                return super.registerRegion(memory, remoteWritable);
-            }
-
-            @Override
-            public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
-                                         int length, boolean ecnMarked) {
-                DropReason dropped = super.onDatagram(nowNs, source, pathIndex, buffer, offset, length, ecnMarked);
-                if (++datagrams == 3) {
+            void afterDatagram(long nowNs, int datagrams) {
+                if (datagrams == 3) {
                     scribbleAt = nowNs + 500_000;
                 }
-                return dropped;
             }
 
             @Override

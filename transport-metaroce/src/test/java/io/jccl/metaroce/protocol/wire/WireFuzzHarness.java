@@ -28,21 +28,12 @@ final class WireFuzzHarness {
     static final int FIX_CRC = 0x20;
     /** Control bit: repair magic, version, type, body length and reserved before validating. */
     static final int FIX_FRAME = 0x40;
-    private static final int[] TYPES = {
-            PacketType.WRITE, PacketType.SEND, PacketType.ACK, PacketType.HANDSHAKE_INIT,
-            PacketType.HANDSHAKE_ACCEPT, PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.CLOSE, PacketType.RNR};
 
     private final MutableDirectBuffer[] buffers = new MutableDirectBuffer[BufferKind.values().length];
     private final PacketValidator validator = new PacketValidator();
     private final Crc32c crc = new Crc32c();
     private final HeaderFlyweight header = new HeaderFlyweight();
-    private final DataFlyweight data = new DataFlyweight();
-    private final AckFlyweight ack = new AckFlyweight();
-    private final HandshakeInitFlyweight init = new HandshakeInitFlyweight();
-    private final HandshakeAcceptFlyweight accept = new HandshakeAcceptFlyweight();
-    private final ProbeFlyweight probe = new ProbeFlyweight();
-    private final CloseFlyweight close = new CloseFlyweight();
-    private final RnrFlyweight rnr = new RnrFlyweight();
+    private final PacketFlyweights fly = new PacketFlyweights();
     private final HandshakeCrypto crypto = new HandshakeCrypto(Packets.KEY);
     private final byte[] scratch = new byte[HandshakeInitFlyweight.MAC_LENGTH];
     private long sink;
@@ -82,7 +73,7 @@ final class WireFuzzHarness {
 
     private void repairFrame(MutableDirectBuffer buffer, int offset, int length) {
         final HeaderFlyweight h = header.wrap(buffer, offset);
-        final int type = PacketType.isKnown(h.type()) ? h.type() : TYPES[h.type() % TYPES.length];
+        final int type = PacketType.isKnown(h.type()) ? h.type() : Packets.TYPES[h.type() % Packets.TYPES.length];
         final int body = length - HeaderFlyweight.HEADER_LENGTH - PacketType.typeHeaderLength(type) - Crc32c.LENGTH;
         h.magic(HeaderFlyweight.MAGIC).version(HeaderFlyweight.VERSION).type(type).reserved(0);
         if (body >= 0 && body <= 0xFFFF) {
@@ -114,7 +105,7 @@ final class WireFuzzHarness {
     }
 
     private void readEverything(MutableDirectBuffer buffer, int offset, int length) {
-        final HeaderFlyweight header = data.wrap(buffer, offset);
+        final HeaderFlyweight header = fly.data.wrap(buffer, offset);
         check(header.magic() == HeaderFlyweight.MAGIC && header.version() == HeaderFlyweight.VERSION, "magic/version");
         check(header.frameLength() == length, "frame length");
         check(header.pathId() <= HeaderFlyweight.MAX_PATH_ID, "path id");
@@ -125,7 +116,7 @@ final class WireFuzzHarness {
         final int type = header.type();
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> {
-                final DataFlyweight d = data.wrap(buffer, offset);
+                final DataFlyweight d = fly.data.wrap(buffer, offset);
                 check(d.payloadLength() <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
                         && (d.payloadLength() >= 1 || d.messageLength() == 0), "payload (empty only for an empty message)");
                 check(d.payloadIndex() + d.payloadLength() + (d.hasImmediate() ? DataFlyweight.IMMEDIATE_LENGTH : 0)
@@ -143,7 +134,7 @@ final class WireFuzzHarness {
                 }
             }
             case PacketType.ACK -> {
-                final AckFlyweight a = ack.wrap(buffer, offset);
+                final AckFlyweight a = fly.ack.wrap(buffer, offset);
                 check(a.bodyLength() == 0 && a.flags() == 0, "ack body/flags");
                 sink += a.cumulativePsn() + a.ecnCount() + a.echoTimestampNs() + a.rateHintBytesPerSecond();
                 long bits = 0;
@@ -157,7 +148,7 @@ final class WireFuzzHarness {
                 check(bits == words, "sack bits and words agree");
             }
             case PacketType.HANDSHAKE_INIT -> {
-                final HandshakeInitFlyweight h = init.wrap(buffer, offset);
+                final HandshakeInitFlyweight h = fly.init.wrap(buffer, offset);
                 check(h.connectionId() == 0 && h.sessionTag() == 0 && h.initReserved() == 0, "init header");
                 check(h.paths() >= 1 && h.paths() <= 64, "paths");
                 check(h.payloadBytes() >= 256 && h.payloadBytes() <= 65_000, "payload bytes");
@@ -167,7 +158,7 @@ final class WireFuzzHarness {
                 sink += crypto.verifyInit(buffer, offset) ? 1 : 0;
             }
             case PacketType.HANDSHAKE_ACCEPT -> {
-                final HandshakeAcceptFlyweight h = accept.wrap(buffer, offset);
+                final HandshakeAcceptFlyweight h = fly.accept.wrap(buffer, offset);
                 check(h.sessionTag() == 0, "accept header");
                 sink += h.initiatorConnectionId() + h.acceptorConnectionId() + h.nonceLow() + h.nonceHigh()
                         + h.grantedSessionTag();
@@ -176,12 +167,12 @@ final class WireFuzzHarness {
                 sink += crypto.verifyAccept(buffer, offset, h.nonceLow(), h.nonceHigh()) ? 1 : 0;
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                final ProbeFlyweight p = probe.wrap(buffer, offset);
+                final ProbeFlyweight p = fly.probe.wrap(buffer, offset);
                 sink += p.probeSequence() + p.timestampNs() + p.echoTimestampNs() + (p.isReply() ? 1 : 0);
             }
-            case PacketType.CLOSE -> sink += close.wrap(buffer, offset).reason();
+            case PacketType.CLOSE -> sink += fly.close.wrap(buffer, offset).reason();
             case PacketType.RNR -> {
-                final RnrFlyweight r = rnr.wrap(buffer, offset);
+                final RnrFlyweight r = fly.rnr.wrap(buffer, offset);
                 sink += r.streamId() + r.messageSequence() + r.retryAfterNs();
             }
             default -> throw new AssertionError("accepted an unknown type " + type);
