@@ -5,9 +5,12 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.cli.SelftestCommand;
 import io.jccl.cli.VersionCommand;
+import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.progress.TerminalBar;
 import io.jccl.net.NetTransportProvider;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -87,6 +90,9 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print exactly one JSON object instead of the table")
     boolean json;
 
+    @Mixin
+    ProgressOption progress;
+
     @Option(names = "--metrics-port", defaultValue = "-1", description = "serve Prometheus metrics (docs/metrics.md) "
             + "at http://127.0.0.1:P+rank/metrics while the run lasts (default: off)")
     int metricsPort;
@@ -147,7 +153,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
             System.err.println("jccl bench collective: " + e.getMessage());
             return 1;
         }
-        try (procs) {
+        try (procs; TerminalBar bar = TerminalBar.open("jccl bench collective", sizes.size(), "sizes", System.err,
+                progress.shown(json))) {
             while (true) {
                 RankProcesses.Event e = procs.next(deadlineNs);
                 switch (e) {
@@ -156,22 +163,26 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
                             Row row = parse(text);
                             rows.add(row);
                             if (!json) {
-                                out.printf(Locale.ROOT, "  %12d %12d %9s %6s %12.1f %11.3f %11.3f %8d%n", row.bytes(),
-                                        row.count(), typeName, opName, row.seconds() * 1e6, row.algBw(),
-                                        row.busBw(ranks), row.wrong());
-                                out.flush();
+                                bar.println(out, String.format(Locale.ROOT,
+                                        "  %12d %12d %9s %6s %12.1f %11.3f %11.3f %8d", row.bytes(), row.count(),
+                                        typeName, opName, row.seconds() * 1e6, row.algBw(), row.busBw(ranks),
+                                        row.wrong()));
                             }
+                            bar.step();
                         } else if (text.startsWith("metaroce rank ")) {
-                            System.err.println(text);   // JCCL_METAROCE_PRINT_COUNTERS=1
+                            bar.println(System.err, text);   // JCCL_METAROCE_PRINT_COUNTERS=1
                         }
                     }
                     case RankProcesses.Failed(int rank, int status) -> {
+                        bar.close();
                         return fail(procs, "rank " + rank + " exited with status " + status + " before the end");
                     }
                     case RankProcesses.TimedOut t -> {
+                        bar.close();
                         return fail(procs, "the run took longer than --timeout " + timeoutSeconds + " s");
                     }
                     case RankProcesses.AllDone d -> {
+                        bar.close();   // its last state before the footer
                         if (rows.size() != sizes.size()) {
                             return fail(procs, "the ranks exited after " + rows.size() + " of " + sizes.size()
                                     + " sizes");
@@ -184,12 +195,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     }
 
     private void validate() {
-        if (ranks < 1 || ranks > MAX_RANKS) {
-            throw usage("-np must be between 1 and " + MAX_RANKS + ", got " + ranks);
-        }
-        if (iterations < 1) {
-            throw usage("--iters must be at least 1, got " + iterations);
-        }
+        OptionChecks.between(spec, "-np", ranks, 1, MAX_RANKS);
+        OptionChecks.atLeast(spec, "--iters", iterations, 1);
         if (warmup < 0) {
             throw usage("--warmup must be 0 or more, got " + warmup);
         }
@@ -249,11 +256,7 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     }
 
     private int fail(RankProcesses procs, String what) {
-        String report = procs.killAndReport();
-        System.out.flush();
-        System.err.println("jccl bench collective: " + what + "; every rank stopped. Their output (last "
-                + RankProcesses.KEPT_LINES + " lines each):");
-        System.err.print(report);
+        procs.stopAndReport("jccl bench collective: " + what, System.err);
         return 1;
     }
 

@@ -343,15 +343,11 @@ public final class LossBenchCommand implements Callable<Integer> {
                 throw usage("--loss: " + l + " is listed twice");
             }
         }
-        if (paths < 1 || paths > 64) {
-            throw usage("--paths must be 1-64, got " + paths);
-        }
+        OptionChecks.within(spec, "--paths", paths, 1, 64);
         if (bytes < 1 || bytes > MAX_BYTES) {
             throw usage("--bytes must be between 1 and 1G, got " + bytes);
         }
-        if (messageBytes < 1) {
-            throw usage("--message-bytes must be at least 1, got " + messageBytes);
-        }
+        OptionChecks.atLeast(spec, "--message-bytes", messageBytes, 1);
         if ((bytes + messageBytes - 1) / messageBytes > MAX_MESSAGES) {
             throw usage("--message-bytes " + messageBytes + " makes " + (bytes + messageBytes - 1) / messageBytes
                     + " messages of --bytes " + bytes + "; at most " + MAX_MESSAGES);
@@ -359,12 +355,8 @@ public final class LossBenchCommand implements Callable<Integer> {
         if (warmupBytes < 0 || warmupBytes > MAX_BYTES) {
             throw usage("--warmup-bytes must be between 0 and 1G, got " + warmupBytes);
         }
-        if (inflight < 1 || inflight > 16) {
-            throw usage("--inflight must be 1-16, got " + inflight);
-        }
-        if (repeat < 1 || repeat > 100) {
-            throw usage("--repeat must be 1-100, got " + repeat);
-        }
+        OptionChecks.within(spec, "--inflight", inflight, 1, 16);
+        OptionChecks.within(spec, "--repeat", repeat, 1, 100);
         if (timeoutSeconds < 1 || timeoutSeconds > 86_400) {
             throw usage("--timeout must be 1-86400 seconds, got " + timeoutSeconds);
         }

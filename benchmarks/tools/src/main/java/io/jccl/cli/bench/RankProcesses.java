@@ -7,6 +7,7 @@ import io.jccl.cli.aot.AotOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -325,6 +326,21 @@ public final class RankProcesses implements AutoCloseable {
                 return new Line(line);
             }
         }
+    }
+
+    /**
+     * Kills every rank and says so on {@code err}: {@code why}, then each rank's heading and last captured lines
+     * ({@link #killAndReport}). Standard output is flushed first, so the report follows what was already printed.
+     *
+     * @param why starts the report, e.g. {@code "jccl perf: rank 1 exited with status 3"}
+     * @param err where the report goes (standard error)
+     */
+    public void stopAndReport(String why, PrintStream err) {
+        String report = killAndReport();
+        System.out.flush();
+        err.println(why + "; every rank stopped. Their output (last " + KEPT_LINES + " lines each):");
+        err.print(report);
+        err.flush();
     }
 
     /**

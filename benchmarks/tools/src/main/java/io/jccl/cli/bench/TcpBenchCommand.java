@@ -1,8 +1,11 @@
 package io.jccl.cli.bench;
 
 import io.jccl.cli.SelftestCommand;
+import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.progress.TerminalBar;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -89,6 +92,9 @@ public final class TcpBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print exactly one JSON object instead of the table")
     boolean json;
 
+    @Mixin
+    ProgressOption progress;
+
     @Override
     public Integer call() {
         validate();
@@ -106,7 +112,9 @@ public final class TcpBenchCommand implements Callable<Integer> {
                     cpu ? " of that thread's CPU time (user + system)" : "");
             out.flush();
         }
-        try {
+        long timedRuns = (long) repeat * cells + (pingPongRounds > 0 ? socketCounts.size() : 0);
+        try (TerminalBar bar = TerminalBar.open("jccl bench tcp", timedRuns, "runs", System.err,
+                progress.shown(json))) {
             // Warm the JIT on both paths before anything is timed.
             for (int nsocks : socketCounts) {
                 long warm = Math.min(totalBytes, 64L << 20);
@@ -125,6 +133,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
                         }
                         tcpRuns[cell][r] = TcpLoopbackBench.transport(with(base, nsocks), size, messages, window, cpu);
                         cell++;
+                        bar.step();
                     }
                 }
             }
@@ -132,6 +141,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
                 for (int i = 0; i < socketCounts.size(); i++) {
                     pingPongNs[i] = TcpLoopbackBench.pingPongNanos(with(base, socketCounts.get(i)), 8,
                             Math.max(1000, pingPongRounds / 4), pingPongRounds);
+                    bar.step();
                 }
             }
         } catch (IllegalStateException | IllegalArgumentException | UncheckedIOException e) {
@@ -250,15 +260,9 @@ public final class TcpBenchCommand implements Callable<Integer> {
                 throw usage("--nsocks: each count must be 1-16, got " + n);
             }
         }
-        if (totalBytes < 1) {
-            throw usage("--total must be at least 1, got " + totalBytes);
-        }
-        if (window < 1 || window > 64) {
-            throw usage("--window must be 1-64, got " + window);
-        }
-        if (repeat < 1 || repeat > 100) {
-            throw usage("--repeat must be 1-100, got " + repeat);
-        }
+        OptionChecks.atLeast(spec, "--total", totalBytes, 1);
+        OptionChecks.within(spec, "--window", window, 1, 64);
+        OptionChecks.within(spec, "--repeat", repeat, 1, 100);
         if (bufferBytes != 0 && (bufferBytes < 4096 || bufferBytes > Integer.MAX_VALUE)) {
             throw usage("--buffer-bytes must be 0 or 4096 to " + Integer.MAX_VALUE + ", got " + bufferBytes);
         }

@@ -118,6 +118,17 @@ public final class TransportBench {
     }
 
     /**
+     * @param s what to run
+     * @return the runs {@link #run} reports to its {@code progress}: per protocol, each loss rate and 0, then each
+     *         loss rate again with {@code --incast}
+     */
+    public static long runCount(Settings s) {
+        long perProtocol = s.losses().size() + (s.losses().contains(0.0) ? 0 : 1)
+                + (s.incastSenders() > 0 ? s.losses().size() : 0);
+        return perProtocol * s.protocols().stream().distinct().count();
+    }
+
+    /**
      * Runs everything.
      *
      * @param s        what to run

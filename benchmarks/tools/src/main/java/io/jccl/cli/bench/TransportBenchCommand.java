@@ -1,6 +1,8 @@
 package io.jccl.cli.bench;
 
 import io.jccl.CommConfig;
+import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.progress.TerminalBar;
 import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
 import io.jccl.metaroce.sim.Protocols;
@@ -9,6 +11,7 @@ import io.jccl.metaroce.udp.IoMethod;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -87,6 +90,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print exactly one JSON object instead of the table")
     boolean json;
 
+    @Mixin
+    ProgressOption progress;
+
     @Option(names = "--link-gbps", defaultValue = "100", description = "link rate, Gbit/s (default ${DEFAULT-VALUE})")
     double linkGbps;
 
@@ -129,8 +135,12 @@ public final class TransportBenchCommand implements Callable<Integer> {
         PrintStream out = System.out;
         long start = System.nanoTime();
         TransportBench.Report report;
-        try {
-            report = TransportBench.run(settings, line -> { });
+        try (TerminalBar bar = TerminalBar.open("jccl bench transport", TransportBench.runCount(settings), "runs",
+                System.err, progress.shown(json))) {
+            report = TransportBench.run(settings, line -> {
+                bar.setExtraMessage(line.substring(0, line.indexOf(':')));
+                bar.step();
+            });
         } catch (ScenarioFailure f) {
             System.err.println("jccl bench transport: a run failed its checks: " + f.getMessage());
             return 1;
@@ -176,10 +186,13 @@ public final class TransportBenchCommand implements Callable<Integer> {
             losses.stream().filter(l -> l != 0).distinct().forEach(runs::add);
         }
         List<UdpLoopbackBench.Result> results = new ArrayList<>();
-        try {
+        try (TerminalBar bar = TerminalBar.open("jccl bench transport", runs.size(), "runs", System.err,
+                progress.shown(json))) {
             for (double loss : runs) {
+                bar.setExtraMessage("loss " + loss);
                 results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, payloadBytes, relayed ? loss : null,
                         !relayed, ioMethod, floorUs * 1000));
+                bar.step();
             }
         } catch (IllegalStateException | UnsupportedOperationException | java.io.UncheckedIOException e) {
             System.err.println("jccl bench transport: " + e.getMessage());
@@ -257,15 +270,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
 
     /** Checks what shapes a transfer on either driver: paths, message size, payload ({@code --bytes} differs). */
     private void checkTransferOptions() {
-        if (paths < 1 || paths > 64) {
-            throw usage("--paths must be 1-64, got " + paths);
-        }
-        if (messageBytes < 1) {
-            throw usage("--message-bytes must be at least 1, got " + messageBytes);
-        }
-        if (payloadBytes < 256 || payloadBytes > 65000) {
-            throw usage("--payload must be 256-65000, got " + payloadBytes);
-        }
+        OptionChecks.within(spec, "--paths", paths, 1, 64);
+        OptionChecks.atLeast(spec, "--message-bytes", messageBytes, 1);
+        OptionChecks.within(spec, "--payload", payloadBytes, 256, 65000);
     }
 
     private CommandLine.ParameterException usage(String message) {

@@ -1,5 +1,6 @@
 package io.jccl.cli.perf;
 
+import io.jccl.cli.bench.OptionChecks;
 import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -8,9 +9,13 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.cli.Main;
 import io.jccl.cli.bench.RankProcesses;
+import io.jccl.cli.bench.RankTransportOption;
+import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.progress.TerminalBar;
 import io.jccl.env.LaunchEnvironment;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -52,8 +57,6 @@ public final class PerfCommand implements Callable<Integer> {
     static final int MAX_RANKS = 64;
     /** Most -W rounds: a JIT that still compiles after this many has a reason a longer wait will not fix. */
     static final int MAX_SETTLE_ROUNDS = 100;
-    /** --transport values. */
-    static final List<String> TRANSPORTS = io.jccl.cli.run.RunCommand.TRANSPORTS;
     /** -d all. */
     static final List<DataType> ALL_TYPES = List.of(DataType.INT8, DataType.UINT8, DataType.INT32, DataType.UINT32,
             DataType.INT64, DataType.UINT64, DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64, DataType.BFLOAT16,
@@ -78,9 +81,8 @@ public final class PerfCommand implements Callable<Integer> {
             + "under a launcher, must match its size if given")
     Integer np;
 
-    @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
-            description = "auto, metaroce, shm, tcp, aeron-ipc or aeron-udp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
-    String transport;
+    @Mixin
+    RankTransportOption transport;
 
     @Option(names = {"-b", "--minbytes"}, defaultValue = "32M", paramLabel = "SIZE",
             description = "smallest size, bytes with K/M/G suffix (default ${DEFAULT-VALUE})")
@@ -147,6 +149,9 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-J", "--json"}, description = "print exactly one JSON object on standard output instead of the "
             + "table")
     boolean json;
+
+    @Mixin
+    ProgressOption progress;
 
     @Option(names = "--plot", paramLabel = "FILE.png", description = "also draw bus bandwidth against size (PNG)")
     Path plot;
@@ -272,18 +277,14 @@ public final class PerfCommand implements Callable<Integer> {
         if (np != null && (np < 1 || np > MAX_RANKS)) {
             throw usage("-np must be between 1 and " + MAX_RANKS + ", got " + np);
         }
-        if (iters < 1) {
-            throw usage("-n must be at least 1, got " + iters);
-        }
+        OptionChecks.atLeast(spec, "-n", iters, 1);
         if (warmup < 0) {
             throw usage("-w must be 0 or more, got " + warmup);
         }
         if (settleRounds < 0 || settleRounds > MAX_SETTLE_ROUNDS) {
             throw usage("-W must be within 0-" + MAX_SETTLE_ROUNDS + ", got " + settleRounds);
         }
-        if (agg < 1) {
-            throw usage("-m must be at least 1, got " + agg);
-        }
+        OptionChecks.atLeast(spec, "-m", agg, 1);
         if (check != 0 && check != 1) {
             throw usage("-c must be 0 or 1, got " + check);
         }
@@ -299,10 +300,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (timeoutSeconds < 0) {
             throw usage("-T must be 0 (JCCL's defaults) or a number of seconds, got " + timeoutSeconds);
         }
-        String t = transport.trim().toLowerCase(Locale.ROOT);
-        if (!TRANSPORTS.contains(t)) {
-            throw usage("--transport '" + transport + "' is not one of " + String.join(", ", TRANSPORTS));
-        }
+        String t = transport.checked();
         if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
             throw usage("--plot writes a PNG: give a file name ending in .png, not " + plot);
         }
@@ -366,35 +364,20 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     /**
-     * nccl-tests' sizes: a number of bytes with an optional K, M or G suffix (powers of 1024).
+     * nccl-tests' sizes: a number of bytes with an optional K, M or G suffix (powers of 1024), read as JCCL's own
+     * size settings are ({@link CommConfig#parseBytes}: too large a value is an error, not an overflow).
      *
      * @param flag for the error
      * @param text the value
      * @return bytes
      */
     long size(String flag, String text) {
-        String t = text.trim().toUpperCase(Locale.ROOT);
-        long unit = 1;
-        if (t.endsWith("B")) {
-            t = t.substring(0, t.length() - 1);
-        }
-        if (!t.isEmpty()) {
-            char last = t.charAt(t.length() - 1);
-            unit = switch (last) {
-                case 'K' -> 1L << 10;
-                case 'M' -> 1L << 20;
-                case 'G' -> 1L << 30;
-                default -> 1;
-            };
-            if (unit > 1) {
-                t = t.substring(0, t.length() - 1);
-            }
-        }
-        if (!t.matches("[0-9]{1,12}")) {
+        try {
+            return CommConfig.parseBytes(text);
+        } catch (IllegalArgumentException e) {
             throw usage(flag + ": '" + text + "' is not a size; give bytes with an optional K, M or G suffix, e.g. "
                     + "8, 64K, 32M, 1G");
         }
-        return Long.parseLong(t) * unit;
     }
 
     /** The arguments that make a rank run {@code s}. */
@@ -456,29 +439,35 @@ public final class PerfCommand implements Callable<Integer> {
         }
         int status = -1;
         long deadlineNs = System.nanoTime() + TimeUnit.DAYS.toNanos(365);
-        try (procs) {
+        // The bar counts table rows (none with -J, whose one object comes at the end: no bar then); it is wiped
+        // before each relayed line, so rows never land inside it.
+        try (procs; TerminalBar bar = TerminalBar.open("jccl perf", rowCount(s, n), "rows", System.err,
+                progress.shown(s.json()) && !s.json())) {
             while (true) {
                 RankProcesses.Event e = procs.next(deadlineNs);
                 switch (e) {
                     case RankProcesses.Line(String text) -> {
                         if (text.startsWith(OUT_PREFIX)) {
-                            System.out.println(text.substring(OUT_PREFIX.length()));
-                            System.out.flush();
+                            String line = text.substring(OUT_PREFIX.length());
+                            bar.println(System.out, line);
+                            if (!line.isEmpty() && !line.startsWith("#")) {
+                                bar.step();
+                            }
                         } else if (text.startsWith(STATUS_PREFIX)) {
                             status = Integer.parseInt(text.substring(STATUS_PREFIX.length()).trim());
                         } else {
-                            System.err.println(text);
+                            bar.println(System.err, text);
                         }
                     }
                     case RankProcesses.Failed(int rank, int exit) -> {
-                        return fail(procs, "rank " + rank + " exited with status " + exit);
+                        return fail(procs, bar, "rank " + rank + " exited with status " + exit);
                     }
                     case RankProcesses.TimedOut t -> {
-                        return fail(procs, "the run took too long");
+                        return fail(procs, bar, "the run took too long");
                     }
                     case RankProcesses.AllDone d -> {
                         if (status < 0) {
-                            return fail(procs, "rank 0 ended without reporting a result");
+                            return fail(procs, bar, "rank 0 ended without reporting a result");
                         }
                         return status;
                     }
@@ -487,12 +476,24 @@ public final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    private static int fail(RankProcesses procs, String what) {
-        String report = procs.killAndReport();
-        System.out.flush();
-        System.err.println("jccl perf: " + what + "; every rank stopped. Their output (last "
-                + RankProcesses.KEPT_LINES + " lines each):");
-        System.err.print(report);
+    /**
+     * @param s the settings
+     * @param n ranks
+     * @return the table rows the run prints: one per collective, type, reduction, root and size
+     */
+    static long rowCount(Settings s, int n) {
+        long rows = 0;
+        for (PerfCollective c : s.collectives()) {
+            long ops = c.reducing ? s.ops().size() : 1;
+            long roots = c.rooted && s.root() == -1 ? n : 1;
+            rows += s.types().size() * ops * roots * s.sizes().size();
+        }
+        return rows;
+    }
+
+    private static int fail(RankProcesses procs, TerminalBar bar, String what) {
+        bar.close();   // its last state above the report, not inside it
+        procs.stopAndReport("jccl perf: " + what, System.err);
         return 1;
     }
 

@@ -55,7 +55,16 @@ public final class Progress {
         return bar(task, total, unit, new DelegatingProgressBarConsumer(lines, 120));
     }
 
-    private static ProgressBar bar(String task, long total, String unit, ProgressBarConsumer consumer) {
+    /**
+     * A bar drawn by {@code consumer} ({@link TerminalBar}'s, which wipes it before other output).
+     *
+     * @param task     what runs
+     * @param total    steps that make it whole
+     * @param unit     the steps' unit
+     * @param consumer draws each rendering
+     * @return a new bar
+     */
+    static ProgressBar bar(String task, long total, String unit, ProgressBarConsumer consumer) {
         return new ProgressBarBuilder()
                 .setTaskName(task)
                 .setInitialMax(Math.max(1, total))

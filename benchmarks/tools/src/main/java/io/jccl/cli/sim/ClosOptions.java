@@ -3,6 +3,7 @@ package io.jccl.cli.sim;
 import io.jccl.CommConfig;
 import io.jccl.cli.bench.Json;
 import io.jccl.cli.progress.Progress;
+import io.jccl.cli.progress.ProgressOption;
 import io.jccl.metaroce.sim.dc.ClosConfig;
 import io.jccl.metaroce.sim.dc.ClosRun;
 import io.jccl.metaroce.sim.dc.Flows;
@@ -10,6 +11,7 @@ import io.jccl.metaroce.sim.dc.EngineHosts;
 import io.jccl.metaroce.sim.dc.FailureEvent;
 import me.tongfei.progressbar.ProgressBar;
 import picocli.CommandLine;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -127,9 +129,8 @@ public final class ClosOptions {
     @Option(names = "--json", description = "Print one JSON object instead of the report line.")
     boolean json;
 
-    @Option(names = "--progress", negatable = true, description = "A progress line on the terminal (default: when "
-            + "stderr is a terminal and not --json).")
-    Boolean progress;
+    @Mixin
+    ProgressOption progress;
 
     /** Created by picocli. */
     public ClosOptions() {
@@ -265,7 +266,7 @@ public final class ClosOptions {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        boolean showProgress = Progress.shown(progress, json);
+        boolean showProgress = progress.shown(json);
         long bucketPs = timelineUs == null ? 0 : Math.max(1, Math.round(timelineUs * 1e6));
         int status = 0;
         List<Run> runs = new ArrayList<>();

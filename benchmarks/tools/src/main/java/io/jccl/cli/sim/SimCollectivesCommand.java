@@ -3,6 +3,7 @@ package io.jccl.cli.sim;
 import io.jccl.check.WorkloadSpec;
 import io.jccl.cli.bench.Json;
 import io.jccl.cli.progress.Progress;
+import io.jccl.cli.progress.ProgressOption;
 import io.jccl.metaroce.simnet.CollectivesSimulation;
 import io.jccl.metaroce.simnet.Fault;
 import io.jccl.metaroce.simnet.SeedOutcome;
@@ -10,6 +11,7 @@ import io.jccl.metaroce.simnet.SimSettings;
 import me.tongfei.progressbar.ProgressBar;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -68,9 +70,8 @@ public final class SimCollectivesCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object instead of the report.")
     boolean json;
 
-    @Option(names = "--progress", negatable = true, description = "A progress line on the terminal (default: when "
-            + "stderr is a terminal).")
-    Boolean progress;
+    @Mixin
+    ProgressOption progress;
 
     /** Created by picocli. */
     public SimCollectivesCommand() {
@@ -107,7 +108,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
         long events = 0;
         long virtualNs = 0;
         int crashes = 0;
-        try (ProgressBar bar = Progress.bar("jccl sim collectives", count, "seeds", Progress.shown(progress, json))) {
+        try (ProgressBar bar = Progress.bar("jccl sim collectives", count, "seeds", progress.shown(json))) {
             for (int i = 0; i < count; i++) {
                 SeedOutcome o = sim.run(first + i);
                 completedOps += o.completedOps();

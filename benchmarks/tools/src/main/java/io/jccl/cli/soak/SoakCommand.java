@@ -1,11 +1,15 @@
 package io.jccl.cli.soak;
 
+import io.jccl.cli.bench.OptionChecks;
+import io.jccl.CommConfig;
 import io.jccl.check.Workload;
 import io.jccl.check.WorkloadSpec;
-import io.jccl.cli.run.RunCommand;
 import io.jccl.plan.OpKind;
+import io.jccl.cli.bench.RankTransportOption;
+import io.jccl.cli.progress.ProgressOption;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -57,9 +61,8 @@ public final class SoakCommand implements Callable<Integer> {
             description = "rank JVMs to start on this host, 1-" + MAX_RANKS + " (default ${DEFAULT-VALUE})")
     int np;
 
-    @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
-            description = "auto, metaroce, shm, tcp, aeron-ipc or aeron-udp (JCCL_NET for the ranks; default ${DEFAULT-VALUE})")
-    String transport;
+    @Mixin
+    RankTransportOption transport;
 
     @Option(names = "--ops", defaultValue = "1000", paramLabel = "N",
             description = "operations in the workload (default ${DEFAULT-VALUE})")
@@ -89,6 +92,9 @@ public final class SoakCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "print exactly one JSON object on standard output instead of the summary")
     boolean json;
+
+    @Mixin
+    ProgressOption progress;
 
     @Option(names = "--test-wrong", hidden = true, paramLabel = "RANK:OP",
             description = "test hook: RANK spoils one element of its first non-empty output from operation OP on")
@@ -133,21 +139,14 @@ public final class SoakCommand implements Callable<Integer> {
         if (System.getenv(RANK_ENV) != null) {
             return SoakRank.run(s);
         }
-        return new SoakLauncher(s, System.out, System.err).run();
+        return new SoakLauncher(s, System.out, System.err, progress.shown(json)).run();
     }
 
     /** Parses and checks every option; the errors name the option and the value. */
     Settings settings() {
-        if (np < 1 || np > MAX_RANKS) {
-            throw usage("-np must be between 1 and " + MAX_RANKS + ", got " + np);
-        }
-        String t = transport.trim().toLowerCase(Locale.ROOT);
-        if (!RunCommand.TRANSPORTS.contains(t)) {
-            throw usage("--transport '" + transport + "' is not one of " + String.join(", ", RunCommand.TRANSPORTS));
-        }
-        if (ops < 1 || ops > MAX_OPS) {
-            throw usage("--ops must be between 1 and " + MAX_OPS + ", got " + ops);
-        }
+        OptionChecks.between(spec, "-np", np, 1, MAX_RANKS);
+        String t = transport.checked();
+        OptionChecks.between(spec, "--ops", ops, 1, MAX_OPS);
         long maxBytes = size("--max-bytes", maxBytesText);
         if (maxBytes < 1 || maxBytes > WorkloadSpec.MAX_BYTES_PER_RANK_LIMIT) {
             throw usage("--max-bytes must be between 1 and 1G, got " + maxBytesText);
@@ -225,26 +224,16 @@ public final class SoakCommand implements Callable<Integer> {
 
     /**
      * @param option for the error
-     * @param text   bytes with an optional K, M or G (powers of 1024)
+     * @param text   bytes with an optional K, M or G (powers of 1024), read as JCCL's own size settings are
      * @return bytes
      */
     private long size(String option, String text) {
-        String t = text.trim().toUpperCase(Locale.ROOT);
-        long unit = 1;
-        if (!t.isEmpty()) {
-            switch (t.charAt(t.length() - 1)) {
-                case 'K' -> unit = 1L << 10;
-                case 'M' -> unit = 1L << 20;
-                case 'G' -> unit = 1L << 30;
-                default -> unit = 1;
-            }
-        }
-        String digits = unit == 1 ? t : t.substring(0, t.length() - 1);
-        if (!digits.matches("[0-9]{1,10}")) {
+        try {
+            return CommConfig.parseBytes(text);
+        } catch (IllegalArgumentException e) {
             throw usage(option + ": '" + text + "' is not a size; give bytes with an optional K, M or G, e.g. 4096, "
                     + "64K, 1M");
         }
-        return Long.parseLong(digits) * unit;
     }
 
     /** @return the arguments that make a rank run {@code s} (the seed explicit, so every rank draws the same) */

@@ -8,6 +8,7 @@ import io.jccl.check.WorkloadOp;
 import io.jccl.cli.Main;
 import io.jccl.cli.bench.Json;
 import io.jccl.cli.bench.RankProcesses;
+import io.jccl.cli.progress.TerminalBar;
 import io.jccl.metaroce.fabric.ImpairmentProxy;
 import io.jccl.metaroce.fabric.ProxyConfig;
 
@@ -45,7 +46,6 @@ final class SoakLauncher {
     static final long STOP_GRACE_SECONDS = 3;
     /** Before a rank has joined, the watchdog allows at least this (JVM start and rendezvous on a loaded host). */
     private static final long STARTUP_ALLOWANCE_NS = TimeUnit.SECONDS.toNanos(120);
-    private static final long PROGRESS_EVERY_NS = TimeUnit.SECONDS.toNanos(5);
     private static final long POLL_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final String P = "jccl soak: ";
 
@@ -79,6 +79,9 @@ final class SoakLauncher {
     private final SoakCommand.Settings s;
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean showProgress;
+    /** Operations done on every rank, drawn on {@link #err} while {@link #follow} runs; null otherwise. */
+    private TerminalBar bar;
     private final int n;
     private final List<WorkloadOp> ops;
     private final RankState[] ranks;
@@ -94,10 +97,11 @@ final class SoakLauncher {
     private boolean stopping;
     private String relayCounters;
 
-    SoakLauncher(SoakCommand.Settings s, PrintStream out, PrintStream err) {
+    SoakLauncher(SoakCommand.Settings s, PrintStream out, PrintStream err, boolean showProgress) {
         this.s = s;
         this.out = out;
         this.err = err;
+        this.showProgress = showProgress;
         this.n = s.np();
         this.ops = Workload.generate(s.seed(), n, s.ops(), s.spec());
         this.ranks = new RankState[n];
@@ -203,7 +207,15 @@ final class SoakLauncher {
             st.lastProgressNs = startNs;
         }
         long boundNs = TimeUnit.SECONDS.toNanos(2 * s.opTimeoutSeconds());
-        long nextProgressNs = startNs + PROGRESS_EVERY_NS;
+        try (TerminalBar b = TerminalBar.open("jccl soak", s.ops(), "operations", err, showProgress)) {
+            bar = b;
+            followUntilExit(procs, boundNs);
+        } finally {
+            bar = null;
+        }
+    }
+
+    private void followUntilExit(RankProcesses procs, long boundNs) throws InterruptedException {
         while (true) {
             Event e = events.poll(POLL_NS, TimeUnit.NANOSECONDS);
             while (e != null) {
@@ -230,12 +242,8 @@ final class SoakLauncher {
                 killAll(procs, "the job is hung");
                 return;
             }
-            if (!s.json() && now - nextProgressNs >= 0) {
-                nextProgressNs = now + PROGRESS_EVERY_NS;
-                out.printf(Locale.ROOT, "%s%d of %d operations done on every rank, %d wrong, %.1f s%n", P, opsDone(),
-                        s.ops(), wrong, (now - startNs) / 1e9);
-                out.flush();
-            }
+            bar.stepTo(opsDone());
+            bar.setExtraMessage(wrong + " wrong");
         }
     }
 
@@ -244,7 +252,7 @@ final class SoakLauncher {
             case OutputEnded(int rank) -> ranks[rank].outputEnded = true;
             case Line(int rank, String text) -> {
                 if (!text.startsWith(SoakRank.PREFIX) || !report(rank, text.substring(SoakRank.PREFIX.length()))) {
-                    err.println("[" + rank + "] " + text);
+                    bar.println(err, "[" + rank + "] " + text);
                 }
             }
         }
@@ -345,6 +353,7 @@ final class SoakLauncher {
         for (int r = 0; r < n; r++) {
             lastStates.add("rank " + r + ": " + state(r));
         }
+        bar.close();   // its last state above the report
         err.println(P + "hung; the ranks' last states:");
         lastStates.forEach(l -> err.println("  " + l));
         return true;
@@ -371,11 +380,8 @@ final class SoakLauncher {
     }
 
     private void killAll(RankProcesses procs, String why) {
-        String report = procs.killAndReport();
-        err.println(P + why + "; every rank stopped. Their output (last " + RankProcesses.KEPT_LINES
-                + " lines each):");
-        err.print(report);
-        err.flush();
+        bar.close();
+        procs.stopAndReport(P + why, err);
     }
 
     private void problem(int rank, int op, String message) {

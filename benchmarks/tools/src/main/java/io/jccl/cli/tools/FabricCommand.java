@@ -1,5 +1,6 @@
 package io.jccl.cli.tools;
 
+import io.jccl.cli.bench.OptionChecks;
 import io.jccl.cli.bench.TransportBenchCommand;
 import io.jccl.metaroce.fabric.ImpairmentProxy;
 import io.jccl.metaroce.fabric.ImpairmentRelay;
@@ -272,12 +273,8 @@ public final class FabricCommand implements Callable<Integer> {
                         + " and " + addressesOfB.size());
             }
         }
-        if (controlPort < 0 || controlPort > 65535) {
-            throw usage("--control-port must be 0-65535, got " + controlPort);
-        }
-        if (maxFlows < 1 || maxFlows > 65536) {
-            throw usage("--max-flows must be 1-65536, got " + maxFlows);
-        }
+        OptionChecks.within(spec, "--control-port", controlPort, 0, 65535);
+        OptionChecks.within(spec, "--max-flows", maxFlows, 1, 65536);
         Impairments im;
         try {
             im = impairments();

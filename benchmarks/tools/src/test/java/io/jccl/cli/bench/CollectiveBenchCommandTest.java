@@ -52,6 +52,16 @@ class CollectiveBenchCommandTest {
     }
 
     @Test
+    void progressForcesABarOfTheSizesAndTheTableKeepsItsRows() {
+        CliRun r = CliRun.of("bench", "collective", "-np", "2", "--net", "tcp", "--bytes", "64K,96K", "--iters", "1",
+                "--warmup", "0", "--warmup-ms", "0", "--progress");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("jccl bench collective 100%").contains("2/2 sizes");
+        assertThat(rows(r.out())).hasSize(2);
+        assertThat(r.out()).doesNotContain("\r");
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void jsonIsOneObjectWithEverySize() {
         CliRun r = CliRun.of("bench", "collective", "-np", "2", "--net", "tcp", "--bytes", "64K", "--iters", "2",

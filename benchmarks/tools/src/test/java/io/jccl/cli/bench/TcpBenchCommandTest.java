@@ -60,6 +60,15 @@ class TcpBenchCommandTest {
     }
 
     @Test
+    void progressForcesABarOfTheTimedRunsOnStandardErrorAndLeavesTheTableAlone() {
+        CliRun r = CliRun.of("bench", "tcp", "-b", "8K", "--nsocks", "1,2", "--total", "1M", "--repeat", "1",
+                "--pingpong", "100", "--no-raw", "--progress");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("jccl bench tcp 100%").contains("4/4 runs");   // 2 cells + 2 ping-pongs
+        assertThat(r.out()).doesNotContain("\r").contains("tcp GB/s median [range]");
+    }
+
+    @Test
     void usageErrorsExitWithTwoAndNameTheFlag() {
         String[][] bad = {{"--nsocks", "17"}, {"--nsocks", "0"}, {"--window", "65"}, {"--repeat", "0"},
             {"-b", "0"}, {"--buffer-bytes", "100"}, {"-O", "NOPE=1"}};

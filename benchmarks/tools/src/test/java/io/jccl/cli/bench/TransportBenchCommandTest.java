@@ -54,6 +54,16 @@ class TransportBenchCommandTest {
     }
 
     @Test
+    void progressForcesABarOfTheRunsIncastIncludedAndJsonStaysOneObject() {
+        CliRun r = run("bench", "transport", "--loss", "1%", "--bytes", "128K", "--protocol", "gbn", "--incast", "2",
+                "--json", "--progress");
+        json(r);
+        // loss 0 (the reference, always run) and 1%, then the incast at 1%
+        assertThat(r.err()).contains("jccl bench transport 100%").contains("3/3 runs");
+        assertThat(r.out()).doesNotContain("\r");
+    }
+
+    @Test
     void sameSeedSameNumbers() {
         String[] args = {"bench", "transport", "--loss", "0.02", "--bytes", "128K", "--protocol", "gbn", "--json"};
         List<Map<String, Object>> a = list(json(run(args)), "results");

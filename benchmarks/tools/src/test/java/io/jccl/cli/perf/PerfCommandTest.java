@@ -33,6 +33,17 @@ class PerfCommandTest {
     }
 
     @Test
+    void progressCountsTheRowsOnStandardErrorWhileTheTableStaysWhole() {
+        // a rooted collective with -r -1: a row for each size and root
+        CliRun r = CliRun.of("perf", "reduce", "-np", "2", "-b", "8", "-e", "32", "-f", "4", "-n", "1", "-w", "0",
+                "-r", "-1", "-T", "60", "--progress");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(dataRows(r.out())).hasSize(4);
+        assertThat(r.out()).doesNotContain("\r").contains("# Out of bounds values : 0 OK");
+        assertThat(r.err()).contains("jccl perf 100%").contains("4/4 rows");
+    }
+
+    @Test
     void tinyAllReduceRunPrintsNcclTestsFormat() {
         CliRun r = CliRun.of("perf", "all_reduce", "-np", "2", "-b", "8", "-e", "1K", "-f", "4", "-n", "2", "-w", "1",
                 "-T", "60");

@@ -1,18 +1,14 @@
 package io.jccl.cli.perf;
 
 import io.jccl.cli.Main;
-import io.jccl.cli.run.RunCommand;
+import io.jccl.cli.tools.CliJvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,34 +22,16 @@ class PerfEnvironmentErrorsTest {
     @TempDir
     Path tmp;
 
-    /** A finished {@code jccl perf}: exit status and its output, both streams together. */
-    private record Run(int code, List<String> lines) {
-    }
-
-    private Run perf(Map<String, String> env, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(RunCommand.jvmFlags());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "perf"));
-        cmd.addAll(List.of(args));
-        Path out = tmp.resolve("out-" + System.nanoTime());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("JCCL_"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("jccl perf did not end: " + Files.readString(out));
-        }
-        List<String> lines = Files.readAllLines(out, StandardCharsets.UTF_8).stream()
-                .filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList();
-        return new Run(p.exitValue(), lines);
+    private CliJvm.Run perf(Map<String, String> env, String... args) throws Exception {
+        String[] perfArgs = new String[args.length + 1];
+        perfArgs[0] = "perf";
+        System.arraycopy(args, 0, perfArgs, 1, args.length);
+        return CliJvm.run(tmp, env, List.of(), System.getProperty("java.class.path"), 120, perfArgs);
     }
 
     @Test
     void aMalformedLauncherVariableIsOneLineWithoutUsage() throws Exception {
-        Run r = perf(Map.of("JCCL_RANK", "0", "JCCL_SIZE", "2", "JCCL_COMM_ID", "not-an-id"), "all_reduce", "-b",
+        CliJvm.Run r = perf(Map.of("JCCL_RANK", "0", "JCCL_SIZE", "2", "JCCL_COMM_ID", "not-an-id"), "all_reduce", "-b",
                 "8", "-e", "8");
         assertThat(r.lines()).as("%s", r).hasSize(1);
         assertThat(r.lines().getFirst()).startsWith("jccl perf: the launcher environment is malformed: "
@@ -63,7 +41,7 @@ class PerfEnvironmentErrorsTest {
 
     @Test
     void anInvalidTransportSettingIsOneLineBeforeAnyRankStarts() throws Exception {
-        Run r = perf(Map.of("JCCL_SOCKET_NSOCKS", "17"), "all_reduce", "-np", "2", "-b", "8", "-e", "8");
+        CliJvm.Run r = perf(Map.of("JCCL_SOCKET_NSOCKS", "17"), "all_reduce", "-np", "2", "-b", "8", "-e", "8");
         assertThat(r.lines()).as("%s", r).containsExactly("jccl perf: INVALID_ARGUMENT: JCCL_SOCKET_NSOCKS='17' is "
                 + "invalid: it must be a whole number of sockets per connection from 1 to 16 (from the environment)");
         assertThat(r.code()).as("%s", r).isEqualTo(Main.EXIT_CONFIG);
@@ -71,7 +49,7 @@ class PerfEnvironmentErrorsTest {
 
     @Test
     void aBadFlagIsStillAUsageError() throws Exception {
-        Run r = perf(Map.of(), "all_reduce", "-b", "8", "-e", "4", "-n", "1");
+        CliJvm.Run r = perf(Map.of(), "all_reduce", "-b", "8", "-e", "4", "-n", "1");
         assertThat(r.code()).as("%s", r).isEqualTo(2);
         assertThat(String.join("\n", r.lines())).contains("-b 8 is larger than -e 4").contains("Usage:");
     }

@@ -51,6 +51,15 @@ class SoakCommandTest {
     }
 
     @Test
+    void progressShowsTheOperationsDoneAndTheWrongCountOnStandardError() {
+        CliRun r = CliRun.of("soak", "-np", "2", "--transport", "shm", "--ops", "30", "--max-bytes", "4K",
+                "--seed", "5", "--progress");
+        assertThat(r.code()).as("%s%n%s", r.out(), r.err()).isZero();
+        assertThat(r.err()).contains("jccl soak 100%").contains("30/30 operations").contains("0 wrong");
+        assertThat(r.out()).doesNotContain("\r").contains(" — OK");
+    }
+
+    @Test
     void shortSoakOverShmOnThreeRanksPrintsASummary() {
         CliRun r = CliRun.of("soak", "-np", "3", "--transport", "shm", "--ops", "60", "--max-bytes", "8K",
                 "--seed", "11");

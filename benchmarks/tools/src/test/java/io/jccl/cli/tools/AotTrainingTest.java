@@ -1,6 +1,6 @@
 package io.jccl.cli.tools;
 
-import io.jccl.cli.run.RunCommand;
+import io.jccl.cli.tools.CliJvm.Run;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,14 +8,12 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -33,13 +31,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AotTrainingTest {
     @TempDir
     Path tmp;
-
-    private record Run(int exit, List<String> lines) {
-        @Override
-        public String toString() {
-            return "exit " + exit + "\n" + String.join("\n", lines);
-        }
-    }
 
     /** This JVM's class path with every directory packed into a jar. */
     private String jarClassPath() throws IOException {
@@ -77,25 +68,7 @@ class AotTrainingTest {
 
     private Run java(Map<String, String> env, List<String> options, String classPath, String... args)
             throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(RunCommand.jvmFlags());
-        cmd.addAll(options);
-        cmd.addAll(List.of("-cp", classPath, "io.jccl.cli.Main"));
-        cmd.addAll(List.of(args));
-        Path out = tmp.resolve("out-" + System.nanoTime());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("JCCL_"));
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        p.getOutputStream().close();
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            throw new AssertionError("java did not end: " + Files.readString(out));
-        }
-        return new Run(p.exitValue(), Files.readAllLines(out, StandardCharsets.UTF_8).stream()
-                .filter(l -> !l.startsWith("WARNING: Using incubator modules")).toList());
+        return CliJvm.run(tmp, env, options, classPath, 300, args);
     }
 
     @Test
@@ -107,13 +80,13 @@ class AotTrainingTest {
         Run train = java(Map.of("JCCL_AERON_IPC_DIR", file.resolve("aeron").toString()),
                 List.of("-XX:AOTCacheOutput=" + cache), cp, "aot-train", "--quick", "--transports", "aeron-ipc,tcp",
                 "--time-limit", "240");
-        assertThat(train.exit()).as("%s", train).isZero();
+        assertThat(train.code()).as("%s", train).isZero();
         assertThat(train.lines()).as("%s", train).anyMatch(l -> l.startsWith("jccl aot-train: aeron-ipc left out: "))
                 .anyMatch(l -> l.startsWith("jccl aot-train: trained over tcp in "));
         assertThat(cache).isNotEmptyFile();
 
         Run use = java(List.of("-XX:AOTCache=" + cache, "-XX:AOTMode=on", "-Xlog:class+load=info"), cp, "version");
-        assertThat(use.exit()).as("%s", use).isZero();
+        assertThat(use.code()).as("%s", use).isZero();
         assertThat(use.lines()).as("%s", use).anyMatch(l -> l.contains("io.jccl.cli.Main source: shared objects file"));
 
         // Rebuilt jars: the JVM checks each jar's size and time and does not use the cache.
@@ -121,10 +94,10 @@ class AotTrainingTest {
         Files.setLastModifiedTime(firstJar, FileTime.fromMillis(Files.getLastModifiedTime(firstJar).toMillis()
                 + 10_000));
         Run loud = java(List.of("-XX:AOTCache=" + cache), cp, "version");
-        assertThat(loud.exit()).as("%s", loud).isZero();
+        assertThat(loud.code()).as("%s", loud).isZero();
         assertThat(loud.lines()).as("what the JVM says by default: %s", loud).anyMatch(l -> l.contains("[aot]"));
         Run quiet = java(List.of("-XX:AOTCache=" + cache, "-Xlog:aot*=off,cds*=off"), cp, "version");
-        assertThat(quiet.exit()).as("%s", quiet).isZero();
+        assertThat(quiet.code()).as("%s", quiet).isZero();
         assertThat(quiet.lines()).as("%s", quiet).first().asString().startsWith("JCCL ");
         assertThat(quiet.lines()).as("%s", quiet).noneMatch(l -> l.contains("aot") || l.contains("AOT"));
     }
