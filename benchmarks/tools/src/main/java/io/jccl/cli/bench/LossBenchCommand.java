@@ -156,8 +156,8 @@ public final class LossBenchCommand implements Callable<Integer> {
         // machine then spreads over the loss rates instead of landing on one.
         Map<String, List<LossTransfer.Outcome>> outcomes = new HashMap<>();
         List<ModelPoint> modelPoints = List.of();
-        try (ProgressBar bar = Progress.bar("jccl bench loss", total, "runs", !json && !noProgress
-                && System.console() != null)) {
+        try (ProgressBar bar = Progress.bar("jccl bench loss", total, "runs",
+                Progress.shown(noProgress ? Boolean.FALSE : null, json))) {
             for (int pass = 1; pass <= repeat; pass++) {
                 for (LinkChoice c : choices) {
                     if (!c.runs()) {
