@@ -276,20 +276,17 @@ public final class ClosOptions {
                 Flows workload = first != null ? first : flows.get();
                 first = null;
                 ClosRun.Report r;
-                long startNs = System.nanoTime();
                 try (ProgressBar bar = Progress.bar(protocolName(p) + ", loss " + percent(lossValue),
                         workload.count(), "flows", showProgress)) {
                     r = ClosRun.run(c, workload, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed, events,
                             bucketPs, showProgress ? n -> {
                                 bar.stepTo(workload.count() - workload.unfinished());
                                 bar.setExtraMessage((n >> 20) + " M events");
-                            } : null);
+                            } : null, System::nanoTime);
                     bar.stepTo(workload.count() - r.unfinishedFlows());
                     bar.setExtraMessage((r.events() >> 20) + " M events");
                 }
-                double wallSeconds = (System.nanoTime() - startNs) / 1e9;
-                Run run = new Run(p, lossValue, r, throughputGBps(simulation, workload, r), wallSeconds,
-                        maxRssBytes());
+                Run run = new Run(p, lossValue, r, throughputGBps(simulation, workload, r), maxRssBytes());
                 runs.add(run);
                 print(simulation, c, workload, pay, bucketPs, events, run);
                 if (r.unfinishedFlows() != 0 || r.wrongBytes() != 0) {
@@ -313,13 +310,9 @@ public final class ClosOptions {
         return new java.math.BigDecimal(Double.toString(loss * 100)).stripTrailingZeros().toPlainString() + "%";
     }
 
-    /** One run of a sweep: its protocol and loss, what it measured, and its throughput in GB/s. */
+    /** One run of a sweep: its protocol and loss, what it measured, its throughput in GB/s and the peak RSS after it. */
     private record Run(ClosRun.Protocol protocol, double loss, ClosRun.Report report, double throughputGBps,
-                       double wallSeconds, long maxRssBytes) {
-        /** @return simulated events per wall-clock second */
-        double eventsPerSecond() {
-            return wallSeconds > 0 ? report.events() / wallSeconds : 0;
-        }
+                       long maxRssBytes) {
     }
 
     /** @return this process's peak resident set (VmHWM of /proc/self/status), -1 where that is not there */
@@ -384,9 +377,9 @@ public final class ClosOptions {
                 .field("loss", config.lossProbability())
                 .field("payload", p == ClosRun.Protocol.IDEAL ? "none" : pay.name().toLowerCase(Locale.ROOT))
                 .field("seed", seed)
-                .field("wallSeconds", run.wallSeconds())
+                .field("wallSeconds", r.wallSeconds())
                 .field("events", r.events())
-                .field("eventsPerSecond", run.eventsPerSecond())
+                .field("eventsPerSecond", r.eventsPerSecond())
                 .field("simulatedUs", r.simulatedUs())
                 .field("meanFctUs", r.meanFctUs())
                 .field("p99FctUs", r.p99FctUs())

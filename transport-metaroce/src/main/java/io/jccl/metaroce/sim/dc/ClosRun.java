@@ -6,6 +6,7 @@ import java.lang.management.MemoryType;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * One simulation run: a fabric, a workload and a transport on every host, run until every flow finished or a
@@ -37,6 +38,7 @@ public final class ClosRun {
      *
      * @param hosts            hosts in the fabric
      * @param flows            flows in the workload
+     * @param wallSeconds      wall-clock time of the event loop, by the clock the caller passed in (0 without one)
      * @param events           events processed
      * @param simulatedUs      virtual time reached, in µs
      * @param meanFctUs        mean flow completion time of the finished flows, in µs
@@ -61,7 +63,7 @@ public final class ClosRun {
      * @param goodputGbps      every finished flow's bytes over its completion time, ascending, in Gbit/s
      * @param failedCompletions work completed with an error (a connection failed for silence; its flow unfinished)
      */
-    public record Report(int hosts, int flows, long events, double simulatedUs, double meanFctUs,
+    public record Report(int hosts, int flows, double wallSeconds, long events, double simulatedUs, double meanFctUs,
                          double p99FctUs, double maxFctUs, int unfinishedFlows, long retransmissions, long tailDrops,
                          long randomLosses, long failureDrops, long ecnMarks, long maxQueueBytes, int peakPackets,
                          long peakHeapBytes, long wrongBytes, double jobUs,
@@ -77,12 +79,18 @@ public final class ClosRun {
             return goodputGbps.length == 0 ? 0 : goodputGbps[goodputGbps.length / 2];
         }
 
+        /** @return events per wall-clock second of the event loop (0 without a clock) */
+        public double eventsPerSecond() {
+            return wallSeconds > 0 ? events / wallSeconds : 0;
+        }
+
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%d hosts, %d flows: %d events, job %.2f us, mean FCT %.2f us,"
-                    + " p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, %d wrong bytes, peak heap %d"
-                    + " MiB", hosts, flows, events, jobUs, meanFctUs, p99FctUs, maxFctUs, unfinishedFlows,
-                    tailDrops + failureDrops, randomLosses, retransmissions, wrongBytes, peakHeapBytes >> 20);
+            return String.format(Locale.ROOT, "%d hosts, %d flows: %.2f s wall, %d events (%.2f M/s), job %.2f us,"
+                    + " mean FCT %.2f us, p99 %.2f us, max %.2f us, %d unfinished, %d drops, %d lost, %d resent, %d wrong"
+                    + " bytes, peak heap %d MiB", hosts, flows, wallSeconds, events, eventsPerSecond() / 1e6, jobUs,
+                    meanFctUs, p99FctUs, maxFctUs, unfinishedFlows, tailDrops + failureDrops, randomLosses,
+                    retransmissions, wrongBytes, peakHeapBytes >> 20);
         }
     }
 
@@ -123,16 +131,20 @@ public final class ClosRun {
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
                              EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
                              java.util.List<FailureEvent> failures, LongConsumer progress) {
-        return run(config, flows, protocol, payload, tuning, mtuBytes, untilPs, seed, failures, 0, progress);
+        return run(config, flows, protocol, payload, tuning, mtuBytes, untilPs, seed, failures, 0, progress, null);
     }
 
     /**
      * As above, and with {@code timelineBucketPs > 0} the data delivered per bucket of virtual time
      * ({@link Report#timelineGbps}): throughput over time, across a plane failure for instance.
+     *
+     * @param wallClockNs a wall clock in ns that times the event loop for {@link Report#wallSeconds} (the caller's:
+     *                    the simulator reads no clock of its own, see PurityTest); null: not timed
      */
     public static Report run(ClosConfig config, Flows flows, Protocol protocol, Payload payload,
                              EngineHosts.Tuning tuning, int mtuBytes, long untilPs, long seed,
-                             java.util.List<FailureEvent> failures, long timelineBucketPs, LongConsumer progress) {
+                             java.util.List<FailureEvent> failures, long timelineBucketPs, LongConsumer progress,
+                             LongSupplier wallClockNs) {
         Objects.requireNonNull(protocol, "protocol");
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP) {
@@ -167,7 +179,9 @@ public final class ClosRun {
         if (progress != null) {
             fabric.onProgress(1 << 20, progress);
         }
+        long loopStartNs = wallClockNs != null ? wallClockNs.getAsLong() : 0;
         long end = fabric.run(untilPs, flows);
+        double wall = wallClockNs != null ? (wallClockNs.getAsLong() - loopStartNs) / 1e9 : 0;
         long[] fct = flows.sortedFctPs();
         double[] fctUs = new double[fct.length];
         for (int i = 0; i < fct.length; i++) {
@@ -196,7 +210,7 @@ public final class ClosRun {
                 peakHeap += pool.getPeakUsage().getUsed();
             }
         }
-        return new Report(topology.hosts(), flows.count(), fabric.events(), end / 1e6, mean, p99, max,
+        return new Report(topology.hosts(), flows.count(), wall, fabric.events(), end / 1e6, mean, p99, max,
                 flows.unfinished(), engines != null ? engines.retransmissions() : flows.totalRetransmissions(),
                 fabric.tailDrops(), fabric.randomLosses(),
                 fabric.failureDrops(), fabric.ecnMarks(), fabric.maxQueueBytes(), fabric.packets().peakAlive(),
