@@ -220,6 +220,11 @@ class AotCacheScriptTest {
         p.destroy();                                          // SIGTERM, as Ctrl-C or kill would
         training.forEach(ProcessHandle::destroy);
         Run interrupted = finish(p);
+        // The training's processes inherited the script's lock; until they are gone a new run finds it taken and,
+        // by design, runs without the cache. Wait for them (the bound only turns a hang into a failure).
+        for (ProcessHandle h : training) {
+            h.onExit().get(30, TimeUnit.SECONDS);
+        }
         assertThat(interrupted.exit()).as("%s", interrupted).isNotZero();
         assertThat(interrupted.out()).as("%s", interrupted).isEmpty();
         assertThat(aotFiles()).as("no cache, no temporary file, and not marked as failed")
