@@ -5,7 +5,7 @@ import io.aeron.Image;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import io.jccl.net.Listener;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
 import java.util.ArrayDeque;
@@ -23,7 +23,7 @@ import org.slf4j.Logger;
  * <p>{@link #accept()} is synchronized: it is called during setup only, and {@link #close()} may come from
  * another thread. Closing stops accepting; accepted connections have subscriptions of their own and stay open.
  */
-public abstract class HelloListener implements Listener, FragmentHandler {
+public abstract class HelloListener extends AbstractListener implements FragmentHandler {
     /** Most accepted hellos waiting for their sender at once; more are dropped (a flood, not peers). */
     public static final int MAX_PENDING = 1024;
 
@@ -43,11 +43,8 @@ public abstract class HelloListener implements Listener, FragmentHandler {
     private final Subscription hellos;
     private final int magic;
     private final byte[] token;
-    private final byte[] handle;
-    private final String description;
     private final Logger log;
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-    private volatile boolean closed;
 
     /**
      * @param aeron       the transport's client
@@ -60,12 +57,11 @@ public abstract class HelloListener implements Listener, FragmentHandler {
      */
     protected HelloListener(Aeron aeron, Subscription hellos, int magic, byte[] token, byte[] handle,
                             String description, Logger log) {
+        super(handle.clone(), description);
         this.aeron = aeron;
         this.hellos = hellos;
         this.magic = magic;
         this.token = token.clone();
-        this.handle = handle.clone();
-        this.description = description;
         this.log = log;
     }
 
@@ -91,15 +87,8 @@ public abstract class HelloListener implements Listener, FragmentHandler {
     protected abstract void released();
 
     @Override
-    public final byte[] handle() {
-        return handle.clone();
-    }
-
-    @Override
     public final synchronized RecvConnection accept() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
-        }
+        throwIfClosed();
         if (hellos.isClosed()) {
             throw new NetException(NetException.Reason.IO_ERROR, description + " failed: its subscription was closed"
                     + lostHellosHint());
@@ -168,10 +157,9 @@ public abstract class HelloListener implements Listener, FragmentHandler {
 
     @Override
     public final void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         synchronized (this) {
             try {
                 hellos.close();
@@ -191,10 +179,5 @@ public abstract class HelloListener implements Listener, FragmentHandler {
                 released();
             }
         }
-    }
-
-    @Override
-    public final String toString() {
-        return description;
     }
 }
