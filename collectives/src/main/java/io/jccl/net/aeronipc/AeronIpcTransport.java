@@ -15,7 +15,6 @@ import io.jccl.net.aeron.AeronConnection;
 import io.jccl.net.aeron.Frames;
 import io.jccl.net.aeron.Resources;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -41,7 +40,6 @@ final class AeronIpcTransport implements NetTransport {
     private static final NetProperties PROPERTIES = new NetProperties("aeron-ipc", SPEED_MBPS, LATENCY_US,
             AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
     /** How long {@link #listen} waits for the driver to add the hello subscription. */
     private static final long LISTEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
@@ -60,12 +58,7 @@ final class AeronIpcTransport implements NetTransport {
     AeronIpcTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
         this.resources = new Resources("aeron-ipc transport of rank " + context.self().rank());
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
+        this.connectTimeoutNs = context.connectTimeoutNanos();
         this.options = AeronIpcOptions.parse(context.options());
         this.dataChannel = "aeron:ipc?term-length=" + options.termBytes() + "|mtu=" + MTU_BYTES + "|sparse=true";
         this.driver = AeronIpcDriver.acquire(options, connectTimeoutNs);
@@ -166,6 +159,11 @@ final class AeronIpcTransport implements NetTransport {
 
     private void register(Object resource) {
         resources.register(resource);
+    }
+
+    /** @return what this transport closes when it closes: its connections register here until they close */
+    Resources resources() {
+        return resources;
     }
 
     /** Stops tracking a resource that closed itself. */

@@ -18,7 +18,6 @@ import io.jccl.net.aeron.Frames;
 import io.jccl.net.aeron.Resources;
 import java.net.InetAddress;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,7 +48,6 @@ final class AeronUdpTransport implements NetTransport {
             LATENCY_US, AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicLong TAGS = new AtomicLong(0x4A43434C00000000L);
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
     /** How long {@link #listen} waits for the driver to bind the listener's endpoint. */
     private static final long LISTEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
@@ -68,12 +66,7 @@ final class AeronUdpTransport implements NetTransport {
     AeronUdpTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
         Objects.requireNonNull(context.bindAddress(), "context.bindAddress");
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
+        this.connectTimeoutNs = context.connectTimeoutNanos();
         this.options = AeronUdpOptions.parse(context.options(), AeronUdpOptions.mtuForLink(
                 linkMtu(context.bindAddress()), context.bindAddress() instanceof java.net.Inet6Address));
         this.dataParams = "|mtu=" + options.mtuBytes() + "|term-length=" + options.termBytes() + "|sparse=true";
@@ -203,6 +196,11 @@ final class AeronUdpTransport implements NetTransport {
 
     long connectTimeoutNs() {
         return connectTimeoutNs;
+    }
+
+    /** @return what this transport closes when it closes: its connections register here until they close */
+    Resources resources() {
+        return resources;
     }
 
     /** Stops tracking a resource that closed itself. */
