@@ -16,7 +16,7 @@ import org.slf4j.Logger;
  * Accepts the connections of all peers of an Aeron transport: a subscription on the listener's hello stream, which
  * every connecting side publishes one {@link HelloFrame} to. A valid hello (magic, version, flags, token, and the
  * transport's own {@linkplain #detailProblem detail}) names the connection's data stream; the listener subscribes
- * to it ({@link #subscribe}), and the connection surfaces from {@link #accept()} once the sender's image is linked
+ * to it ({@link #dataChannel}), and the connection surfaces from {@link #accept()} once the sender's image is linked
  * to that subscription. An invalid hello is dropped with a warning; a valid one whose sender never appears within
  * the connect timeout, or is {@linkplain #goneReason gone}, is dropped too.
  *
@@ -39,6 +39,7 @@ public abstract class HelloListener extends AbstractListener implements Fragment
     protected record Waiting(long registrationId, int rank, int dataStreamId, long detail, long deadlineNs) {
     }
 
+    private final AeronTransport host;
     private final Aeron aeron;
     private final Subscription hellos;
     private final int magic;
@@ -47,7 +48,7 @@ public abstract class HelloListener extends AbstractListener implements Fragment
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
 
     /**
-     * @param aeron       the transport's client
+     * @param host        the transport
      * @param hellos      the hello subscription, owned by the listener from now on
      * @param magic       the transport's hello magic
      * @param token       the token a hello must present
@@ -55,24 +56,22 @@ public abstract class HelloListener extends AbstractListener implements Fragment
      * @param description for messages, e.g. "aeron-ipc listener of rank 3 (stream 7)"
      * @param log         the transport's logger
      */
-    protected HelloListener(Aeron aeron, Subscription hellos, int magic, byte[] token, byte[] handle,
+    protected HelloListener(AeronTransport host, Subscription hellos, int magic, byte[] token, byte[] handle,
                             String description, Logger log) {
         super(handle.clone(), description);
-        this.aeron = aeron;
+        this.host = host;
+        this.aeron = host.aeron();
         this.hellos = hellos;
         this.magic = magic;
         this.token = token.clone();
         this.log = log;
     }
 
-    /** @return how long a valid hello may wait for its sender */
-    protected abstract long connectTimeoutNs();
-
     /** @return null when the transport's detail of a hello is valid, otherwise why not */
     protected abstract String detailProblem(long detail);
 
-    /** Starts adding the subscription to a hello's data stream; @return its registration id */
-    protected abstract long subscribe(int dataStreamId, long detail);
+    /** @return the channel of a hello's data stream, which the listener subscribes to */
+    protected abstract String dataChannel(long detail);
 
     /** @return the receiving end of a connection whose sender's image is linked */
     protected abstract RecvConnection open(Subscription data, Image image, Waiting waiting);
@@ -83,8 +82,12 @@ public abstract class HelloListener extends AbstractListener implements Fragment
     /** @return what to add to the message when the hello subscription was closed under the listener */
     protected abstract String lostHellosHint();
 
-    /** Releases what the transport holds for this listener; called once by {@link #close()}. */
-    protected abstract void released();
+    /**
+     * Releases what the transport holds for this listener besides its registration; called once by
+     * {@link #close()}. Nothing by default.
+     */
+    protected void released() {
+    }
 
     @Override
     public final synchronized RecvConnection accept() {
@@ -139,8 +142,8 @@ public abstract class HelloListener extends AbstractListener implements Fragment
         }
         int dataStream = HelloFrame.dataStreamId(buffer, offset);
         long detail = HelloFrame.detail(buffer, offset);
-        waiting.add(new Waiting(subscribe(dataStream, detail), rank, dataStream, detail,
-                System.nanoTime() + connectTimeoutNs()));
+        waiting.add(new Waiting(aeron.asyncAddSubscription(dataChannel(detail), dataStream), rank, dataStream,
+                detail, System.nanoTime() + host.connectTimeoutNs()));
     }
 
     private void remove(Waiting w, Subscription data) {
@@ -177,6 +180,7 @@ public abstract class HelloListener extends AbstractListener implements Fragment
                 }
                 waiting.clear();
                 released();
+                host.resources().forget(this);
             }
         }
     }
