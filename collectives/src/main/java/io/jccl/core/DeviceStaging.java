@@ -25,27 +25,32 @@ final class DeviceStaging {
 
     /** Copies device inputs into host staging before the plan runs (a failure breaks the communicator). */
     static void stageIn(OpRequest op, int rank) {
-        if (op.type == OpRequest.Type.GROUP) {
-            for (OpRequest m : op.members) {
-                if (m.device != null) {
-                    m.device.stageIn(rank);
-                }
-            }
-        } else {
-            op.device.stageIn(rank);
-        }
+        stage(op, rank, true);
     }
 
     /** Copies outputs back into device memory, before the futures complete. */
     static void stageOut(OpRequest op, int rank) {
+        stage(op, rank, false);
+    }
+
+    /** Stages the device buffers of the operation, or of each member of a group that has any, in or out. */
+    private static void stage(OpRequest op, int rank, boolean in) {
         if (op.type == OpRequest.Type.GROUP) {
             for (OpRequest m : op.members) {
                 if (m.device != null) {
-                    m.device.stageOut(rank);
+                    stage(m.device, rank, in);
                 }
             }
         } else {
-            op.device.stageOut(rank);
+            stage(op.device, rank, in);
+        }
+    }
+
+    private static void stage(DeviceArgs device, int rank, boolean in) {
+        if (in) {
+            device.stageIn(rank);
+        } else {
+            device.stageOut(rank);
         }
     }
 

@@ -21,17 +21,13 @@ final class JcclEnv implements EnvAdapter {
     @Override
     public LaunchEnvironment read(Map<String, String> env, LaunchEnvironment.Context context) {
         String why = "with " + (EnvVars.isSet(env, RANK) ? RANK : SIZE) + " set";
-        int rank = EnvVars.required(env, RANK, 0, why);
-        int size = EnvVars.required(env, SIZE, 1, why);
-        int localRank = EnvVars.optional(env, LOCAL_RANK, 0);
-        int localSize = EnvVars.optional(env, LOCAL_SIZE, 1);
-        EnvVars.checkPlacement(RANK, rank, SIZE, size, LOCAL_RANK, localRank, LOCAL_SIZE, localSize);
-        Rendezvous r = RendezvousChoice.choose(env, size, SIZE, null, () -> {
+        Placement p = Placement.read(env, RANK, why, SIZE, why, LOCAL_RANK, LOCAL_SIZE);
+        Rendezvous r = RendezvousChoice.choose(env, p.size(), SIZE, null, () -> {
             throw EnvVars.invalid(RANK + " and " + SIZE + " are set but nothing says how the ranks meet: set "
                     + RendezvousChoice.COMM_ID + " (jccl run does), " + RendezvousChoice.ADDR
                     + "=host:port (rank 0 listens there) or " + RendezvousChoice.ID_FILE);
         });
-        return new LaunchEnvironment("jccl", rank, size, localRank, localSize, r);
+        return p.in("jccl", r);
     }
 
     @Override

@@ -21,13 +21,10 @@ final class OpenMpiEnv implements EnvAdapter {
 
     @Override
     public LaunchEnvironment read(Map<String, String> env, LaunchEnvironment.Context context) {
-        int rank = EnvVars.required(env, RANK, 0, "under Open MPI");
-        int size = EnvVars.required(env, SIZE, 1, "with " + RANK + " set (Open MPI)");
-        int localRank = EnvVars.optional(env, LOCAL_RANK, 0);
-        int localSize = EnvVars.optional(env, LOCAL_SIZE, 1);
-        EnvVars.checkPlacement(RANK, rank, SIZE, size, LOCAL_RANK, localRank, LOCAL_SIZE, localSize);
+        Placement p = Placement.read(env, RANK, "under Open MPI", SIZE, "with " + RANK + " set (Open MPI)",
+                LOCAL_RANK, LOCAL_SIZE);
         String jobVar = EnvVars.firstSet(env, JOB_VARS);
-        Rendezvous r = RendezvousChoice.choose(env, size, SIZE, null, () -> {
+        Rendezvous r = RendezvousChoice.choose(env, p.size(), SIZE, null, () -> {
             if (jobVar == null) {
                 throw EnvVars.invalid("under Open MPI without PMIX_NAMESPACE or OMPI_MCA_ess_base_jobid there is"
                         + " no job id to name the id file after: set " + RendezvousChoice.ID_FILE + " or "
@@ -35,7 +32,7 @@ final class OpenMpiEnv implements EnvAdapter {
             }
             return RendezvousChoice.defaultIdFile(context, jobVar, EnvVars.get(env, jobVar));
         });
-        return new LaunchEnvironment("openmpi", rank, size, localRank, localSize, r);
+        return p.in("openmpi", r);
     }
 
     @Override

@@ -19,14 +19,11 @@ final class PmiEnv implements EnvAdapter {
 
     @Override
     public LaunchEnvironment read(Map<String, String> env, LaunchEnvironment.Context context) {
-        int rank = EnvVars.required(env, RANK, 0, "under PMI");
-        int size = EnvVars.required(env, SIZE, 1, "with " + RANK + " set (PMI)");
         String localRankVar = EnvVars.isSet(env, "PMI_LOCAL_RANK") ? "PMI_LOCAL_RANK" : "MPI_LOCALRANKID";
         String localSizeVar = EnvVars.isSet(env, "PMI_LOCAL_SIZE") ? "PMI_LOCAL_SIZE" : "MPI_LOCALNRANKS";
-        int localRank = EnvVars.optional(env, localRankVar, 0);
-        int localSize = EnvVars.optional(env, localSizeVar, 1);
-        EnvVars.checkPlacement(RANK, rank, SIZE, size, localRankVar, localRank, localSizeVar, localSize);
-        Rendezvous r = RendezvousChoice.choose(env, size, SIZE, null, () -> {
+        Placement p = Placement.read(env, RANK, "under PMI", SIZE, "with " + RANK + " set (PMI)", localRankVar,
+                localSizeVar);
+        Rendezvous r = RendezvousChoice.choose(env, p.size(), SIZE, null, () -> {
             String jobVar = EnvVars.firstSet(env, "PMI_JOBID", "PMI_KVSNAME");
             if (jobVar != null) {
                 return RendezvousChoice.defaultIdFile(context, jobVar, EnvVars.get(env, jobVar));
@@ -37,7 +34,7 @@ final class PmiEnv implements EnvAdapter {
             throw EnvVars.invalid("under PMI without PMI_JOBID, PMI_KVSNAME or SLURM_JOB_ID there is no job id to"
                     + " name the id file after: set " + RendezvousChoice.ID_FILE + " or " + RendezvousChoice.ADDR);
         });
-        return new LaunchEnvironment("pmi", rank, size, localRank, localSize, r);
+        return p.in("pmi", r);
     }
 
     @Override

@@ -23,11 +23,7 @@ final class TorchrunEnv implements EnvAdapter {
 
     @Override
     public LaunchEnvironment read(Map<String, String> env, LaunchEnvironment.Context context) {
-        int rank = EnvVars.required(env, RANK, 0, "under torchrun");
-        int size = EnvVars.required(env, SIZE, 1, "under torchrun");
-        int localRank = EnvVars.optional(env, LOCAL_RANK, 0);
-        int localSize = EnvVars.optional(env, LOCAL_SIZE, 1);
-        EnvVars.checkPlacement(RANK, rank, SIZE, size, LOCAL_RANK, localRank, LOCAL_SIZE, localSize);
+        Placement p = Placement.read(env, RANK, "under torchrun", SIZE, "under torchrun", LOCAL_RANK, LOCAL_SIZE);
         String addr = EnvVars.get(env, MASTER_ADDR);
         String portText = EnvVars.get(env, MASTER_PORT);
         // Every rank sees the same run id, store address and restart count; a restart gets a new secret.
@@ -39,7 +35,7 @@ final class TorchrunEnv implements EnvAdapter {
             }
         }
         String jobKey = key.toString();
-        Rendezvous r = RendezvousChoice.choose(env, size, SIZE, RendezvousChoice.withJobId(env, jobKey), () -> {
+        Rendezvous r = RendezvousChoice.choose(env, p.size(), SIZE, RendezvousChoice.withJobId(env, jobKey), () -> {
             if (addr == null || portText == null) {
                 throw EnvVars.invalid("under torchrun (" + RANK + ", " + SIZE + " set) " + MASTER_ADDR + " and "
                         + MASTER_PORT + " are needed, or set " + RendezvousChoice.ADDR);
@@ -54,7 +50,7 @@ final class TorchrunEnv implements EnvAdapter {
                     RendezvousSecret.from(env, RendezvousChoice.withJobId(env, jobKey)),
                     MASTER_ADDR + "=" + addr + ", " + MASTER_PORT + "+1=" + (port + 1));
         });
-        return new LaunchEnvironment("torchrun", rank, size, localRank, localSize, r);
+        return p.in("torchrun", r);
     }
 
     @Override

@@ -18,8 +18,7 @@ public final class HostMemoryDomain extends MemoryDomain {
     /** The name {@code JCCL_MEMORY} selects it by. */
     public static final String NAME = "host";
 
-    private final Map<Long, MemorySegment> allocations = new ConcurrentHashMap<>();
-    private final Map<Long, Arena> arenas = new ConcurrentHashMap<>();
+    private final Map<Long, ArenaSegment> allocations = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
 
     /** A host domain (device 0), staging pool bounded by {@link PinnedStagingPool#DEFAULT_MAX_CACHED_BYTES}. */
@@ -46,26 +45,23 @@ public final class HostMemoryDomain extends MemoryDomain {
 
     @Override
     protected long doAllocate(long sizeBytes, long alignmentBytes) {
-        Arena arena = Arena.ofShared();
-        MemorySegment segment;
+        ArenaSegment allocation;
         try {
-            segment = arena.allocate(sizeBytes, alignmentBytes);
+            allocation = ArenaSegment.allocate(sizeBytes, alignmentBytes);
         } catch (OutOfMemoryError | RuntimeException e) {
-            arena.close();
             throw new DeviceException(NAME, "Arena.allocate(" + sizeBytes + " bytes, alignment " + alignmentBytes
                     + ")", 0, "OutOfMemory", String.valueOf(e.getMessage()));
         }
-        allocations.put(segment.address(), segment);
-        arenas.put(segment.address(), arena);
-        return segment.address();
+        long address = allocation.segment().address();
+        allocations.put(address, allocation);
+        return address;
     }
 
     @Override
     protected void doFree(long address) {
-        allocations.remove(address);
-        Arena arena = arenas.remove(address);
-        if (arena != null) {
-            arena.close();
+        ArenaSegment allocation = allocations.remove(address);
+        if (allocation != null) {
+            allocation.arena().close();
         }
     }
 
@@ -75,8 +71,8 @@ public final class HostMemoryDomain extends MemoryDomain {
             return MemorySegment.NULL;
         }
         // The allocation's own segment, so that a use after free fails in Java instead of touching freed memory.
-        MemorySegment s = allocations.get(address);
-        return s == null ? null : s.asSlice(0, sizeBytes);
+        ArenaSegment allocation = allocations.get(address);
+        return allocation == null ? null : allocation.segment().asSlice(0, sizeBytes);
     }
 
     @Override

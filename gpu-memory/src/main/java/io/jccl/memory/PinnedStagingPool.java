@@ -165,23 +165,21 @@ public final class PinnedStagingPool implements HostStaging, AutoCloseable {
     }
 
     private Entry allocate(long bytes, boolean cached) {
-        Arena arena = Arena.ofShared();
-        MemorySegment segment;
+        ArenaSegment allocation;
         try {
-            segment = arena.allocate(bytes, MIN_SEGMENT_BYTES);
+            allocation = ArenaSegment.allocate(bytes, MIN_SEGMENT_BYTES);
         } catch (OutOfMemoryError | RuntimeException e) {
-            arena.close();
             throw new JcclException(ErrorCode.SYSTEM_ERROR, "cannot allocate " + bytes + " bytes of "
                     + domainName + " staging memory: " + e, e);
         }
         try {
-            pinner.pin(segment);
+            pinner.pin(allocation.segment());
         } catch (RuntimeException e) {
-            arena.close();
+            allocation.arena().close();
             throw e;
         }
         allocations++;
-        return new Entry(segment, arena, cached);
+        return new Entry(allocation.segment(), allocation.arena(), cached);
     }
 
     private void free(Entry e) {

@@ -12,38 +12,82 @@ import io.jccl.net.PooledConnection;
  * {@link #close()} may come from another thread; the driving thread fails pending requests with
  * {@link NetException.Reason#CLOSED} the next time it tests one.
  *
- * <p>Peer death is the subclass's: {@link #checkLiveness(boolean)} runs when a test made no progress.
+ * <p>Peer death is the {@link Peer}'s to notice: {@link #checkLiveness(boolean)} asks it when a test made no
+ * progress.
  */
 public abstract class AeronConnection extends PooledConnection<AeronRequest> {
     /** The peer's rank, or -1 where the sending side does not know it. */
     protected final int peerRank;
+    private final Peer peer;
+    /** The transport's resources, which track the connection until it closes. */
+    private final Resources resources;
+    /** Made once: a method reference built per check allocates wherever escape analysis gives up. */
+    private final Breaker breaker = this::breakConnection;
+
+    /** The process at the other end, and how its death is noticed beyond what Aeron notices itself. */
+    public interface Peer {
+        /**
+         * Called when a test made no progress: breaks the connection (through {@code breaker}) if the peer, or what
+         * the connection depends on, is gone. Implementations rate-limit their own checks.
+         *
+         * @param sender      whether this is the sending end, stalled on the log's window
+         * @param description the connection, for messages
+         */
+        void check(boolean sender, String description, Breaker breaker);
+
+        /** @return the peer, for messages: its rank where known and whatever else identifies it */
+        String name();
+
+        /**
+         * @param name the peer, for messages
+         * @return a peer whose death Aeron notices itself (a silent image or publication times out): no checks
+         */
+        static Peer watchedByAeron(String name) {
+            return new Peer() {
+                @Override
+                public void check(boolean sender, String description, Breaker breaker) {
+                }
+
+                @Override
+                public String name() {
+                    return name;
+                }
+            };
+        }
+    }
+
+    /** What a {@link Peer} does with a verdict: the connection's {@link #breakConnection}. */
+    public interface Breaker {
+        void breakConnection(NetException.Reason reason, String message);
+    }
 
     /**
      * @param transportName the transport's name, for messages
      * @param description   names both ends and the stream, for messages
      * @param peerRank      the peer's rank, or -1 where unknown
+     * @param peer          the peer and how its death is noticed
+     * @param resources     the transport's resources, where the connection is registered until it closes
      */
-    protected AeronConnection(String transportName, String description, int peerRank) {
+    protected AeronConnection(String transportName, String description, int peerRank, Peer peer,
+                              Resources resources) {
         super(transportName, Frames.MAX_MESSAGE_BYTES, description, AeronRequest::new);
         this.peerRank = peerRank;
+        this.peer = peer;
+        this.resources = resources;
     }
 
     /** Releases the Aeron resources; called once, by {@link #close()}. */
     abstract void closeResources();
 
-    /** Called once after {@link #close()} released the resources: the transport stops tracking the connection. */
-    protected abstract void onClosed();
+    /** Asks the peer whether it is gone; called when a test made no progress. */
+    final void checkLiveness(boolean sender) {
+        peer.check(sender, description, breaker);
+    }
 
-    /**
-     * Called when a test made no progress: breaks the connection (with {@link #breakConnection}) if the peer, or
-     * what the connection depends on, is gone. Implementations rate-limit their own checks.
-     *
-     * @param sender whether this is the sending end, stalled on the log's window
-     */
-    protected abstract void checkLiveness(boolean sender);
-
-    /** @return the peer, for messages: its rank where known and whatever else identifies it */
-    protected abstract String peerName();
+    /** @return the peer, for messages */
+    protected final String peerName() {
+        return peer.name();
+    }
 
     @Override
     public final void close() {
@@ -53,7 +97,7 @@ public abstract class AeronConnection extends PooledConnection<AeronRequest> {
         try {
             closeResources();
         } finally {
-            onClosed();
+            resources.forget(this);
         }
     }
 }

@@ -46,10 +46,12 @@ public abstract class AeronRecvConnection extends AeronConnection implements Rec
      * @param image         the sender's image on it
      * @param peerRank      the sender's rank
      * @param description   names both ends and the stream, for messages
+     * @param peer          the sender and how its death is noticed
+     * @param resources     the transport's resources, where the connection is registered until it closes
      */
     protected AeronRecvConnection(String transportName, Subscription subscription, Image image, int peerRank,
-                                  String description) {
-        super(transportName, description, peerRank);
+                                  String description, Peer peer, Resources resources) {
+        super(transportName, description, peerRank, peer, resources);
         this.subscription = subscription;
         this.image = image;
     }

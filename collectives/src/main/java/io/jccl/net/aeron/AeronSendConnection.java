@@ -34,9 +34,12 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
      * @param publication   the connection's publication, connected to the peer's subscription
      * @param peerRank      the peer's rank, or -1 where unknown
      * @param description   names both ends and the stream, for messages
+     * @param peer          the receiver and how its death is noticed
+     * @param resources     the transport's resources, where the connection is registered until it closes
      */
-    protected AeronSendConnection(String transportName, Publication publication, int peerRank, String description) {
-        super(transportName, description, peerRank);
+    protected AeronSendConnection(String transportName, Publication publication, int peerRank, String description,
+                                  Peer peer, Resources resources) {
+        super(transportName, description, peerRank, peer, resources);
         this.publication = publication;
         this.maxFrameBytes = publication.maxPayloadLength();
     }

@@ -5,7 +5,7 @@ import io.aeron.Image;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
-import io.jccl.net.Listener;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
 import java.util.ArrayDeque;
@@ -16,14 +16,14 @@ import org.slf4j.Logger;
  * Accepts the connections of all peers of an Aeron transport: a subscription on the listener's hello stream, which
  * every connecting side publishes one {@link HelloFrame} to. A valid hello (magic, version, flags, token, and the
  * transport's own {@linkplain #detailProblem detail}) names the connection's data stream; the listener subscribes
- * to it ({@link #subscribe}), and the connection surfaces from {@link #accept()} once the sender's image is linked
+ * to it ({@link #dataChannel}), and the connection surfaces from {@link #accept()} once the sender's image is linked
  * to that subscription. An invalid hello is dropped with a warning; a valid one whose sender never appears within
  * the connect timeout, or is {@linkplain #goneReason gone}, is dropped too.
  *
  * <p>{@link #accept()} is synchronized: it is called during setup only, and {@link #close()} may come from
  * another thread. Closing stops accepting; accepted connections have subscriptions of their own and stay open.
  */
-public abstract class HelloListener implements Listener, FragmentHandler {
+public abstract class HelloListener extends AbstractListener implements FragmentHandler {
     /** Most accepted hellos waiting for their sender at once; more are dropped (a flood, not peers). */
     public static final int MAX_PENDING = 1024;
 
@@ -39,18 +39,16 @@ public abstract class HelloListener implements Listener, FragmentHandler {
     protected record Waiting(long registrationId, int rank, int dataStreamId, long detail, long deadlineNs) {
     }
 
+    private final AeronTransport host;
     private final Aeron aeron;
     private final Subscription hellos;
     private final int magic;
     private final byte[] token;
-    private final byte[] handle;
-    private final String description;
     private final Logger log;
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-    private volatile boolean closed;
 
     /**
-     * @param aeron       the transport's client
+     * @param host        the transport
      * @param hellos      the hello subscription, owned by the listener from now on
      * @param magic       the transport's hello magic
      * @param token       the token a hello must present
@@ -58,25 +56,22 @@ public abstract class HelloListener implements Listener, FragmentHandler {
      * @param description for messages, e.g. "aeron-ipc listener of rank 3 (stream 7)"
      * @param log         the transport's logger
      */
-    protected HelloListener(Aeron aeron, Subscription hellos, int magic, byte[] token, byte[] handle,
+    protected HelloListener(AeronTransport host, Subscription hellos, int magic, byte[] token, byte[] handle,
                             String description, Logger log) {
-        this.aeron = aeron;
+        super(handle.clone(), description);
+        this.host = host;
+        this.aeron = host.aeron();
         this.hellos = hellos;
         this.magic = magic;
         this.token = token.clone();
-        this.handle = handle.clone();
-        this.description = description;
         this.log = log;
     }
-
-    /** @return how long a valid hello may wait for its sender */
-    protected abstract long connectTimeoutNs();
 
     /** @return null when the transport's detail of a hello is valid, otherwise why not */
     protected abstract String detailProblem(long detail);
 
-    /** Starts adding the subscription to a hello's data stream; @return its registration id */
-    protected abstract long subscribe(int dataStreamId, long detail);
+    /** @return the channel of a hello's data stream, which the listener subscribes to */
+    protected abstract String dataChannel(long detail);
 
     /** @return the receiving end of a connection whose sender's image is linked */
     protected abstract RecvConnection open(Subscription data, Image image, Waiting waiting);
@@ -87,19 +82,16 @@ public abstract class HelloListener implements Listener, FragmentHandler {
     /** @return what to add to the message when the hello subscription was closed under the listener */
     protected abstract String lostHellosHint();
 
-    /** Releases what the transport holds for this listener; called once by {@link #close()}. */
-    protected abstract void released();
-
-    @Override
-    public final byte[] handle() {
-        return handle.clone();
+    /**
+     * Releases what the transport holds for this listener besides its registration; called once by
+     * {@link #close()}. Nothing by default.
+     */
+    protected void released() {
     }
 
     @Override
     public final synchronized RecvConnection accept() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
-        }
+        throwIfClosed();
         if (hellos.isClosed()) {
             throw new NetException(NetException.Reason.IO_ERROR, description + " failed: its subscription was closed"
                     + lostHellosHint());
@@ -150,8 +142,8 @@ public abstract class HelloListener implements Listener, FragmentHandler {
         }
         int dataStream = HelloFrame.dataStreamId(buffer, offset);
         long detail = HelloFrame.detail(buffer, offset);
-        waiting.add(new Waiting(subscribe(dataStream, detail), rank, dataStream, detail,
-                System.nanoTime() + connectTimeoutNs()));
+        waiting.add(new Waiting(aeron.asyncAddSubscription(dataChannel(detail), dataStream), rank, dataStream,
+                detail, System.nanoTime() + host.connectTimeoutNs()));
     }
 
     private void remove(Waiting w, Subscription data) {
@@ -168,10 +160,9 @@ public abstract class HelloListener implements Listener, FragmentHandler {
 
     @Override
     public final void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         synchronized (this) {
             try {
                 hellos.close();
@@ -189,12 +180,8 @@ public abstract class HelloListener implements Listener, FragmentHandler {
                 }
                 waiting.clear();
                 released();
+                host.resources().forget(this);
             }
         }
-    }
-
-    @Override
-    public final String toString() {
-        return description;
     }
 }

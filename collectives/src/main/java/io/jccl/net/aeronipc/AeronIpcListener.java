@@ -17,16 +17,11 @@ final class AeronIpcListener extends HelloListener {
     private final int streamId;
 
     AeronIpcListener(AeronIpcTransport transport, Subscription hellos, int streamId, AeronIpcHandle handle) {
-        super(transport.driver().aeron(), hellos, Wire.HELLO_MAGIC, handle.token(), handle.encode(),
+        super(transport, hellos, Wire.HELLO_MAGIC, handle.token(), handle.encode(),
                 "aeron-ipc listener of rank " + transport.rank() + " (stream " + streamId + ")",
                 JcclLog.logger(Subsystem.SHM, AeronIpcListener.class));
         this.transport = transport;
         this.streamId = streamId;
-    }
-
-    @Override
-    protected long connectTimeoutNs() {
-        return transport.connectTimeoutNs();
     }
 
     @Override
@@ -35,8 +30,8 @@ final class AeronIpcListener extends HelloListener {
     }
 
     @Override
-    protected long subscribe(int dataStreamId, long pid) {
-        return transport.driver().aeron().asyncAddSubscription(AeronIpcTransport.SUBSCRIPTION_CHANNEL, dataStreamId);
+    protected String dataChannel(long pid) {
+        return AeronIpcTransport.SUBSCRIPTION_CHANNEL;
     }
 
     @Override
@@ -58,6 +53,5 @@ final class AeronIpcListener extends HelloListener {
     @Override
     protected void released() {
         StreamIds.release(streamId);
-        transport.forget(this);
     }
 }

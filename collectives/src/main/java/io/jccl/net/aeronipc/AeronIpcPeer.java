@@ -10,11 +10,7 @@ import io.jccl.net.aeron.AeronConnection;
  * {@link NetException.Reason#PEER_CLOSED} naming the peer. {@link ProcessHandle#isAlive()} also compares the
  * process start time, so a recycled pid does not pass for the peer.
  */
-final class AeronIpcPeer {
-    /** What a connection does with a verdict: {@link AeronConnection}'s breakConnection. */
-    interface Breaker {
-        void breakConnection(NetException.Reason reason, String message);
-    }
+final class AeronIpcPeer implements AeronConnection.Peer {
 
     private final AeronIpcTransport transport;
     private final int rank;
@@ -30,7 +26,8 @@ final class AeronIpcPeer {
     }
 
     /** Breaks the connection when the peer, or for a sender the driver's host, is gone. */
-    void check(boolean sender, String description, Breaker breaker) {
+    @Override
+    public void check(boolean sender, String description, AeronConnection.Breaker breaker) {
         long now = System.nanoTime();
         if (now - lastCheckNs < AeronIpcDriver.LIVENESS_CHECK_INTERVAL_NS) {
             return;
@@ -46,7 +43,8 @@ final class AeronIpcPeer {
     }
 
     /** @return the peer for messages: its rank where known, and its pid */
-    String name() {
+    @Override
+    public String name() {
         return (rank >= 0 ? "rank " + rank : "the listening process") + " (pid " + pid + " on this host)";
     }
 }

@@ -9,35 +9,14 @@ import io.jccl.net.aeron.AeronRecvConnection;
  * {@link AeronRecvConnection}'s); the peer's death is noticed through its process ({@link AeronIpcPeer}).
  */
 final class AeronIpcRecvConnection extends AeronRecvConnection {
-    private final AeronIpcTransport transport;
-    private final AeronIpcPeer peer;
-    /** Made once: a method reference built per check allocates wherever escape analysis gives up. */
-    private final AeronIpcPeer.Breaker breaker = this::breakConnection;
-
     AeronIpcRecvConnection(AeronIpcTransport transport, Subscription subscription, Image image, int peerRank, long peerPid,
                       String description) {
-        super(AeronIpcTransportProvider.NAME, subscription, image, peerRank, description);
-        this.transport = transport;
-        this.peer = new AeronIpcPeer(transport, peerRank, peerPid);
-    }
-
-    @Override
-    protected void checkLiveness(boolean sender) {
-        peer.check(sender, description, breaker);
-    }
-
-    @Override
-    protected String peerName() {
-        return peer.name();
+        super(AeronIpcTransportProvider.NAME, subscription, image, peerRank, description,
+                new AeronIpcPeer(transport, peerRank, peerPid), transport.resources());
     }
 
     @Override
     protected String endOfStreamCause() {
         return "its process or the aeron-ipc media driver went away";
-    }
-
-    @Override
-    protected void onClosed() {
-        transport.forget(this);
     }
 }

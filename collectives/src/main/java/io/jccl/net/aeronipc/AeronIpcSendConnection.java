@@ -11,26 +11,13 @@ import io.jccl.net.aeron.AeronSendConnection;
 final class AeronIpcSendConnection extends AeronSendConnection {
     private final AeronIpcTransport transport;
     private final int streamId;
-    private final AeronIpcPeer peer;
-    /** Made once: a method reference built per check allocates wherever escape analysis gives up. */
-    private final AeronIpcPeer.Breaker breaker = this::breakConnection;
 
     AeronIpcSendConnection(AeronIpcTransport transport, Publication publication, int streamId, int peerRank, long peerPid,
                       String description) {
-        super(AeronIpcTransportProvider.NAME, publication, peerRank, description);
+        super(AeronIpcTransportProvider.NAME, publication, peerRank, description,
+                new AeronIpcPeer(transport, peerRank, peerPid), transport.resources());
         this.transport = transport;
         this.streamId = streamId;
-        this.peer = new AeronIpcPeer(transport, peerRank, peerPid);
-    }
-
-    @Override
-    protected void checkLiveness(boolean sender) {
-        peer.check(sender, description, breaker);
-    }
-
-    @Override
-    protected String peerName() {
-        return peer.name();
     }
 
     @Override
@@ -41,10 +28,5 @@ final class AeronIpcSendConnection extends AeronSendConnection {
     @Override
     protected void afterPublicationClosed() {
         StreamIds.release(streamId);
-    }
-
-    @Override
-    protected void onClosed() {
-        transport.forget(this);
     }
 }

@@ -7,17 +7,12 @@ import io.aeron.Subscription;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
-import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
 import io.jccl.net.aeron.AeronConnection;
 import io.jccl.net.aeron.Frames;
-import io.jccl.net.aeron.Resources;
-import java.security.SecureRandom;
-import java.time.Duration;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
+import io.jccl.net.aeron.AeronTransport;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -25,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * host's media driver ({@link AeronIpcDriver}), progressed by the caller inside {@link io.jccl.net.NetRequest#test()};
  * it starts no threads of its own and never calls the {@link ProgressSignal}s it is given.
  */
-final class AeronIpcTransport implements NetTransport {
+final class AeronIpcTransport extends AeronTransport {
     /** Sustained bandwidth reported to the tuner: one memory copy per byte, a round figure of what we measured. */
     static final long SPEED_MBPS = 40_000;
     /** One-way small-message latency reported to the tuner: a poll loop on shared memory. */
@@ -40,17 +35,10 @@ final class AeronIpcTransport implements NetTransport {
 
     private static final NetProperties PROPERTIES = new NetProperties("aeron-ipc", SPEED_MBPS, LATENCY_US,
             AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
-    private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
-    /** How long {@link #listen} waits for the driver to add the hello subscription. */
-    private static final long LISTEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
-    private final TransportContext context;
     private final AeronIpcOptions options;
     private final AeronIpcDriver driver;
     private final String dataChannel;
-    private final long connectTimeoutNs;
-    private final Resources resources;
 
     /**
      * @param context the rank's context
@@ -58,17 +46,10 @@ final class AeronIpcTransport implements NetTransport {
      * @throws NetException             when no media driver can be started or joined
      */
     AeronIpcTransport(TransportContext context) {
-        this.context = Objects.requireNonNull(context, "context");
-        this.resources = new Resources("aeron-ipc transport of rank " + context.self().rank());
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
+        super(AeronIpcTransportProvider.NAME, context);
         this.options = AeronIpcOptions.parse(context.options());
         this.dataChannel = "aeron:ipc?term-length=" + options.termBytes() + "|mtu=" + MTU_BYTES + "|sparse=true";
-        this.driver = AeronIpcDriver.acquire(options, connectTimeoutNs);
+        this.driver = AeronIpcDriver.acquire(options, connectTimeoutNs());
     }
 
     @Override
@@ -84,7 +65,7 @@ final class AeronIpcTransport implements NetTransport {
         Subscription hellos;
         try {
             long registration = aeron.asyncAddSubscription(SUBSCRIPTION_CHANNEL, streamId);
-            long deadline = System.nanoTime() + Math.min(connectTimeoutNs, LISTEN_TIMEOUT_NS);
+            long deadline = listenDeadlineNs();
             while ((hellos = aeron.getSubscription(registration)) == null) {
                 if (System.nanoTime() - deadline > 0) {
                     aeron.asyncRemoveSubscription(registration);
@@ -100,8 +81,7 @@ final class AeronIpcTransport implements NetTransport {
             }
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + rank() + " cannot listen on aeron-ipc: " + e, e);
         }
-        byte[] token = new byte[Wire.TOKEN_BYTES];
-        RANDOM.nextBytes(token);
+        byte[] token = newToken(Wire.TOKEN_BYTES);
         AeronIpcListener listener = new AeronIpcListener(this, hellos, streamId, new AeronIpcHandle(driver.directory().toString(),
                 streamId, ProcessHandle.current().pid(), token));
         register(listener);
@@ -156,37 +136,24 @@ final class AeronIpcTransport implements NetTransport {
         return driver;
     }
 
-    int rank() {
-        return context.self().rank();
-    }
-
-    long connectTimeoutNs() {
-        return connectTimeoutNs;
+    @Override
+    public Aeron aeron() {
+        return driver.aeron();
     }
 
     private void register(Object resource) {
-        resources.register(resource);
-    }
-
-    /** Stops tracking a resource that closed itself. */
-    void forget(Object resource) {
-        resources.forget(resource);
+        resources().register(resource);
     }
 
     private void checkOpen() {
-        resources.checkOpen();
+        resources().checkOpen();
     }
 
     @Override
     public void close() {
-        if (!resources.closeAll()) {
+        if (!resources().closeAll()) {
             return;
         }
         driver.release();
-    }
-
-    @Override
-    public String toString() {
-        return "aeron-ipc transport of rank " + rank();
     }
 }

@@ -19,16 +19,11 @@ final class AeronUdpListener extends HelloListener {
     private final long channelTag;
 
     AeronUdpListener(AeronUdpTransport transport, Subscription hellos, long channelTag, AeronUdpHandle handle) {
-        super(transport.driver().aeron(), hellos, UdpWire.HELLO_MAGIC, handle.token(), handle.encode(),
+        super(transport, hellos, UdpWire.HELLO_MAGIC, handle.token(), handle.encode(),
                 "aeron-udp listener of rank " + transport.rank() + " (" + handle.endpoint() + ")",
                 JcclLog.logger(Subsystem.NET, AeronUdpListener.class));
         this.transport = transport;
         this.channelTag = channelTag;
-    }
-
-    @Override
-    protected long connectTimeoutNs() {
-        return transport.connectTimeoutNs();
     }
 
     /** The session id fills the detail's low half; the high half is reserved, 0. */
@@ -38,9 +33,8 @@ final class AeronUdpListener extends HelloListener {
     }
 
     @Override
-    protected long subscribe(int dataStreamId, long detail) {
-        return transport.driver().aeron().asyncAddSubscription("aeron:udp?tags=" + channelTag + "|session-id="
-                + (int) detail, dataStreamId);
+    protected String dataChannel(long detail) {
+        return "aeron:udp?tags=" + channelTag + "|session-id=" + (int) detail;
     }
 
     @Override
@@ -56,10 +50,5 @@ final class AeronUdpListener extends HelloListener {
     @Override
     protected String lostHellosHint() {
         return "";
-    }
-
-    @Override
-    protected void released() {
-        transport.forget(this);
     }
 }

@@ -15,28 +15,14 @@ final class AeronUdpRecvConnection extends AeronRecvConnection {
 
     AeronUdpRecvConnection(AeronUdpTransport transport, Subscription subscription, Image image, int peerRank,
                            String description) {
-        super(AeronUdpTransportProvider.NAME, subscription, image, peerRank, description);
+        super(AeronUdpTransportProvider.NAME, subscription, image, peerRank, description,
+                Peer.watchedByAeron("rank " + peerRank), transport.resources());
         this.transport = transport;
-    }
-
-    @Override
-    protected void checkLiveness(boolean sender) {
-        // Aeron's image liveness timeout closes the image of a silent sender.
-    }
-
-    @Override
-    protected String peerName() {
-        return "rank " + peerRank;
     }
 
     @Override
     protected String endOfStreamCause() {
         return "its process died, or the network was silent for " + transport.options().peerTimeoutMs() + " ms ("
                 + AeronUdpOptions.PEER_TIMEOUT_MS + ")";
-    }
-
-    @Override
-    protected void onClosed() {
-        transport.forget(this);
     }
 }

@@ -11,22 +11,11 @@ import io.jccl.net.aeron.AeronSendConnection;
  */
 final class AeronUdpSendConnection extends AeronSendConnection {
     private final AeronUdpTransport transport;
-    private final String peer;
 
     AeronUdpSendConnection(AeronUdpTransport transport, Publication publication, String peer, String description) {
-        super(AeronUdpTransportProvider.NAME, publication, -1, description);
+        super(AeronUdpTransportProvider.NAME, publication, -1, description,
+                Peer.watchedByAeron("the listener at " + peer), transport.resources());
         this.transport = transport;
-        this.peer = peer;
-    }
-
-    @Override
-    protected void checkLiveness(boolean sender) {
-        // Aeron's publication connection timeout reports a silent peer as NOT_CONNECTED.
-    }
-
-    @Override
-    protected String peerName() {
-        return "the listener at " + peer;
     }
 
     @Override
@@ -36,10 +25,5 @@ final class AeronUdpSendConnection extends AeronSendConnection {
 
     @Override
     protected void afterPublicationClosed() {
-    }
-
-    @Override
-    protected void onClosed() {
-        transport.forget(this);
     }
 }

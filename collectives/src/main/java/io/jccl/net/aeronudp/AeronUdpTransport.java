@@ -9,18 +9,14 @@ import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetProperties;
-import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
 import io.jccl.net.aeron.AeronConnection;
 import io.jccl.net.aeron.Frames;
-import io.jccl.net.aeron.Resources;
+import io.jccl.net.aeron.AeronTransport;
 import java.net.InetAddress;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -31,7 +27,7 @@ import org.slf4j.Logger;
  * {@link io.jccl.net.NetRequest#test()}; the driver's one thread moves the datagrams, JCCL starts no other and
  * never calls the {@link ProgressSignal}s it is given.
  */
-final class AeronUdpTransport implements NetTransport {
+final class AeronUdpTransport extends AeronTransport {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, AeronUdpTransport.class);
     /**
      * Sustained bandwidth reported to the tuner: what two JVMs reached over loopback on a small shared machine
@@ -47,18 +43,11 @@ final class AeronUdpTransport implements NetTransport {
 
     private static final NetProperties PROPERTIES = new NetProperties(AeronUdpTransportProvider.NAME, SPEED_MBPS,
             LATENCY_US, AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final AtomicLong TAGS = new AtomicLong(0x4A43434C00000000L);
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
-    /** How long {@link #listen} waits for the driver to bind the listener's endpoint. */
-    private static final long LISTEN_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(10);
 
-    private final TransportContext context;
     private final AeronUdpOptions options;
     private final AeronUdpDriver driver;
     private final String dataParams;
-    private final long connectTimeoutNs;
-    private final Resources resources;
 
     /**
      * @param context the rank's context
@@ -66,18 +55,11 @@ final class AeronUdpTransport implements NetTransport {
      * @throws NetException             when the media driver cannot be started
      */
     AeronUdpTransport(TransportContext context) {
-        this.context = Objects.requireNonNull(context, "context");
+        super(AeronUdpTransportProvider.NAME, context);
         Objects.requireNonNull(context.bindAddress(), "context.bindAddress");
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
         this.options = AeronUdpOptions.parse(context.options(), AeronUdpOptions.mtuForLink(
                 linkMtu(context.bindAddress()), context.bindAddress() instanceof java.net.Inet6Address));
         this.dataParams = "|mtu=" + options.mtuBytes() + "|term-length=" + options.termBytes() + "|sparse=true";
-        this.resources = new Resources("aeron-udp transport of rank " + context.self().rank());
         this.driver = AeronUdpDriver.acquire(options);
     }
 
@@ -98,7 +80,7 @@ final class AeronUdpTransport implements NetTransport {
 
     @Override
     public Listener listen(ProgressSignal signal) {
-        resources.checkOpen();
+        resources().checkOpen();
         InetAddress bind = context.bindAddress();
         if (bind.isAnyLocalAddress()) {
             LOG.warn("rank {} listens on the wildcard address {}: its handle only works for peers on this host;"
@@ -110,7 +92,7 @@ final class AeronUdpTransport implements NetTransport {
         String endpoint;
         try {
             hellos = aeron.addSubscription("aeron:udp?endpoint=" + host(bind) + ":0|tags=" + tag, HELLO_STREAM_ID);
-            long deadline = System.nanoTime() + Math.min(connectTimeoutNs, LISTEN_TIMEOUT_NS);
+            long deadline = listenDeadlineNs();
             while ((endpoint = hellos.resolvedEndpoint()) == null) {
                 if (System.nanoTime() - deadline > 0) {
                     hellos.close();
@@ -126,17 +108,16 @@ final class AeronUdpTransport implements NetTransport {
                     + bind + ": " + e, e);
         }
         int port = Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
-        byte[] token = new byte[UdpWire.TOKEN_BYTES];
-        RANDOM.nextBytes(token);
+        byte[] token = newToken(UdpWire.TOKEN_BYTES);
         AeronUdpListener listener = new AeronUdpListener(this, hellos, tag,
                 new AeronUdpHandle(bind, port, HELLO_STREAM_ID, token));
-        resources.register(listener);
+        resources().register(listener);
         return listener;
     }
 
     @Override
     public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
-        resources.checkOpen();
+        resources().checkOpen();
         AeronUdpHandle handle = AeronUdpHandle.decode(peerHandle);
         int dataStream;
         do {
@@ -156,7 +137,7 @@ final class AeronUdpTransport implements NetTransport {
         }
         AeronUdpPendingConnect pending = new AeronUdpPendingConnect(this, handle, helloRegistration,
                 dataRegistration, dataStream);
-        resources.register(pending);
+        resources().register(pending);
         return pending;
     }
 
@@ -165,7 +146,7 @@ final class AeronUdpTransport implements NetTransport {
         AeronUdpSendConnection connection = new AeronUdpSendConnection(this, publication, peer.endpoint(),
                 "aeron-udp send connection rank " + rank() + " -> " + peer.endpoint() + " (stream "
                         + publication.streamId() + ", session " + publication.sessionId() + ")");
-        resources.register(connection);
+        resources().register(connection);
         return connection;
     }
 
@@ -175,7 +156,7 @@ final class AeronUdpTransport implements NetTransport {
                 "aeron-udp receive connection rank " + rank() + " <- rank " + peerRank + " ("
                         + image.sourceIdentity() + ", stream " + subscription.streamId() + ", session "
                         + image.sessionId() + ")");
-        resources.register(connection);
+        resources().register(connection);
         return connection;
     }
 
@@ -197,26 +178,13 @@ final class AeronUdpTransport implements NetTransport {
         return options;
     }
 
-    int rank() {
-        return context.self().rank();
-    }
-
-    long connectTimeoutNs() {
-        return connectTimeoutNs;
-    }
-
-    /** Stops tracking a resource that closed itself. */
-    void forget(Object resource) {
-        resources.forget(resource);
+    @Override
+    public Aeron aeron() {
+        return driver.aeron();
     }
 
     @Override
     public void close() {
-        resources.closeAll();
-    }
-
-    @Override
-    public String toString() {
-        return "aeron-udp transport of rank " + rank();
+        resources().closeAll();
     }
 }

@@ -1,6 +1,6 @@
 package io.jccl.net.local;
 
-import io.jccl.net.Listener;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 
@@ -8,21 +8,19 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /** Accepts channels that connecting ranks of this JVM hand over directly. */
-final class LocalListener implements Listener {
+final class LocalListener extends AbstractListener {
     private final long id;
-    private final byte[] handle;
     final ProgressSignal signal;
     private final ConcurrentLinkedQueue<LocalChannel> incoming = new ConcurrentLinkedQueue<>();
-    private volatile boolean closed;
 
     private final LocalTransport transport;
 
     LocalListener(LocalTransport transport, long id, long jvmToken, ProgressSignal signal) {
+        super(ByteBuffer.allocate(LocalTransport.HANDLE_BYTES).putInt(LocalTransport.HANDLE_MAGIC).putLong(jvmToken)
+                .putLong(id).array(), "local listener " + id);
         this.transport = transport;
         this.id = id;
         this.signal = signal;
-        this.handle = ByteBuffer.allocate(LocalTransport.HANDLE_BYTES).putInt(LocalTransport.HANDLE_MAGIC)
-                .putLong(jvmToken).putLong(id).array();
     }
 
     long id() {
@@ -30,17 +28,12 @@ final class LocalListener implements Listener {
     }
 
     boolean offer(LocalChannel channel) {
-        if (closed) {
+        if (isClosed()) {
             return false;
         }
         incoming.add(channel);
         signal.signal();
         return true;
-    }
-
-    @Override
-    public byte[] handle() {
-        return handle.clone();
     }
 
     @Override
@@ -51,7 +44,7 @@ final class LocalListener implements Listener {
 
     @Override
     public void close() {
-        closed = true;
+        markClosed();
         LocalTransport.unregister(this);
     }
 }

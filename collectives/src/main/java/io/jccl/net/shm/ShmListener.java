@@ -2,7 +2,7 @@ package io.jccl.net.shm;
 
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
-import io.jccl.net.Listener;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
 import java.lang.foreign.MemorySegment;
@@ -20,7 +20,7 @@ import org.slf4j.Logger;
  * refused with a warning and never surfaces from {@code accept()}. Closing clears the listener's bit in the header,
  * then refuses the offers still waiting; a peer that offers after the bit is clear sees it and cancels.
  */
-final class ShmListener implements Listener {
+final class ShmListener extends AbstractListener {
     private static final Logger LOG = JcclLog.logger(Subsystem.SHM, ShmListener.class);
     private static final VarHandle LONG = Layouts.LONG;
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
@@ -33,19 +33,15 @@ final class ShmListener implements Listener {
 
     private final ShmTransport transport;
     private final int id;
-    private final byte[] handle;
-    private final String description;
     private final Segment own;
     /** Slots below this index are settled (accepted, cancelled or refused). */
     private int settled;
-    private volatile boolean closed;
 
     ShmListener(ShmTransport transport, int id, ShmHandle handle) {
+        super(handle.encode(), "shm listener of rank " + transport.rank());
         this.transport = transport;
         this.id = id;
-        this.handle = handle.encode();
         this.own = transport.ownSegment();
-        this.description = "shm listener of rank " + transport.rank();
     }
 
     int id() {
@@ -53,15 +49,8 @@ final class ShmListener implements Listener {
     }
 
     @Override
-    public byte[] handle() {
-        return handle.clone();
-    }
-
-    @Override
     public synchronized RecvConnection accept() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
-        }
+        throwIfClosed();
         long claimed = Math.min((long) LONG.getAcquire(own.memory, Layout.H_NEXT_SLOT), own.slots);
         boolean allSettled = true;
         for (int i = settled; i < claimed; i++) {
@@ -144,10 +133,9 @@ final class ShmListener implements Listener {
 
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         try {
             if (transport.ownSegmentOpen()) {
                 LONG.getAndBitwiseAnd(own.memory, Layout.H_LISTENERS, ~(1L << id));

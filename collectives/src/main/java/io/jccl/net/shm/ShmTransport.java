@@ -13,7 +13,6 @@ import io.jccl.net.TransportContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -43,7 +42,6 @@ final class ShmTransport implements NetTransport {
     /** Small-message latency reported to the tuner: a store and a poll on shared memory. */
     static final double LATENCY_US = 1.0;
     static final long MAX_MESSAGE_BYTES = 1L << 40;
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
     private static final NetProperties PROPERTIES = new NetProperties(ShmTransportProvider.NAME, SPEED_MBPS,
             LATENCY_US, ShmConnection.MAX_INFLIGHT_REQUESTS, MAX_MESSAGE_BYTES, false);
     /** Lines logged once per JVM: the startup decision, refused probes. */
@@ -75,12 +73,7 @@ final class ShmTransport implements NetTransport {
      */
     ShmTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNs = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
+        this.connectTimeoutNs = context.connectTimeoutNanos();
         this.options = ShmOptions.parse(context.options());
         String unavailable = LinuxCalls.Native.unavailableReason();
         if (unavailable != null) {

@@ -17,16 +17,9 @@ import java.nio.channels.SocketChannel;
  * {@link #goesDirect goes straight} to its receive is read alone, so that none of its payload lands in the staging
  * buffer to be copied.
  */
-final class RecvSocket {
+final class RecvSocket extends StripeSocket {
     /** Stripes one socket may have queued: the in-flight receives plus as many rejected messages to drain. */
     static final int RING_CAPACITY = 2 * TcpConnection.MAX_INFLIGHT_REQUESTS;
-
-    final int index;
-    final SocketChannel channel;
-    /** Unread bytes are from position to limit. */
-    final ByteBuffer staging;
-    private final MemorySegment stagingSegment;
-    private final SegmentViews views = new SegmentViews();
 
     private final TcpRequest[] ringReceive = new TcpRequest[RING_CAPACITY];
     private final long[] ringOffset = new long[RING_CAPACITY];
@@ -49,11 +42,7 @@ final class RecvSocket {
     boolean dry;
 
     RecvSocket(int index, SocketChannel channel) {
-        this.index = index;
-        this.channel = channel;
-        this.staging = ByteBuffer.allocateDirect(TcpConnection.stagingBytes(index));
-        this.stagingSegment = MemorySegment.ofBuffer(staging);
-        staging.limit(0);
+        super(index, channel);   // staged: bytes read and not yet copied out
     }
 
     /** @return the number of stripes queued */

@@ -22,12 +22,7 @@ import java.nio.channels.SocketChannel;
  * <p>Positions in the send FIFO are sequence numbers ({@link io.jccl.net.RequestFifo}), so each socket keeps its own place
  * while the oldest sends complete.
  */
-final class SendSocket {
-    final int index;
-    final SocketChannel channel;
-    private final ByteBuffer staging;
-    private final MemorySegment stagingSegment;
-    private final SegmentViews views = new SegmentViews();
+final class SendSocket extends StripeSocket {
     /** A native payload being written straight from its segment, or null. */
     private ByteBuffer directPayload;
     /** The send whose stripe is staged next. */
@@ -44,11 +39,7 @@ final class SendSocket {
     private long writtenBytes;
 
     SendSocket(int index, SocketChannel channel) {
-        this.index = index;
-        this.channel = channel;
-        this.staging = ByteBuffer.allocateDirect(TcpConnection.stagingBytes(index));
-        this.stagingSegment = MemorySegment.ofBuffer(staging);
-        staging.limit(0);
+        super(index, channel);   // staged: bytes copied in and not yet written
     }
 
     /** @return whether bytes wait for room in the kernel's socket buffer (staged, or a payload going direct) */

@@ -2,7 +2,7 @@ package io.jccl.net.tcp;
 
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
-import io.jccl.net.Listener;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.NetException;
 import io.jccl.net.RecvConnection;
 import java.io.IOException;
@@ -33,7 +33,7 @@ import org.slf4j.Logger;
  * <p>{@link #accept()} is synchronized: it is called during setup only, and {@link #close()} may come from
  * another thread.
  */
-final class TcpListener implements Listener {
+final class TcpListener extends AbstractListener {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, TcpListener.class);
     /**
      * Most accepted sockets waiting at once for their hello or for the rest of their connection's sockets; more
@@ -44,8 +44,6 @@ final class TcpListener implements Listener {
     private final TcpNetTransport transport;
     private final ServerSocketChannel server;
     private final byte[] token;
-    private final byte[] handle;
-    private final String description;
     private final List<Handshake> handshakes = new ArrayList<>();
     /** Connections of several sockets of which some have said hello, by connection id. */
     private final Map<Long, SocketSet> sets = new HashMap<>();
@@ -53,7 +51,6 @@ final class TcpListener implements Listener {
     private int socketsInSets;
     /** This rank's offered connections, waiting for the peer to take them for the other direction. */
     private final List<ReverseWait> reverseWaits = new ArrayList<>();
-    private volatile boolean closed;
 
     /** The sockets of one connection that have said hello so far. */
     private static final class SocketSet {
@@ -97,23 +94,15 @@ final class TcpListener implements Listener {
     }
 
     TcpListener(TcpNetTransport transport, ServerSocketChannel server, TcpHandle handle) {
+        super(handle.encode(), "tcp listener " + handle.address());
         this.transport = transport;
         this.server = server;
         this.token = handle.token();
-        this.handle = handle.encode();
-        this.description = "tcp listener " + handle.address();
-    }
-
-    @Override
-    public byte[] handle() {
-        return handle.clone();
     }
 
     @Override
     public synchronized RecvConnection accept() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, description + " is closed");
-        }
+        throwIfClosed();
         acceptSockets();
         RecvConnection reverse = pollReverseWaits();
         if (reverse != null) {
@@ -164,7 +153,7 @@ final class TcpListener implements Listener {
      * the connection's own hellos are written).
      */
     synchronized void expectReverse(TcpSendConnection send, SocketChannel[] channels, String remote) {
-        if (!closed) {
+        if (!isClosed()) {
             reverseWaits.add(new ReverseWait(send, channels, remote));
         }
     }
@@ -298,7 +287,7 @@ final class TcpListener implements Listener {
             try {
                 channel = server.accept();
             } catch (IOException e) {
-                if (closed) {
+                if (isClosed()) {
                     throw new NetException(NetException.Reason.CLOSED, description + " is closed", e);
                 }
                 throw new NetException(NetException.Reason.IO_ERROR, description + " failed to accept: " + e, e);
@@ -348,10 +337,9 @@ final class TcpListener implements Listener {
 
     @Override
     public void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
         try {
             server.close();
         } catch (IOException ignored) {
@@ -374,8 +362,4 @@ final class TcpListener implements Listener {
         }
     }
 
-    @Override
-    public String toString() {
-        return description;
-    }
 }

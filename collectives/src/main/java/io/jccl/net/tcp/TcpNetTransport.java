@@ -19,7 +19,6 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -46,7 +45,6 @@ final class TcpNetTransport implements NetTransport {
             TcpConnection.MAX_INFLIGHT_REQUESTS, Wire.MAX_MESSAGE_BYTES, false);
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Longer connect timeouts are cut to this, which keeps deadline arithmetic from overflowing. */
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, TcpNetTransport.class);
 
     private final TransportContext context;
@@ -80,12 +78,7 @@ final class TcpNetTransport implements NetTransport {
     TcpNetTransport(TransportContext context) {
         this.context = Objects.requireNonNull(context, "context");
         Objects.requireNonNull(context.bindAddress(), "context.bindAddress");
-        Objects.requireNonNull(context.connectTimeout(), "context.connectTimeout");
-        if (context.connectTimeout().isNegative() || context.connectTimeout().isZero()) {
-            throw new IllegalArgumentException("connect timeout must be positive, not " + context.connectTimeout());
-        }
-        this.connectTimeoutNanos = context.connectTimeout().compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos()
-                : context.connectTimeout().toNanos();
+        this.connectTimeoutNanos = context.connectTimeoutNanos();
         this.options = TcpOptions.parse(context.options());
         this.tuning = new SocketTuning(options.socketBufferBytes());
     }

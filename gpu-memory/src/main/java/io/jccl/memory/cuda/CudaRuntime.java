@@ -3,6 +3,7 @@ package io.jccl.memory.cuda;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.memory.DeviceException;
+import io.jccl.memory.DeviceRuntime;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.runtime.JCuda;
@@ -38,7 +39,7 @@ import java.util.function.IntSupplier;
  * <p>Addresses reach JCuda as {@link Pointer}s made from the raw address ({@link Address}); streams and events are
  * JCuda objects kept in a table under their native handle, which is what the domain sees.
  */
-final class CudaRuntime {
+final class CudaRuntime implements DeviceRuntime {
     static final String DOMAIN = "cuda";
 
     static final int SUCCESS = cudaError.cudaSuccess;
@@ -88,6 +89,9 @@ final class CudaRuntime {
 
     private static volatile Map<String, Integer> codesByName;
 
+    private static final Codes CODES = new Codes("CUDA", "cudaGetDeviceCount", MEMCPY_HOST_TO_DEVICE,
+            MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE, HOST_REGISTER_PORTABLE);
+
     private final Map<Long, Stream> streams = new ConcurrentHashMap<>();
     private final Map<Long, Event> events = new ConcurrentHashMap<>();
 
@@ -98,6 +102,11 @@ final class CudaRuntime {
      */
     CudaRuntime() {
         JCuda.setExceptionsEnabled(false);
+    }
+
+    @Override
+    public Codes codes() {
+        return CODES;
     }
 
     // ---- Errors ----
@@ -130,6 +139,15 @@ final class CudaRuntime {
         if (error != SUCCESS) {
             throw failure(error, call);
         }
+    }
+
+    /** @return a query's answer: true when done, false for cudaErrorNotReady; throws for a failure */
+    private boolean done(int error, String call) {
+        if (error == ERROR_NOT_READY) {
+            return false;
+        }
+        check(error, call);
+        return true;
     }
 
     /**
@@ -172,14 +190,16 @@ final class CudaRuntime {
     // ---- Devices and versions ----
 
     /** {@code cudaError_t cudaGetDeviceCount(int* count)}. */
-    int getDeviceCount() {
+    @Override
+    public int getDeviceCount() {
         int[] count = new int[1];
         check(call(() -> JCuda.cudaGetDeviceCount(count)), "cudaGetDeviceCount()");
         return count[0];
     }
 
     /** {@code cudaError_t cudaSetDevice(int device)}: the calling thread's current device. */
-    void setDevice(int device) {
+    @Override
+    public void setDevice(int device) {
         check(call(() -> JCuda.cudaSetDevice(device)), "cudaSetDevice(" + device + ")");
     }
 
@@ -218,7 +238,8 @@ final class CudaRuntime {
     // ---- Device memory ----
 
     /** {@code cudaError_t cudaMalloc(void** devPtr, size_t size)}: on the calling thread's current device. */
-    long malloc(long sizeBytes) {
+    @Override
+    public long malloc(long sizeBytes) {
         checkSize("cudaMalloc", sizeBytes);
         Address p = new Address(0);
         check(call(() -> JCuda.cudaMalloc(p, sizeBytes)), "cudaMalloc(" + sizeBytes + " bytes)");
@@ -226,7 +247,8 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaFree(void* devPtr)}. */
-    void free(long devPtr) {
+    @Override
+    public void free(long devPtr) {
         check(call(() -> JCuda.cudaFree(new Address(devPtr))), "cudaFree(" + hex(devPtr) + ")");
     }
 
@@ -240,7 +262,8 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)}. */
-    void memcpy(long dst, long src, long sizeBytes, int kind) {
+    @Override
+    public void memcpy(long dst, long src, long sizeBytes, int kind) {
         checkSize("cudaMemcpy", sizeBytes);
         int rc = call(() -> JCuda.cudaMemcpy(new Address(dst), new Address(src), sizeBytes, kind));
         if (rc != SUCCESS) {
@@ -253,7 +276,8 @@ final class CudaRuntime {
      * {@code cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
      * cudaStream_t stream)}.
      */
-    void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
+    @Override
+    public void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
         checkSize("cudaMemcpyAsync", sizeBytes);
         String call = "cudaMemcpyAsync(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
                 + kindName(kind) + ", stream " + hex(stream) + ")";
@@ -267,21 +291,24 @@ final class CudaRuntime {
     // ---- Pinned host memory ----
 
     /** {@code cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags)}. */
-    void hostRegister(long hostPtr, long sizeBytes, int flags) {
+    @Override
+    public void hostRegister(long hostPtr, long sizeBytes, int flags) {
         checkSize("cudaHostRegister", sizeBytes);
         check(call(() -> JCuda.cudaHostRegister(new Address(hostPtr), sizeBytes, flags)),
                 "cudaHostRegister(" + hex(hostPtr) + ", " + sizeBytes + " bytes, flags " + flags + ")");
     }
 
     /** {@code cudaError_t cudaHostUnregister(void* ptr)}. */
-    void hostUnregister(long hostPtr) {
+    @Override
+    public void hostUnregister(long hostPtr) {
         check(call(() -> JCuda.cudaHostUnregister(new Address(hostPtr))), "cudaHostUnregister(" + hex(hostPtr) + ")");
     }
 
     // ---- Sharing ----
 
     /** {@code cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* devPtr)}: the handle's 64 bytes. */
-    byte[] ipcGetMemHandle(long devPtr) {
+    @Override
+    public byte[] ipcGetMemHandle(long devPtr) {
         cudaIpcMemHandle handle = new cudaIpcMemHandle();
         check(call(() -> JCuda.cudaIpcGetMemHandle(handle, new Address(devPtr))),
                 "cudaIpcGetMemHandle(" + hex(devPtr) + ")");
@@ -327,25 +354,26 @@ final class CudaRuntime {
     // ---- Streams ----
 
     private Stream stream(long handle, String call) {
-        Stream s = streams.get(handle);
-        if (s == null) {
-            throw new JcclException(ErrorCode.INTERNAL_ERROR, call + ": no live stream " + hex(handle)
-                    + " was created through this runtime");
-        }
-        return s;
+        return live(streams, "stream", handle, call);
     }
 
     private Event event(long handle, String call) {
-        Event e = events.get(handle);
-        if (e == null) {
-            throw new JcclException(ErrorCode.INTERNAL_ERROR, call + ": no live event " + hex(handle)
+        return live(events, "event", handle, call);
+    }
+
+    /** @return the JCuda object of a stream or event created here and not yet destroyed */
+    private static <T> T live(Map<Long, T> table, String what, long handle, String call) {
+        T object = table.get(handle);
+        if (object == null) {
+            throw new JcclException(ErrorCode.INTERNAL_ERROR, call + ": no live " + what + " " + hex(handle)
                     + " was created through this runtime");
         }
-        return e;
+        return object;
     }
 
     /** {@code cudaError_t cudaStreamCreate(cudaStream_t* stream)}: on the calling thread's current device. */
-    long streamCreate() {
+    @Override
+    public long streamCreate() {
         Stream s = new Stream();
         check(call(() -> JCuda.cudaStreamCreate(s)), "cudaStreamCreate()");
         streams.put(s.handle(), s);
@@ -353,7 +381,8 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaStreamDestroy(cudaStream_t stream)}; forgets the stream even when that fails. */
-    void streamDestroy(long stream) {
+    @Override
+    public void streamDestroy(long stream) {
         String call = "cudaStreamDestroy(" + hex(stream) + ")";
         Stream s = stream(stream, call);
         streams.remove(stream);
@@ -361,22 +390,19 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaStreamSynchronize(cudaStream_t stream)}. */
-    void streamSynchronize(long stream) {
+    @Override
+    public void streamSynchronize(long stream) {
         String call = "cudaStreamSynchronize(" + hex(stream) + ")";
         Stream s = stream(stream, call);
         check(call(() -> JCuda.cudaStreamSynchronize(s)), call);
     }
 
     /** {@code cudaError_t cudaStreamQuery(cudaStream_t stream)}: true when done, false for cudaErrorNotReady. */
-    boolean streamQuery(long stream) {
+    @Override
+    public boolean streamQuery(long stream) {
         String call = "cudaStreamQuery(" + hex(stream) + ")";
         Stream s = stream(stream, call);
-        int rc = call(() -> JCuda.cudaStreamQuery(s));
-        if (rc == ERROR_NOT_READY) {
-            return false;
-        }
-        check(rc, call);
-        return true;
+        return done(call(() -> JCuda.cudaStreamQuery(s)), call);
     }
 
     // ---- Events ----
@@ -385,7 +411,8 @@ final class CudaRuntime {
      * {@code cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, cudaEventDisableTiming)}: JCCL's events
      * only order and signal, and events without timing are the cheaper kind to record and query.
      */
-    long eventCreate() {
+    @Override
+    public long eventCreate() {
         Event e = new Event();
         check(call(() -> JCuda.cudaEventCreateWithFlags(e, JCuda.cudaEventDisableTiming)),
                 "cudaEventCreateWithFlags(cudaEventDisableTiming)");
@@ -394,7 +421,8 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)}. */
-    void eventRecord(long event, long stream) {
+    @Override
+    public void eventRecord(long event, long stream) {
         String call = "cudaEventRecord(" + hex(event) + ", stream " + hex(stream) + ")";
         Event e = event(event, call);
         Stream s = stream(stream, call);
@@ -402,26 +430,24 @@ final class CudaRuntime {
     }
 
     /** {@code cudaError_t cudaEventQuery(cudaEvent_t event)}: true when done, false for cudaErrorNotReady. */
-    boolean eventQuery(long event) {
+    @Override
+    public boolean eventQuery(long event) {
         String call = "cudaEventQuery(" + hex(event) + ")";
         Event e = event(event, call);
-        int rc = call(() -> JCuda.cudaEventQuery(e));
-        if (rc == ERROR_NOT_READY) {
-            return false;
-        }
-        check(rc, call);
-        return true;
+        return done(call(() -> JCuda.cudaEventQuery(e)), call);
     }
 
     /** {@code cudaError_t cudaEventSynchronize(cudaEvent_t event)}. */
-    void eventSynchronize(long event) {
+    @Override
+    public void eventSynchronize(long event) {
         String call = "cudaEventSynchronize(" + hex(event) + ")";
         Event e = event(event, call);
         check(call(() -> JCuda.cudaEventSynchronize(e)), call);
     }
 
     /** {@code cudaError_t cudaEventDestroy(cudaEvent_t event)}; forgets the event even when that fails. */
-    void eventDestroy(long event) {
+    @Override
+    public void eventDestroy(long event) {
         String call = "cudaEventDestroy(" + hex(event) + ")";
         Event e = event(event, call);
         events.remove(event);

@@ -3,6 +3,7 @@ package io.jccl.memory.hip;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.memory.DeviceException;
+import io.jccl.memory.DeviceRuntime;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -28,7 +29,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * there ({@link MissingSymbolException}) and never on first use. {@code hipMemGetHandleForAddressRange} (ROCm 6.2+)
  * is optional: without it {@link #memGetHandleForAddressRange} reports hipErrorNotSupported.
  */
-final class HipRuntime {
+final class HipRuntime implements DeviceRuntime {
     static final String DOMAIN = "hip";
 
     static final int HIP_SUCCESS = 0;
@@ -57,6 +58,7 @@ final class HipRuntime {
     }
 
     private final String library;
+    private final Codes codes;
     private final MethodHandle getDeviceCount;
     private final MethodHandle setDevice;
     private final MethodHandle getDevice;
@@ -90,6 +92,8 @@ final class HipRuntime {
      */
     HipRuntime(SymbolLookup lookup, String library) {
         this.library = library;
+        this.codes = new Codes("HIP", library, MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE,
+                HOST_REGISTER_PORTABLE);
         Linker linker = Linker.nativeLinker();
         Binder b = new Binder(linker, lookup);
         getDeviceCount = b.required("hipGetDeviceCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -147,6 +151,11 @@ final class HipRuntime {
         return memGetHandleForAddressRange != null;
     }
 
+    @Override
+    public Codes codes() {
+        return codes;
+    }
+
     // ---- Errors ----
 
     /** {@code const char* hipGetErrorName(hipError_t)}. */
@@ -184,6 +193,15 @@ final class HipRuntime {
         }
     }
 
+    /** @return a query's answer: true when done, false for hipErrorNotReady; throws for a failure */
+    private boolean done(int error, String call) {
+        if (error == HIP_ERROR_NOT_READY) {
+            return false;
+        }
+        check(error, call);
+        return true;
+    }
+
     private static JcclException bindingBug(String call, Throwable t) {
         return new JcclException(ErrorCode.INTERNAL_ERROR, "calling " + call + " through FFM failed: " + t, t);
     }
@@ -199,7 +217,8 @@ final class HipRuntime {
     // ---- Devices ----
 
     /** {@code hipError_t hipGetDeviceCount(int* count)}. */
-    int getDeviceCount() {
+    @Override
+    public int getDeviceCount() {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment count = a.allocate(JAVA_INT);
             int rc;
@@ -214,7 +233,8 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipSetDevice(int deviceId)}: the calling thread's current device. */
-    void setDevice(int device) {
+    @Override
+    public void setDevice(int device) {
         int rc;
         try {
             rc = (int) setDevice.invokeExact(device);
@@ -288,7 +308,8 @@ final class HipRuntime {
     // ---- Device memory ----
 
     /** {@code hipError_t hipMalloc(void** ptr, size_t size)}: on the calling thread's current device. */
-    long malloc(long sizeBytes) {
+    @Override
+    public long malloc(long sizeBytes) {
         if (sizeBytes < 0) {
             throw new JcclException(ErrorCode.INVALID_ARGUMENT, "hipMalloc: sizeBytes must not be negative, got "
                     + sizeBytes);
@@ -307,7 +328,8 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipFree(void* ptr)}. */
-    void free(long ptr) {
+    @Override
+    public void free(long ptr) {
         int rc;
         try {
             rc = (int) free.invokeExact(pointer(ptr));
@@ -334,7 +356,8 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind)}. */
-    void memcpy(long dst, long src, long sizeBytes, int kind) {
+    @Override
+    public void memcpy(long dst, long src, long sizeBytes, int kind) {
         checkSize("hipMemcpy", sizeBytes);
         int rc;
         try {
@@ -352,7 +375,8 @@ final class HipRuntime {
      * {@code hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
      * hipStream_t stream)}.
      */
-    void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
+    @Override
+    public void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
         checkSize("hipMemcpyAsync", sizeBytes);
         int rc;
         try {
@@ -369,7 +393,8 @@ final class HipRuntime {
     // ---- Pinned host memory ----
 
     /** {@code hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags)}. */
-    void hostRegister(long hostPtr, long sizeBytes, int flags) {
+    @Override
+    public void hostRegister(long hostPtr, long sizeBytes, int flags) {
         checkSize("hipHostRegister", sizeBytes);
         int rc;
         try {
@@ -381,7 +406,8 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipHostUnregister(void* hostPtr)}. */
-    void hostUnregister(long hostPtr) {
+    @Override
+    public void hostUnregister(long hostPtr) {
         int rc;
         try {
             rc = (int) hostUnregister.invokeExact(pointer(hostPtr));
@@ -394,7 +420,8 @@ final class HipRuntime {
     // ---- Sharing ----
 
     /** {@code hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* handle, void* devPtr)}: the handle's 64 bytes. */
-    byte[] ipcGetMemHandle(long devPtr) {
+    @Override
+    public byte[] ipcGetMemHandle(long devPtr) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment handle = a.allocate(IPC_HANDLE_BYTES, 8);
             int rc;
@@ -460,40 +487,41 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipStreamCreate(hipStream_t* stream)}: on the calling thread's current device. */
-    long streamCreate() {
+    @Override
+    public long streamCreate() {
         return create(streamCreate, "hipStreamCreate");
     }
 
     /** {@code hipError_t hipStreamDestroy(hipStream_t stream)}. */
-    void streamDestroy(long stream) {
+    @Override
+    public void streamDestroy(long stream) {
         check(onHandle(streamDestroy, "hipStreamDestroy", stream), "hipStreamDestroy(" + hex(stream) + ")");
     }
 
     /** {@code hipError_t hipStreamSynchronize(hipStream_t stream)}. */
-    void streamSynchronize(long stream) {
+    @Override
+    public void streamSynchronize(long stream) {
         check(onHandle(streamSynchronize, "hipStreamSynchronize", stream),
                 "hipStreamSynchronize(" + hex(stream) + ")");
     }
 
     /** {@code hipError_t hipStreamQuery(hipStream_t stream)}: true when done, false for hipErrorNotReady. */
-    boolean streamQuery(long stream) {
-        int rc = onHandle(streamQuery, "hipStreamQuery", stream);
-        if (rc == HIP_ERROR_NOT_READY) {
-            return false;
-        }
-        check(rc, "hipStreamQuery(" + hex(stream) + ")");
-        return true;
+    @Override
+    public boolean streamQuery(long stream) {
+        return done(onHandle(streamQuery, "hipStreamQuery", stream), "hipStreamQuery(" + hex(stream) + ")");
     }
 
     // ---- Events ----
 
     /** {@code hipError_t hipEventCreate(hipEvent_t* event)}. */
-    long eventCreate() {
+    @Override
+    public long eventCreate() {
         return create(eventCreate, "hipEventCreate");
     }
 
     /** {@code hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)}. */
-    void eventRecord(long event, long stream) {
+    @Override
+    public void eventRecord(long event, long stream) {
         int rc;
         try {
             rc = (int) eventRecord.invokeExact(pointer(event), pointer(stream));
@@ -504,22 +532,20 @@ final class HipRuntime {
     }
 
     /** {@code hipError_t hipEventQuery(hipEvent_t event)}: true when done, false for hipErrorNotReady. */
-    boolean eventQuery(long event) {
-        int rc = onHandle(eventQuery, "hipEventQuery", event);
-        if (rc == HIP_ERROR_NOT_READY) {
-            return false;
-        }
-        check(rc, "hipEventQuery(" + hex(event) + ")");
-        return true;
+    @Override
+    public boolean eventQuery(long event) {
+        return done(onHandle(eventQuery, "hipEventQuery", event), "hipEventQuery(" + hex(event) + ")");
     }
 
     /** {@code hipError_t hipEventSynchronize(hipEvent_t event)}. */
-    void eventSynchronize(long event) {
+    @Override
+    public void eventSynchronize(long event) {
         check(onHandle(eventSynchronize, "hipEventSynchronize", event), "hipEventSynchronize(" + hex(event) + ")");
     }
 
     /** {@code hipError_t hipEventDestroy(hipEvent_t event)}. */
-    void eventDestroy(long event) {
+    @Override
+    public void eventDestroy(long event) {
         check(onHandle(eventDestroy, "hipEventDestroy", event), "hipEventDestroy(" + hex(event) + ")");
     }
 }

@@ -10,6 +10,7 @@ import io.jccl.net.RecvSink;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,6 +33,16 @@ abstract class Channel {
 
     /** Why posts fail from now on (null while open); set once, by either thread, read by the caller's. */
     private final AtomicReference<Closed> closed = new AtomicReference<>();
+    /** Whether the caller closed this end (set once, by the caller's thread). */
+    private final AtomicBoolean closeCalled = new AtomicBoolean();
+    /** The owner of control sends whose completion nothing waits for. */
+    final WorkOwner ignore = (kind, status, bytes) -> { };
+
+    // Driving thread only:
+    /** The number of the next request posted (the n-th receive takes the n-th message the n-th send sent). */
+    int nextMessage;
+    /** Whether this end closed locally (or was refused): posts fail, nothing more is sent but the close. */
+    boolean closing;
 
     /** How a channel closed. */
     private record Closed(NetException.Reason reason, String why) {
@@ -116,6 +127,20 @@ abstract class Channel {
         return null;
     }
 
+    /**
+     * The caller's close: marks the channel closed, once, and has the driving thread close it locally.
+     *
+     * @param why what posts fail with from now on
+     */
+    final void closeFromCaller(String why) {
+        if (closeCalled.compareAndSet(false, true)) {
+            markClosed(NetException.Reason.CLOSED, why);
+            if (!transport.isClosing()) {
+                transport.submit((Runnable) this::closeLocally);
+            }
+        }
+    }
+
     final void throwIfClosed() {
         Closed c = closed.get();
         if (c != null) {
@@ -144,6 +169,22 @@ abstract class Channel {
 
     /** A request the caller posted reaches the driving thread. */
     abstract void onPosted(MetaRoceRequest request);
+
+    /**
+     * Takes a posted request in on the driving thread: resets it, and fails it when this end is closing or closed;
+     * otherwise it gets the next message number.
+     *
+     * @return whether the request goes on
+     */
+    final boolean admit(MetaRoceRequest r) {
+        r.resetForPost();
+        if (closing || isClosed()) {
+            r.fail(closedFailure());
+            return false;
+        }
+        r.message = nextMessage++;
+        return true;
+    }
 
     /** A piece of work a request posted completed. */
     abstract void onRequestWork(MetaRoceRequest request, WorkKind kind, CompletionStatus status, long bytes);

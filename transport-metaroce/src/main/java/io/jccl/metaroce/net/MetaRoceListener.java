@@ -1,25 +1,22 @@
 package io.jccl.metaroce.net;
 
-import io.jccl.net.Listener;
-import io.jccl.net.NetException;
+import io.jccl.net.AbstractListener;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /** A {@code metaroce} listener: hands out the receiving ends whose HELLO reached the transport's accepting side. */
-final class MetaRoceListener implements Listener {
+final class MetaRoceListener extends AbstractListener {
     private final MetaRoceNetTransport transport;
     private final int id;
-    private final byte[] handle;
     private final ProgressSignal signal;
     private final ConcurrentLinkedQueue<MetaRoceRecvConnection> accepted = new ConcurrentLinkedQueue<>();
-    private volatile boolean closed;
 
     MetaRoceListener(MetaRoceNetTransport transport, int id, byte[] handle, ProgressSignal signal) {
+        super(handle, "the listener");
         this.transport = transport;
         this.id = id;
-        this.handle = handle;
         this.signal = signal;
     }
 
@@ -31,10 +28,6 @@ final class MetaRoceListener implements Listener {
         return signal;
     }
 
-    boolean isClosed() {
-        return closed;
-    }
-
     /** Driving thread: a connection for this listener completed its HELLO. */
     void offer(MetaRoceRecvConnection connection) {
         accepted.add(connection);
@@ -42,15 +35,8 @@ final class MetaRoceListener implements Listener {
     }
 
     @Override
-    public byte[] handle() {
-        return handle.clone();
-    }
-
-    @Override
     public RecvConnection accept() {
-        if (closed) {
-            throw new NetException(NetException.Reason.CLOSED, "the listener is closed");
-        }
+        throwIfClosed();
         transport.driveFromCaller();
         MetaRoceRecvConnection c;
         while ((c = accepted.poll()) != null && c.isClosed()) {
@@ -61,6 +47,6 @@ final class MetaRoceListener implements Listener {
 
     @Override
     public void close() {
-        closed = true;
+        markClosed();
     }
 }

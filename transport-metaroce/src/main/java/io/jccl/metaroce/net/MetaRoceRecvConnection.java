@@ -13,7 +13,6 @@ import io.jccl.net.RecvSink;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The receiving end. A receive longer than {@link ControlMessages#INLINE_MAX_BYTES} opens its memory to the peer's
@@ -40,8 +39,6 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private final MemorySegment closeBox;
     private final MemorySegment[] finBoxes;
     private final WorkOwner[] finOwners;
-    private final WorkOwner ignore = (kind, status, bytes) -> { };
-    private final AtomicBoolean closeCalled = new AtomicBoolean();
     /** The connection's packets split no element (its payload a multiple of {@link RecvSink#ALIGN_BYTES}). */
     private final boolean sinkAligned;
 
@@ -49,9 +46,6 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private final MetaRoceRequest[] pending;
     private int pendingHead;
     private int pendingCount;
-    /** The number of the next receive posted (the n-th receive takes the n-th message). */
-    private int nextMessage;
-    private boolean closing;
     // Driving thread: FIN boxes holding eager FINs or RTSs that came before their receive, in order.
     private final int[] held;
     private int heldHead;
@@ -126,12 +120,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
 
     @Override
     public void close() {
-        if (closeCalled.compareAndSet(false, true)) {
-            markClosed(NetException.Reason.CLOSED, "this receiving end was closed");
-            if (!transport().isClosing()) {
-                transport().submit((Runnable) this::closeLocally);
-            }
-        }
+        closeFromCaller("this receiving end was closed");
     }
 
     // ---- driving thread ----
@@ -156,12 +145,9 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
 
     @Override
     void onPosted(MetaRoceRequest r) {
-        r.resetForPost();
-        if (closing || isClosed()) {
-            r.fail(closedFailure());
+        if (!admit(r)) {
             return;
         }
-        r.message = nextMessage++;
         if (heldCount > 0) {
             takeHeld(r);
             return;

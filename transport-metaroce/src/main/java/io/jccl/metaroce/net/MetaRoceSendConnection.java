@@ -11,7 +11,6 @@ import io.jccl.net.SendConnection;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The sending end. A message longer than {@link ControlMessages#INLINE_MAX_BYTES} waits for the receiver's CTS for
@@ -47,8 +46,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
      */
     static final int EAGER_CREDITS = 32;
 
-    private final WorkOwner ignore = (kind, status, bytes) -> { };
-    private final AtomicBoolean closeCalled = new AtomicBoolean();
 
     // Driving thread: received CTSs for messages not yet started, in increasing message number.
     private final int[] readyKey;
@@ -63,8 +60,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private final MetaRoceRequest[] waiting;
     private int waitHead;
     private int waitCount;
-    /** The number of the next send posted. */
-    private int nextMessage;
     /** Eager FINs and RTSs sent (or queued) whose boxes the receiver has not reported free. */
     private int eagerOut;
     /** The receiving end closed (a closed CTS came): every send not started fails. */
@@ -76,7 +71,6 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int orderHead;
     private int orderCount;
     private int started;
-    private boolean closing;
     private boolean closedFinSent;
     // Driving thread: FIN (and RTS) boxes, and the send each FIN completes.
     private final SendBoxes fins;
@@ -122,12 +116,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     @Override
     public void close() {
-        if (closeCalled.compareAndSet(false, true)) {
-            markClosed(NetException.Reason.CLOSED, "this sending end was closed");
-            if (!transport().isClosing()) {
-                transport().submit((Runnable) this::closeLocally);
-            }
-        }
+        closeFromCaller("this sending end was closed");
     }
 
     // ---- driving thread ----
@@ -150,12 +139,9 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     @Override
     void onPosted(MetaRoceRequest r) {
-        r.resetForPost();
-        if (closing || isClosed()) {
-            r.fail(closedFailure());
+        if (!admit(r)) {
             return;
         }
-        r.message = nextMessage++;
         r.waitingForCts = true;
         waiting[(waitHead + waitCount++) % waiting.length] = r;
         startInOrder();
