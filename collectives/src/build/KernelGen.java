@@ -23,9 +23,11 @@ import java.util.stream.Stream;
  *
  * <p>A template {@code DIR/a/b/Name.java.template} starts with a header of {@code @@} lines: {@code @@ Class}
  * begins one generated class {@code a/b/Class.java}, and the {@code @@ key = value} lines after it are that class's
- * variables (a value in double quotes keeps its outer spaces). In the body, {@code $key$} stands for a variable's value (an unknown key is an error), and the lines
- * {@code #if[key]}, {@code #else[key]} and {@code #end[key]} keep the lines between them only where the variable is
- * (or, after {@code #else}, is not) {@code true}. The variable {@code Class} is the class's name.
+ * variables (a value in double quotes keeps its outer spaces). In the body, {@code $key$} stands for a variable's
+ * value (an unknown key is an error), and the lines {@code #if[key]}, {@code #else[key]} and {@code #end[key]} keep
+ * the lines between them only where the variable is (or, after {@code #else}, is not) {@code true}. The variable
+ * {@code Class} is the class's name. Each class is written only when its text changed, so that an unchanged
+ * template does not make the compiler rebuild.
  */
 public final class KernelGen {
     private static final Pattern VARIABLE = Pattern.compile("\\$([A-Za-z][A-Za-z0-9]*)\\$");
