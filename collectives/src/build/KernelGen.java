@@ -22,12 +22,12 @@ import java.util.stream.Stream;
  * from one template instead of by hand.
  *
  * <p>A template {@code DIR/a/b/Name.java.template} starts with a header of {@code @@} lines: {@code @@ Class}
- * begins one generated class {@code a/b/Class.java}, and the {@code @@ key = value} lines after it are that class's
- * variables (a value in double quotes keeps its outer spaces). In the body, {@code $key$} stands for a variable's
- * value (an unknown key is an error), and the lines {@code #if[key]}, {@code #else[key]} and {@code #end[key]} keep
- * the lines between them only where the variable is (or, after {@code #else}, is not) {@code true}. The variable
- * {@code Class} is the class's name. Each class is written only when its text changed, so that an unchanged
- * template does not make the compiler rebuild.
+ * begins one generated class {@code a/b/Class.java}, the {@code @@ key = value} lines after it are that class's
+ * variables (a value in double quotes keeps its outer spaces), and {@code @@ //} starts a comment. In the body,
+ * {@code $key$} stands for a variable's value (an unknown key is an error), and the lines {@code #if[key]},
+ * {@code #else[key]} and {@code #end[key]} keep the lines between them only where the variable is (or, after
+ * {@code #else}, is not) {@code true}. The variable {@code Class} is the class's name. Each class is written only
+ * when its text changed, so that an unchanged template does not make the compiler rebuild.
  */
 public final class KernelGen {
     private static final Pattern VARIABLE = Pattern.compile("\\$([A-Za-z][A-Za-z0-9]*)\\$");
@@ -59,6 +59,9 @@ public final class KernelGen {
         for (; body < lines.size() && lines.get(body).startsWith("@@"); body++) {
             String entry = lines.get(body).substring(2).trim();
             int equals = entry.indexOf('=');
+            if (entry.startsWith("//")) {
+                continue;
+            }
             if (equals < 0 && !entry.isEmpty()) {
                 current = new LinkedHashMap<>(Map.of("Class", entry));
                 classes.put(entry, current);
