@@ -16,34 +16,10 @@ public final class Float8E4M3 {
     /** Bits of the (positive) NaN; the negative one has the sign bit set too. */
     public static final byte NAN_BITS = 0x7F;
 
-    private static final int BIAS = 7;
+    private static final int EXPONENT_BITS = 4;
     private static final int FRACTION_BITS = 3;
-    /** Float bits of 448.0f. */
-    private static final int FLOAT_BITS_MAX = 0x43E0_0000;
-    /** Float bits of 2^-6, the smallest normal value. */
-    private static final int FLOAT_BITS_MIN_NORMAL = 0x3C80_0000;
-    /** 2^9: subnormals count in units of 2^-9. */
-    private static final float SUBNORMAL_SCALE = 512f;
-    private static final int SHIFT = 23 - FRACTION_BITS;
-    private static final int REBIAS = (127 - BIAS) << FRACTION_BITS;
 
-    private static final float[] DECODE = new float[256];
-
-    static {
-        for (int b = 0; b < 256; b++) {
-            int exponent = (b >>> FRACTION_BITS) & 0xF;
-            int fraction = b & 0x7;
-            float magnitude;
-            if (exponent == 0xF && fraction == 0x7) {
-                magnitude = Float.NaN;
-            } else if (exponent == 0) {
-                magnitude = fraction / SUBNORMAL_SCALE;
-            } else {
-                magnitude = Math.scalb(1f + fraction / 8f, exponent - BIAS);
-            }
-            DECODE[b] = (b & 0x80) != 0 ? -magnitude : magnitude;
-        }
-    }
+    private static final float[] DECODE = Float8Bits.decodeTable(EXPONENT_BITS, FRACTION_BITS, false);
 
     private Float8E4M3() {
     }
@@ -72,15 +48,6 @@ public final class Float8E4M3 {
         if (magnitude >= 0x7F80_0000) {
             return (byte) (sign | NAN_BITS);
         }
-        if (magnitude >= FLOAT_BITS_MAX) {
-            return (byte) (sign | MAX_VALUE_BITS);
-        }
-        if (magnitude < FLOAT_BITS_MIN_NORMAL) {
-            // Subnormal (or zero): the count of 2^-9 units, rounded half-even; 8 units is the smallest normal,
-            // whose encoding is 0x08 as well. Scaling by a power of two is exact.
-            return (byte) (sign | (int) Math.rint(Float.intBitsToFloat(magnitude) * SUBNORMAL_SCALE));
-        }
-        int rounded = magnitude + ((1 << (SHIFT - 1)) - 1) + ((magnitude >>> SHIFT) & 1);
-        return (byte) (sign | ((rounded >>> SHIFT) - REBIAS));
+        return Float8Bits.roundFinite(sign, magnitude, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS);
     }
 }

@@ -18,34 +18,10 @@ public final class Float8E5M2 {
     /** Bits of the quiet NaN {@link #fromFloat} returns (with the input's sign bit). */
     public static final byte NAN_BITS = 0x7E;
 
-    private static final int BIAS = 15;
+    private static final int EXPONENT_BITS = 5;
     private static final int FRACTION_BITS = 2;
-    /** Float bits of 57344.0f. */
-    private static final int FLOAT_BITS_MAX = 0x4760_0000;
-    /** Float bits of 2^-14, the smallest normal value. */
-    private static final int FLOAT_BITS_MIN_NORMAL = 0x3880_0000;
-    /** 2^16: subnormals count in units of 2^-16. */
-    private static final float SUBNORMAL_SCALE = 65536f;
-    private static final int SHIFT = 23 - FRACTION_BITS;
-    private static final int REBIAS = (127 - BIAS) << FRACTION_BITS;
 
-    private static final float[] DECODE = new float[256];
-
-    static {
-        for (int b = 0; b < 256; b++) {
-            int exponent = (b >>> FRACTION_BITS) & 0x1F;
-            int fraction = b & 0x3;
-            float magnitude;
-            if (exponent == 0x1F) {
-                magnitude = fraction == 0 ? Float.POSITIVE_INFINITY : Float.NaN;
-            } else if (exponent == 0) {
-                magnitude = fraction / SUBNORMAL_SCALE;
-            } else {
-                magnitude = Math.scalb(1f + fraction / 4f, exponent - BIAS);
-            }
-            DECODE[b] = (b & 0x80) != 0 ? -magnitude : magnitude;
-        }
-    }
+    private static final float[] DECODE = Float8Bits.decodeTable(EXPONENT_BITS, FRACTION_BITS, true);
 
     private Float8E5M2() {
     }
@@ -77,15 +53,6 @@ public final class Float8E5M2 {
         if (magnitude == 0x7F80_0000) {
             return (byte) (sign | POSITIVE_INFINITY_BITS);
         }
-        if (magnitude >= FLOAT_BITS_MAX) {
-            return (byte) (sign | MAX_VALUE_BITS);
-        }
-        if (magnitude < FLOAT_BITS_MIN_NORMAL) {
-            // Subnormal (or zero): the count of 2^-16 units, rounded half-even; 4 units is the smallest normal,
-            // whose encoding is 0x04 as well. Scaling by a power of two is exact.
-            return (byte) (sign | (int) Math.rint(Float.intBitsToFloat(magnitude) * SUBNORMAL_SCALE));
-        }
-        int rounded = magnitude + ((1 << (SHIFT - 1)) - 1) + ((magnitude >>> SHIFT) & 1);
-        return (byte) (sign | ((rounded >>> SHIFT) - REBIAS));
+        return Float8Bits.roundFinite(sign, magnitude, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS);
     }
 }

@@ -54,38 +54,44 @@ final class ResolvedReducer implements Reducer {
     @Override
     public void combine(MemorySegment a, long aOffset, MemorySegment b, long bOffset,
                         MemorySegment dst, long dstOffset, long count, boolean finish) {
-        long sizeBytes = checkCount(count);
-        checkInput(a, aOffset, sizeBytes, "a");
-        checkInput(b, bOffset, sizeBytes, "b");
-        checkOutput(dst, dstOffset, sizeBytes);
+        checkOperands(count, a, aOffset, "a", b, bOffset, "b", dst, dstOffset);
         (finish ? loops.combineFinish() : loops.combine()).run(a, aOffset, b, bOffset, dst, dstOffset, count);
     }
 
     @Override
     public void combineLocal(MemorySegment partial, long partialOffset, MemorySegment local, long localOffset,
                              MemorySegment dst, long dstOffset, long count, boolean finish) {
-        long sizeBytes = checkCount(count);
-        checkInput(partial, partialOffset, sizeBytes, "partial");
-        checkInput(local, localOffset, sizeBytes, "local");
-        checkOutput(dst, dstOffset, sizeBytes);
+        checkOperands(count, partial, partialOffset, "partial", local, localOffset, "local", dst, dstOffset);
         (finish ? loops.combineLocalFinish() : loops.combineLocal())
                 .run(partial, partialOffset, local, localOffset, dst, dstOffset, count);
     }
 
     @Override
     public void prepare(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
-        long sizeBytes = checkCount(count);
-        checkInput(src, srcOffset, sizeBytes, "src");
-        checkOutput(dst, dstOffset, sizeBytes);
+        checkOperands(count, src, srcOffset, dst, dstOffset);
         loops.prepare().run(src, srcOffset, dst, dstOffset, count);
     }
 
     @Override
     public void finish(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long count) {
+        checkOperands(count, src, srcOffset, dst, dstOffset);
+        loops.finish().run(src, srcOffset, dst, dstOffset, count);
+    }
+
+    /** Checks a two-input call: the count, each input, then {@code dst}. */
+    private void checkOperands(long count, MemorySegment x, long xOffset, String xName,
+                               MemorySegment y, long yOffset, String yName, MemorySegment dst, long dstOffset) {
+        long sizeBytes = checkCount(count);
+        checkInput(x, xOffset, sizeBytes, xName);
+        checkInput(y, yOffset, sizeBytes, yName);
+        checkOutput(dst, dstOffset, sizeBytes);
+    }
+
+    /** Checks a one-input call ({@code src}): the count, the input, then {@code dst}. */
+    private void checkOperands(long count, MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset) {
         long sizeBytes = checkCount(count);
         checkInput(src, srcOffset, sizeBytes, "src");
         checkOutput(dst, dstOffset, sizeBytes);
-        loops.finish().run(src, srcOffset, dst, dstOffset, count);
     }
 
     private long checkCount(long count) {

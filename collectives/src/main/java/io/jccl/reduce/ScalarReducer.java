@@ -6,8 +6,13 @@ import io.jccl.ReduceOp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigDecimal;
-import java.nio.ByteOrder;
 import java.util.Objects;
+
+import static io.jccl.reduce.LittleEndian.DOUBLE;
+import static io.jccl.reduce.LittleEndian.FLOAT;
+import static io.jccl.reduce.LittleEndian.INT;
+import static io.jccl.reduce.LittleEndian.LONG;
+import static io.jccl.reduce.LittleEndian.SHORT;
 
 /**
  * Element-by-element reductions for every (type, operation) without the Vector API: what {@link Reducers} uses
@@ -17,13 +22,6 @@ import java.util.Objects;
  * MIN/MAX return the winning operand's bits. Slower, and allocation-free.
  */
 final class ScalarReducer implements Reducer {
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfDouble DOUBLE =
-            ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private final DataType type;
     private final ReduceOp op;
     private final ReduceOp.Kind kind;

@@ -4,15 +4,13 @@ import io.jccl.DataType;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
+
+import static io.jccl.reduce.LittleEndian.INT;
+import static io.jccl.reduce.LittleEndian.LONG;
+import static io.jccl.reduce.LittleEndian.SHORT;
 
 /** Test access to elements as raw bit patterns: the low {@code 8 × sizeBytes} bits of a long, zero-extended. */
 final class Elements {
-    private static final ValueLayout.OfShort SHORT =
-            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private Elements() {
     }
 
