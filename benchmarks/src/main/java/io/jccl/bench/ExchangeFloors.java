@@ -17,16 +17,10 @@ final class ExchangeFloors {
      * @return exchanges and repetitions
      */
     static int[] counts(String name, String[] args) {
-        if (args.length != 2 && args.length != 4) {
-            System.err.println("usage: " + name + " EXCHANGES REPETITIONS");
-            System.exit(2);
-        }
-        int exchanges = Integer.parseInt(args[0]);
-        int reps = Integer.parseInt(args[1]);
-        if (exchanges < 1 || reps < 1) {
-            System.err.println(name + ": the counts must be positive");
-            System.exit(2);
-        }
+        MainArgs.require(args.length == 2 || args.length == 4, "usage: " + name + " EXCHANGES REPETITIONS");
+        int exchanges = MainArgs.count(name, args[0]);
+        int reps = MainArgs.count(name, args[1]);
+        MainArgs.require(exchanges >= 1 && reps >= 1, name + ": the counts must be positive");
         return new int[] {exchanges, reps};
     }
 
