@@ -16,6 +16,10 @@ import java.util.function.Supplier;
  * run per protocol and loss, reported. A subclass says only what its workload is.
  */
 abstract class ClosWorkloadCommand implements Callable<Integer> {
+    /** The last paragraph of the help of the workloads made of flows. */
+    static final String FLOWS_EXIT_STATUS = "Exit status: 0 when every flow finished, 1 when some did not by "
+            + "--until-us (or a checked byte arrived wrong), 2 for a usage error.";
+
     @Spec
     CommandSpec spec;
 

@@ -12,8 +12,7 @@ import java.util.function.Supplier;
         description = {"Simulates an all-to-all on a Clos fabric: every host sends --flow-bytes to every other host, "
                 + "all starting together (N x (N - 1) flows); jobUs is the time until the last finished. One thread, "
                 + "virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
-                        + "wrong), 2 for a usage error."})
+                ClosWorkloadCommand.FLOWS_EXIT_STATUS})
 public final class SimAllToAllCommand extends ClosWorkloadCommand {
     /** Created by picocli. */
     public SimAllToAllCommand() {

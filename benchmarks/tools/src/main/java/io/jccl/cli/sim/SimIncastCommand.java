@@ -12,8 +12,7 @@ import java.util.function.Supplier;
 @Command(name = "incast", mixinStandardHelpOptions = true,
         description = {"Simulates an N:1 incast on a Clos fabric: hosts 1..N each send --flow-bytes to host 0, all "
                 + "starting together; one thread, virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
-                        + "wrong), 2 for a usage error."})
+                ClosWorkloadCommand.FLOWS_EXIT_STATUS})
 public final class SimIncastCommand extends ClosWorkloadCommand {
     @Option(names = "--senders", defaultValue = "16", description = "Senders (1 to hosts - 1). "
             + "Default: ${DEFAULT-VALUE}.")

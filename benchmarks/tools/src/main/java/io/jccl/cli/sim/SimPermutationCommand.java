@@ -11,8 +11,7 @@ import java.util.function.Supplier;
 @Command(name = "permutation", mixinStandardHelpOptions = true,
         description = {"Simulates a permutation on a Clos fabric: every host sends --flow-bytes to one other host and"
                 + " receives from one, all starting together; one thread, virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
-                        + "wrong), 2 for a usage error."})
+                ClosWorkloadCommand.FLOWS_EXIT_STATUS})
 public final class SimPermutationCommand extends ClosWorkloadCommand {
     /** Created by picocli. */
     public SimPermutationCommand() {
