@@ -1,6 +1,6 @@
 package io.jccl.cli.bench;
 
-import io.jccl.CommConfig;
+import io.jccl.cli.SelftestCommand;
 import io.jccl.cli.progress.TerminalBar;
 import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
@@ -67,11 +67,11 @@ public final class TransportBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}; go-back-N uses one)")
     int paths;
 
-    @Option(names = "--bytes", defaultValue = "64M", converter = BytesConverter.class,
+    @Option(names = "--bytes", defaultValue = "64M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per transfer, e.g. 1M, 64M (default ${DEFAULT-VALUE})")
     long bytes;
 
-    @Option(names = "--message-bytes", defaultValue = "4M", converter = BytesConverter.class,
+    @Option(names = "--message-bytes", defaultValue = "4M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per WRITE; a transfer posts them all at once (default ${DEFAULT-VALUE})")
     long messageBytes;
 
@@ -423,18 +423,6 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         out.println("#");
         out.printf(Locale.ROOT, "# every byte checked; total wall time %.1f s%n", wallNs / 1e9);
-    }
-
-    /** Parses sizes like 4096, 512K, 64M. */
-    public static final class BytesConverter implements ITypeConverter<Long> {
-        /** Created by picocli. */
-        public BytesConverter() {
-        }
-
-        @Override
-        public Long convert(String value) {
-            return CommConfig.parseBytes(value);
-        }
     }
 
     /** Parses a loss rate: a fraction in [0, 1) or a percentage like 1%. */
