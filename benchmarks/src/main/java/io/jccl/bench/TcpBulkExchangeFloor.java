@@ -3,7 +3,6 @@ package io.jccl.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -50,12 +49,10 @@ public final class TcpBulkExchangeFloor {
                     Integer.parseInt(args[4])));
             return;
         }
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();   // free now; rank 0 binds it again (with retries)
+        try (ExchangeFloors.MeetingPoint port = ExchangeFloors.freeLoopbackPort()) {
+            ExchangeFloors.runRanks(TcpBulkExchangeFloor.class, List.of(args[0], args[1], args[2]), port.address(),
+                    bytes + "-byte exchange between two JVMs over loopback TCP");
         }
-        ExchangeFloors.runRanks(TcpBulkExchangeFloor.class, List.of(args[0], args[1], args[2]),
-                Integer.toString(port), bytes + "-byte exchange between two JVMs over loopback TCP");
     }
 
     private static String exchange(int bytes, int exchanges, int reps, int rank, int port) throws IOException,
