@@ -24,20 +24,8 @@ if [ ${#missing[@]} -eq 0 ]; then
   echo "install-rdma-core: already installed: ${packages[*]}"
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "install-rdma-core: apt-get not found; install rdma-core's libibverbs (libibverbs.so.1) and its providers" \
-    "with your package manager" >&2
-  exit 1
-fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if ! command -v sudo >/dev/null 2>&1; then
-    echo "install-rdma-core: run as root (or install sudo)" >&2
-    exit 1
-  fi
-  sudo="sudo"
-fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# shellcheck source=apt-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install install-rdma-core "install rdma-core's libibverbs (libibverbs.so.1) and its providers with your package \
+manager" "${missing[@]}"
 echo "install-rdma-core: installed: ${missing[*]} ($(dpkg-query -W -f='${Version}' libibverbs1))"

@@ -11,15 +11,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 reps=3
 ranks="2 4"
 sizes="8 1M 64M"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --reps) reps="${2:?}"; shift 2 ;;
-    --ranks) ranks="${2:?}"; shift 2 ;;
-    --bytes) sizes="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "direct-vs-plans.sh: unknown option '$1'" >&2; exit 2 ;;
-  esac
-done
+# shellcheck source=../options.sh
+. "$root/benchmarks/options.sh"
+parse_options 8 --reps=reps --ranks=ranks --bytes=sizes -- "$@"
 "$root/jccl" version >/dev/null
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT

@@ -169,39 +169,25 @@ static void run_rank(Shared *sh, int rank, size_t size, int iters, int warmup, i
 }
 
 int main(int argc, char **argv) {
-    int iters = 1000;
-    int warmup = 200;
-    int rounds = 3;
+    FloorArgs f = {.program = "cma_floor", .iters = 1000, .warmup = 200, .rounds = 3, .multiple = 256,
+        .rule = "a multiple of 256 bytes, optional K, M or G"};
     int printed = 0;
-    for (int a = 1; a < argc; a++) {
-        int option = parse_floor_option("cma_floor", argc, argv, &a, &iters, &warmup, &rounds, NULL);
-        if (option < 0) {
-            return 2;
-        }
-        if (option > 0) {
-            continue;
-        }
-        size_t size = parse_size(argv[a]);
-        if (size == 0 || size % 256 != 0) {
-            fprintf(stderr, "cma_floor: bad size '%s' (a multiple of 256 bytes, optional K, M or G)\n", argv[a]);
-            return 2;
-        }
+    size_t size;
+    int read;
+    for (int a = 1; (read = floor_next_size(&f, argc, argv, &a, &size)) > 0;) {
         Shared *sh = floor_shared_zeroed(sizeof *sh, "cma_floor");
         pid_t child = floor_fork("cma_floor");
         if (child == 0) {
-            run_rank(sh, 1, size, iters, warmup, rounds);
+            run_rank(sh, 1, size, f.iters, f.warmup, f.rounds);
             _exit(0);
         }
-        run_rank(sh, 0, size, iters, warmup, rounds);
-        int status = 0;
-        waitpid(child, &status, 0);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "cma_floor: rank 1 failed\n");
+        run_rank(sh, 0, size, f.iters, f.warmup, f.rounds);
+        if (floor_wait_rank1(child, "cma_floor") != 0) {
             return 1;
         }
         if (!printed) {
             printf("# cma_floor: 2 pinned processes, all-reduce of float32 over process_vm_readv, the fastest of %d "
-                   "rounds of %d timed after %d warm-up\n", rounds, iters, warmup);
+                   "rounds of %d timed after %d warm-up\n", f.rounds, f.iters, f.warmup);
             printf("# %12s %-12s %10s %10s\n", "size(B)", "variant", "oop(us)", "ip(us)");
             printed = 1;
         }
@@ -211,9 +197,5 @@ int main(int argc, char **argv) {
         fflush(stdout);
         munmap(sh, sizeof *sh);
     }
-    if (!printed) {
-        fprintf(stderr, "usage: cma_floor [-n iters] [-w warmup] [-r rounds] size...\n");
-        return 2;
-    }
-    return 0;
+    return floor_exit_status(read, printed, "usage: cma_floor [-n iters] [-w warmup] [-r rounds] size...");
 }

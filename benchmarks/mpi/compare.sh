@@ -21,6 +21,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# shellcheck source=../options.sh
+. "$here/../options.sh"
 
 net=metaroce
 btl=self,tcp
@@ -50,8 +52,8 @@ while [ $# -gt 0 ]; do
     --warmup) warmup="${2:?--warmup needs a number}"; shift 2 ;;
     --strict) strict=1; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "compare.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) show_help 21 ;;
+    *) usage_error "unknown option '$1' (try --help)" ;;
   esac
 done
 

@@ -1,8 +1,8 @@
 /*
  * What the floor benchmarks share (placement_floor.c: two threads; cma_floor.c and ring_floor.c: two processes over a
  * shared mapping): a sense-reversing spin barrier for two ranks, the monotonic clock, their -n/-w/-r (and -t)
- * options, the "#window" lines placed.sh lays over the CPU placement, and the shared mapping and fork of the
- * two-process ones.
+ * options and sizes, the "#window" lines placed.sh lays over the CPU placement, and the shared mapping, fork and
+ * wait of the two-process ones.
  */
 #ifndef JCCL_BENCH_FLOOR_H
 #define JCCL_BENCH_FLOOR_H
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,6 +102,68 @@ static inline pid_t floor_fork(const char *program) {
         exit(1);
     }
     return child;
+}
+
+/* A floor program's command line: its -n/-w/-r (and -t) values, and what a size must be. */
+typedef struct {
+    const char *program;
+    int iters;
+    int warmup;
+    int rounds;
+    int window;          /* -t, where takes_window */
+    int takes_window;
+    size_t multiple;     /* a size is a multiple of this */
+    size_t max;          /* and at most this (0: no limit) */
+    const char *rule;    /* what a size must be, for the error */
+} FloorArgs;
+
+/*
+ * Reads argv from *a on: the options into args, up to the next size. @return 1 with that size in *size and *a past
+ * it, 0 when argv is done, or -1 after printing a bad option or size (naming the program, and the rule for a size).
+ */
+static int floor_next_size(FloorArgs *args, int argc, char **argv, int *a, size_t *size) {
+    for (; *a < argc; (*a)++) {
+        int option = parse_floor_option(args->program, argc, argv, a, &args->iters, &args->warmup, &args->rounds,
+                args->takes_window ? &args->window : NULL);
+        if (option < 0) {
+            return -1;
+        }
+        if (option > 0) {
+            continue;
+        }
+        *size = parse_size(argv[*a]);
+        if (*size == 0 || *size % args->multiple != 0 || (args->max != 0 && *size > args->max)) {
+            fprintf(stderr, "%s: bad size '%s' (%s)\n", args->program, argv[*a], args->rule);
+            return -1;
+        }
+        (*a)++;
+        return 1;
+    }
+    return 0;
+}
+
+/* The exit status after the sizes: 2 (bad usage) with the usage line when reading them ended in an error (-1 from
+   floor_next_size) or none was measured, else 0. */
+static int floor_exit_status(int read, int measured, const char *usage) {
+    if (read < 0) {
+        return 2;
+    }
+    if (!measured) {
+        fprintf(stderr, "%s\n", usage);
+        return 2;
+    }
+    return 0;
+}
+
+/* Waits for the rank-1 child. @return 0, or 1 after printing that it failed, naming `program`. */
+static inline int floor_wait_rank1(pid_t child, const char *program) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "%s: rank 1 failed\n", program);
+        return 1;
+    }
+    return 0;
 }
 
 #endif

@@ -17,12 +17,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-before="${1:?usage: metaroce-small.sh BEFORE_CHECKOUT [REPS]}"
-reps="${2:-3}"
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
-check_reps_and_before metaroce-small.sh "$reps" "$before"
-prepare_mpi_and_jccl metaroce-small.sh
+prepare_comparison 3 "${2:-}" "${1:?usage: metaroce-small.sh BEFORE_CHECKOUT [REPS]}"
 floor="$root/benchmarks/target/mpi/udp_round_trip"
 if ! "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_round_trip.c"; then
   echo "metaroce-small.sh: compiling benchmarks/mpi/udp_round_trip.c failed (CC=${CC:-cc})" >&2

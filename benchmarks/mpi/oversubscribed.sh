@@ -20,21 +20,15 @@ root="$(cd "$here/../.." && pwd)"
 reps=3
 ranks=4
 net=shm
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    --ranks) ranks="${2:?--ranks needs a number}"; shift 2 ;;
-    --net) net="${2:?--net needs shm or tcp}"; shift 2 ;;
-    -h|--help) sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "oversubscribed.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-case "$reps" in ''|*[!0-9]*|0) echo "oversubscribed.sh: --reps must be a positive number" >&2; exit 2 ;; esac
-case "$ranks" in ''|*[!0-9]*|0|1) echo "oversubscribed.sh: --ranks must be a number of at least 2" >&2; exit 2 ;; esac
+# shellcheck source=../options.sh
+. "$here/../options.sh"
+parse_options 17 --reps=reps --ranks=ranks --net=net -- "$@"
+need_positive --reps "$reps"
+case "$ranks" in ''|*[!0-9]*|0|1) usage_error "--ranks must be a number of at least 2" ;; esac
 case "$net" in
   shm) btl=vader; jccl_net=() ;;
   tcp) btl=tcp; jccl_net=(-x JCCL_NET=tcp) ;;
-  *) echo "oversubscribed.sh: --net must be shm or tcp, not '$net'" >&2; exit 2 ;;
+  *) usage_error "--net must be shm or tcp, not '$net'" ;;
 esac
 
 # shellcheck source=prepare.sh
@@ -60,10 +54,7 @@ for ((i = 1; i <= reps; i++)); do
     | awk '!/^#/ && NF >= 8 { print $5 }')"
   b="$(jccl_mean 0)"
   d="$(jccl_mean auto)"
-  if [ -z "$v" ] || [ -z "$b" ] || [ -z "$d" ]; then
-    echo "oversubscribed.sh: repetition $i failed (MPI '$v', JCCL blocking '$b', JCCL default '$d')" >&2
-    exit 1
-  fi
+  check_results "repetition $i failed (MPI '$v', JCCL blocking '$b', JCCL default '$d')" "$v" "$b" "$d"
   echo "# repetition $i: Open MPI $v µs, JCCL blocking at once $b µs, JCCL default $d µs"
   mpi+=("$v") blocking+=("$b") default+=("$d")
 done

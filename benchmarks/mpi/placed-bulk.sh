@@ -16,12 +16,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-reps="${1:-5}"
-before="${2:-}"
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
-check_reps_and_before placed-bulk.sh "$reps" "$before"
-prepare_mpi_and_jccl placed-bulk.sh
+prepare_comparison 5 "$@"
 probe="$root/benchmarks/target/mpi/core_round_trip"
 "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
 build_udp_exchange_floor placed-bulk.sh

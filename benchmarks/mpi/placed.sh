@@ -31,6 +31,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# shellcheck source=../options.sh
+. "$here/../options.sh"
 reps=3
 period=10
 only=shm8,shm1m,shm8m,shmreg1m,shmreg8m,tcp8,tcp1m,tcp8m
@@ -41,18 +43,18 @@ while [ $# -gt 0 ]; do
     --only) only="${2:?--only needs a list}"; shift 2 ;;
     --period) period="${2:?--period needs milliseconds}"; shift 2 ;;
     --jccl-env)
-      [[ "${2:-}" == JCCL_*=* ]] || { echo "placed.sh: --jccl-env needs JCCL_NAME=VALUE, not '${2:-}'" >&2; exit 2; }
+      [[ "${2:-}" == JCCL_*=* ]] || usage_error "--jccl-env needs JCCL_NAME=VALUE, not '${2:-}'"
       jccl_env+=(-x "$2"); shift 2 ;;
-    -h|--help) sed -n '2,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "placed.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) show_help 28 ;;
+    *) usage_error "unknown option '$1' (try --help)" ;;
   esac
 done
-case "$reps" in ''|*[!0-9]*|0) echo "placed.sh: --reps must be a positive number" >&2; exit 2 ;; esac
-case "$period" in ''|*[!0-9]*|0) echo "placed.sh: --period must be a positive number of milliseconds" >&2; exit 2 ;; esac
+need_positive --reps "$reps"
+case "$period" in ''|*[!0-9]*|0) usage_error "--period must be a positive number of milliseconds" ;; esac
 all=" shm8 shm1m shm8m shmreg1m shmreg8m tcp8 tcp1m tcp8m "
 IFS=',' read -r -a measures <<< "$only"
 for m in "${measures[@]}"; do
-  [[ "$all" == *" $m "* ]] || { echo "placed.sh: unknown measure '$m' (known:$all)" >&2; exit 2; }
+  [[ "$all" == *" $m "* ]] || usage_error "unknown measure '$m' (known:$all)"
 done
 
 # shellcheck source=prepare.sh

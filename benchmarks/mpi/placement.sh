@@ -16,14 +16,10 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps=3
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "placement.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-case "$reps" in ''|*[!0-9]*|0) echo "placement.sh: --reps must be a positive number" >&2; exit 2 ;; esac
+# shellcheck source=../options.sh
+. "$here/../options.sh"
+parse_options 14 --reps=reps -- "$@"
+need_positive --reps "$reps"
 
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"

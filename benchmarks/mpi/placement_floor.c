@@ -123,25 +123,12 @@ static void time_windows(Job *job, int warmup, int iters, int window) {
 }
 
 int main(int argc, char **argv) {
-    int iters = 200;
-    int warmup = 50;
-    int rounds = 5;
-    int window = 0;
+    FloorArgs f = {.program = "placement_floor", .iters = 200, .warmup = 50, .rounds = 5, .takes_window = 1,
+        .multiple = 64, .rule = "a multiple of 64 bytes, optional K, M or G"};
     int printed = 0;
-    for (int a = 1; a < argc; a++) {
-        int option = parse_floor_option("placement_floor", argc, argv, &a, &iters, &warmup, &rounds, &window);
-        if (option < 0) {
-            return 2;
-        }
-        if (option > 0) {
-            continue;
-        }
-        size_t size = parse_size(argv[a]);
-        if (size == 0 || size % 64 != 0) {
-            fprintf(stderr, "placement_floor: bad size '%s' (a multiple of 64 bytes, optional K, M or G)\n",
-                    argv[a]);
-            return 2;
-        }
+    size_t size;
+    int read;
+    for (int a = 1; (read = floor_next_size(&f, argc, argv, &a, &size)) > 0;) {
         Job job;
         memset(&job, 0, sizeof job);
         job.count = size / sizeof(float);
@@ -156,10 +143,10 @@ int main(int argc, char **argv) {
                 job.recv[r][i] = 0.0f;
             }
         }
-        if (window > 0) {
+        if (f.window > 0) {
             printf("# placement_floor: %zu bytes, windows of %d calls alternating oop and ip, %d calls each after %d"
-                   " warm-up\n", size, window, iters, warmup);
-            time_windows(&job, warmup, iters, window);
+                   " warm-up\n", size, f.window, f.iters, f.warmup);
+            time_windows(&job, f.warmup, f.iters, f.window);
             for (int r = 0; r < RANKS; r++) {
                 free(job.send[r]);
                 free(job.recv[r]);
@@ -169,15 +156,15 @@ int main(int argc, char **argv) {
         }
         if (!printed) {
             printf("# placement_floor: 2 pinned threads, direct-read all-reduce of float32, the fastest of %d rounds "
-                   "of %d timed after %d warm-up\n", rounds, iters, warmup);
+                   "of %d timed after %d warm-up\n", f.rounds, f.iters, f.warmup);
             printf("# %12s %10s %10s %8s\n", "size(B)", "oop(us)", "ip(us)", "oop/ip");
             printed = 1;
         }
         double oop = 0;
         double ip = 0;
-        for (int round = 0; round < rounds; round++) {
-            double o = time_placement(&job, 0, warmup, iters);
-            double i = time_placement(&job, 1, warmup, iters);
+        for (int round = 0; round < f.rounds; round++) {
+            double o = time_placement(&job, 0, f.warmup, f.iters);
+            double i = time_placement(&job, 1, f.warmup, f.iters);
             oop = round == 0 || o < oop ? o : oop;
             ip = round == 0 || i < ip ? i : ip;
         }
@@ -188,9 +175,6 @@ int main(int argc, char **argv) {
             free(job.recv[r]);
         }
     }
-    if (!printed) {
-        fprintf(stderr, "usage: placement_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...\n");
-        return 2;
-    }
-    return 0;
+    return floor_exit_status(read, printed,
+            "usage: placement_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...");
 }

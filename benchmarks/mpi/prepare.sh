@@ -15,6 +15,17 @@ prepare_mpi_and_jccl() {
   "$root/jccl" version >/dev/null
 }
 
+# prepare_comparison DEFAULT_REPS [REPS [BEFORE]]: what the scripts that take REPS and another checkout BEFORE do first
+# (udp-floor.sh, placed-bulk.sh, metaroce-small.sh): sets reps (DEFAULT_REPS when REPS is empty or not given) and
+# before, checks them (check_reps_and_before), then prepare_mpi_and_jccl; messages name the script.
+prepare_comparison() {
+  local name="${BASH_SOURCE[-1]##*/}"
+  reps="${2:-$1}"
+  before="${3:-}"
+  check_reps_and_before "$name" "$reps" "$before"
+  prepare_mpi_and_jccl "$name"
+}
+
 # check_reps_and_before NAME REPS BEFORE: exits 2, naming NAME, unless REPS is a positive number and BEFORE is empty
 # or another checkout of JCCL with an executable ./jccl (the build compared against).
 check_reps_and_before() {
@@ -47,3 +58,16 @@ build_benchmarks() {
 
 # stats VALUE...: prints the median, the smallest and the largest value.
 stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
+
+# check_results MESSAGE VALUE...: exits 1 with "SCRIPT: MESSAGE" on standard error when a VALUE is empty (a run
+# printed nothing the script could read).
+check_results() {
+  local message="$1" value
+  shift
+  for value in "$@"; do
+    if [ -z "$value" ]; then
+      echo "${BASH_SOURCE[-1]##*/}: $message" >&2
+      exit 1
+    fi
+  done
+}

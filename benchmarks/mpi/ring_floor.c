@@ -201,51 +201,35 @@ static void run_rank(Shared *sh, int rank, size_t size, int iters, int warmup, i
 }
 
 int main(int argc, char **argv) {
-    int iters = 1000;
-    int warmup = 200;
-    int rounds = 3;
-    int window = 0;
+    FloorArgs f = {.program = "ring_floor", .iters = 1000, .warmup = 200, .rounds = 3, .takes_window = 1,
+        .multiple = 2 * MAX_CHUNK, .max = 64 << 20, .rule = "a multiple of 512 KiB up to 64 MiB, optional K or M"};
     int printed = 0;
-    for (int a = 1; a < argc; a++) {
-        int option = parse_floor_option("ring_floor", argc, argv, &a, &iters, &warmup, &rounds, &window);
-        if (option < 0) {
-            return 2;
-        }
-        if (option > 0) {
-            continue;
-        }
-        size_t size = parse_size(argv[a]);
-        if (size == 0 || size % (2 * MAX_CHUNK) != 0 || size > (64 << 20)) {
-            fprintf(stderr, "ring_floor: bad size '%s' (a multiple of 512 KiB up to 64 MiB, optional K or M)\n",
-                    argv[a]);
-            return 2;
-        }
+    size_t size;
+    int read;
+    for (int a = 1; (read = floor_next_size(&f, argc, argv, &a, &size)) > 0;) {
         Shared *sh = floor_shared_zeroed(sizeof *sh, "ring_floor");
         pid_t child = floor_fork("ring_floor");
         if (child == 0) {
-            run_rank(sh, 1, size, iters, warmup, rounds, window);
+            run_rank(sh, 1, size, f.iters, f.warmup, f.rounds, f.window);
             _exit(0);
         }
-        if (window > 0) {
+        if (f.window > 0) {
             printf("# ring_floor: %zu bytes, 256 KiB chunks, windows of %d calls alternating oop and ip, %d calls each"
-                   " after %d warm-up\n", size, window, iters, warmup);
+                   " after %d warm-up\n", size, f.window, f.iters, f.warmup);
             fflush(stdout);
         }
-        run_rank(sh, 0, size, iters, warmup, rounds, window);
-        int status = 0;
-        waitpid(child, &status, 0);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            fprintf(stderr, "ring_floor: rank 1 failed\n");
+        run_rank(sh, 0, size, f.iters, f.warmup, f.rounds, f.window);
+        if (floor_wait_rank1(child, "ring_floor") != 0) {
             return 1;
         }
-        if (window > 0) {
+        if (f.window > 0) {
             printed = 1;
             munmap(sh, sizeof *sh);
             continue;
         }
         if (!printed) {
             printf("# ring_floor: 2 pinned processes, all-reduce of float32 by copies through shared slots, the "
-                   "fastest of %d rounds of %d timed after %d warm-up\n", rounds, iters, warmup);
+                   "fastest of %d rounds of %d timed after %d warm-up\n", f.rounds, f.iters, f.warmup);
             printf("# %12s %8s %10s %10s %8s\n", "size(B)", "chunk", "oop(us)", "ip(us)", "oop/ip");
             printed = 1;
         }
@@ -256,9 +240,5 @@ int main(int argc, char **argv) {
         fflush(stdout);
         munmap(sh, sizeof *sh);
     }
-    if (!printed) {
-        fprintf(stderr, "usage: ring_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...\n");
-        return 2;
-    }
-    return 0;
+    return floor_exit_status(read, printed, "usage: ring_floor [-n iters] [-w warmup] [-r rounds] [-t window] size...");
 }

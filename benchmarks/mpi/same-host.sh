@@ -24,6 +24,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# shellcheck source=../options.sh
+. "$here/../options.sh"
 reps=3
 only=shm,shmreg,tcp,cold,readme
 quick=0
@@ -35,11 +37,11 @@ while [ $# -gt 0 ]; do
     --only) only="${2:?--only needs a list}"; only_given=1; shift 2 ;;
     --quick) quick=1; shift ;;
     --steady) steady=1; shift ;;
-    -h|--help) sed -n '2,24s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "same-host.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
+    -h|--help) show_help 24 ;;
+    *) usage_error "unknown option '$1' (try --help)" ;;
   esac
 done
-case "$reps" in ''|*[!0-9]*|0) echo "same-host.sh: --reps must be a positive number" >&2; exit 2 ;; esac
+need_positive --reps "$reps"
 want() { [[ ",$only," == *",$1,"* ]]; }
 
 # shellcheck source=prepare.sh
@@ -92,6 +94,22 @@ jccl() {  # jccl perf options...
 }
 record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$results"; }
 field() { awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$3"; }
+# The 1 MiB and 8 MiB busbw in one side's output FILE, recorded as PREFIX.1M.busbw and PREFIX.8M.busbw.
+record_large() {  # prefix file
+  record "$1.1M.busbw" "$rep" "$(field 1048576 3 "$2")"
+  record "$1.8M.busbw" "$rep" "$(field 8388608 3 "$2")"
+}
+# 2 ranks, MPI over BTL and JCCL over TRANSPORT: the 8 B time and the 1 MiB and 8 MiB busbw, recorded under NAME
+# (JCCL's large sizes stay in $work/j).
+two_ranks() {  # name btl transport
+  mpi 2 "$2" "${small_iters[@]}" 8 > "$work/m"; record "mpi.$1.8B.us" "$rep" "$(field 8 2 "$work/m")"
+  jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport "$3" > "$work/j"
+  record "jccl.$1.8B.us" "$rep" "$(field 8 2 "$work/j")"
+  large mpi 2 "$2" > "$work/m"
+  record_large "mpi.$1" "$work/m"
+  large jccl -np 2 --transport "$3" > "$work/j"
+  record_large "jccl.$1" "$work/j"
+}
 
 echo "# same-host.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
   "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating" \
@@ -100,40 +118,22 @@ echo "# same-host.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores,
 for ((rep = 1; rep <= reps; rep++)); do
   echo "# repetition $rep of $reps" >&2
   if want shm; then
-    mpi 2 self,vader "${small_iters[@]}" 8 > "$work/m"; record mpi.shm.8B.us "$rep" "$(field 8 2 "$work/m")"
-    jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport shm > "$work/j"
-    record jccl.shm.8B.us "$rep" "$(field 8 2 "$work/j")"
-    large mpi 2 self,vader > "$work/m"
-    record mpi.shm.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
-    record mpi.shm.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-    large jccl -np 2 --transport shm > "$work/j"
-    record jccl.shm.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
-    record jccl.shm.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
+    two_ranks shm self,vader shm
     record jccl.shm.1M.oop_over_ip "$rep" "$(awk '$1 == 1048576 { printf "%.3f", $2 / $4 }' "$work/j")"
     record jccl.shm.8M.oop_over_ip "$rep" "$(awk '$1 == 8388608 { printf "%.3f", $2 / $4 }' "$work/j")"
   fi
   if want shmreg; then
     if "$root/jccl" perf --help 2>&1 | grep -q -- '-R'; then
       large mpi 2 self,vader > "$work/m"
-      record mpi.shmreg.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
-      record mpi.shmreg.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
+      record_large mpi.shmreg "$work/m"
       large jccl -np 2 --transport shm -R 1 > "$work/j"
-      record jccl.shmreg.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
-      record jccl.shmreg.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
+      record_large jccl.shmreg "$work/j"
     else
       echo "# shmreg skipped: this jccl perf has no -R (registered buffers)" >&2
     fi
   fi
   if want tcp; then
-    mpi 2 self,tcp "${small_iters[@]}" 8 > "$work/m"; record mpi.tcp.8B.us "$rep" "$(field 8 2 "$work/m")"
-    jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport tcp > "$work/j"
-    record jccl.tcp.8B.us "$rep" "$(field 8 2 "$work/j")"
-    large mpi 2 self,tcp > "$work/m"
-    record mpi.tcp.1M.busbw "$rep" "$(field 1048576 3 "$work/m")"
-    record mpi.tcp.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-    large jccl -np 2 --transport tcp > "$work/j"
-    record jccl.tcp.1M.busbw "$rep" "$(field 1048576 3 "$work/j")"
-    record jccl.tcp.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
+    two_ranks tcp self,tcp tcp
   fi
   if want cold; then
     jccl -np 2 -b 8M -e 8M --transport shm > "$work/j"; record jccl.cold.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"

@@ -17,16 +17,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps=3
 only=shm,tcp
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    --only) only="${2:?--only needs shm or tcp}"; shift 2 ;;
-    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "small-floor.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-case "$reps" in ''|*[!0-9]*|0) echo "small-floor.sh: --reps must be a positive number" >&2; exit 2 ;; esac
-case "$only" in shm|tcp|shm,tcp|tcp,shm) ;; *) echo "small-floor.sh: --only must be shm or tcp" >&2; exit 2 ;; esac
+# shellcheck source=../options.sh
+. "$here/../options.sh"
+parse_options 14 --reps=reps --only=only -- "$@"
+need_positive --reps "$reps"
+case "$only" in shm|tcp|shm,tcp|tcp,shm) ;; *) usage_error "--only must be shm or tcp" ;; esac
 
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
@@ -55,10 +50,7 @@ measure() {  # net btl calls floor-class floor-exchanges floor-reps mpi-label
     last="${line##*|}"   # the last window: " oop mean M median D p90 ..."
     m="$(field mean "$last")"
     d="$(field median "$last")"
-    if [ -z "$v" ] || [ -z "$f" ] || [ -z "$m" ] || [ -z "$d" ]; then
-      echo "small-floor.sh: $net repetition $i failed (MPI '$v', floor '$f', JCCL '$line')" >&2
-      exit 1
-    fi
+    check_results "$net repetition $i failed (MPI '$v', floor '$f', JCCL '$line')" "$v" "$f" "$m" "$d"
     echo "# $net repetition $i: $label $v µs, JVM floor $f µs, JCCL mean $m median $d µs"
     mpi+=("$v") floor+=("$f") jmean+=("$m") jmedian+=("$d")
   done

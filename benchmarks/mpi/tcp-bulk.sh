@@ -20,17 +20,12 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 reps=3
 size=1M
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --reps) reps="${2:?--reps needs a number}"; shift 2 ;;
-    --size) size="${2:?--size needs a size}"; shift 2 ;;
-    -h|--help) sed -n '2,18s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
-    *) echo "tcp-bulk.sh: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-case "$reps" in ''|*[!0-9]*|0) echo "tcp-bulk.sh: --reps must be a positive number" >&2; exit 2 ;; esac
+# shellcheck source=../options.sh
+. "$here/../options.sh"
+parse_options 18 --reps=reps --size=size -- "$@"
+need_positive --reps "$reps"
 case "$size" in
-  *[!0-9KM]*|''|[KM]*|*[KM]?*) echo "tcp-bulk.sh: --size must be a number of bytes with an optional K or M, not '$size'" >&2; exit 2 ;;
+  *[!0-9KM]*|''|[KM]*|*[KM]?*) usage_error "--size must be a number of bytes with an optional K or M, not '$size'" ;;
 esac
 bytes="$size"
 case "$size" in *K) bytes=$(( ${size%K} * 1024 )) ;; *M) bytes=$(( ${size%M} * 1048576 )) ;; esac
@@ -59,10 +54,7 @@ for ((i = 1; i <= reps; i++)); do
   line="$("$root/jccl" perf all_reduce -np 2 -b "$bytes" -e "$bytes" -w 20000 -n 10000 --transport tcp \
     | awk '!/^#/ && NF >= 13 { print $6, $10 }')"
   read -r o p <<< "$line"
-  if [ -z "$m" ] || [ -z "$f" ] || [ -z "${o:-}" ] || [ -z "${p:-}" ]; then
-    echo "tcp-bulk.sh: repetition $i failed (MPI '$m', exchange '$f', JCCL '$line')" >&2
-    exit 1
-  fi
+  check_results "repetition $i failed (MPI '$m', exchange '$f', JCCL '$line')" "$m" "$f" "${o:-}" "${p:-}"
   echo "# repetition $i: Open MPI tcp $m µs, exchange $f µs, JCCL out of place $o µs, in place $p µs"
   mpi+=("$m") exchange+=("$f") oop+=("$o") ip+=("$p")
 done

@@ -19,12 +19,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-reps="${1:-3}"
-before="${2:-}"
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
-check_reps_and_before udp-floor.sh "$reps" "$before"
-prepare_mpi_and_jccl udp-floor.sh
+prepare_comparison 3 "$@"
 build_udp_exchange_floor udp-floor.sh
 sizes=(1048576 8388608 67108864)
 declare -A times

@@ -1,12 +1,8 @@
 package io.jccl.bench;
 
-import io.jccl.Buffer;
 import io.jccl.Communicator;
-import io.jccl.DataType;
-import io.jccl.ReduceOp;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
@@ -32,28 +28,19 @@ public final class AllReduceWindows {
 
     /** @param args size, calls per window, windows per placement, order */
     public static void main(String[] args) {
-        if (args.length != 4) {
-            System.err.println("usage: AllReduceWindows SIZE CALLS_PER_WINDOW WINDOWS oop-first|ip-first|alternate");
-            System.exit(2);
-        }
-        long bytes = io.jccl.CommConfig.parseBytes(args[0]);
+        MainArgs.require(args.length == 4,
+                "usage: AllReduceWindows SIZE CALLS_PER_WINDOW WINDOWS oop-first|ip-first|alternate");
+        long bytes = MainArgs.bytes("AllReduceWindows", args[0]);
         int calls = Integer.parseInt(args[1]);
         int windows = Integer.parseInt(args[2]);
         String order = args[3];
-        if (bytes < Float.BYTES || calls < 1 || windows < 1
-                || !(order.equals("oop-first") || order.equals("ip-first") || order.equals("alternate"))) {
-            System.err.println("AllReduceWindows: the size must be at least 4 bytes, the counts positive, the order "
-                    + "oop-first, ip-first or alternate");
-            System.exit(2);
-        }
+        MainArgs.require(bytes >= Float.BYTES && calls >= 1 && windows >= 1
+                && (order.equals("oop-first") || order.equals("ip-first") || order.equals("alternate")),
+                "AllReduceWindows: the size must be at least 4 bytes, the counts positive, the order oop-first, "
+                        + "ip-first or alternate");
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         try (Communicator comm = Communicator.fromEnvironment(); Arena arena = Arena.ofShared()) {
-            MemorySegment send = arena.allocate(bytes, 64);
-            MemorySegment recv = arena.allocate(bytes, 64);
-            send.fill((byte) 1);
-            Buffer sendBuffer = Buffer.of(send);   // made once: a call allocates nothing
-            Buffer recvBuffer = Buffer.of(recv);
-            long count = bytes / Float.BYTES;
+            SumOperands operands = SumOperands.allocate(arena, bytes);
             long[] ns = new long[calls];
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%d B, %d calls per window, %s:",
                     bytes, calls, order));
@@ -66,8 +53,7 @@ public final class AllReduceWindows {
                 long jitBefore = jit.getTotalCompilationTime();
                 for (int i = 0; i < calls; i++) {
                     long start = System.nanoTime();
-                    comm.allReduce(sendBuffer, inPlace ? sendBuffer : recvBuffer, count, DataType.FLOAT32, ReduceOp.SUM)
-                            .await();
+                    operands.allReduce(comm, inPlace);
                     ns[i] = System.nanoTime() - start;
                 }
                 long sum = 0;

@@ -1,12 +1,8 @@
 package io.jccl.bench;
 
-import io.jccl.Buffer;
 import io.jccl.Communicator;
-import io.jccl.DataType;
-import io.jccl.ReduceOp;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 
 /**
@@ -38,24 +34,14 @@ public final class CallTimeHistogram {
 
     /** @param args size, calls per round, rounds */
     public static void main(String[] args) {
-        if (args.length != 3) {
-            System.err.println("usage: CallTimeHistogram SIZE CALLS_PER_ROUND ROUNDS");
-            System.exit(2);
-        }
-        long bytes = io.jccl.CommConfig.parseBytes(args[0]);
+        MainArgs.require(args.length == 3, "usage: CallTimeHistogram SIZE CALLS_PER_ROUND ROUNDS");
+        long bytes = MainArgs.bytes("CallTimeHistogram", args[0]);
         long calls = Long.parseLong(args[1]);
         int rounds = Integer.parseInt(args[2]);
-        if (bytes < Float.BYTES || calls < 1 || rounds < 1) {
-            System.err.println("CallTimeHistogram: the size must be at least 4 bytes, the counts positive");
-            System.exit(2);
-        }
+        MainArgs.require(bytes >= Float.BYTES && calls >= 1 && rounds >= 1,
+                "CallTimeHistogram: the size must be at least 4 bytes, the counts positive");
         try (Communicator comm = Communicator.fromEnvironment(); Arena arena = Arena.ofShared()) {
-            MemorySegment send = arena.allocate(bytes, 64);
-            MemorySegment recv = arena.allocate(bytes, 64);
-            send.fill((byte) 1);
-            Buffer sendBuffer = Buffer.of(send);   // made once: a call allocates nothing
-            Buffer recvBuffer = Buffer.of(recv);
-            long count = bytes / Float.BYTES;
+            SumOperands operands = SumOperands.allocate(arena, bytes);
             long[] callNs = new long[(int) Math.min(calls, 1 << 24)];   // the first 16 M calls of a round, by position
             for (int round = 0; round < rounds; round++) {
                 long[] callsInBand = new long[BAND_NS.length];
@@ -64,7 +50,7 @@ public final class CallTimeHistogram {
                 long begin = System.nanoTime();
                 for (long i = 0; i < calls; i++) {
                     long start = System.nanoTime();
-                    comm.allReduce(sendBuffer, recvBuffer, count, DataType.FLOAT32, ReduceOp.SUM).await();
+                    operands.allReduce(comm, false);
                     long ns = System.nanoTime() - start;
                     if (i < callNs.length) {
                         callNs[(int) i] = ns;

@@ -1,13 +1,66 @@
 package io.jccl.bench;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
-/** What {@link ShmExchangeFloor} and {@link TcpExchangeFloor} share: their arguments and their two rank processes. */
+/**
+ * What {@link ShmExchangeFloor} and {@link TcpExchangeFloor} share: their arguments, their main and their two rank
+ * processes (and, with {@link TcpBulkExchangeFloor}, the free loopback port where those meet).
+ */
 final class ExchangeFloors {
     private ExchangeFloors() {
+    }
+
+    /** One rank of a floor: exchanges with the other rank, found at {@code meetAt}, and returns its line. */
+    interface Rank {
+        String exchange(int rank, String meetAt, int exchanges, int reps) throws IOException, InterruptedException;
+    }
+
+    /** Work that may fail with an {@link IOException}. */
+    interface IoAction {
+        void run() throws IOException;
+    }
+
+    /**
+     * Where the two rank processes find each other (passed to them as their last argument).
+     *
+     * @param address what the ranks are given
+     * @param undo    what removes it once they are done
+     */
+    record MeetingPoint(String address, IoAction undo) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            undo.run();
+        }
+    }
+
+    /** @return a loopback port free now (rank 0 binds it again, with retries) */
+    static MeetingPoint freeLoopbackPort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new MeetingPoint(Integer.toString(probe.getLocalPort()), () -> { });
+        }
+    }
+
+    /**
+     * The main of an exchange floor: in a rank process (two more arguments, the rank and the meeting point), runs
+     * {@code rank} and prints its line; else makes a meeting point and runs both ranks ({@link #runRanks}), printing
+     * rank 0's line after {@code what}.
+     */
+    static void main(Class<?> main, String[] args, Rank rank, Callable<MeetingPoint> meeting, String what)
+            throws Exception {
+        int[] counts = counts(main.getSimpleName(), args);
+        if (args.length == 4) {
+            System.out.println(rank.exchange(Integer.parseInt(args[2]), args[3], counts[0], counts[1]));
+            return;
+        }
+        try (MeetingPoint at = meeting.call()) {
+            runRanks(main, args, at.address(), what);
+        }
     }
 
     /**
@@ -17,16 +70,10 @@ final class ExchangeFloors {
      * @return exchanges and repetitions
      */
     static int[] counts(String name, String[] args) {
-        if (args.length != 2 && args.length != 4) {
-            System.err.println("usage: " + name + " EXCHANGES REPETITIONS");
-            System.exit(2);
-        }
-        int exchanges = Integer.parseInt(args[0]);
-        int reps = Integer.parseInt(args[1]);
-        if (exchanges < 1 || reps < 1) {
-            System.err.println(name + ": the counts must be positive");
-            System.exit(2);
-        }
+        MainArgs.require(args.length == 2 || args.length == 4, "usage: " + name + " EXCHANGES REPETITIONS");
+        int exchanges = MainArgs.count(name, args[0]);
+        int reps = MainArgs.count(name, args[1]);
+        MainArgs.require(exchanges >= 1 && reps >= 1, name + ": the counts must be positive");
         return new int[] {exchanges, reps};
     }
 

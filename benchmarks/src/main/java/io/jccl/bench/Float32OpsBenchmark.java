@@ -2,7 +2,6 @@ package io.jccl.bench;
 
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
-import io.jccl.reduce.Reducer;
 import io.jccl.reduce.Reducers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -13,7 +12,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class Float32OpsBenchmark {
+public class Float32OpsBenchmark extends KernelBenchmark {
     /** Created by JMH. */
     public Float32OpsBenchmark() {
     }
@@ -37,23 +35,10 @@ public class Float32OpsBenchmark {
     @Param({"65536", "67108864"})
     public long sizeBytes;
 
-    private Buffers buffers;
-    private Reducer reducer;
-    private boolean finish;
-
     /** Allocates and fills the buffers once per trial. */
     @Setup(Level.Trial)
     public void setUp() {
-        buffers = new Buffers(DataType.FLOAT32, sizeBytes);
-        ReduceOp reduceOp = ReduceOp.parse(op);
-        reducer = Reducers.of(DataType.FLOAT32, reduceOp, 4);
-        finish = reducer.needsFinish();
-    }
-
-    /** Frees the buffers. */
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        buffers.close();
+        open(DataType.FLOAT32, sizeBytes, Reducers.of(DataType.FLOAT32, ReduceOp.parse(op), 4));
     }
 
     /**
@@ -63,8 +48,6 @@ public class Float32OpsBenchmark {
      */
     @Benchmark
     public void combine(ByteCounter counter) {
-        Buffers buf = buffers;
-        reducer.combine(buf.a, 0, buf.b, 0, buf.dst, 0, buf.count, finish);
-        counter.bytes += buf.bytesPerCall();
+        combineAll(counter);
     }
 }

@@ -13,7 +13,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 import java.util.concurrent.TimeUnit;
 
@@ -26,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class Float32SumVsCBenchmark {
+public class Float32SumVsCBenchmark extends KernelBenchmark {
     /** Created by JMH. */
     public Float32SumVsCBenchmark() {
     }
@@ -38,20 +37,10 @@ public class Float32SumVsCBenchmark {
     @Param({"8192", "65536", "67108864"})
     public long sizeBytes;
 
-    private Buffers buffers;
-    private Reducer reducer;
-
     /** Allocates and fills the buffers once per trial. */
     @Setup(Level.Trial)
     public void setUp() {
-        buffers = new Buffers(DataType.FLOAT32, sizeBytes);
-        reducer = Reducers.of(DataType.FLOAT32, ReduceOp.SUM, 2);
-    }
-
-    /** Frees the buffers. */
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        buffers.close();
+        open(DataType.FLOAT32, sizeBytes, Reducers.of(DataType.FLOAT32, ReduceOp.SUM, 2));
     }
 
     /**
@@ -61,9 +50,7 @@ public class Float32SumVsCBenchmark {
      */
     @Benchmark
     public void jccl(ByteCounter counter) {
-        Buffers buf = buffers;
-        reducer.combine(buf.a, 0, buf.b, 0, buf.dst, 0, buf.count, false);
-        counter.bytes += buf.bytesPerCall();
+        combineAll(counter);
     }
 
     /**

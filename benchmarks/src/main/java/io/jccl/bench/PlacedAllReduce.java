@@ -30,39 +30,26 @@ import java.util.Locale;
  * and whether the checked call after it was exact. Exit status 1 when it was not, 2 on bad arguments.
  */
 public final class PlacedAllReduce {
+    private static final String NAME = "PlacedAllReduce";
+
     private PlacedAllReduce() {
     }
 
     /** @param args size, warm-up calls, timed calls, calls per window, placement */
     public static void main(String[] args) {
-        if (args.length != 5 && !(args.length == 6 && args[5].equals("registered"))) {
-            System.err.println("usage: PlacedAllReduce SIZE WARMUP_CALLS TIMED_CALLS CALLS_PER_WINDOW oop|ip|alternate"
-                    + " [registered]");
-            System.exit(2);
-        }
+        MainArgs.require(args.length == 5 || args.length == 6 && args[5].equals("registered"),
+                "usage: PlacedAllReduce SIZE WARMUP_CALLS TIMED_CALLS CALLS_PER_WINDOW oop|ip|alternate [registered]");
         boolean registered = args.length == 6;
-        long bytes;
-        int warmup;
-        int timed;
-        int window;
-        try {
-            bytes = io.jccl.CommConfig.parseBytes(args[0]);
-            warmup = Integer.parseInt(args[1]);
-            timed = Integer.parseInt(args[2]);
-            window = Integer.parseInt(args[3]);
-        } catch (IllegalArgumentException e) {
-            System.err.println("PlacedAllReduce: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        long bytes = MainArgs.bytes(NAME, args[0]);
+        int warmup = MainArgs.count(NAME, args[1]);
+        int timed = MainArgs.count(NAME, args[2]);
+        int window = MainArgs.count(NAME, args[3]);
         String placement = args[4];
-        if (bytes < Float.BYTES || bytes % Float.BYTES != 0 || warmup < 0 || window < 1 || timed < window
-                || timed % window != 0 || !(placement.equals("oop") || placement.equals("ip")
-                || placement.equals("alternate"))) {
-            System.err.println("PlacedAllReduce: the size must be a positive multiple of 4 bytes, the warm-up at least"
-                    + " 0, the timed calls a positive multiple of the window, the placement oop, ip or alternate");
-            System.exit(2);
-        }
+        MainArgs.require(bytes >= Float.BYTES && bytes % Float.BYTES == 0 && warmup >= 0 && window >= 1
+                && timed >= window && timed % window == 0
+                && (placement.equals("oop") || placement.equals("ip") || placement.equals("alternate")),
+                NAME + ": the size must be a positive multiple of 4 bytes, the warm-up at least 0, the timed calls a "
+                        + "positive multiple of the window, the placement oop, ip or alternate");
         long count = bytes / Float.BYTES;
         int status;
         try (Communicator comm = Communicator.fromEnvironment(); Arena arena = Arena.ofShared()) {

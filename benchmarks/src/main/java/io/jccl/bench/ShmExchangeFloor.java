@@ -34,18 +34,11 @@ public final class ShmExchangeFloor {
 
     /** @param args exchanges, repetitions (and, in the two children, the rank and the shared file) */
     public static void main(String[] args) throws Exception {
-        int[] counts = ExchangeFloors.counts("ShmExchangeFloor", args);
-        if (args.length == 4) {
-            System.out.println(exchange(Integer.parseInt(args[2]), Path.of(args[3]), counts[0], counts[1]));
-            return;
-        }
-        Path file = Files.createTempFile(Path.of("/dev/shm"), "jccl-floor-", ".bin");
-        try {
-            ExchangeFloors.runRanks(ShmExchangeFloor.class, args, file.toString(),
-                    "8-byte exchange between two JVMs through shared memory");
-        } finally {
-            Files.deleteIfExists(file);
-        }
+        ExchangeFloors.main(ShmExchangeFloor.class, args,
+                (rank, file, exchanges, reps) -> exchange(rank, Path.of(file), exchanges, reps), () -> {
+                    Path file = Files.createTempFile(Path.of("/dev/shm"), "jccl-floor-", ".bin");
+                    return new ExchangeFloors.MeetingPoint(file.toString(), () -> Files.deleteIfExists(file));
+                }, "8-byte exchange between two JVMs through shared memory");
     }
 
     private static String exchange(int rank, Path file, int exchanges, int reps) throws IOException {

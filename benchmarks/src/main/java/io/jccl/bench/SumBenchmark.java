@@ -2,7 +2,6 @@ package io.jccl.bench;
 
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
-import io.jccl.reduce.Reducer;
 import io.jccl.reduce.Reducers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -13,7 +12,6 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-public class SumBenchmark {
+public class SumBenchmark extends KernelBenchmark {
     /** Created by JMH. */
     public SumBenchmark() {
     }
@@ -39,20 +37,10 @@ public class SumBenchmark {
     @Param({"65536", "67108864"})
     public long sizeBytes;
 
-    private Buffers buffers;
-    private Reducer reducer;
-
     /** Allocates and fills the buffers once per trial. */
     @Setup(Level.Trial)
     public void setUp() {
-        buffers = new Buffers(type, sizeBytes);
-        reducer = Reducers.of(type, ReduceOp.SUM, 2);
-    }
-
-    /** Frees the buffers. */
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        buffers.close();
+        open(type, sizeBytes, Reducers.of(type, ReduceOp.SUM, 2));
     }
 
     /**
@@ -62,8 +50,6 @@ public class SumBenchmark {
      */
     @Benchmark
     public void sum(ByteCounter counter) {
-        Buffers buf = buffers;
-        reducer.combine(buf.a, 0, buf.b, 0, buf.dst, 0, buf.count, false);
-        counter.bytes += buf.bytesPerCall();
+        combineAll(counter);
     }
 }

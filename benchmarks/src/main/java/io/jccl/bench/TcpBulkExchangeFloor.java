@@ -3,7 +3,6 @@ package io.jccl.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -30,6 +29,7 @@ import java.util.Locale;
  * buffer growth).
  */
 public final class TcpBulkExchangeFloor {
+    private static final String NAME = "TcpBulkExchangeFloor";
     /** Socket buffers as JCCL's TCP transport asks for them. */
     private static final int BUFFER_BYTES = 4 << 20;
 
@@ -38,38 +38,21 @@ public final class TcpBulkExchangeFloor {
 
     /** @param args size, exchanges, repetitions (and, in the two children, the rank and the port) */
     public static void main(String[] args) throws Exception {
-        if (args.length != 3 && args.length != 5) {
-            System.err.println("usage: TcpBulkExchangeFloor SIZE EXCHANGES REPETITIONS");
-            System.exit(2);
-        }
-        long bytes;
-        int exchanges;
-        int reps;
-        try {
-            bytes = io.jccl.CommConfig.parseBytes(args[0]);
-            exchanges = Integer.parseInt(args[1]);
-            reps = Integer.parseInt(args[2]);
-        } catch (IllegalArgumentException e) {
-            System.err.println("TcpBulkExchangeFloor: " + e.getMessage()
-                    + " (usage: TcpBulkExchangeFloor SIZE EXCHANGES REPETITIONS)");
-            System.exit(2);
-            return;
-        }
-        if (bytes < 1 || bytes > Integer.MAX_VALUE || exchanges < 1 || reps < 1) {
-            System.err.println("TcpBulkExchangeFloor: the size must be 1 byte to 2 GiB, the counts positive");
-            System.exit(2);
-        }
+        MainArgs.require(args.length == 3 || args.length == 5, "usage: " + NAME + " SIZE EXCHANGES REPETITIONS");
+        long bytes = MainArgs.bytes(NAME, args[0]);
+        int exchanges = MainArgs.count(NAME, args[1]);
+        int reps = MainArgs.count(NAME, args[2]);
+        MainArgs.require(bytes >= 1 && bytes <= Integer.MAX_VALUE && exchanges >= 1 && reps >= 1,
+                NAME + ": the size must be 1 byte to 2 GiB, the counts positive");
         if (args.length == 5) {
             System.out.println(exchange((int) bytes, exchanges, reps, Integer.parseInt(args[3]),
                     Integer.parseInt(args[4])));
             return;
         }
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();   // free now; rank 0 binds it again (with retries)
+        try (ExchangeFloors.MeetingPoint port = ExchangeFloors.freeLoopbackPort()) {
+            ExchangeFloors.runRanks(TcpBulkExchangeFloor.class, List.of(args[0], args[1], args[2]), port.address(),
+                    bytes + "-byte exchange between two JVMs over loopback TCP");
         }
-        ExchangeFloors.runRanks(TcpBulkExchangeFloor.class, List.of(args[0], args[1], args[2]),
-                Integer.toString(port), bytes + "-byte exchange between two JVMs over loopback TCP");
     }
 
     private static String exchange(int bytes, int exchanges, int reps, int rank, int port) throws IOException,

@@ -3,7 +3,6 @@ package io.jccl.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -34,17 +33,9 @@ public final class TcpExchangeFloor {
 
     /** @param args exchanges, repetitions (and, in the two children, the rank and the port) */
     public static void main(String[] args) throws Exception {
-        int[] counts = ExchangeFloors.counts("TcpExchangeFloor", args);
-        if (args.length == 4) {
-            System.out.println(exchange(Integer.parseInt(args[2]), Integer.parseInt(args[3]), counts[0], counts[1]));
-            return;
-        }
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();   // free now; rank 0 binds it again (with retries)
-        }
-        ExchangeFloors.runRanks(TcpExchangeFloor.class, args, Integer.toString(port),
-                "8-byte exchange between two JVMs over loopback TCP");
+        ExchangeFloors.main(TcpExchangeFloor.class, args,
+                (rank, port, exchanges, reps) -> exchange(rank, Integer.parseInt(port), exchanges, reps),
+                ExchangeFloors::freeLoopbackPort, "8-byte exchange between two JVMs over loopback TCP");
     }
 
     private static String exchange(int rank, int port, int exchanges, int reps) throws IOException,

@@ -74,16 +74,12 @@ class JcclSparkTest {
         // Init timeout 120 s: the failure must come from the refusal, the release from Spark's kill.
         Throwable failure = catchThrowable(() -> BarrierRdd.<Integer, String>mapPartitions(partitions(2),
                 (ctx, rows) -> {
-                    UniqueId id = JcclSpark.shareId(ctx);
-                    if (ctx.partitionId() == 1) {
-                        id = UniqueId.of(id.address(), new byte[UniqueId.SECRET_BYTES]);   // the right place, a wrong secret
-                    }
-                    try {
-                        JcclSpark.join(ctx, id, initTimeout(Duration.ofSeconds(120)));
-                    } catch (RuntimeException e) {
-                        OUTCOMES.put(test + ctx.partitionId(), e.getClass().getSimpleName() + ": " + e.getMessage());
-                        throw e;
-                    }
+                    UniqueId shared = JcclSpark.shareId(ctx);
+                    // Task 1: the right place, a wrong secret.
+                    UniqueId id = ctx.partitionId() == 1
+                            ? UniqueId.of(shared.address(), new byte[UniqueId.SECRET_BYTES]) : shared;
+                    recordingFailure(test + ctx.partitionId(),
+                            () -> JcclSpark.join(ctx, id, initTimeout(Duration.ofSeconds(120))));
                     return List.of("joined").iterator();
                 }).collect());
         assertThat(failure).as("the stage must fail").isNotNull();
@@ -126,12 +122,8 @@ class JcclSparkTest {
                     if (ctx.partitionId() == 1) {
                         throw new IllegalStateException("injected failure after the first all-reduce");
                     }
-                    try {
-                        comm.allReduce(b, b, 1, DataType.FLOAT64, ReduceOp.SUM).await();   // rank 1 never comes
-                    } catch (RuntimeException e) {
-                        OUTCOMES.put(test + ctx.partitionId(), e.getClass().getSimpleName() + ": " + e.getMessage());
-                        throw e;
-                    }
+                    recordingFailure(test + ctx.partitionId(),   // rank 1 never comes
+                            () -> comm.allReduce(b, b, 1, DataType.FLOAT64, ReduceOp.SUM).await());
                     return List.of("done").iterator();
                 }).collect());
         assertThat(failure).as("the stage must fail").isNotNull();
@@ -144,6 +136,16 @@ class JcclSparkTest {
     }
 
     /** Waits up to 60 s (far above the expected fraction of a second) for a task's outcome. */
+    /** Runs {@code step}; what it throws is recorded under {@code key} ({@link #awaitOutcome}) and thrown on. */
+    private static void recordingFailure(String key, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            OUTCOMES.put(key, e.getClass().getSimpleName() + ": " + e.getMessage());
+            throw e;
+        }
+    }
+
     private static String awaitOutcome(String key) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!OUTCOMES.containsKey(key)) {

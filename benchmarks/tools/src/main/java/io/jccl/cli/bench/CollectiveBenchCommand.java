@@ -5,7 +5,6 @@ import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
 import io.jccl.cli.SelftestCommand;
 import io.jccl.cli.VersionCommand;
-import io.jccl.cli.progress.ProgressOption;
 import io.jccl.cli.progress.TerminalBar;
 import io.jccl.net.NetTransportProvider;
 import picocli.CommandLine;
@@ -87,11 +86,8 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
             + "rank's join and each all-reduce (default ${DEFAULT-VALUE})")
     long timeoutSeconds;
 
-    @Option(names = "--json", description = "print exactly one JSON object instead of the table")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    TableOutput output;
 
     @Option(names = "--metrics-port", defaultValue = "-1", description = "serve Prometheus metrics (docs/metrics.md) "
             + "at http://127.0.0.1:P+rank/metrics while the run lasts (default: off)")
@@ -124,7 +120,7 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
         String netName = net == null ? "-" : net.trim().toLowerCase(Locale.ROOT);
         String over = net == null ? "the automatic transport" + (System.getenv("JCCL_NET") != null
                 ? " (JCCL_NET=" + System.getenv("JCCL_NET") + ")" : "") : netName;
-        if (!json) {
+        if (!output.json()) {
             out.printf(Locale.ROOT, "# JCCL %s bench collective: all-reduce across %d ranks, each a JVM on this host, "
                     + "over %s; %s %s; %d timed iterations after %d warm-up (and at least %d ms of it)%n",
                     VersionCommand.version(), ranks, over, typeName, opName, iterations, warmup, warmupMs);
@@ -154,7 +150,7 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
             return 1;
         }
         try (procs; TerminalBar bar = TerminalBar.open("jccl bench collective", sizes.size(), "sizes", System.err,
-                progress.shown(json))) {
+                output.progressShown())) {
             while (true) {
                 RankProcesses.Event e = procs.next(deadlineNs);
                 switch (e) {
@@ -162,7 +158,7 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
                         if (text.startsWith(CollectiveBenchRank.RESULT_PREFIX)) {
                             Row row = parse(text);
                             rows.add(row);
-                            if (!json) {
+                            if (!output.json()) {
                                 bar.println(out, String.format(Locale.ROOT,
                                         "  %12d %12d %9s %6s %12.1f %11.3f %11.3f %8d", row.bytes(), row.count(),
                                         typeName, opName, row.seconds() * 1e6, row.algBw(), row.busBw(ranks),
@@ -236,7 +232,7 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
 
     private int finish(PrintStream out, List<Row> rows, String typeName, String opName) {
         long wrong = rows.stream().mapToLong(Row::wrong).sum();
-        if (json) {
+        if (output.json()) {
             Json j = new Json().beginObject().field("collective", "allreduce").field("ranks", (long) ranks)
                     .field("net", net == null ? "auto" : net.trim().toLowerCase(Locale.ROOT)).field("type", typeName)
                     .field("op", opName).field("warmup", (long) warmup).field("warmupMs", warmupMs)

@@ -1,5 +1,6 @@
 package io.jccl.cli.bench;
 
+import io.jccl.cli.SelftestCommand;
 import io.jccl.cli.VersionCommand;
 import io.jccl.cli.bench.loss.LinkChoice;
 import io.jccl.cli.bench.loss.LinkCounters;
@@ -81,15 +82,15 @@ public final class LossBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     int paths;
 
-    @Option(names = "--bytes", defaultValue = "64M", converter = TransportBenchCommand.BytesConverter.class,
+    @Option(names = "--bytes", defaultValue = "64M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per transfer, up to 1G (default ${DEFAULT-VALUE})")
     long bytes;
 
-    @Option(names = "--message-bytes", defaultValue = "4M", converter = TransportBenchCommand.BytesConverter.class,
+    @Option(names = "--message-bytes", defaultValue = "4M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per message (default ${DEFAULT-VALUE})")
     long messageBytes;
 
-    @Option(names = "--warmup-bytes", defaultValue = "8M", converter = TransportBenchCommand.BytesConverter.class,
+    @Option(names = "--warmup-bytes", defaultValue = "8M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes moved before each transfer, unmeasured, at the same loss: every run starts two "
                     + "new JVMs, and a cold JIT would otherwise weigh on the first megabytes (default "
                     + "${DEFAULT-VALUE}; 0 for none)")

@@ -1,7 +1,6 @@
 package io.jccl.cli.bench;
 
 import io.jccl.cli.SelftestCommand;
-import io.jccl.cli.progress.ProgressOption;
 import io.jccl.cli.progress.TerminalBar;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -89,11 +88,8 @@ public final class TcpBenchCommand implements Callable<Integer> {
             + "bandwidth with a thread per side")
     boolean cpu;
 
-    @Option(names = "--json", description = "print exactly one JSON object instead of the table")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    TableOutput output;
 
     @Override
     public Integer call() {
@@ -104,7 +100,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
         double[][] rawRuns = new double[cells][repeat];
         double[][] tcpRuns = new double[cells][repeat];
         long[] pingPongNs = new long[socketCounts.size()];
-        if (!json) {
+        if (!output.json()) {
             out.printf(Locale.ROOT, "# JCCL bench tcp: loopback, one JVM, %s; %s bytes per run, window %d, %d repeats"
                             + " interleaved; socket buffers %s; GB/s = 1e9 bytes/s%s%n",
                     cpu ? "one thread driving both ends" : "one busy-polling thread per side", totalBytes, window, repeat,
@@ -114,7 +110,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
         }
         long timedRuns = (long) repeat * cells + (pingPongRounds > 0 ? socketCounts.size() : 0);
         try (TerminalBar bar = TerminalBar.open("jccl bench tcp", timedRuns, "runs", System.err,
-                progress.shown(json))) {
+                output.progressShown())) {
             // Warm the JIT on both paths before anything is timed.
             for (int nsocks : socketCounts) {
                 long warm = Math.min(totalBytes, 64L << 20);
@@ -148,7 +144,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
             System.err.println("jccl bench tcp: " + e.getMessage());
             return 1;
         }
-        if (json) {
+        if (output.json()) {
             out.println(json(rawRuns, tcpRuns, pingPongNs));
         } else {
             table(out, rawRuns, tcpRuns, pingPongNs);

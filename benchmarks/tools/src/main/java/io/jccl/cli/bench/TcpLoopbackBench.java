@@ -68,28 +68,9 @@ final class TcpLoopbackBench {
             MemorySegment src = patterned(arena.allocate(Math.max(1, messageBytes), 4096), messageBytes);
             MemorySegment dst = arena.allocate(Math.max(1, messageBytes), 4096);
             Link link = connect(a, b);
-            double seconds;
-            if (oneThread) {
-                long cpu0 = THREADS.getCurrentThreadCpuTime();
-                Stream sends = new Stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null));
-                Stream recvs = new Stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null));
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-                for (long spins = 0; !(sends.step() & recvs.step()); spins++) {
-                    checkDeadline(spins, deadline, "the transfer");
-                }
-                seconds = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
-            } else {
-                CyclicBarrier start = new CyclicBarrier(2);
-                CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
-                    await(start);
-                    stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null));
-                    return System.nanoTime();
-                }, TcpLoopbackBench::platformThread);
-                await(start);
-                long t0 = System.nanoTime();
-                stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null));
-                seconds = (join(receiver) - t0) / 1e9;
-            }
+            double seconds = drive(new Stream(messages, window, i -> link.send().isend(src, 0, messageBytes, i, null)),
+                    new Stream(messages, window, i -> link.recv().irecv(dst, 0, messageBytes, i, null)), oneThread,
+                    "the transfer");
             check(src, dst, messageBytes);
             link.send().close();
             link.recv().close();
@@ -163,32 +144,8 @@ final class TcpLoopbackBench {
                 }
                 MemorySegment src = patterned(arena.allocate(Math.max(1, messageBytes), 4096), messageBytes);
                 MemorySegment dst = arena.allocate(Math.max(1, messageBytes), 4096);
-                Blast writer = new Blast(out, src, messageBytes, messages, true);
-                Blast reader = new Blast(in, dst, messageBytes, messages, false);
-                double seconds;
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-                if (oneThread) {
-                    long cpu0 = THREADS.getCurrentThreadCpuTime();
-                    for (long spins = 0; !(writer.step() & reader.step()); spins++) {
-                        checkDeadline(spins, deadline, "the raw blast");
-                    }
-                    seconds = (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
-                } else {
-                    CyclicBarrier start = new CyclicBarrier(2);
-                    CompletableFuture<Long> receiver = CompletableFuture.supplyAsync(() -> {
-                        await(start);
-                        for (long spins = 0; !reader.step(); spins++) {
-                            checkDeadline(spins, deadline, "the raw blast");
-                        }
-                        return System.nanoTime();
-                    }, TcpLoopbackBench::platformThread);
-                    await(start);
-                    long t0 = System.nanoTime();
-                    for (long spins = 0; !writer.step(); spins++) {
-                        checkDeadline(spins, deadline, "the raw blast");
-                    }
-                    seconds = (join(receiver) - t0) / 1e9;
-                }
+                double seconds = drive(new Blast(out, src, messageBytes, messages, true),
+                        new Blast(in, dst, messageBytes, messages, false), oneThread, "the raw blast");
                 check(src, dst, messageBytes);
                 return messageBytes * (double) messages / seconds;
             } finally {
@@ -203,7 +160,7 @@ final class TcpLoopbackBench {
     }
 
     /** One side of the raw blast: {@code messages} rounds of each socket's stripe, the sockets visited in turn. */
-    private static final class Blast {
+    private static final class Blast implements End {
         private final SocketChannel[] channels;
         private final ByteBuffer[] views;
         private final long[] round;
@@ -228,7 +185,8 @@ final class TcpLoopbackBench {
         }
 
         /** @return true once every socket has moved all its rounds */
-        boolean step() {
+        @Override
+        public boolean step() {
             try {
                 for (int s = 0; s < channels.length; s++) {
                     if (views[s] == null || round[s] == messages) {
@@ -297,16 +255,47 @@ final class TcpLoopbackBench {
     }
 
     /** Posts {@code messages} requests keeping up to {@code window} in flight, and polls them to completion. */
-    private static void stream(long messages, int window, Post post) {
-        Stream stream = new Stream(messages, window, post);
+    /** One end of a transfer, moved on by polling. */
+    private interface End {
+        /** @return true once this end has moved everything */
+        boolean step();
+    }
+
+    /**
+     * Runs a transfer to its end: both ends from this thread, timed by its CPU time ({@code oneThread}), or each end
+     * on a thread of its own, timed by the wall clock from the sender's start to the receiver's end.
+     *
+     * @return the seconds it took
+     */
+    private static double drive(End sender, End receiver, boolean oneThread, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
-        for (long spins = 0; !stream.step(); spins++) {
-            checkDeadline(spins, deadline, "the transfer");
+        if (oneThread) {
+            long cpu0 = THREADS.getCurrentThreadCpuTime();
+            for (long spins = 0; !(sender.step() & receiver.step()); spins++) {
+                checkDeadline(spins, deadline, what);
+            }
+            return (THREADS.getCurrentThreadCpuTime() - cpu0) / 1e9;
+        }
+        CyclicBarrier start = new CyclicBarrier(2);
+        CompletableFuture<Long> received = CompletableFuture.supplyAsync(() -> {
+            await(start);
+            finish(receiver, deadline, what);
+            return System.nanoTime();
+        }, TcpLoopbackBench::platformThread);
+        await(start);
+        long t0 = System.nanoTime();
+        finish(sender, deadline, what);
+        return (join(received) - t0) / 1e9;
+    }
+
+    private static void finish(End end, long deadline, String what) {
+        for (long spins = 0; !end.step(); spins++) {
+            checkDeadline(spins, deadline, what);
         }
     }
 
     /** Requests posted with up to {@code window} in flight and polled to completion, a pass at a time. */
-    private static final class Stream {
+    private static final class Stream implements End {
         private final NetRequest[] slots;
         private final long messages;
         private final Post post;
@@ -320,7 +309,8 @@ final class TcpLoopbackBench {
         }
 
         /** @return true once every request completed */
-        boolean step() {
+        @Override
+        public boolean step() {
             for (int slot = 0; slot < slots.length; slot++) {
                 if (slots[slot] == null && posted < messages) {
                     slots[slot] = post.post(posted);

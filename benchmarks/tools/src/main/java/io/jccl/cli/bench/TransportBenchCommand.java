@@ -1,7 +1,6 @@
 package io.jccl.cli.bench;
 
-import io.jccl.CommConfig;
-import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.SelftestCommand;
 import io.jccl.cli.progress.TerminalBar;
 import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.GoBackNConfig;
@@ -68,11 +67,11 @@ public final class TransportBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}; go-back-N uses one)")
     int paths;
 
-    @Option(names = "--bytes", defaultValue = "64M", converter = BytesConverter.class,
+    @Option(names = "--bytes", defaultValue = "64M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per transfer, e.g. 1M, 64M (default ${DEFAULT-VALUE})")
     long bytes;
 
-    @Option(names = "--message-bytes", defaultValue = "4M", converter = BytesConverter.class,
+    @Option(names = "--message-bytes", defaultValue = "4M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes per WRITE; a transfer posts them all at once (default ${DEFAULT-VALUE})")
     long messageBytes;
 
@@ -87,11 +86,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
             + "receiver for each protocol and loss (0: none)")
     int incast;
 
-    @Option(names = "--json", description = "print exactly one JSON object instead of the table")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    TableOutput output;
 
     @Option(names = "--link-gbps", defaultValue = "100", description = "link rate, Gbit/s (default ${DEFAULT-VALUE})")
     double linkGbps;
@@ -136,7 +132,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         long start = System.nanoTime();
         TransportBench.Report report;
         try (TerminalBar bar = TerminalBar.open("jccl bench transport", TransportBench.runCount(settings), "runs",
-                System.err, progress.shown(json))) {
+                System.err, output.progressShown())) {
             report = TransportBench.run(settings, line -> {
                 bar.setExtraMessage(line.substring(0, line.indexOf(':')));
                 bar.step();
@@ -146,7 +142,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
             return 1;
         }
         long wallNs = System.nanoTime() - start;
-        if (json) {
+        if (output.json()) {
             out.println(json(settings, report));
         } else {
             table(out, settings, report, wallNs);
@@ -187,7 +183,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         List<UdpLoopbackBench.Result> results = new ArrayList<>();
         try (TerminalBar bar = TerminalBar.open("jccl bench transport", runs.size(), "runs", System.err,
-                progress.shown(json))) {
+                output.progressShown())) {
             for (double loss : runs) {
                 bar.setExtraMessage("loss " + loss);
                 results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, payloadBytes, relayed ? loss : null,
@@ -199,7 +195,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
             return 1;
         }
         double reference = results.getFirst().goodputBytesPerSec();
-        if (json) {
+        if (output.json()) {
             Json j = new Json().beginObject().field("driver", "udp").field("relay", relayed ? "yes" : "no")
                     .field("rtoFloorUs", floorUs)
                     .field("io", results.getFirst().io().name().toLowerCase(Locale.ROOT))
@@ -427,18 +423,6 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         out.println("#");
         out.printf(Locale.ROOT, "# every byte checked; total wall time %.1f s%n", wallNs / 1e9);
-    }
-
-    /** Parses sizes like 4096, 512K, 64M. */
-    public static final class BytesConverter implements ITypeConverter<Long> {
-        /** Created by picocli. */
-        public BytesConverter() {
-        }
-
-        @Override
-        public Long convert(String value) {
-            return CommConfig.parseBytes(value);
-        }
     }
 
     /** Parses a loss rate: a fraction in [0, 1) or a percentage like 1%. */

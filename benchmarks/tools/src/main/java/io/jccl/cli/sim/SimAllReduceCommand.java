@@ -2,15 +2,12 @@ package io.jccl.cli.sim;
 
 import io.jccl.CommConfig;
 import io.jccl.metaroce.sim.dc.ClosConfig;
+import io.jccl.metaroce.sim.dc.Flows;
 import io.jccl.metaroce.sim.dc.Workloads;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
-import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /** {@code jccl sim allreduce}: a ring all-reduce across every host, as its data moves. */
 @Command(name = "allreduce", mixinStandardHelpOptions = true,
@@ -20,30 +17,24 @@ import java.util.concurrent.Callable;
                 + "bandwidth (2 (N - 1) / N x bytes / time, as nccl-tests). One thread, virtual time, deterministic.",
                 "Exit status: 0 when every step finished, 1 when some did not by --until-us (or a checked byte arrived "
                         + "wrong), 2 for a usage error."})
-public final class SimAllReduceCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    ClosOptions options;
-
+public final class SimAllReduceCommand extends ClosWorkloadCommand {
     @Option(names = "--bytes", defaultValue = "64M", description = "Bytes reduced per host (K/M/G suffixes). "
             + "Default: ${DEFAULT-VALUE}.")
     String bytes;
 
     /** Created by picocli. */
     public SimAllReduceCommand() {
+        super("allreduce");
     }
 
     @Override
-    public Integer call() {
-        ClosConfig config = options.config(spec);
+    Supplier<Flows> workload(ClosConfig config) {
         long n;
         try {
             n = CommConfig.parseBytes(bytes);
-            return options.runAndReport(spec, "allreduce", config, () -> Workloads.ringAllReduce(config.hosts(), n));
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw usage(e.getMessage());
         }
+        return () -> Workloads.ringAllReduce(config.hosts(), n);
     }
 }

@@ -1,46 +1,35 @@
 package io.jccl.cli.sim;
 
 import io.jccl.metaroce.sim.dc.ClosConfig;
+import io.jccl.metaroce.sim.dc.Flows;
 import io.jccl.metaroce.sim.dc.Workloads;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
-import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /** {@code jccl sim incast}: N hosts send to one at once. */
 @Command(name = "incast", mixinStandardHelpOptions = true,
         description = {"Simulates an N:1 incast on a Clos fabric: hosts 1..N each send --flow-bytes to host 0, all "
                 + "starting together; one thread, virtual time, deterministic for a seed.",
-                "Exit status: 0 when every flow finished, 1 when some did not by --until-us (or a checked byte arrived "
-                        + "wrong), 2 for a usage error."})
-public final class SimIncastCommand implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    ClosOptions options;
-
+                ClosWorkloadCommand.FLOWS_EXIT_STATUS})
+public final class SimIncastCommand extends ClosWorkloadCommand {
     @Option(names = "--senders", defaultValue = "16", description = "Senders (1 to hosts - 1). "
             + "Default: ${DEFAULT-VALUE}.")
     int senders;
 
     /** Created by picocli. */
     public SimIncastCommand() {
+        super("incast");
     }
 
     @Override
-    public Integer call() {
-        ClosConfig config = options.config(spec);
+    Supplier<Flows> workload(ClosConfig config) {
         if (senders < 1 || senders >= config.hosts()) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--senders must be in 1-"
-                    + (config.hosts() - 1) + " for " + config.hosts() + " hosts, not " + senders);
+            throw usage("--senders must be in 1-" + (config.hosts() - 1) + " for " + config.hosts() + " hosts, not "
+                    + senders);
         }
         long bytes = options.flowBytes(spec);
-        return options.runAndReport(spec, "incast", config,
-                () -> Workloads.incast(config.hosts(), senders, bytes));
+        return () -> Workloads.incast(config.hosts(), senders, bytes);
     }
 }

@@ -120,15 +120,6 @@ class CollectiveBenchCommandTest {
             "unknown reduction 'median'",
             "--net: no transport named 'nosuch' on the class path (available: ",
         };
-        for (int k = 0; k < bad.length; k++) {
-            String[] args = new String[bad[k].length + 2];
-            args[0] = "bench";
-            args[1] = "collective";
-            System.arraycopy(bad[k], 0, args, 2, bad[k].length);
-            CliRun r = CliRun.of(args);
-            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
-            assertThat(r.out()).as(String.join(" ", bad[k])).isEmpty();
-        }
+        UsageErrors.assertEach(new String[] {"bench", "collective"}, bad, why);
     }
 }

@@ -73,11 +73,7 @@ class TcpBenchCommandTest {
         String[][] bad = {{"--nsocks", "17"}, {"--nsocks", "0"}, {"--window", "65"}, {"--repeat", "0"},
             {"-b", "0"}, {"--buffer-bytes", "100"}, {"-O", "NOPE=1"}};
         String[] why = {"--nsocks", "--nsocks", "--window", "--repeat", "--bytes", "--buffer-bytes", "-O"};
-        for (int k = 0; k < bad.length; k++) {
-            CliRun r = CliRun.of("bench", "tcp", bad[k][0], bad[k][1]);
-            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
-        }
+        UsageErrors.assertEach(new String[] {"bench", "tcp"}, bad, why);
     }
 
     @Test

@@ -145,16 +145,7 @@ class TransportBenchCommandTest {
             "--gbn-window", "--link-gbps", "Unknown option", "--io must be auto, native or channel",
             "--io applies to --driver udp only", "--rto-floor-us must be 10-1000000",
             "--rto-floor-us applies to --driver udp only"};
-        for (int k = 0; k < bad.length; k++) {
-            String[] args = new String[2 + bad[k].length];
-            args[0] = "bench";
-            args[1] = "transport";
-            System.arraycopy(bad[k], 0, args, 2, bad[k].length);
-            CliRun r = run(args);
-            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
-            assertThat(r.out()).isEmpty();
-        }
+        UsageErrors.assertEach(new String[] {"bench", "transport"}, bad, why);
         CliRun group = run("bench");
         assertThat(group.code()).isEqualTo(2);
         assertThat(group.err()).contains("jccl bench transport --help");

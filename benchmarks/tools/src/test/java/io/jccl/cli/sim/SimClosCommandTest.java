@@ -12,10 +12,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * loss, a failed plane, bad input.
  */
 class SimClosCommandTest {
-    private static Map<String, Object> json(CliRun run) {
-        return run.json();
-    }
-
     private static double num(Map<String, Object> j, String key) {
         assertThat(j).containsKey(key);
         return ((Number) j.get(key)).doubleValue();
@@ -23,10 +19,8 @@ class SimClosCommandTest {
 
     @Test
     void aPermutationReportsEveryFieldAndFinishesEveryFlow() {
-        CliRun run = CliRun.of("sim", "permutation", "--hosts", "54", "--flow-bytes", "256K", "--link-gbps", "400",
-                "--mtu", "4096", "--seed", "3", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "permutation", "--hosts", "54", "--flow-bytes", "256K",
+                "--link-gbps", "400", "--mtu", "4096", "--seed", "3", "--json");
         assertThat(num(j, "hosts")).isEqualTo(54);
         assertThat(num(j, "radix")).isEqualTo(6);
         assertThat(num(j, "flows")).isEqualTo(54);
@@ -44,10 +38,7 @@ class SimClosCommandTest {
     void theSameSeedReplaysTheRunAndLossIsRecovered() {
         String[] args = {"sim", "permutation", "--protocol", "ideal", "--hosts", "16", "--flow-bytes", "512K", "--loss",
             "0.05", "--seed", "9", "--json"};
-        Map<String, Object> a = json(CliRun.of(args));
-        Map<String, Object> b = json(CliRun.of(args));
-        assertThat(a.get("events")).isEqualTo(b.get("events"));
-        assertThat(a.get("meanFctUs")).isEqualTo(b.get("meanFctUs"));
+        Map<String, Object> a = SimReports.replayed(args, "events", "meanFctUs");
         assertThat(num(a, "randomLosses")).isPositive();
         assertThat(num(a, "retransmissions")).isEqualTo(num(a, "randomLosses"));
         assertThat(num(a, "unfinishedFlows")).isZero();
@@ -55,10 +46,8 @@ class SimClosCommandTest {
 
     @Test
     void metaroceThroughLossPlacesEveryCheckedByte() {
-        CliRun run = CliRun.of("sim", "permutation", "--protocol", "metaroce", "--hosts", "16", "--flow-bytes", "1M",
-                "--loss", "0.02", "--seed", "4", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "permutation", "--protocol", "metaroce", "--hosts", "16",
+                "--flow-bytes", "1M", "--loss", "0.02", "--seed", "4", "--json");
         assertThat(j).containsEntry("payload", "checked").containsEntry("protocol", "metaroce");
         assertThat(num(j, "wrongBytes")).isZero();
         assertThat(num(j, "unfinishedFlows")).isZero();
@@ -68,10 +57,8 @@ class SimClosCommandTest {
 
     @Test
     void theRoceBaselineRunsAndChecksItsBytes() {
-        CliRun run = CliRun.of("sim", "permutation", "--protocol", "roce", "--hosts", "16", "--flow-bytes", "512K",
-                "--loss", "0.01", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "permutation", "--protocol", "roce", "--hosts", "16",
+                "--flow-bytes", "512K", "--loss", "0.01", "--json");
         assertThat(j).containsEntry("protocol", "roce");
         assertThat(num(j, "wrongBytes")).isZero();
         assertThat(num(j, "unfinishedFlows")).isZero();
@@ -79,25 +66,21 @@ class SimClosCommandTest {
 
     @Test
     void aRingAllReduceReportsItsBusBandwidthAndAnAllToAllFinishes() {
-        CliRun run = CliRun.of("sim", "allreduce", "--hosts", "16", "--bytes", "4M", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "allreduce", "--hosts", "16", "--bytes", "4M", "--json");
         assertThat(num(j, "flows")).isEqualTo(16 * 30);
         assertThat(num(j, "jobUs")).isPositive();
         // A 400 Gbit/s link carries at most 50 GB/s: the bus bandwidth cannot be more.
         assertThat(num(j, "busBwGBps")).isPositive().isLessThan(50);
-        CliRun all = CliRun.of("sim", "alltoall", "--hosts", "16", "--flow-bytes", "64K", "--json");
-        assertThat(all.code()).as(all.out() + all.err()).isZero();
-        assertThat(num(json(all), "flows")).isEqualTo(16 * 15);
+        Map<String, Object> all = SimReports.passing("sim", "alltoall", "--hosts", "16", "--flow-bytes", "64K",
+                "--json");
+        assertThat(num(all, "flows")).isEqualTo(16 * 15);
         assertUsage("leaves a host no bytes", "sim", "allreduce", "--hosts", "16", "--bytes", "8");
     }
 
     @Test
     void anIncastWithAFailedPlaneStillFinishes() {
-        CliRun run = CliRun.of("sim", "incast", "--hosts", "16", "--senders", "8", "--planes", "2", "--flow-bytes",
-                "1M", "--fail", "plane:1@2us", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "incast", "--hosts", "16", "--senders", "8", "--planes", "2",
+                "--flow-bytes", "1M", "--fail", "plane:1@2us", "--json");
         assertThat(num(j, "flows")).isEqualTo(8);
         assertThat(num(j, "failureDrops")).isPositive();
         assertThat(num(j, "unfinishedFlows")).isZero();
@@ -112,7 +95,7 @@ class SimClosCommandTest {
     void aFailedPlaneDipsMetaRoceAndStopsRoce() {
         String[] common = {"sim", "permutation", "--hosts", "16", "--planes", "4", "--link-gbps", "100", "--flow-bytes",
             "4M", "--fail", "plane:0@50us", "--timeline-us", "5", "--until-us", "5000", "--json"};
-        Map<String, Object> metaroce = json(CliRun.of(concat(common, "--protocol", "metaroce")));
+        Map<String, Object> metaroce = CliRun.of(concat(common, "--protocol", "metaroce")).json();
         assertThat(num(metaroce, "unfinishedFlows")).isZero();
         Map<String, Object> failure = (Map<String, Object>) metaroce.get("failure");
         assertThat(num(failure, "beforeGbps")).isPositive();
@@ -120,7 +103,7 @@ class SimClosCommandTest {
         assertThat((java.util.List<Object>) metaroce.get("timelineGbps")).isNotEmpty();
         CliRun roce = CliRun.of(concat(common, "--protocol", "roce"));
         assertThat(roce.code()).isEqualTo(1);
-        Map<String, Object> stuck = json(roce);
+        Map<String, Object> stuck = roce.json();
         assertThat(num(stuck, "unfinishedFlows")).isEqualTo(16);
         assertThat(num((Map<String, Object>) stuck.get("failure"), "recoveredAfterUs")).isEqualTo(-1);
     }
@@ -184,13 +167,13 @@ class SimClosCommandTest {
      */
     @Test
     void aFailedSwitchAndAHostLinkThatComesBack() {
-        Map<String, Object> core = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "4M",
-                "--fail", "switch:core0@20us", "--seed", "9", "--json"));
+        Map<String, Object> core = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "4M",
+                "--fail", "switch:core0@20us", "--seed", "9", "--json").json();
         assertThat(num(core, "unfinishedFlows")).isZero();
         assertThat(num(core, "failureDrops")).isPositive();
         assertThat(num(core, "wrongBytes")).isZero();
-        Map<String, Object> link = json(CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
-                "--fail", "link:host3@10us", "--fail", "link:host3+@100us", "--json"));
+        Map<String, Object> link = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "1M",
+                "--fail", "link:host3@10us", "--fail", "link:host3+@100us", "--json").json();
         assertThat(num(link, "unfinishedFlows")).isZero();
         assertThat(num(link, "failureDrops")).isPositive();
         assertThat(num(link, "maxFctUs")).isGreaterThan(95);   // host 3's flows waited for its link
@@ -214,7 +197,7 @@ class SimClosCommandTest {
         CliRun run = CliRun.of("sim", "permutation", "--hosts", "16", "--flow-bytes", "8M", "--until-us", "10",
                 "--json");
         assertThat(run.code()).isEqualTo(1);
-        assertThat(num(json(run), "unfinishedFlows")).isEqualTo(16);
+        assertThat(num(run.json(), "unfinishedFlows")).isEqualTo(16);
     }
 
     @Test

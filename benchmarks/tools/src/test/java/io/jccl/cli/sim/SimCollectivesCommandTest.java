@@ -10,20 +10,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@code jccl sim collectives}: JSON, replay of a seed, a failing seed reported with its replay command, errors. */
 class SimCollectivesCommandTest {
-    private static Map<String, Object> json(CliRun run) {
-        return run.json();
-    }
-
     private static long num(Map<String, Object> j, String key) {
         return ((Number) j.get(key)).longValue();
     }
 
     @Test
     void printsOneJsonObjectWithTheSeedsAndNoFailures() {
-        CliRun run = CliRun.of("sim", "collectives", "--ranks", "3", "--ops", "20", "--seeds", "3", "--faults",
-                "loss,dup,reorder,corrupt,blackhole,flap,crash", "--max-bytes", "8192", "--json");
-        assertThat(run.code()).as(run.out() + run.err()).isZero();
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = SimReports.passing("sim", "collectives", "--ranks", "3", "--ops", "20", "--seeds", "3",
+                "--faults", "loss,dup,reorder,corrupt,blackhole,flap,crash", "--max-bytes", "8192", "--json");
         assertThat(num(j, "ranks")).isEqualTo(3);
         assertThat(num(j, "ops")).isEqualTo(20);
         assertThat(num(j, "seeds")).isEqualTo(3);
@@ -39,10 +33,7 @@ class SimCollectivesCommandTest {
     void oneSeedReplaysTheSameRun() {
         String[] args = {"sim", "collectives", "--ranks", "3", "--ops", "15", "--faults", "loss,flap", "--max-bytes",
             "4096", "--json", "--seed", "11"};
-        Map<String, Object> a = json(CliRun.of(args));
-        Map<String, Object> b = json(CliRun.of(args));
-        assertThat(a.get("events")).isEqualTo(b.get("events"));
-        assertThat(a.get("virtualSeconds")).isEqualTo(b.get("virtualSeconds"));
+        Map<String, Object> a = SimReports.replayed(args, "events", "virtualSeconds");
         assertThat(num(a, "completedOps")).isEqualTo(45);
     }
 
@@ -52,7 +43,7 @@ class SimCollectivesCommandTest {
         CliRun run = CliRun.of("sim", "collectives", "--ranks", "2", "--ops", "10", "--seeds", "2", "--faults",
                 "none", "--max-bytes", "4096", "--test-spoil-op", "3", "--json");
         assertThat(run.code()).isEqualTo(1);
-        Map<String, Object> j = json(run);
+        Map<String, Object> j = run.json();
         List<Object> failed = (List<Object>) j.get("failedSeeds");
         assertThat(num(j, "wrong")).isPositive();
         assertThat(failed).isNotEmpty();

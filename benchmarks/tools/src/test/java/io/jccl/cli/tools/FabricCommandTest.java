@@ -1,7 +1,7 @@
 package io.jccl.cli.tools;
 
 import io.jccl.cli.Main;
-import io.jccl.cli.CliRun;
+import io.jccl.cli.bench.UsageErrors;
 import io.jccl.metaroce.fabric.RelayClient;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Endpoint;
@@ -174,13 +174,6 @@ class FabricCommandTest {
             "--queue-bytes and --ecn-bytes need --rate", "--control-port and --max-flows need --proxy",
             "takes no --a or --b", "--control-port must be 0-65535", "--max-flows must be 1-65536",
             "--bind: with --proxy", "--black-hole '64,0,10'", "--flap '64:10:10'"};
-        for (int k = 0; k < bad.length; k++) {
-            String[] args = new String[bad[k].length + 1];
-            args[0] = "fabric";
-            System.arraycopy(bad[k], 0, args, 1, bad[k].length);
-            CliRun r = CliRun.of(args);
-            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
-        }
+        UsageErrors.assertEach(new String[] {"fabric"}, bad, why);
     }
 }

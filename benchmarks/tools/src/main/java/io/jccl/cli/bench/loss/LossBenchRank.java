@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * One side of a {@code jccl bench loss} transfer, in its own JVM (started by {@link LossTransfer}, possibly in a
@@ -260,26 +261,14 @@ public final class LossBenchRank {
             Path tmp = args.dir().resolve(HANDLE_FILE + ".tmp");
             Files.writeString(tmp, HexFormat.of().formatHex(listener.handle()));
             Files.move(tmp, args.dir().resolve(HANDLE_FILE), StandardCopyOption.ATOMIC_MOVE);
-            RecvConnection recv = listener.accept();
-            while (recv == null) {
-                checkDeadline(args, "waiting for the sender to connect");
-                Thread.sleep(1);
-                recv = listener.accept();
-            }
-            return recv;
+            return await(args, "waiting for the sender to connect", listener::accept);
         }
     }
 
     private static SendConnection connect(Args args, NetTransport transport, byte[] handle)
             throws InterruptedException {
         PendingConnect connecting = transport.connect(handle, ProgressSignal.NONE);
-        SendConnection send = connecting.poll();
-        while (send == null) {
-            checkDeadline(args, "connecting to the receiver");
-            Thread.sleep(1);
-            send = connecting.poll();
-        }
-        return send;
+        return await(args, "connecting to the receiver", connecting::poll);
     }
 
     /**
@@ -288,6 +277,17 @@ public final class LossBenchRank {
      */
     private static IdleStrategy idleStrategy() {
         return new BackoffIdleStrategy(100, 10, 1_000, 50_000);
+    }
+
+    /** @return the first non-null result of {@code attempt}, tried every millisecond until the run's deadline */
+    private static <T> T await(Args args, String doing, Supplier<T> attempt) throws InterruptedException {
+        T result = attempt.get();
+        while (result == null) {
+            checkDeadline(args, doing);
+            Thread.sleep(1);
+            result = attempt.get();
+        }
+        return result;
     }
 
     private static void checkDeadline(Args args, String doing) {

@@ -1,6 +1,7 @@
 package io.jccl.cli.bench.loss;
 
 import io.jccl.cli.CliRun;
+import io.jccl.cli.bench.UsageErrors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -172,15 +173,6 @@ class LossBenchCommandTest {
             "--link must be auto, tun or relay, not 'wire'",
             "--plot writes a PNG: give a file name ending in .png, not loss.jpg",
         };
-        for (int k = 0; k < bad.length; k++) {
-            String[] args = new String[bad[k].length + 2];
-            args[0] = "bench";
-            args[1] = "loss";
-            System.arraycopy(bad[k], 0, args, 2, bad[k].length);
-            CliRun r = CliRun.of(args);
-            assertThat(r.code()).as(String.join(" ", bad[k])).isEqualTo(2);
-            assertThat(r.err()).as(String.join(" ", bad[k])).contains(why[k]);
-            assertThat(r.out()).as(String.join(" ", bad[k])).isEmpty();
-        }
+        UsageErrors.assertEach(new String[] {"bench", "loss"}, bad, why);
     }
 }
