@@ -18,6 +18,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import static io.jccl.bootstrap.JcclFailures.assertFailed;
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static io.jccl.bootstrap.TcpRendezvousTest.TIMEOUT;
 import static io.jccl.bootstrap.TcpRendezvousTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,11 +67,7 @@ class RendezvousRefusalTest {
         try (TestRendezvous rv = TestRendezvous.start()) {
             TcpBootstrap first = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
 
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, rank, size, TIMEOUT))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                        assertThat(e.getMessage()).contains(messagePart);
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(rv.id, rank, size, TIMEOUT), ErrorCode.REMOTE_ERROR, messagePart);
             completeTwoRanks(rv, first);
         }
     }
@@ -177,11 +175,8 @@ class RendezvousRefusalTest {
                 out.write(ByteBuffer.allocate(5).put(RendezvousProtocol.CONTRIBUTE).putInt(0x7fffffff).array());
                 out.flush();
 
-                JcclException e = Ranks.failure(rank0);
-
-                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                assertThat(e.getMessage()).contains("rank 1 was dropped from the rendezvous")
-                        .contains("announces a body of 2147483647 bytes");
+                assertFailed(rank0, ErrorCode.REMOTE_ERROR, "rank 1 was dropped from the rendezvous",
+                        "announces a body of 2147483647 bytes");
             }
             rv.assertTerminates();
         }
@@ -210,11 +205,8 @@ class RendezvousRefusalTest {
             TcpBootstrap.join(rv.id, 0, 1, TIMEOUT).close();
             rv.assertTerminates();
 
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, 0, 1, Duration.ofMillis(300)))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                        assertThat(e.getMessage()).contains("to reach the rendezvous 127.0.0.1:");
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(rv.id, 0, 1, Duration.ofMillis(300)), ErrorCode.TIMEOUT,
+                    "to reach the rendezvous 127.0.0.1:");
         }
     }
 

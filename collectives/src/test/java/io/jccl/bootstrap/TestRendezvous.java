@@ -2,8 +2,10 @@ package io.jccl.bootstrap;
 
 import io.jccl.UniqueId;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.time.Duration;
 
@@ -42,6 +44,13 @@ final class TestRendezvous implements AutoCloseable {
         byte[] secret = new byte[32];
         RANDOM.nextBytes(secret);
         return secret;
+    }
+
+    /** A loopback port that was free a moment ago: nothing listens on it (until something takes it). */
+    static int unusedPort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, LOOPBACK)) {
+            return probe.getLocalPort();
+        }
     }
 
     /** An id with this rendezvous's address but another secret. */
