@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -20,7 +19,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,11 +38,7 @@ class UdpDriverIoTest {
     /** WRITEs {@code bytes} from a to b (after a handshake) and checks them; returns nothing, asserts. */
     private static void writeExactly(UdpDriver a, UdpDriver b, long bytes, Runnable step) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = arena.allocate(bytes);
-            SplittableRandom r = new SplittableRandom(bytes);
-            for (long i = 0; i + 8 <= bytes; i += 8) {
-                src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-            }
+            MemorySegment src = Loopback.randomBytes(arena, bytes, bytes);
             MemorySegment dst = arena.allocate(bytes);
             Endpoint ea = a.endpoint();
             int key = b.endpoint().registerRegion(dst, true);
