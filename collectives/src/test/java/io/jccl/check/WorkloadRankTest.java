@@ -53,6 +53,11 @@ class WorkloadRankTest {
         long seed = 20_261_201L;
         int n = 4;
         List<WorkloadOp> ops = Workload.generate(seed, n, 200, WorkloadSpec.defaults().withMaxBytesPerRank(64 << 10));
+        assertEveryRankExact(n, seed, ops);
+    }
+
+    /** Runs the operations one by one on {@code n} local ranks; after each, every rank's output must be exact. */
+    private static void assertEveryRankExact(int n, long seed, List<WorkloadOp> ops) {
         List<Communicator> comms = LocalComms.get(n);
         List<WorkloadRank> ranks = ranks(n, seed, ops);
         try {
@@ -110,18 +115,7 @@ class WorkloadRankTest {
                 }
             }
         }
-        List<Communicator> comms = LocalComms.get(n);
-        List<WorkloadRank> ranks = ranks(n, seed, ops);
-        try {
-            for (WorkloadOp op : ops) {
-                runOne(comms, ranks, op);
-                for (WorkloadRank rank : ranks) {
-                    assertThat(rank.check(op)).as("rank %d: %s", rank.rank(), rank.lastProblem()).isZero();
-                }
-            }
-        } finally {
-            ranks.forEach(WorkloadRank::close);
-        }
+        assertEveryRankExact(n, seed, ops);
     }
 
     @Test

@@ -54,6 +54,18 @@ public final class Loopback {
         return peerB;
     }
 
+    /**
+     * Connects a to b and steps both until the connection is established and b has accepted it (b knows a as peer 1).
+     *
+     * @return a's connection
+     */
+    public static int connect(UdpDriver a, UdpDriver b, long peerB) {
+        Endpoint ea = a.endpoint();
+        int conn = ea.connect(System.nanoTime(), peerB);
+        assertThat(run(a, b, () -> ea.isEstablished(conn) && b.endpoint().connectionTo(1) >= 0)).isTrue();
+        return conn;
+    }
+
     /** @return {@code size} bytes of seeded random longs (a shorter tail stays zero), to check a transfer by */
     public static MemorySegment randomBytes(Arena arena, long size, long seed) {
         MemorySegment s = arena.allocate(size);

@@ -98,8 +98,7 @@ class UdpDriverIoTest {
         try (UdpDriver ipv6 = d; UdpDriver other = Loopback.driver(3, UdpDriverConfig.defaults(
                 InetAddress.getByName("::1")))) {
             assertThat(ipv6.ioMethod()).isEqualTo(IoMethod.CHANNEL);
-            ipv6.addPeer(other.localAddresses());
-            other.addPeer(ipv6.localAddresses());
+            Loopback.introduce(ipv6, other);
             writeExactly(ipv6, other, 1 << 20, () -> { });
         }
     }
@@ -108,8 +107,7 @@ class UdpDriverIoTest {
     void nativeTrafficIsSentEct0AndLargeWritesGoAsGsoAndArriveThroughGro() {
         assumeNative();
         try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 8 << 20, () -> { });
             assertThat(b.ecnCapableReceived()).as("every datagram ECT(0)").isEqualTo(b.datagramsReceived())
                     .isPositive();
@@ -133,8 +131,7 @@ class UdpDriverIoTest {
         assumeNative();
         UdpDriverConfig plain = Loopback.config(IoMethod.NATIVE).withGso(false).withGro(false).withSendBatch(16);
         try (UdpDriver a = Loopback.driver(1, plain); UdpDriver b = Loopback.driver(2, plain)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 4 << 20, () -> { });
             assertThat(a.gsoSegmentsSent() + b.groSegmentsReceived()).isZero();
             assertThat(a.sendCalls()).isLessThan(a.datagramsSent());
@@ -145,8 +142,7 @@ class UdpDriverIoTest {
     void aChannelSenderIsHeardByANativeReceiverAndSendsEct0() {
         assumeNative();
         try (UdpDriver a = Loopback.driver(1, IoMethod.CHANNEL); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 2 << 20, () -> { });
             assertThat(b.ecnCapableReceived()).as("the JDK sets IP_TOS = ECT(0)").isEqualTo(b.datagramsReceived());
             assertThat(a.ecnCapableReceived() + a.ecnMarkedReceived()).as("a channel cannot read ECN").isZero();
