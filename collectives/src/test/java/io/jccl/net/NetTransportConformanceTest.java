@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -1414,6 +1415,20 @@ public abstract class NetTransportConformanceTest {
 
     // ---------------------------------------------------------------------------------------------------------
     // Checks that transports' own test classes share
+
+    /**
+     * What a test's transport of {@code rank} is given: loopback, host {@code host}, JVM {@code jvm-<rank>}.
+     *
+     * @param rank           the transport's rank
+     * @param size           ranks in the job
+     * @param connectTimeout how long a connect may take
+     * @param options        the transport's options
+     */
+    public static TransportContext loopbackContext(int rank, int size, Duration connectTimeout,
+                                                   Map<String, String> options) {
+        return new TransportContext(new PeerIdentity(rank, "host", "jvm-" + rank), size,
+                InetAddress.getLoopbackAddress(), connectTimeout, options);
+    }
 
     /** @return the provider named {@code name}, as {@link ServiceLoader} finds it */
     protected static NetTransportProvider loadProvider(String name) {

@@ -8,11 +8,8 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,9 +50,7 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
         Map<String, String> options = new java.util.HashMap<>(extra);
         options.putIfAbsent(AeronIpcOptions.DIR, dir.toString());
         options.putIfAbsent(AeronIpcOptions.TERM_BYTES, String.valueOf(4 << 20));
-        return track(new AeronIpcTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT,
-                options)));
+        return track(new AeronIpcTransportProvider().create(loopbackContext(rank, size, CONNECT_TIMEOUT, options)));
     }
 
     /**

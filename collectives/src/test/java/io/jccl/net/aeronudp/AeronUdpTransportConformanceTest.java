@@ -8,7 +8,6 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -38,9 +37,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
         options.putIfAbsent(AeronUdpOptions.TERM_BYTES, String.valueOf(4 << 20));
         options.putIfAbsent(AeronUdpOptions.MTU, "8192");
         options.putIfAbsent(AeronUdpOptions.PEER_TIMEOUT_MS, "1000");
-        return track(new AeronUdpTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT,
-                options)));
+        return track(new AeronUdpTransportProvider().create(loopbackContext(rank, size, CONNECT_TIMEOUT, options)));
     }
 
     @Test

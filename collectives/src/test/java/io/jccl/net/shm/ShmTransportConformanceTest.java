@@ -8,11 +8,8 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
-import io.jccl.net.PeerIdentity;
 import io.jccl.net.ProgressSignal;
-import io.jccl.net.TransportContext;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -52,8 +49,7 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
     ShmTransport shm(int rank, int size, Map<String, String> extra) {
         Map<String, String> options = new HashMap<>(baseOptions());
         options.putAll(extra);
-        ShmTransport t = (ShmTransport) new ShmTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT,
+        ShmTransport t = (ShmTransport) new ShmTransportProvider().create(loopbackContext(rank, size, CONNECT_TIMEOUT,
                 options));
         created.add(t);
         return track(t);
