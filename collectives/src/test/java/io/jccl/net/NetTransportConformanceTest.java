@@ -1484,11 +1484,24 @@ public abstract class NetTransportConformanceTest {
     }
 
     /**
+     * Closes a new link's receiving end, then posts sends on it until one fails: it must fail with PEER_CLOSED.
+     *
+     * @return how long after the close the failure came
+     */
+    protected final Duration assertSendsFailWithPeerClosedOnceTheReceiverCloses() {
+        Link link = link();
+        link.recv().close();
+        long closedNs = System.nanoTime();
+        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        return Duration.ofNanos(System.nanoTime() - closedNs);
+    }
+
+    /**
      * Posts 1 MiB sends on {@code link}, whose receiving end is closed or gone, until one fails.
      *
      * @return the failure
      */
-    protected final NetException sendUntilFailure(Link link) {
+    private NetException sendUntilFailure(Link link) {
         MemorySegment src = arena.allocate(1 << 20);
         NetException[] failure = new NetException[1];
         NetRequest[] send = new NetRequest[1];

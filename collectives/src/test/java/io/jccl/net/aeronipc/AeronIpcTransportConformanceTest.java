@@ -126,9 +126,7 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void receiverClosingMakesSendsFailWithPeerClosed() {
-        Link link = link();
-        link.recv().close();
-        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertSendsFailWithPeerClosedOnceTheReceiverCloses();
     }
 
     @Test

@@ -496,9 +496,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void receiverGoneMakesSendsFailWithPeerClosed() {
-        Link link = link();
-        link.recv().close();
-        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertSendsFailWithPeerClosedOnceTheReceiverCloses();
     }
 
     private SocketChannel rawPeer(Listener listener) throws IOException {
