@@ -62,11 +62,9 @@ class RendezvousFailureTest {
     void aRankThatClosesAfterFewerRoundsThanTheOthersMakesThemFail() throws Exception {
         int n = 3;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<byte[][]>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    byte[][] table = bootstrap.allGather(payload(rank, 0, 8));
-                    return rank == 1 ? table : bootstrap.allGather(payload(rank, 1, 8));
-                }
+            List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                byte[][] table = bootstrap.allGather(payload(rank, 0, 8));
+                return rank == 1 ? table : bootstrap.allGather(payload(rank, 1, 8));
             });
 
             assertThat(Ranks.await(ranks.get(1))[1]).isEqualTo(payload(1, 0, 8));

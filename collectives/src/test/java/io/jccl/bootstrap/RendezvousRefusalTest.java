@@ -33,11 +33,9 @@ class RendezvousRefusalTest {
     void aWrongSecretIsRefusedWhileTheOthersComplete() throws Exception {
         int n = 3;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<byte[][]>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    bootstrap.allGather(payload(rank, 0, 16));
-                    return bootstrap.allGather(payload(rank, 1, 16));
-                }
+            List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                bootstrap.allGather(payload(rank, 0, 16));
+                return bootstrap.allGather(payload(rank, 1, 16));
             });
             var wrong = rv.wrongSecret();
 

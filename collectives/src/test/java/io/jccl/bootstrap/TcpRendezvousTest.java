@@ -62,14 +62,12 @@ class TcpRendezvousTest {
         int n = 4;
         int sizeBytes = 3 << 20;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<Boolean>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    for (int round = 0; round < 2; round++) {
-                        byte[][] table = bootstrap.allGather(payload(rank, round, sizeBytes));
-                        for (int r = 0; r < n; r++) {
-                            assertThat(Arrays.equals(table[r], payload(r, round, sizeBytes)))
-                                    .as("rank %d's entry in round %d", r, round).isTrue();
-                        }
+            List<CompletableFuture<Boolean>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                for (int round = 0; round < 2; round++) {
+                    byte[][] table = bootstrap.allGather(payload(rank, round, sizeBytes));
+                    for (int r = 0; r < n; r++) {
+                        assertThat(Arrays.equals(table[r], payload(r, round, sizeBytes)))
+                                .as("rank %d's entry in round %d", r, round).isTrue();
                     }
                 }
                 return true;
