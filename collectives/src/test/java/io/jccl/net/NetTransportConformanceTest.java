@@ -1474,13 +1474,21 @@ public abstract class NetTransportConformanceTest {
      * {@link NetException} saying so. A handle's version is its byte 4, after a 4-byte magic.
      */
     protected static void assertHandleVersionAndLengthChecked(byte[] valid, Consumer<byte[]> decode) {
-        byte[] badVersion = valid.clone();
-        badVersion[4] = 9;
-        assertThatThrownBy(() -> decode.accept(badVersion)).isInstanceOf(NetException.class)
-                .hasMessageContaining("version");
+        assertSpoiledHandleRefused(valid, h -> h[4] = 9, decode, "version");
         byte[] longer = Arrays.copyOf(valid, valid.length + 1);
         assertThatThrownBy(() -> decode.accept(longer)).isInstanceOf(NetException.class)
                 .hasMessageContaining("bytes");
+    }
+
+    /**
+     * Asserts that decoding a copy of {@code valid} that {@code spoil} changed fails with a {@link NetException}
+     * naming {@code what}.
+     */
+    protected static void assertSpoiledHandleRefused(byte[] valid, Consumer<byte[]> spoil, Consumer<byte[]> decode,
+                                                     String what) {
+        byte[] spoiled = valid.clone();
+        spoil.accept(spoiled);
+        assertThatThrownBy(() -> decode.accept(spoiled)).isInstanceOf(NetException.class).hasMessageContaining(what);
     }
 
     /**
