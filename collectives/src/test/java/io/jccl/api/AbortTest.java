@@ -2,15 +2,13 @@ package io.jccl.api;
 
 import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,23 +34,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * timing out.
  */
 class AbortTest {
+    @RegisterExtension
+    final LocalRanks ranks = new LocalRanks();
     private List<Communicator> comms;
-    private Arena arena;
 
     @BeforeEach
     void setUp() {
-        comms = Communicator.local(3, CommConfig.builder().opTimeout(Duration.ofSeconds(60)).build());
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void tearDown() {
-        CommAssertions.abortAll(comms);
-        arena.close();
+        comms = ranks.start(3, Duration.ofSeconds(60));
     }
 
     private MemorySegment buf() {
-        return arena.allocate(4096);
+        return ranks.buffer();
     }
 
     private static void assertNamesAbortedRank(JcclException e, int aborted) {

@@ -2,13 +2,12 @@ package io.jccl.api;
 
 import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import static io.jccl.DataType.FLOAT32;
 import static io.jccl.DataType.INT32;
@@ -38,19 +38,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * empty groups, and a group body that throws.
  */
 class GroupTest {
+    @RegisterExtension
+    final LocalRanks ranks = new LocalRanks();
     private List<Communicator> comms;
     private Arena arena;
 
     @BeforeEach
     void setUp() {
-        comms = Communicator.local(3, CommConfig.builder().opTimeout(Duration.ofSeconds(20)).build());
-        arena = Arena.ofShared();
-    }
-
-    @AfterEach
-    void tearDown() {
-        CommAssertions.abortAll(comms);
-        arena.close();
+        comms = ranks.start(3, Duration.ofSeconds(20));
+        arena = ranks.arena();
     }
 
     /** {@code n} ints v, v+1, ... */
@@ -185,31 +181,31 @@ class GroupTest {
 
     @Test
     void selfSendWithoutReceiveIsRefusedAtGroupEnd() {
-        JcclException e = assertThrows(JcclException.class, () -> comms.get(1).group(g -> {
+        assertGroupRefusedAndHarmless(1, g -> {
             g.send(Buffer.of(ints(4, 1)), 4, INT32, 1);
             g.send(Buffer.of(ints(4, 1)), 4, INT32, 1);
             g.recv(Buffer.of(arena.allocate(16)), 4, INT32, 1);
-        }));
-        assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "2 sends to this rank (1)", "1 receives");
-        assertStillWorks();
+        }, "2 sends to this rank (1)", "1 receives");
     }
 
     @Test
     void selfReceiveWithoutSendIsRefusedAtGroupEnd() {
         MemorySegment x = arena.allocate(16);
-        JcclException e = assertThrows(JcclException.class, () -> comms.get(2).group(c -> c.recv(Buffer.of(x), 2,
-                INT64, 2)));
-        assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "0 sends", "1 receives");
-        assertStillWorks();
+        assertGroupRefusedAndHarmless(2, g -> g.recv(Buffer.of(x), 2, INT64, 2), "0 sends", "1 receives");
     }
 
     @Test
     void selfSendOfDifferentTypeIsRefusedAtGroupEnd() {
-        JcclException e = assertThrows(JcclException.class, () -> comms.get(0).group(g -> {
+        assertGroupRefusedAndHarmless(0, g -> {
             g.send(Buffer.of(ints(4, 1)), 4, INT32, 0);
             g.recv(Buffer.of(arena.allocate(16)), 4, FLOAT32, 0);
-        }));
-        assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, "INT32", "FLOAT32");
+        }, "INT32", "FLOAT32");
+    }
+
+    /** Rank {@code rank}'s group fails with INVALID_USAGE naming {@code fragments}, and leaves the ranks usable. */
+    private void assertGroupRefusedAndHarmless(int rank, Consumer<Communicator> body, String... fragments) {
+        JcclException e = assertThrows(JcclException.class, () -> comms.get(rank).group(body));
+        assertCodeAndMessage(e, ErrorCode.INVALID_USAGE, fragments);
         assertStillWorks();
     }
 

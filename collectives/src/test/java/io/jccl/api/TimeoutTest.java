@@ -2,14 +2,12 @@ package io.jccl.api;
 
 import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -27,22 +25,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TimeoutTest {
     private static final Duration OP_TIMEOUT = Duration.ofMillis(500);
-    private List<Communicator> comms;
-    private final Arena arena = Arena.ofShared();
+    @RegisterExtension
+    final LocalRanks ranks = new LocalRanks();
 
     private List<Communicator> local(int n) {
-        comms = Communicator.local(n, CommConfig.builder().opTimeout(OP_TIMEOUT).build());
-        return comms;
-    }
-
-    @AfterEach
-    void tearDown() {
-        CommAssertions.abortAll(comms);
-        arena.close();
+        return ranks.start(n, OP_TIMEOUT);
     }
 
     private MemorySegment buf() {
-        return arena.allocate(4096);
+        return ranks.buffer();
     }
 
     @Test

@@ -81,24 +81,24 @@ class FrameChannelTest {
 
     @Test
     void lengthsOutsideTheTypesBoundsAreRejectedBeforeReading() throws IOException {
-        DataOutputStream out = new DataOutputStream(left.getOutputStream());
-        out.writeByte(RendezvousProtocol.ENTRY);
-        out.writeInt(RendezvousProtocol.MAX_PAYLOAD_BYTES + 9);
-        out.flush();
-
-        assertThatThrownBy(() -> b.receive(deadline())).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("ENTRY announces a body of 16777225 bytes; the protocol allows 8..16777224");
+        assertHeaderRejected(RendezvousProtocol.ENTRY, RendezvousProtocol.MAX_PAYLOAD_BYTES + 9,
+                "ENTRY announces a body of 16777225 bytes; the protocol allows 8..16777224");
     }
 
     @Test
     void negativeLengthsAreRejected() throws IOException {
+        assertHeaderRejected(RendezvousProtocol.REFUSE, -1, "announces a body of 4294967295 bytes");
+    }
+
+    /** A frame header of {@code type} announcing {@code length} body bytes is refused naming {@code why}. */
+    private void assertHeaderRejected(byte type, int length, String why) throws IOException {
         DataOutputStream out = new DataOutputStream(left.getOutputStream());
-        out.writeByte(RendezvousProtocol.REFUSE);
-        out.writeInt(-1);
+        out.writeByte(type);
+        out.writeInt(length);
         out.flush();
 
         assertThatThrownBy(() -> b.receive(deadline())).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("announces a body of 4294967295 bytes");
+                .hasMessageContaining(why);
     }
 
     @Test

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import static io.jccl.bootstrap.JcclFailures.assertFailed;
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static io.jccl.bootstrap.TcpRendezvousTest.assertInvalid;
 import static io.jccl.bootstrap.TcpRendezvousTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,23 +70,13 @@ class InProcessBootstrapTest {
     void aRankThatNeverArrivesTimesOutNamingIt() {
         List<Bootstrap> group = InProcessBootstrap.group(3, Duration.ofMillis(200));
 
-        assertThatThrownBy(() -> group.get(0).allGather(new byte[] {0}))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                    assertThat(e.getMessage()).contains("rank 0 waited 200 ms at the in-process rendezvous for ranks"
-                            + " [1, 2] in all-gather round 0");
-                });
-        assertThatThrownBy(() -> group.get(0).allGather(new byte[] {0}))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                    assertThat(e.getMessage()).contains("an earlier rendezvous call of rank 0 failed");
-                });
+        assertThrowsJccl(() -> group.get(0).allGather(new byte[] {0}), ErrorCode.TIMEOUT,
+                "rank 0 waited 200 ms at the in-process rendezvous for ranks [1, 2] in all-gather round 0");
+        assertThrowsJccl(() -> group.get(0).allGather(new byte[] {0}), ErrorCode.TIMEOUT,
+                "an earlier rendezvous call of rank 0 failed");
         // Rank 0 gave up, which fails the group: rank 1 is told instead of waiting in vain.
-        assertThatThrownBy(() -> group.get(1).allGather(new byte[] {1}))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                    assertThat(e.getMessage()).contains("rank 0 left the rendezvous: it gave up: rank 0 waited 200 ms");
-                });
+        assertThrowsJccl(() -> group.get(1).allGather(new byte[] {1}), ErrorCode.REMOTE_ERROR,
+                "rank 0 left the rendezvous: it gave up: rank 0 waited 200 ms");
     }
 
     @Test
@@ -95,9 +87,7 @@ class InProcessBootstrapTest {
         group.get(2).close();
 
         for (CompletableFuture<byte[][]> rank : waiting) {
-            JcclException e = Ranks.failure(rank);
-            assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(e.getMessage()).contains("rank 2 left the rendezvous after 0 all-gather rounds");
+            assertFailed(rank, ErrorCode.REMOTE_ERROR, "rank 2 left the rendezvous after 0 all-gather rounds");
         }
     }
 
@@ -112,11 +102,8 @@ class InProcessBootstrapTest {
 
         assertThat(group.get(0).allGather(new byte[] {0})).isDeepEqualTo(new byte[][] {{0}, {1}});
         Ranks.await(rank1);
-        assertThatThrownBy(() -> group.get(0).allGather(new byte[] {0}))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                    assertThat(e.getMessage()).contains("rank 1 left the rendezvous after 1 all-gather rounds");
-                });
+        assertThrowsJccl(() -> group.get(0).allGather(new byte[] {0}), ErrorCode.REMOTE_ERROR,
+                "rank 1 left the rendezvous after 1 all-gather rounds");
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -93,11 +94,8 @@ class NetworkInterfacesTest {
     @ParameterizedTest(name = "IFNAME=''{0}'' is malformed")
     @MethodSource("invalidSpecs")
     void malformedSpecsAreRejectedWithTheValue(String spec, String expectedFragment) {
-        assertThatThrownBy(() -> NetworkInterfaces.select(env(spec, null), MACHINE))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-                    assertThat(e.getMessage()).contains("'" + spec + "'").contains(expectedFragment);
-                });
+        assertThrowsJccl(() -> NetworkInterfaces.select(env(spec, null), MACHINE), ErrorCode.INVALID_ARGUMENT,
+                "'" + spec + "'", expectedFragment);
     }
 
     static Stream<Arguments> invalidSpecs() {
@@ -116,12 +114,9 @@ class NetworkInterfacesTest {
     @ParameterizedTest(name = "FAMILY={0} is rejected")
     @MethodSource("invalidFamilies")
     void badFamilyIsRejectedWithTheValue(String family) {
-        assertThatThrownBy(() -> NetworkInterfaces.select(env(null, family), MACHINE))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-                    assertThat(e.getMessage()).contains("JCCL_SOCKET_FAMILY='" + family + "'")
-                            .contains("is invalid: it must be an address family, AF_INET (IPv4) or AF_INET6 (IPv6), or unset");
-                });
+        assertThrowsJccl(() -> NetworkInterfaces.select(env(null, family), MACHINE), ErrorCode.INVALID_ARGUMENT,
+                "JCCL_SOCKET_FAMILY='" + family + "'",
+                "is invalid: it must be an address family, AF_INET (IPv4) or AF_INET6 (IPv6), or unset");
     }
 
     static Stream<String> invalidFamilies() {
@@ -168,12 +163,8 @@ class NetworkInterfacesTest {
     void noUsableInterfaceAtAllIsASystemError() {
         List<InterfaceInfo> machine = List.of(nic("eth0", false, "192.0.2.2"), nic("docker0", true, "172.17.0.1"));
 
-        assertThatThrownBy(() -> NetworkInterfaces.select(Map.of(), machine))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.SYSTEM_ERROR);
-                    assertThat(e.getMessage()).contains("eth0 (down: 192.0.2.2)").contains("docker0 (up: 172.17.0.1)")
-                            .contains("JCCL_SOCKET_IFNAME");
-                });
+        assertThrowsJccl(() -> NetworkInterfaces.select(Map.of(), machine), ErrorCode.SYSTEM_ERROR,
+                "eth0 (down: 192.0.2.2)", "docker0 (up: 172.17.0.1)", "JCCL_SOCKET_IFNAME");
         assertThatThrownBy(() -> NetworkInterfaces.select(Map.of(), List.of()))
                 .hasMessageContaining("interfaces seen: none");
     }
@@ -195,11 +186,8 @@ class NetworkInterfacesTest {
 
     @Test
     void onThisMachineAnUnknownExactNameListsTheRealInterfaces() {
-        assertThatThrownBy(() -> NetworkInterfaces.select(Map.of("JCCL_SOCKET_IFNAME", "=no-such-nic-jccl")))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-                    assertThat(e.getMessage()).contains("=no-such-nic-jccl").contains("interfaces seen: ");
-                });
+        assertThrowsJccl(() -> NetworkInterfaces.select(Map.of("JCCL_SOCKET_IFNAME", "=no-such-nic-jccl")),
+                ErrorCode.INVALID_ARGUMENT, "=no-such-nic-jccl", "interfaces seen: ");
     }
 
     @Test

@@ -17,10 +17,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static io.jccl.bootstrap.JcclFailures.assertFailed;
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static io.jccl.bootstrap.TcpRendezvousTest.TIMEOUT;
 import static io.jccl.bootstrap.TcpRendezvousTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** A rendezvous that fails: departures, tampering, timeouts; every rank learns why. */
 @Tag("integration")
@@ -49,10 +51,8 @@ class RendezvousFailureTest {
             } // closes without goodbye, before round 1
 
             for (CompletableFuture<byte[][]> rank : ranks) {
-                JcclException e = Ranks.failure(rank);
-                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                assertThat(e.getMessage()).contains("rank 2 left the rendezvous").contains("was closed")
-                        .contains("all-gather round 1");
+                assertFailed(rank, ErrorCode.REMOTE_ERROR, "rank 2 left the rendezvous", "was closed",
+                        "all-gather round 1");
             }
             rv.assertTerminates();
         }
@@ -62,18 +62,15 @@ class RendezvousFailureTest {
     void aRankThatClosesAfterFewerRoundsThanTheOthersMakesThemFail() throws Exception {
         int n = 3;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<byte[][]>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    byte[][] table = bootstrap.allGather(payload(rank, 0, 8));
-                    return rank == 1 ? table : bootstrap.allGather(payload(rank, 1, 8));
-                }
+            List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                byte[][] table = bootstrap.allGather(payload(rank, 0, 8));
+                return rank == 1 ? table : bootstrap.allGather(payload(rank, 1, 8));
             });
 
             assertThat(Ranks.await(ranks.get(1))[1]).isEqualTo(payload(1, 0, 8));
             for (int rank : new int[] {0, 2}) {
-                JcclException e = Ranks.failure(ranks.get(rank));
-                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                assertThat(e.getMessage()).contains("rank 1 left the rendezvous after 1 all-gather rounds");
+                assertFailed(ranks.get(rank), ErrorCode.REMOTE_ERROR,
+                        "rank 1 left the rendezvous after 1 all-gather rounds");
             }
             rv.assertTerminates();
         }
@@ -97,10 +94,8 @@ class RendezvousFailureTest {
             });
 
             for (CompletableFuture<byte[][]> rank : List.of(direct, tampered)) {
-                JcclException e = Ranks.failure(rank);
-                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                assertThat(e.getMessage()).contains("rank 1 was dropped from the rendezvous")
-                        .contains("CONTRIBUTE frame failed authentication (tampered with or injected in transit?)");
+                assertFailed(rank, ErrorCode.REMOTE_ERROR, "rank 1 was dropped from the rendezvous",
+                        "CONTRIBUTE frame failed authentication (tampered with or injected in transit?)");
             }
             rv.assertTerminates();
         }
@@ -122,12 +117,8 @@ class RendezvousFailureTest {
                 }
             });
 
-            JcclException e = Ranks.failure(tampered);
-            assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(e.getMessage()).contains("ENTRY frame failed authentication");
-            JcclException other = Ranks.failure(direct);
-            assertThat(other.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(other.getMessage()).contains("rank 1 left the rendezvous");
+            assertFailed(tampered, ErrorCode.REMOTE_ERROR, "ENTRY frame failed authentication");
+            assertFailed(direct, ErrorCode.REMOTE_ERROR, "rank 1 left the rendezvous");
             rv.assertTerminates();
         }
     }
@@ -136,17 +127,11 @@ class RendezvousFailureTest {
     void aRoundTimesOutNamingTheMissingRank() throws Exception {
         try (TestRendezvous rv = TestRendezvous.start();
              TcpBootstrap rank0 = TcpBootstrap.join(rv.id, 0, 2, Duration.ofMillis(300))) {
-            assertThatThrownBy(() -> rank0.allGather(new byte[] {1}))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                        assertThat(e.getMessage()).contains("rank 0 waited 300 ms at the rendezvous "
-                                + SocketAddresses.format(rv.server.address()) + " for rank [1] in all-gather round 0");
-                    });
-            assertThatThrownBy(() -> rank0.allGather(new byte[] {1}))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                        assertThat(e.getMessage()).contains("an earlier rendezvous call of rank 0 failed");
-                    });
+            assertThrowsJccl(() -> rank0.allGather(new byte[] {1}), ErrorCode.TIMEOUT, "rank 0 waited 300 ms at the"
+                    + " rendezvous " + SocketAddresses.format(rv.server.address())
+                    + " for rank [1] in all-gather round 0");
+            assertThrowsJccl(() -> rank0.allGather(new byte[] {1}), ErrorCode.TIMEOUT,
+                    "an earlier rendezvous call of rank 0 failed");
             rv.assertTerminates();
         }
     }
@@ -162,34 +147,27 @@ class RendezvousFailureTest {
                 }
             });
             try (TcpBootstrap rank0 = TcpBootstrap.join(rv.id, 0, n, Duration.ofMillis(300))) {
-                JcclException e = catchJccl(() -> rank0.allGather(new byte[] {0}));
+                JcclException e = assertThrows(JcclException.class, () -> rank0.allGather(new byte[] {0}));
 
                 assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
                 List<Integer> missing = listedRanks(e.getMessage());
                 assertThat(missing).contains(2, 3).doesNotContain(0);
             }
             // Rank 0 gave up and left, so the rendezvous fails for rank 1 rather than keeping it waiting.
-            JcclException other = Ranks.failure(patient);
-            assertThat(other.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(other.getMessage()).contains("rank 0 left the rendezvous: it gave up: rank 0 waited 300 ms");
+            assertFailed(patient, ErrorCode.REMOTE_ERROR,
+                    "rank 0 left the rendezvous: it gave up: rank 0 waited 300 ms");
             rv.assertTerminates();
         }
     }
 
     @Test
     void joiningARendezvousThatIsNotThereTimesOut() throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, TestRendezvous.LOOPBACK)) {
-            port = probe.getLocalPort();
-        }
+        int port = TestRendezvous.unusedPort();
         UniqueId id = UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, port), TestRendezvous.randomSecret());
 
-        assertThatThrownBy(() -> TcpBootstrap.join(id, 1, 2, Duration.ofMillis(300)))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                    assertThat(e.getMessage()).contains("rank 1 waited 300 ms to reach the rendezvous 127.0.0.1:" + port)
-                            .contains("last error: ").contains("is the rank that created the unique id running");
-                });
+        assertThrowsJccl(() -> TcpBootstrap.join(id, 1, 2, Duration.ofMillis(300)), ErrorCode.TIMEOUT,
+                "rank 1 waited 300 ms to reach the rendezvous 127.0.0.1:" + port, "last error: ",
+                "is the rank that created the unique id running");
     }
 
     @Test
@@ -198,12 +176,8 @@ class RendezvousFailureTest {
             UniqueId id = UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, mute.getLocalPort()),
                     TestRendezvous.randomSecret());
 
-            assertThatThrownBy(() -> TcpBootstrap.join(id, 0, 1, Duration.ofMillis(300)))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                        assertThat(e.getMessage()).contains("waited 300 ms for the rendezvous")
-                                .contains("to answer its handshake");
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(id, 0, 1, Duration.ofMillis(300)), ErrorCode.TIMEOUT,
+                    "waited 300 ms for the rendezvous", "to answer its handshake");
         }
     }
 
@@ -214,11 +188,8 @@ class RendezvousFailureTest {
             UniqueId id = UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, impostor.getLocalPort()),
                     TestRendezvous.randomSecret());
 
-            assertThatThrownBy(() -> TcpBootstrap.join(id, 0, 1, TIMEOUT))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                        assertThat(e.getMessage()).contains("could not prove it knows the unique id's secret");
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(id, 0, 1, TIMEOUT), ErrorCode.REMOTE_ERROR,
+                    "could not prove it knows the unique id's secret");
         }
     }
 
@@ -230,9 +201,7 @@ class RendezvousFailureTest {
 
             rv.server.close();
 
-            JcclException e = Ranks.failure(waiting);
-            assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(e.getMessage()).contains("was closed by its owner");
+            assertFailed(waiting, ErrorCode.REMOTE_ERROR, "was closed by its owner");
             rank0.close();
             rv.assertTerminates();
         }
@@ -250,9 +219,8 @@ class RendezvousFailureTest {
 
             JcclException e = Ranks.failure(waiting);
             assertThat(e.code()).isIn(ErrorCode.ABORTED, ErrorCode.INVALID_USAGE);
-            JcclException other = catchJccl(() -> rank1.allGather(new byte[] {1}));
-            assertThat(other.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-            assertThat(other.getMessage()).contains("rank 0 left the rendezvous");
+            assertThrowsJccl(() -> rank1.allGather(new byte[] {1}), ErrorCode.REMOTE_ERROR,
+                    "rank 0 left the rendezvous");
             rank1.close();
             rv.assertTerminates();
         }
@@ -272,15 +240,6 @@ class RendezvousFailureTest {
         } catch (IOException e) {
             // the test's assertions tell
         }
-    }
-
-    private static JcclException catchJccl(Runnable call) {
-        try {
-            call.run();
-        } catch (JcclException e) {
-            return e;
-        }
-        throw new AssertionError("expected a JcclException");
     }
 
     private static List<Integer> listedRanks(String message) {

@@ -18,6 +18,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import static io.jccl.bootstrap.JcclFailures.assertFailed;
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static io.jccl.bootstrap.TcpRendezvousTest.TIMEOUT;
 import static io.jccl.bootstrap.TcpRendezvousTest.payload;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,11 +33,9 @@ class RendezvousRefusalTest {
     void aWrongSecretIsRefusedWhileTheOthersComplete() throws Exception {
         int n = 3;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<byte[][]>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    bootstrap.allGather(payload(rank, 0, 16));
-                    return bootstrap.allGather(payload(rank, 1, 16));
-                }
+            List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                bootstrap.allGather(payload(rank, 0, 16));
+                return bootstrap.allGather(payload(rank, 1, 16));
             });
             var wrong = rv.wrongSecret();
 
@@ -65,11 +65,7 @@ class RendezvousRefusalTest {
         try (TestRendezvous rv = TestRendezvous.start()) {
             TcpBootstrap first = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
 
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, rank, size, TIMEOUT))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                        assertThat(e.getMessage()).contains(messagePart);
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(rv.id, rank, size, TIMEOUT), ErrorCode.REMOTE_ERROR, messagePart);
             completeTwoRanks(rv, first);
         }
     }
@@ -177,11 +173,8 @@ class RendezvousRefusalTest {
                 out.write(ByteBuffer.allocate(5).put(RendezvousProtocol.CONTRIBUTE).putInt(0x7fffffff).array());
                 out.flush();
 
-                JcclException e = Ranks.failure(rank0);
-
-                assertThat(e.code()).isEqualTo(ErrorCode.REMOTE_ERROR);
-                assertThat(e.getMessage()).contains("rank 1 was dropped from the rendezvous")
-                        .contains("announces a body of 2147483647 bytes");
+                assertFailed(rank0, ErrorCode.REMOTE_ERROR, "rank 1 was dropped from the rendezvous",
+                        "announces a body of 2147483647 bytes");
             }
             rv.assertTerminates();
         }
@@ -210,11 +203,8 @@ class RendezvousRefusalTest {
             TcpBootstrap.join(rv.id, 0, 1, TIMEOUT).close();
             rv.assertTerminates();
 
-            assertThatThrownBy(() -> TcpBootstrap.join(rv.id, 0, 1, Duration.ofMillis(300)))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
-                        assertThat(e.getMessage()).contains("to reach the rendezvous 127.0.0.1:");
-                    });
+            assertThrowsJccl(() -> TcpBootstrap.join(rv.id, 0, 1, Duration.ofMillis(300)), ErrorCode.TIMEOUT,
+                    "to reach the rendezvous 127.0.0.1:");
         }
     }
 

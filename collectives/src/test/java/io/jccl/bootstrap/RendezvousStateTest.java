@@ -20,6 +20,8 @@ class RendezvousStateTest {
         final List<Outbound> sent = new ArrayList<>();
         boolean finished;
         final String name;
+        /** Its membership, once it joined. */
+        RendezvousState.Member member;
 
         FakePeer(String name) {
             this.name = name;
@@ -50,25 +52,30 @@ class RendezvousStateTest {
         }
     }
 
+    /** A fresh peer named {@code name} that joined as {@code rank} of {@code size}. */
+    private FakePeer joined(String name, int rank, int size) throws Exception {
+        FakePeer peer = new FakePeer(name);
+        peer.member = state.join(peer, rank, size);
+        return peer;
+    }
+
     @Test
     void aRoundCompletesWhenEveryRankHasContributedAndEveryoneGetsTheSameTable() throws Exception {
-        FakePeer p0 = new FakePeer("a");
-        FakePeer p1 = new FakePeer("b");
-        RendezvousState.Member m1 = state.join(p1, 1, 2);
-        RendezvousState.Member m0 = state.join(p0, 0, 2);
+        FakePeer p1 = joined("b", 1, 2);
+        FakePeer p0 = joined("a", 0, 2);
 
-        state.contribute(m1, 0, new byte[] {1});
+        state.contribute(p1.member, 0, new byte[] {1});
         assertThat(p0.sent).hasSize(1); // WELCOME only
-        state.contribute(m0, 0, new byte[] {0});
+        state.contribute(p0.member, 0, new byte[] {0});
 
         Outbound.Table table = (Outbound.Table) p0.sent.getLast();
         assertThat(table.round()).isZero();
         assertThat(table.entries()).isDeepEqualTo(new byte[][] {{0}, {1}});
         assertThat(p1.sent.getLast()).isSameAs(table);
 
-        state.bye(m0);
+        state.bye(p0.member);
         assertThat(ends).hasValue(0);
-        state.bye(m1);
+        state.bye(p1.member);
         assertThat(ends).hasValue(1);
         assertThat(p0.finished && p1.finished).isTrue();
         assertThat(state.ended()).isTrue();
@@ -76,11 +83,10 @@ class RendezvousStateTest {
 
     @Test
     void queryListsTheMissingRanks() throws Exception {
-        FakePeer p0 = new FakePeer("a");
-        RendezvousState.Member m0 = state.join(p0, 0, 100);
-        state.contribute(m0, 0, new byte[0]);
+        FakePeer p0 = joined("a", 0, 100);
+        state.contribute(p0.member, 0, new byte[0]);
 
-        state.query(m0, 0);
+        state.query(p0.member, 0);
 
         ByteBuffer status = ByteBuffer.wrap(((Outbound.Single) p0.sent.getLast()).parts()[0]);
         assertThat(status.getInt()).isZero();
@@ -94,8 +100,7 @@ class RendezvousStateTest {
 
     @Test
     void refusalsDoNotDisturbTheMembers() throws Exception {
-        FakePeer p0 = new FakePeer("first");
-        state.join(p0, 0, 2);
+        FakePeer p0 = joined("first", 0, 2);
 
         assertThatThrownBy(() -> state.join(new FakePeer("x"), 0, 2)).hasMessageContaining("already joined from first");
         assertThatThrownBy(() -> state.join(new FakePeer("x"), 1, 3)).hasMessageContaining("size 3 differs");
@@ -107,13 +112,11 @@ class RendezvousStateTest {
 
     @Test
     void aDisconnectFailsTheOthersOnceAndRefusesLaterJoins() throws Exception {
-        FakePeer p0 = new FakePeer("a");
-        FakePeer p1 = new FakePeer("b");
-        RendezvousState.Member m0 = state.join(p0, 0, 3);
-        RendezvousState.Member m1 = state.join(p1, 1, 3);
+        FakePeer p0 = joined("a", 0, 3);
+        FakePeer p1 = joined("b", 1, 3);
 
-        state.disconnected(m1, "gone");
-        state.disconnected(m0, "also gone");
+        state.disconnected(p1.member, "gone");
+        state.disconnected(p0.member, "also gone");
 
         assertThat(p0.lastType()).isEqualTo(RendezvousProtocol.ERROR);
         assertThat(p0.lastReason()).isEqualTo("rank 1 left the rendezvous: gone");
@@ -125,13 +128,11 @@ class RendezvousStateTest {
 
     @Test
     void aGoodbyeDuringAnOpenRoundFailsTheRendezvous() throws Exception {
-        FakePeer p0 = new FakePeer("a");
-        FakePeer p1 = new FakePeer("b");
-        RendezvousState.Member m0 = state.join(p0, 0, 2);
-        RendezvousState.Member m1 = state.join(p1, 1, 2);
-        state.contribute(m0, 0, new byte[0]);
+        FakePeer p0 = joined("a", 0, 2);
+        FakePeer p1 = joined("b", 1, 2);
+        state.contribute(p0.member, 0, new byte[0]);
 
-        state.bye(m1);
+        state.bye(p1.member);
 
         assertThat(p0.lastReason()).contains("rank 1 left the rendezvous after 0 all-gather rounds while round 0"
                 + " was under way (ranks [0] had contributed)");
@@ -139,8 +140,8 @@ class RendezvousStateTest {
 
     @Test
     void aJoinAfterCompletionIsRefused() throws Exception {
-        RendezvousState.Member m0 = state.join(new FakePeer("a"), 0, 1);
-        state.bye(m0);
+        FakePeer p0 = joined("a", 0, 1);
+        state.bye(p0.member);
 
         assertThatThrownBy(() -> state.join(new FakePeer("b"), 0, 1)).hasMessageContaining("the rendezvous is over");
     }

@@ -1,7 +1,6 @@
 package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -9,7 +8,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,8 +16,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The TCP rendezvous when everything goes right, and argument checking. */
 @Tag("integration")
@@ -64,14 +62,12 @@ class TcpRendezvousTest {
         int n = 4;
         int sizeBytes = 3 << 20;
         try (TestRendezvous rv = TestRendezvous.start()) {
-            List<CompletableFuture<Boolean>> ranks = Ranks.run(n, rank -> {
-                try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
-                    for (int round = 0; round < 2; round++) {
-                        byte[][] table = bootstrap.allGather(payload(rank, round, sizeBytes));
-                        for (int r = 0; r < n; r++) {
-                            assertThat(Arrays.equals(table[r], payload(r, round, sizeBytes)))
-                                    .as("rank %d's entry in round %d", r, round).isTrue();
-                        }
+            List<CompletableFuture<Boolean>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
+                for (int round = 0; round < 2; round++) {
+                    byte[][] table = bootstrap.allGather(payload(rank, round, sizeBytes));
+                    for (int r = 0; r < n; r++) {
+                        assertThat(Arrays.equals(table[r], payload(r, round, sizeBytes)))
+                                .as("rank %d's entry in round %d", r, round).isTrue();
                     }
                 }
                 return true;
@@ -117,10 +113,7 @@ class TcpRendezvousTest {
 
     @Test
     void aRankThatStartsBeforeTheRootRetriesUntilItIsUp() throws Exception {
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, TestRendezvous.LOOPBACK)) {
-            port = probe.getLocalPort();
-        }
+        int port = TestRendezvous.unusedPort();
         byte[] secret = TestRendezvous.randomSecret();
         UniqueId id = UniqueId.of(new InetSocketAddress(TestRendezvous.LOOPBACK, port), secret);
         CompletableFuture<byte[][]> rank = Ranks.async("early", () -> {
@@ -183,11 +176,7 @@ class TcpRendezvousTest {
             bootstrap.close();
             bootstrap.close();
 
-            assertThatThrownBy(() -> bootstrap.allGather(new byte[0]))
-                    .isInstanceOfSatisfying(JcclException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE);
-                        assertThat(e.getMessage()).contains("rank 0 is closed");
-                    });
+            assertThrowsJccl(() -> bootstrap.allGather(new byte[0]), ErrorCode.INVALID_USAGE, "rank 0 is closed");
         }
     }
 
@@ -234,9 +223,6 @@ class TcpRendezvousTest {
     }
 
     static void assertInvalid(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String fragment) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(JcclException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-            assertThat(e.getMessage()).contains(fragment);
-        });
+        assertThrowsJccl(call, ErrorCode.INVALID_ARGUMENT, fragment);
     }
 }

@@ -2,10 +2,14 @@ package io.jccl.bootstrap;
 
 import io.jccl.UniqueId;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +46,31 @@ final class TestRendezvous implements AutoCloseable {
         byte[] secret = new byte[32];
         RANDOM.nextBytes(secret);
         return secret;
+    }
+
+    /** What one rank does once joined to the rendezvous; its bootstrap is closed after it. */
+    @FunctionalInterface
+    interface JoinedRank<T> {
+        T run(int rank, TcpBootstrap bootstrap);
+    }
+
+    /**
+     * Runs {@code n} ranks as threads ({@link Ranks#run}), each joined to this rendezvous (with
+     * {@link TcpRendezvousTest#TIMEOUT}) for its body.
+     */
+    <T> List<CompletableFuture<T>> runJoined(int n, JoinedRank<T> body) {
+        return Ranks.run(n, rank -> {
+            try (TcpBootstrap bootstrap = TcpBootstrap.join(id, rank, n, TcpRendezvousTest.TIMEOUT)) {
+                return body.run(rank, bootstrap);
+            }
+        });
+    }
+
+    /** A loopback port that was free a moment ago: nothing listens on it (until something takes it). */
+    static int unusedPort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0, 1, LOOPBACK)) {
+            return probe.getLocalPort();
+        }
     }
 
     /** An id with this rendezvous's address but another secret. */

@@ -1,7 +1,6 @@
 package io.jccl.bootstrap;
 
 import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import io.jccl.UniqueId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,6 +14,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.stream.Stream;
 
+import static io.jccl.bootstrap.JcclFailures.assertThrowsJccl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
@@ -207,18 +207,12 @@ class UniqueIdTest {
     @Test
     void createOnAnAddressThisMachineDoesNotHaveIsASystemError() {
         // 192.0.2.0/24 is TEST-NET-1; .254 is not assigned to any test machine
-        assertThatThrownBy(() -> UniqueId.create(InetAddress.ofLiteral("192.0.2.254")))
-                .isInstanceOfSatisfying(JcclException.class, e -> {
-                    assertThat(e.code()).isEqualTo(ErrorCode.SYSTEM_ERROR);
-                    assertThat(e.getMessage()).contains("cannot listen on 192.0.2.254:0");
-                });
+        assertThrowsJccl(() -> UniqueId.create(InetAddress.ofLiteral("192.0.2.254")), ErrorCode.SYSTEM_ERROR,
+                "cannot listen on 192.0.2.254:0");
     }
 
     private static void assertInvalid(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String fragment) {
-        assertThatThrownBy(call).isInstanceOfSatisfying(JcclException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
-            assertThat(e.getMessage()).contains(fragment);
-        });
+        assertThrowsJccl(call, ErrorCode.INVALID_ARGUMENT, fragment);
     }
 
     private static void assertNoSecret(String text) {

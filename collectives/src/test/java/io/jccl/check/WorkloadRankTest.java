@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,12 +23,18 @@ class WorkloadRankTest {
     /** Only detects a hang: an operation on a loaded machine takes milliseconds. */
     private static final long HANG_NS = 120_000_000_000L;
 
-    private static List<WorkloadRank> ranks(int n, long seed, List<WorkloadOp> ops) {
-        List<WorkloadRank> out = new ArrayList<>();
+    /** Runs {@code body} with {@code n} local ranks' communicators and their workload ranks, closed after it. */
+    private static void withRanks(int n, long seed, List<WorkloadOp> ops,
+                                  BiConsumer<List<Communicator>, List<WorkloadRank>> body) {
+        List<WorkloadRank> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            out.add(new WorkloadRank(r, n, seed, ops));
+            ranks.add(new WorkloadRank(r, n, seed, ops));
         }
-        return out;
+        try {
+            body.accept(LocalComms.get(n), ranks);
+        } finally {
+            ranks.forEach(WorkloadRank::close);
+        }
     }
 
     /** Issues the operation on every rank from this thread and polls until all are done. */
@@ -53,9 +60,12 @@ class WorkloadRankTest {
         long seed = 20_261_201L;
         int n = 4;
         List<WorkloadOp> ops = Workload.generate(seed, n, 200, WorkloadSpec.defaults().withMaxBytesPerRank(64 << 10));
-        List<Communicator> comms = LocalComms.get(n);
-        List<WorkloadRank> ranks = ranks(n, seed, ops);
-        try {
+        assertEveryRankExact(n, seed, ops);
+    }
+
+    /** Runs the operations one by one on {@code n} local ranks; after each, every rank's output must be exact. */
+    private static void assertEveryRankExact(int n, long seed, List<WorkloadOp> ops) {
+        withRanks(n, seed, ops, (comms, ranks) -> {
             for (WorkloadOp op : ops) {
                 runOne(comms, ranks, op);
                 for (WorkloadRank rank : ranks) {
@@ -64,9 +74,7 @@ class WorkloadRankTest {
                     assertThat(rank.lastProblem()).isNull();
                 }
             }
-        } finally {
-            ranks.forEach(WorkloadRank::close);
-        }
+        });
     }
 
     @Test
@@ -74,9 +82,7 @@ class WorkloadRankTest {
         long seed = 3;
         int n = 3;
         WorkloadOp op = new WorkloadOp(0, OpKind.ALL_REDUCE, DataType.FLOAT16, ReduceOp.Kind.SUM, 101, -1, false);
-        List<Communicator> comms = LocalComms.get(n);
-        List<WorkloadRank> ranks = ranks(n, seed, List.of(op));
-        try {
+        withRanks(n, seed, List.of(op), (comms, ranks) -> {
             runOne(comms, ranks, op);
             MemorySegment out = ranks.get(1).output();
             out.set(ValueLayout.JAVA_BYTE, 2 * 50, (byte) ~out.get(ValueLayout.JAVA_BYTE, 2 * 50));
@@ -90,9 +96,7 @@ class WorkloadRankTest {
             past.set(ValueLayout.JAVA_BYTE, 0, (byte) 0);
             assertThat(ranks.get(1).check(op)).isEqualTo(1);
             assertThat(ranks.get(1).lastProblem()).contains("guard bytes");
-        } finally {
-            ranks.forEach(WorkloadRank::close);
-        }
+        });
     }
 
     @Test
@@ -110,18 +114,7 @@ class WorkloadRankTest {
                 }
             }
         }
-        List<Communicator> comms = LocalComms.get(n);
-        List<WorkloadRank> ranks = ranks(n, seed, ops);
-        try {
-            for (WorkloadOp op : ops) {
-                runOne(comms, ranks, op);
-                for (WorkloadRank rank : ranks) {
-                    assertThat(rank.check(op)).as("rank %d: %s", rank.rank(), rank.lastProblem()).isZero();
-                }
-            }
-        } finally {
-            ranks.forEach(WorkloadRank::close);
-        }
+        assertEveryRankExact(n, seed, ops);
     }
 
     @Test

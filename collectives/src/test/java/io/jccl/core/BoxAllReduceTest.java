@@ -63,6 +63,12 @@ class BoxAllReduceTest {
                 runs[r] = new BoxAllReduce(r, lines[r], peers);
             }
         }
+
+        /** Starts {@code rank}'s INT64 sum all-reduce, announced as call {@code seq} of {@code announcedCount}. */
+        void start(int rank, OpRequest request, long seq, long announcedCount) {
+            runs[rank].start(request, seq, tag(seq, announcedCount),
+                    Reducers.of(DataType.INT64, ReduceOp.SUM, runs.length));
+        }
     }
 
     /** One rank's call: a box all-reduce, or a collective some other algorithm runs (announced, done at once). */
@@ -246,8 +252,8 @@ class BoxAllReduceTest {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 2);
             MemorySegment send = arena.allocate(16);
-            host.runs[0].start(allReduce(1, send), 0, tag(0, 1), Reducers.of(DataType.INT64, ReduceOp.SUM, 2));
-            host.runs[1].start(allReduce(2, send), 0, tag(0, 2), Reducers.of(DataType.INT64, ReduceOp.SUM, 2));
+            host.start(0, allReduce(1, send), 0, 1);
+            host.start(1, allReduce(2, send), 0, 2);
             host.runs[1].progress();
             assertThatThrownBy(() -> host.runs[0].progress()).isInstanceOf(JcclException.class)
                     .satisfies(e -> assertThat(((JcclException) e).code()).isEqualTo(ErrorCode.INVALID_USAGE))
@@ -261,7 +267,7 @@ class BoxAllReduceTest {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 3);
             MemorySegment send = arena.allocate(8);
-            host.runs[0].start(allReduce(1, send), 0, tag(0, 1), Reducers.of(DataType.INT64, ReduceOp.SUM, 3));
+            host.start(0, allReduce(1, send), 0, 1);
             host.runs[0].progress();
             assertThat(host.runs[0].done()).isFalse();
             host.runs[2].announce(0, tag(0, 100));   // rank 2 called with 800 bytes: not by the box
@@ -274,8 +280,7 @@ class BoxAllReduceTest {
     void publishingAndAnnouncingWakeEveryPeerAndOnlyThem() {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 3);
-            host.runs[1].start(allReduce(1, arena.allocate(8)), 0, tag(0, 1),
-                    Reducers.of(DataType.INT64, ReduceOp.SUM, 3));
+            host.start(1, allReduce(1, arena.allocate(8)), 0, 1);
             host.runs[1].progress();
             assertThat(host.wakes).containsExactly(1, 0, 1);
             host.runs[2].announce(0, tag(0, 1));
@@ -284,8 +289,8 @@ class BoxAllReduceTest {
     }
 
     private static void start(Host host, int rank, long seq, MemorySegment send, MemorySegment recv) {
-        host.runs[rank].start(OpRequest.collective(OpKind.ALL_REDUCE, 1, DataType.INT64, ReduceOp.SUM, -1, send, recv,
-                false, null), seq, tag(seq, 1), Reducers.of(DataType.INT64, ReduceOp.SUM, 2));
+        host.start(rank, OpRequest.collective(OpKind.ALL_REDUCE, 1, DataType.INT64, ReduceOp.SUM, -1, send, recv,
+                false, null), seq, 1);
     }
 
     private static OpRequest allReduce(long count, MemorySegment send) {

@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -1415,6 +1416,20 @@ public abstract class NetTransportConformanceTest {
     // ---------------------------------------------------------------------------------------------------------
     // Checks that transports' own test classes share
 
+    /**
+     * What a test's transport of {@code rank} is given: loopback, host {@code host}, JVM {@code jvm-<rank>}.
+     *
+     * @param rank           the transport's rank
+     * @param size           ranks in the job
+     * @param connectTimeout how long a connect may take
+     * @param options        the transport's options
+     */
+    public static TransportContext loopbackContext(int rank, int size, Duration connectTimeout,
+                                                   Map<String, String> options) {
+        return new TransportContext(new PeerIdentity(rank, "host", "jvm-" + rank), size,
+                InetAddress.getLoopbackAddress(), connectTimeout, options);
+    }
+
     /** @return the provider named {@code name}, as {@link ServiceLoader} finds it */
     protected static NetTransportProvider loadProvider(String name) {
         return ServiceLoader.load(NetTransportProvider.class).stream().map(ServiceLoader.Provider::get)
@@ -1459,13 +1474,34 @@ public abstract class NetTransportConformanceTest {
      * {@link NetException} saying so. A handle's version is its byte 4, after a 4-byte magic.
      */
     protected static void assertHandleVersionAndLengthChecked(byte[] valid, Consumer<byte[]> decode) {
-        byte[] badVersion = valid.clone();
-        badVersion[4] = 9;
-        assertThatThrownBy(() -> decode.accept(badVersion)).isInstanceOf(NetException.class)
-                .hasMessageContaining("version");
+        assertSpoiledHandleRefused(valid, h -> h[4] = 9, decode, "version");
         byte[] longer = Arrays.copyOf(valid, valid.length + 1);
         assertThatThrownBy(() -> decode.accept(longer)).isInstanceOf(NetException.class)
                 .hasMessageContaining("bytes");
+    }
+
+    /**
+     * Asserts that decoding a copy of {@code valid} that {@code spoil} changed fails with a {@link NetException}
+     * naming {@code what}.
+     */
+    protected static void assertSpoiledHandleRefused(byte[] valid, Consumer<byte[]> spoil, Consumer<byte[]> decode,
+                                                     String what) {
+        byte[] spoiled = valid.clone();
+        spoil.accept(spoiled);
+        assertThatThrownBy(() -> decode.accept(spoiled)).isInstanceOf(NetException.class).hasMessageContaining(what);
+    }
+
+    /**
+     * Closes a new link's receiving end, then posts sends on it until one fails: it must fail with PEER_CLOSED.
+     *
+     * @return how long after the close the failure came
+     */
+    protected final Duration assertSendsFailWithPeerClosedOnceTheReceiverCloses() {
+        Link link = link();
+        link.recv().close();
+        long closedNs = System.nanoTime();
+        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        return Duration.ofNanos(System.nanoTime() - closedNs);
     }
 
     /**
@@ -1473,7 +1509,7 @@ public abstract class NetTransportConformanceTest {
      *
      * @return the failure
      */
-    protected final NetException sendUntilFailure(Link link) {
+    private NetException sendUntilFailure(Link link) {
         MemorySegment src = arena.allocate(1 << 20);
         NetException[] failure = new NetException[1];
         NetRequest[] send = new NetRequest[1];

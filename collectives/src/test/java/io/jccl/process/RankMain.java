@@ -1,12 +1,9 @@
 package io.jccl.process;
 
 import io.jccl.Buffer;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
-import io.jccl.JcclException;
 import io.jccl.ReduceOp;
-import io.jccl.UniqueId;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
 
@@ -27,16 +24,7 @@ public final class RankMain {
         int rank = Integer.parseInt(args[0]);
         int size = Integer.parseInt(args[1]);
         long count = args.length > 2 ? Long.parseLong(args[2]) : (1 << 20) + 3;
-        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
-        Communicator comm;
-        try {
-            comm = Communicator.init(id, rank, size, CommConfig.builder().initTimeout(Duration.ofSeconds(60))
-                    .opTimeout(Duration.ofSeconds(60)).build());
-        } catch (JcclException e) {
-            System.out.println("JOIN_FAILED " + e.code() + " " + e.detail());
-            System.exit(3);
-            return;
-        }
+        Communicator comm = RankJvm.joinOrExit(rank, size, Duration.ofSeconds(60), Duration.ofSeconds(60));
         int failures = 0;
         try (Arena arena = Arena.ofShared(); comm) {
             failures += run(comm, arena, OpKind.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM, count);
@@ -44,8 +32,7 @@ public final class RankMain {
             failures += run(comm, arena, OpKind.ALL_TO_ALL, DataType.BFLOAT16, null, count / size);
             comm.barrier().await();
         }
-        System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
-        System.exit(failures == 0 ? 0 : 1);
+        RankJvm.exitWithResult(failures);
     }
 
     private static int run(Communicator comm, Arena arena, OpKind kind, DataType type, ReduceOp.Kind op, long count) {

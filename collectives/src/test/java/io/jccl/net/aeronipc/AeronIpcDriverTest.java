@@ -1,5 +1,6 @@
 package io.jccl.net.aeronipc;
 
+import static io.jccl.net.NetTransportConformanceTest.loopbackContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -7,17 +8,14 @@ import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
-import io.jccl.net.PeerIdentity;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
-import io.jccl.net.TransportContext;
 import io.jccl.testing.JvmProcesses.Jvm;
 import io.jccl.testing.PeerProcesses;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -119,10 +117,9 @@ class AeronIpcDriverTest {
     }
 
     private AeronIpcTransport transport(Path dir, int rank) {
-        return track((AeronIpcTransport) new AeronIpcTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
-                Duration.ofSeconds(20), Map.of(AeronIpcOptions.DIR, dir.toString(),
-                        AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20)))));
+        return track((AeronIpcTransport) new AeronIpcTransportProvider().create(
+                loopbackContext(rank, 3, Duration.ofSeconds(20),
+                Map.of(AeronIpcOptions.DIR, dir.toString(), AeronIpcOptions.TERM_BYTES, String.valueOf(1 << 20)))));
     }
 
     private void assertMessageGoesThrough(NetTransport from, NetTransport to) {

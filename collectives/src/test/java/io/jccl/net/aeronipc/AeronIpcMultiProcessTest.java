@@ -2,13 +2,9 @@ package io.jccl.net.aeronipc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jccl.UniqueId;
 import io.jccl.net.shm.ShmRankMain;
-import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -31,20 +27,10 @@ class AeronIpcMultiProcessTest {
     @Test
     void twoJvmsRunEveryCollectiveExactlyOverAeronIpc() throws Exception {
         int size = 2;
-        UniqueId id = UniqueId.create();
-        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
-        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
-        List<Jvm> ranks = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            Map<String, String> env = new HashMap<>();
-            env.put("JCCL_TEST_UNIQUE_ID", id.encode());
-            env.put("JCCL_DEBUG", "DEBUG");
-            env.put("JCCL_AERON_IPC_DIR", temp.resolve("aeron").toString());
-            env.put("JCCL_AERON_IPC_TERM_BYTES", String.valueOf(4 << 20));
-            env.put("JCCL_NET", "aeron-ipc");
-            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
-                    Long.toString(COUNT)), env, "aeron-ipc-n" + size + "-rank" + r, jvmOptions));
-        }
+        List<Jvm> ranks = ShmRankMain.startJob(size, COUNT, r -> Map.of(
+                "JCCL_AERON_IPC_DIR", temp.resolve("aeron").toString(),
+                "JCCL_AERON_IPC_TERM_BYTES", String.valueOf(4 << 20),
+                "JCCL_NET", "aeron-ipc"), "aeron-ipc-n" + size);
         for (int r = 0; r < size; r++) {
             String out = ShmRankMain.assertRankPassed(ranks.get(r), r, 120);
             assertThat(out).contains("transport per peer [" + (r == 0 ? "null, aeron-ipc" : "aeron-ipc, null") + "]");

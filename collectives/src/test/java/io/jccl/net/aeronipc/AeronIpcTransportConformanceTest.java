@@ -8,11 +8,8 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,9 +50,7 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
         Map<String, String> options = new java.util.HashMap<>(extra);
         options.putIfAbsent(AeronIpcOptions.DIR, dir.toString());
         options.putIfAbsent(AeronIpcOptions.TERM_BYTES, String.valueOf(4 << 20));
-        return track(new AeronIpcTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT,
-                options)));
+        return track(new AeronIpcTransportProvider().create(loopbackContext(rank, size, CONNECT_TIMEOUT, options)));
     }
 
     /**
@@ -131,9 +126,7 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void receiverClosingMakesSendsFailWithPeerClosed() {
-        Link link = link();
-        link.recv().close();
-        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertSendsFailWithPeerClosedOnceTheReceiverCloses();
     }
 
     @Test
@@ -144,10 +137,8 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(decoded.pid()).isEqualTo(ProcessHandle.current().pid());
         assertThat(decoded.directory()).isEqualTo(dir.toString());
         assertHandleVersionAndLengthChecked(valid, AeronIpcHandle::decode);
-        byte[] zeroPid = valid.clone();
-        java.util.Arrays.fill(zeroPid, 16, 24, (byte) 0);
-        assertThatThrownBy(() -> AeronIpcHandle.decode(zeroPid)).isInstanceOf(NetException.class)
-                .hasMessageContaining("process id");
+        assertSpoiledHandleRefused(valid, h -> java.util.Arrays.fill(h, 16, 24, (byte) 0), AeronIpcHandle::decode,
+                "process id");
     }
 
     /** Small, large native and heap float[] messages: nothing is allocated per message once warm. */

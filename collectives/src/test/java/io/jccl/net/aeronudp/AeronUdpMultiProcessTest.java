@@ -2,7 +2,6 @@ package io.jccl.net.aeronudp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jccl.UniqueId;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
@@ -17,7 +16,6 @@ import io.jccl.testing.JvmProcesses.Jvm;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -36,17 +34,9 @@ class AeronUdpMultiProcessTest {
 
     @Test
     void threeJvmsRunEveryCollectiveExactlyOverAeronUdp() throws Exception {
-        UniqueId id = UniqueId.create();
-        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
-        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
         int size = 3;
-        List<Jvm> ranks = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
-            Map<String, String> env = Map.of("JCCL_TEST_UNIQUE_ID", id.encode(), "JCCL_DEBUG", "DEBUG",
-                    "JCCL_NET", "aeron-udp", "JCCL_AERON_UDP_TERM_BYTES", String.valueOf(4 << 20));
-            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
-                    Long.toString(COUNT)), env, "aeron-udp-n3-rank" + r, jvmOptions));
-        }
+        List<Jvm> ranks = ShmRankMain.startJob(size, COUNT, r -> Map.of("JCCL_NET", "aeron-udp",
+                "JCCL_AERON_UDP_TERM_BYTES", String.valueOf(4 << 20)), "aeron-udp-n3");
         for (int r = 0; r < size; r++) {
             ShmRankMain.assertRankPassed(ranks.get(r), r, 120);
         }

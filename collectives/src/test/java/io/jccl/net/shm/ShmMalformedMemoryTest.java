@@ -1,22 +1,20 @@
 package io.jccl.net.shm;
 
+import static io.jccl.net.NetTransportConformanceTest.loopbackContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
-import io.jccl.net.PeerIdentity;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
-import io.jccl.net.TransportContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -58,9 +56,8 @@ class ShmMalformedMemoryTest {
         Map<String, String> o = new HashMap<>(options);
         o.putIfAbsent(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20));
         o.putIfAbsent(ShmOptions.RING_BYTES, String.valueOf(64 << 10));
-        ShmTransport t = (ShmTransport) new ShmTransportProvider().create(new TransportContext(new PeerIdentity(rank,
-                "host", "jvm-" + rank), 2, InetAddress.getLoopbackAddress(), ShmTransportConformanceTest.CONNECT_TIMEOUT,
-                o));
+        ShmTransport t = (ShmTransport) new ShmTransportProvider().create(
+                loopbackContext(rank, 2, ShmTransportConformanceTest.CONNECT_TIMEOUT, o));
         resources.add(t);
         return t;
     }

@@ -184,18 +184,11 @@ class ShmMultiProcessTest {
 
     private static List<Jvm> job(int size, IntFunction<String> hostOf, Map<String, String> extraEnv, String name)
             throws Exception {
-        UniqueId id = UniqueId.create();
-        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
-        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
-        List<Jvm> ranks = new ArrayList<>();
-        for (int r = 0; r < size; r++) {
+        List<Jvm> ranks = ShmRankMain.startJob(size, COUNT, r -> {
             Map<String, String> env = new HashMap<>(extraEnv);
-            env.put("JCCL_TEST_UNIQUE_ID", id.encode());
-            env.put("JCCL_DEBUG", "DEBUG");
             env.put("JCCL_HOST_ID", hostOf.apply(r));
-            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
-                    Long.toString(COUNT)), env, "shm-" + name + "-n" + size + "-rank" + r, jvmOptions));
-        }
+            return env;
+        }, "shm-" + name + "-n" + size);
         for (int r = 0; r < size; r++) {
             assertThat(ShmRankMain.assertRankPassed(ranks.get(r), r, 180)).contains("SMALL wrong=0");
         }

@@ -1,22 +1,19 @@
 package io.jccl.net.shm;
 
+import static io.jccl.net.NetTransportConformanceTest.loopbackContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
-import io.jccl.net.TransportContext;
 import io.jccl.testing.JvmProcesses.Jvm;
 import io.jccl.testing.PeerProcesses;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,15 +52,8 @@ class ShmPeerDeathTest {
         RecvConnection recv = peers.acceptFrom(child, listener, WAIT_LIMIT_NS);
         awaitLine(child, "CONNECTED");
         NetRequest request = recv.irecv(arena.allocate(1024), 0, 1024, 1, null);
-        for (int i = 0; i < 100; i++) {
-            assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
-        }
-        long killedNs = kill(child);
-        NetException e = awaitFailure(request);
-        System.out.println("noticed the SIGKILLed sender after " + (System.nanoTime() - killedNs) / 1_000_000 + " ms: "
-                + e.getMessage());
-        assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
-        assertThat(e.getMessage()).contains("pid " + child.process().pid()).contains("gone");
+        NetException e = killAndAwaitFailure(child, "sender", request);
+        assertThat(e.getMessage()).contains("gone");
         assertNothingLeftInDevShm(child.process().pid());
     }
 
@@ -76,16 +66,25 @@ class ShmPeerDeathTest {
         SendConnection send = track(PeerProcesses.connect(local, handle, WAIT_LIMIT_NS));
         long bytes = 8L << 20;   // past the eager limit: waits for the receiver's copy, which never comes
         NetRequest request = send.isend(arena.allocate(bytes), 0, bytes, 1, null);
+        killAndAwaitFailure(child, "receiver", request);
+        assertNothingLeftInDevShm(child.process().pid());
+    }
+
+    /**
+     * The request stays pending until the child ({@code role}) is SIGKILLed, then fails with PEER_CLOSED naming the
+     * child's pid; prints how long noticing took.
+     */
+    private static NetException killAndAwaitFailure(Jvm child, String role, NetRequest request) throws Exception {
         for (int i = 0; i < 100; i++) {
             assertThat(request.test()).isEqualTo(NetRequest.NOT_DONE);
         }
         long killedNs = kill(child);
         NetException e = awaitFailure(request);
-        System.out.println("noticed the SIGKILLed receiver after " + (System.nanoTime() - killedNs) / 1_000_000
+        System.out.println("noticed the SIGKILLed " + role + " after " + (System.nanoTime() - killedNs) / 1_000_000
                 + " ms: " + e.getMessage());
         assertThat(e.reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
         assertThat(e.getMessage()).contains("pid " + child.process().pid());
-        assertNothingLeftInDevShm(child.process().pid());
+        return e;
     }
 
     @Test
@@ -113,9 +112,8 @@ class ShmPeerDeathTest {
     }
 
     private ShmTransport transport(int rank) {
-        return track((ShmTransport) new ShmTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), 3, InetAddress.getLoopbackAddress(),
-                Duration.ofSeconds(30), Map.of(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20)))));
+        return track((ShmTransport) new ShmTransportProvider().create(loopbackContext(rank, 3, Duration.ofSeconds(30),
+                Map.of(ShmOptions.REGISTERED_BYTES, String.valueOf(1 << 20)))));
     }
 
     private static NetException awaitFailure(NetRequest request) throws InterruptedException {

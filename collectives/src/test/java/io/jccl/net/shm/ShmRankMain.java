@@ -10,11 +10,17 @@ import io.jccl.UniqueId;
 import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
+import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +59,33 @@ public final class ShmRankMain {
             assertThat(out).contains(kind + " wrong=0");
         }
         return out;
+    }
+
+    /**
+     * Starts the ranks of one job that runs this main, each logging the transport it chose per peer (the DEBUG
+     * lines of INIT), which the multi-process tests of every transport check.
+     *
+     * @param size  how many ranks
+     * @param count elements per rank of the full-size collectives
+     * @param env   each rank's own environment (transport settings, host id); the job's id and the DEBUG level are
+     *              added
+     * @param name  the processes' name; {@code -rank<r>} follows it
+     * @return the ranks, in rank order
+     */
+    public static List<Jvm> startJob(int size, long count, IntFunction<Map<String, String>> env, String name)
+            throws IOException {
+        UniqueId id = UniqueId.create();
+        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
+        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
+        List<Jvm> ranks = new ArrayList<>();
+        for (int r = 0; r < size; r++) {
+            Map<String, String> rankEnv = new HashMap<>(env.apply(r));
+            rankEnv.put("JCCL_TEST_UNIQUE_ID", id.encode());
+            rankEnv.put("JCCL_DEBUG", "DEBUG");
+            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), Integer.toString(size),
+                    Long.toString(count)), rankEnv, name + "-rank" + r, jvmOptions));
+        }
+        return ranks;
     }
 
     public static void main(String[] args) {

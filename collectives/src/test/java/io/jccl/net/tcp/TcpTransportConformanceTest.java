@@ -15,7 +15,6 @@ import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvConnection;
 import io.jccl.net.SendConnection;
-import io.jccl.net.TransportContext;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -69,9 +68,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     final NetTransport tcp(int rank, int size, Duration connectTimeout, Map<String, String> options) {
         Map<String, String> all = new HashMap<>(transportOptions());
         all.putAll(options);
-        return track(new TcpNetTransportProvider().create(new TransportContext(
-                new PeerIdentity(rank, "host", "jvm-" + rank), size, InetAddress.getLoopbackAddress(), connectTimeout,
-                all)));
+        return track(new TcpNetTransportProvider().create(loopbackContext(rank, size, connectTimeout, all)));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -499,9 +496,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void receiverGoneMakesSendsFailWithPeerClosed() {
-        Link link = link();
-        link.recv().close();
-        assertThat(sendUntilFailure(link).reason()).isEqualTo(NetException.Reason.PEER_CLOSED);
+        assertSendsFailWithPeerClosedOnceTheReceiverCloses();
     }
 
     private SocketChannel rawPeer(Listener listener) throws IOException {

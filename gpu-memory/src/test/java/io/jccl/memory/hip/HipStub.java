@@ -89,95 +89,87 @@ public final class HipStub {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     }
 
+    /** A call through the stub's handles. */
+    @FunctionalInterface
+    private interface StubCall<T> {
+        T run() throws Throwable;
+    }
+
+    /** Runs a call into the stub; its handles throw nothing, so anything thrown is a broken test set-up. */
+    private static <T> T call(StubCall<T> body) {
+        bind();
+        try {
+            return body.run();
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** A control call into the stub, which tear-downs make regardless: nothing to do when it was not built. */
+    private static void controlIfBuilt(StubCall<Void> body) {
+        if (built()) {
+            call(body);
+        }
+    }
+
     /**
      * From the next call on, {@code function} (or hipMemcpy.HostToDevice / .DeviceToHost / .DeviceToDevice)
      * succeeds {@code after} more times, then fails with {@code error} {@code times} times (negative: forever).
      */
     public static void fail(String function, int error, long after, long times) {
-        bind();
-        try (Arena a = Arena.ofConfined()) {
-            fail.invokeExact(a.allocateFrom(function), error, after, times);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        call(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                fail.invokeExact(a.allocateFrom(function), error, after, times);
+            }
+            return null;
+        });
     }
 
     /** Removes every failure rule (nothing to do when the stub was not built: tear-downs call it regardless). */
     public static void clearFailures() {
-        if (!built()) {
-            return;
-        }
-        bind();
-        try {
+        controlIfBuilt(() -> {
             fail.invokeExact(MemorySegment.NULL, 0, 0L, 0L);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+            return null;
+        });
     }
 
     /** Sets how many devices the stub reports (nothing to do when it was not built). */
     public static void setDeviceCount(int n) {
-        if (!built()) {
-            return;
-        }
-        bind();
-        try {
+        controlIfBuilt(() -> {
             setDeviceCount.invokeExact(n);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+            return null;
+        });
     }
 
     /** Makes the stub run asynchronous copies at once, or queue them (nothing to do when it was not built). */
     public static void setAsyncImmediate(boolean immediate) {
-        if (!built()) {
-            return;
-        }
-        bind();
-        try {
+        controlIfBuilt(() -> {
             setAsyncImmediate.invokeExact(immediate ? 1 : 0);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+            return null;
+        });
     }
 
     /** @return live device allocations ({@link #DEVICE_ALLOCATIONS}) or pinned ranges ({@link #PINNED_RANGES}) */
     public static int live(int kind) {
-        bind();
-        try {
-            return (int) live.invokeExact(kind);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return call(() -> (int) live.invokeExact(kind));
     }
 
     /** @return live streams (0) or events (1) */
     public static int liveHandles(int kind) {
-        bind();
-        try {
-            return (int) liveHandles.invokeExact(kind);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return call(() -> (int) liveHandles.invokeExact(kind));
     }
 
     /** @return how often a HIP function was called since the stub loaded */
     public static long calls(String function) {
-        bind();
-        try (Arena a = Arena.ofConfined()) {
-            return (long) calls.invokeExact(a.allocateFrom(function));
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return call(() -> {
+            try (Arena a = Arena.ofConfined()) {
+                return (long) calls.invokeExact(a.allocateFrom(function));
+            }
+        });
     }
 
     /** Closes a file descriptor (the stub's dma-buf stand-ins are real descriptors of /dev/null). */
     public static int closeFd(int fd) {
-        bind();
-        try {
-            return (int) close.invokeExact(fd);
-        } catch (Throwable t) {
-            throw new AssertionError(t);
-        }
+        return call(() -> (int) close.invokeExact(fd));
     }
 }

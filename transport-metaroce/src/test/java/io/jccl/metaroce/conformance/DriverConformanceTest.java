@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,32 +24,44 @@ import static org.assertj.core.api.Assertions.assertThat;
  * messages, and close. A subclass says how to make and drive a connected pair.
  */
 public abstract class DriverConformanceTest {
-    /** Two connected endpoints and how to drive them. */
-    protected interface Pair extends AutoCloseable {
-        /** @return the connecting side */
-        Endpoint a();
-
-        /** @return the accepting side */
-        Endpoint b();
-
-        /** @return the connection id at {@link #a()} */
-        int atA();
-
-        /** @return the connection id at {@link #b()} */
-        int atB();
-
-        /** @return the driver's clock */
-        long nowNs();
-
+    /** How a driver steps a pair's endpoints. */
+    @FunctionalInterface
+    protected interface Stepper {
         /**
          * Drives both endpoints (work posted since the last call included) until {@code done} holds.
          *
          * @return false when a generous limit passed first (a hang, reported as a failure)
          */
         boolean runUntil(BooleanSupplier done);
+    }
+
+    /**
+     * Two connected endpoints and how to drive them.
+     *
+     * @param a       the connecting side
+     * @param b       the accepting side
+     * @param atA     the connection id at {@code a}
+     * @param atB     the connection id at {@code b}
+     * @param clock   the driver's clock
+     * @param stepper drives both endpoints
+     * @param closer  releases what the driver holds
+     */
+    protected record Pair(Endpoint a, Endpoint b, int atA, int atB, LongSupplier clock, Stepper stepper,
+                          Runnable closer) implements AutoCloseable {
+        /** @return the driver's clock */
+        long nowNs() {
+            return clock.getAsLong();
+        }
+
+        /** @see Stepper#runUntil */
+        boolean runUntil(BooleanSupplier done) {
+            return stepper.runUntil(done);
+        }
 
         @Override
-        void close();
+        public void close() {
+            closer.run();
+        }
     }
 
     /** @return a connected pair, driven by the driver under test, deterministic for a seed where it can be */

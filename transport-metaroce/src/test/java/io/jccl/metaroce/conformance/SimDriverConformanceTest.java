@@ -6,7 +6,6 @@ import io.jccl.metaroce.sim.FabricConfig;
 import io.jccl.metaroce.sim.Simulator;
 
 import java.util.SplittableRandom;
-import java.util.function.BooleanSupplier;
 
 /** The conformance suite on the deterministic simulator (virtual time). */
 class SimDriverConformanceTest extends DriverConformanceTest {
@@ -22,43 +21,11 @@ class SimDriverConformanceTest extends DriverConformanceTest {
         sim.wake(1);
         sim.run(() -> a.isEstablished(atA) && b.connectionTo(1) >= 0, Long.MAX_VALUE, 1_000_000_000L);
         int atB = b.connectionTo(1);
-        return new Pair() {
-            @Override
-            public Endpoint a() {
-                return a;
-            }
-
-            @Override
-            public Endpoint b() {
-                return b;
-            }
-
-            @Override
-            public int atA() {
-                return atA;
-            }
-
-            @Override
-            public int atB() {
-                return atB;
-            }
-
-            @Override
-            public long nowNs() {
-                return sim.nowNs();
-            }
-
-            @Override
-            public boolean runUntil(BooleanSupplier done) {
-                sim.wake(1);
-                sim.wake(2);
-                sim.run(done, 50_000_000, sim.nowNs() + 10_000_000_000L);
-                return done.getAsBoolean();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return new Pair(a, b, atA, atB, sim::nowNs, done -> {
+            sim.wake(1);
+            sim.wake(2);
+            sim.run(done, 50_000_000, sim.nowNs() + 10_000_000_000L);
+            return done.getAsBoolean();
+        }, () -> { });
     }
 }

@@ -1,12 +1,10 @@
 package io.jccl.metaroce.conformance;
 
 import org.junit.jupiter.api.Tag;
-import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.udp.IoMethod;
 import io.jccl.metaroce.udp.Loopback;
 import io.jccl.metaroce.udp.UdpDriver;
 
-import java.util.function.BooleanSupplier;
 
 /**
  * The conformance suite on real loopback UDP sockets with {@link IoMethod#CHANNEL} I/O, both drivers stepped by the
@@ -23,55 +21,17 @@ class UdpDriverConformanceTest extends DriverConformanceTest {
     protected Pair connectedPair(long seed) {
         UdpDriver da = Loopback.driver(seed, io());
         UdpDriver db = Loopback.driver(seed + 1, io());
-        long peer = da.addPeer(db.localAddresses());
-        db.addPeer(da.localAddresses());
+        long peer = Loopback.introduce(da, db);
         int atA = da.endpoint().connect(System.nanoTime(), peer);
-        Pair pair = new Pair() {
-            private int atB = -1;
-
-            @Override
-            public Endpoint a() {
-                return da.endpoint();
-            }
-
-            @Override
-            public Endpoint b() {
-                return db.endpoint();
-            }
-
-            @Override
-            public int atA() {
-                return atA;
-            }
-
-            @Override
-            public int atB() {
-                if (atB < 0) {
-                    atB = db.endpoint().connectionTo(1);
-                }
-                return atB;
-            }
-
-            @Override
-            public long nowNs() {
-                return System.nanoTime();
-            }
-
-            @Override
-            public boolean runUntil(BooleanSupplier done) {
-                return Loopback.run(da, db, done);
-            }
-
-            @Override
-            public void close() {
-                da.close();
-                db.close();
-            }
-        };
-        if (!pair.runUntil(() -> da.endpoint().isEstablished(atA) && db.endpoint().connectionTo(1) >= 0)) {
-            pair.close();
+        if (!Loopback.run(da, db, () -> da.endpoint().isEstablished(atA) && db.endpoint().connectionTo(1) >= 0)) {
+            da.close();
+            db.close();
             throw new AssertionError("the UDP handshake did not complete");
         }
-        return pair;
+        return new Pair(da.endpoint(), db.endpoint(), atA, db.endpoint().connectionTo(1), System::nanoTime,
+                done -> Loopback.run(da, db, done), () -> {
+                    da.close();
+                    db.close();
+                });
     }
 }

@@ -2,15 +2,13 @@ package io.jccl.metaroce.net;
 
 import io.jccl.Buffer;
 import io.jccl.CollectiveFuture;
-import io.jccl.CommConfig;
 import io.jccl.Communicator;
 import io.jccl.DataType;
-import io.jccl.JcclException;
 import io.jccl.ReduceOp;
-import io.jccl.UniqueId;
 import io.jccl.check.CollectiveCalls;
 import io.jccl.check.CollectiveCheck;
 import io.jccl.plan.OpKind;
+import io.jccl.process.RankJvm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,16 +36,7 @@ public final class CollectivesRankMain {
         int size = Integer.parseInt(args[1]);
         long elements = Long.parseLong(args[2]);
         boolean allReduceOnly = args.length > 3;
-        UniqueId id = UniqueId.parse(System.getenv("JCCL_TEST_UNIQUE_ID"));
-        Communicator comm;
-        try {
-            comm = Communicator.init(id, rank, size, CommConfig.builder().initTimeout(Duration.ofSeconds(90))
-                    .opTimeout(Duration.ofSeconds(240)).build());
-        } catch (JcclException e) {
-            System.out.println("JOIN_FAILED " + e.code() + " " + e.detail());
-            System.exit(3);
-            return;
-        }
+        Communicator comm = RankJvm.joinOrExit(rank, size, Duration.ofSeconds(90), Duration.ofSeconds(240));
         int failures = 0;
         try (Arena arena = Arena.ofShared(); comm) {
             if (allReduceOnly) {
@@ -69,8 +58,7 @@ public final class CollectivesRankMain {
             }
             System.out.println("COUNTERS " + MetaRoceNetTransport.liveCounters());
         }
-        System.out.println(failures == 0 ? "RESULT OK" : "RESULT WRONG " + failures);
-        System.exit(failures == 0 ? 0 : 1);
+        RankJvm.exitWithResult(failures);
     }
 
     private static int run(Communicator comm, Arena arena, OpKind kind, DataType type, ReduceOp.Kind op, long count) {

@@ -13,7 +13,6 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.management.ManagementFactory;
@@ -42,8 +41,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     static NetTransport metaroce(int rank, Map<String, String> options) {
-        return new MetaRoceNetTransportProvider().create(new TransportContext(new PeerIdentity(rank, "host",
-                "jvm-" + rank), 4, InetAddress.getLoopbackAddress(), CONNECT_TIMEOUT, options));
+        return new MetaRoceNetTransportProvider().create(loopbackContext(rank, 4, CONNECT_TIMEOUT, options));
     }
 
     /** The same suite with the protocol driven by the callers' polls. */

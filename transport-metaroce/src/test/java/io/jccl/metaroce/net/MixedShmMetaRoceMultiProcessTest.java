@@ -1,14 +1,10 @@
 package io.jccl.metaroce.net;
 
-import io.jccl.UniqueId;
 import io.jccl.net.shm.ShmRankMain;
-import io.jccl.testing.JvmProcesses;
 import io.jccl.testing.JvmProcesses.Jvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,30 +23,13 @@ class MixedShmMetaRoceMultiProcessTest {
 
     @Test
     void sameHostPairsUseShmAndTheOthersMetaRoceAndEveryCollectiveIsExact() throws Exception {
-        UniqueId id = UniqueId.create();
-        List<String> jvmOptions = new ArrayList<>(JvmProcesses.inheritedJvmOptions());
-        jvmOptions.add("-Dorg.slf4j.simpleLogger.log.io.jccl.core.CommInit=debug");
-        List<Jvm> ranks = new ArrayList<>();
-        for (int r = 0; r < 4; r++) {
-            Map<String, String> env = new HashMap<>();
-            env.put("JCCL_TEST_UNIQUE_ID", id.encode());
-            env.put("JCCL_DEBUG", "DEBUG");   // the per-peer transport line is a DEBUG line of INIT
-            env.put("JCCL_HOST_ID", r < 2 ? "host-a" : "host-b");
-            ranks.add(JvmProcesses.start(ShmRankMain.class, List.of(Integer.toString(r), "4", Long.toString(COUNT)),
-                    env, "mixed-shm-metaroce-rank" + r, jvmOptions));
-        }
+        List<Jvm> ranks = ShmRankMain.startJob(4, COUNT, r -> Map.of("JCCL_HOST_ID", r < 2 ? "host-a" : "host-b"),
+                "mixed-shm-metaroce");
         String[] expected = {"[null, shm, metaroce, metaroce]", "[shm, null, metaroce, metaroce]",
                 "[metaroce, metaroce, null, shm]", "[metaroce, metaroce, shm, null]"};
         for (int r = 0; r < 4; r++) {
-            Jvm jvm = ranks.get(r);
-            int code = jvm.await(120);
-            String out = jvm.outputText();
-            assertThat(code).as("rank %d exit code; output:%n%s", r, out).isZero();
-            assertThat(out).contains("RESULT OK").contains("transport per peer " + expected[r]);
-            for (String kind : List.of("ALL_REDUCE", "BROADCAST", "REDUCE", "ALL_GATHER", "REDUCE_SCATTER",
-                    "ALL_TO_ALL", "ALL_TO_ALLV", "GATHER", "SCATTER", "P2P")) {
-                assertThat(out).as("rank %d", r).contains(kind + " wrong=0");
-            }
+            assertThat(ShmRankMain.assertRankPassed(ranks.get(r), r, 120))
+                    .contains("transport per peer " + expected[r]);
         }
     }
 }

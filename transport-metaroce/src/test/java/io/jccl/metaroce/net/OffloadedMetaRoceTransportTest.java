@@ -10,12 +10,9 @@ import io.jccl.metaroce.verbs.RdmaDiscovery;
 import io.jccl.net.NetException;
 import io.jccl.net.NetTransport;
 import io.jccl.net.NetTransportConformanceTest;
-import io.jccl.net.PeerIdentity;
-import io.jccl.net.TransportContext;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,8 +54,8 @@ class OffloadedMetaRoceTransportTest extends NetTransportConformanceTest {
     private static MetaRoceNetTransport create(int rank, Map<String, String> extra, OffloadSelector selector) {
         Map<String, String> options = new HashMap<>(Map.of("JCCL_METAROCE_PATHS", "4"));
         options.putAll(extra);
-        return new MetaRoceNetTransport(new TransportContext(new PeerIdentity(rank, "host", "jvm-" + rank), 4,
-                InetAddress.getLoopbackAddress(), MetaRoceTransportConformanceTest.CONNECT_TIMEOUT, options), selector);
+        return new MetaRoceNetTransport(loopbackContext(rank, 4, MetaRoceTransportConformanceTest.CONNECT_TIMEOUT,
+                options), selector);
     }
 
     @Test

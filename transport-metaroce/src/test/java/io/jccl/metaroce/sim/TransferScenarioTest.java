@@ -19,6 +19,7 @@ import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The harness passes correct endpoints and catches each kind of broken one, naming the seed. */
 class TransferScenarioTest {
@@ -72,12 +73,7 @@ class TransferScenarioTest {
     }
 
     private static ScenarioFailure failure(TransferScenario s) {
-        try {
-            s.run();
-        } catch (ScenarioFailure f) {
-            return f;
-        }
-        throw new AssertionError("the scenario passed but should have failed");
+        return assertThrows(ScenarioFailure.class, s::run, "the scenario passed but should have failed");
     }
 
     @Test

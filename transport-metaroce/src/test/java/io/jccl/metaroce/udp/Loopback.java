@@ -1,11 +1,17 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.EndpointConfig;
 import org.agrona.concurrent.SystemNanoClock;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** UDP drivers on loopback for tests, and the loop that steps them from the test's thread. */
 public final class Loopback {
@@ -35,6 +41,50 @@ public final class Loopback {
     /** @return the default socket settings on 127.0.0.1 with this I/O method */
     public static UdpDriverConfig config(IoMethod io) {
         return UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
+    }
+
+    /**
+     * Makes {@code a} and {@code b} known to each other (each adds the other's path addresses).
+     *
+     * @return a's handle for b, to connect to
+     */
+    public static long introduce(UdpDriver a, UdpDriver b) {
+        long peerB = a.addPeer(b.localAddresses());
+        b.addPeer(a.localAddresses());
+        return peerB;
+    }
+
+    /**
+     * Connects a to b and steps both until the connection is established and b has accepted it (b knows a as peer 1).
+     *
+     * @return a's connection
+     */
+    public static int connect(UdpDriver a, UdpDriver b, long peerB) {
+        Endpoint ea = a.endpoint();
+        int conn = ea.connect(System.nanoTime(), peerB);
+        assertThat(run(a, b, () -> ea.isEstablished(conn) && b.endpoint().connectionTo(1) >= 0)).isTrue();
+        return conn;
+    }
+
+    /** @return {@code size} bytes of seeded random longs (a shorter tail stays zero), to check a transfer by */
+    public static MemorySegment randomBytes(Arena arena, long size, long seed) {
+        MemorySegment s = arena.allocate(size);
+        SplittableRandom r = new SplittableRandom(seed);
+        for (long i = 0; i + 8 <= size; i += 8) {
+            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+        }
+        return s;
+    }
+
+    /** WRITEs all of {@code src} to b's region {@code key} over a's connection and steps both until it completes. */
+    public static void writeAndAwait(UdpDriver a, UdpDriver b, int conn, int key, MemorySegment src) {
+        Endpoint ea = a.endpoint();
+        int[] done = new int[1];
+        ea.postWrite(conn, key, 0, src, 0, src.byteSize());
+        assertThat(run(a, b, () -> {
+            ea.pollCompletions((c, id, kind, status, bytes) -> done[0]++);
+            return done[0] == 1;
+        })).isTrue();
     }
 
     /**

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -26,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,14 +40,6 @@ class ProxyTransferTest {
     private static final long SEND_BYTES = 100_000;
     private static final long MIDWAY_DATAGRAMS = 300;
 
-    private static MemorySegment pattern(Arena arena, long size, long seed) {
-        MemorySegment s = arena.allocate(size);
-        SplittableRandom r = new SplittableRandom(seed);
-        for (long i = 0; i + 8 <= size; i += 8) {
-            s.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-        }
-        return s;
-    }
 
     /** One direction of a pair's traffic: a WRITE and a SEND, and where they must land. */
     private record Flow(Endpoint from, int conn, int key, MemorySegment src, MemorySegment region,
@@ -69,7 +61,7 @@ class ProxyTransferTest {
         int pairs = drivers.length * (drivers.length - 1) / 2;
         List<MemorySegment> sources = new ArrayList<>();   // made first: connections then wait on nothing slow
         for (int k = 0; k < 2 * pairs; k++) {
-            sources.add(pattern(arena, Math.max(size, 1000 + SEND_BYTES + k), 100 + k));
+            sources.add(Loopback.randomBytes(arena, Math.max(size, 1000 + SEND_BYTES + k), 100 + k));
         }
         List<Flow> flows = new ArrayList<>();
         List<Set<Integer>> seen = new ArrayList<>();
@@ -168,76 +160,77 @@ class ProxyTransferTest {
         }
     }
 
-    @Test
-    void threeEndpointsExchangeExactDataThroughOneProxyUnderLossReorderingDuplicatesAndCorruption()
+    /** What a test checks after the transfers, while the proxy and the drivers are still open. */
+    @FunctionalInterface
+    private interface AfterTransfers {
+        void check(ImpairmentProxy proxy, UdpDriver[] drivers);
+    }
+
+    /**
+     * Starts {@code n} drivers and a proxy with {@code config}, moves {@link #allPairs} traffic of {@code size} bytes
+     * through it ({@code midway} acts on the proxy once the transfers are under way), then runs {@code after}.
+     */
+    private static void transferThroughProxy(int n, long seed, ProxyConfig config, long size,
+                                             Consumer<ImpairmentProxy> midway, AfterTransfers after)
             throws IOException {
-        UdpDriver[] drivers = drivers(3, 11);
-        try (Arena arena = Arena.ofConfined();
-             ImpairmentProxy proxy = new ImpairmentProxy(ProxyConfig.defaults(LOOPBACK).withSeed(42)
-                     .withImpairments(Impairments.NONE.withLossRate(0.01).withDuplicateRate(0.01)
-                             .withReorder(0.01, 10, 100_000).withCorruptRate(0.005)))) {
+        UdpDriver[] drivers = drivers(n, seed);
+        try (Arena arena = Arena.ofConfined(); ImpairmentProxy proxy = new ImpairmentProxy(config)) {
             proxy.start();
-            allPairs(drivers, proxy, arena, 2 << 20, () -> { });
-            assertThat(proxy.counter(RelayCounters.ENDPOINTS)).isEqualTo(3);
-            // each pair's initiator opens a flow per path at its peer's fronts
-            assertThat(proxy.counter(RelayCounters.FLOWS_OPENED)).isGreaterThanOrEqualTo(3 * 8);
-            assertThat(proxy.counter(RelayCounters.FORWARDED)).isPositive();
-            assertThat(proxy.counter(RelayCounters.DROPPED_LOSS)).isPositive();
-            assertThat(proxy.counter(RelayCounters.DUPLICATED)).isPositive();
-            assertThat(proxy.counter(RelayCounters.REORDERED)).isPositive();
-            assertThat(proxy.counter(RelayCounters.CORRUPTED)).isPositive();
-            long badCrc = 0;
-            for (UdpDriver d : drivers) {
-                badCrc += d.endpoint().counters().drops(DropReason.BAD_CRC);
-            }
-            assertThat(badCrc).isPositive();
+            allPairs(drivers, proxy, arena, size, () -> midway.accept(proxy));
+            after.check(proxy, drivers);
         } finally {
             closeAll(drivers);
         }
+    }
+
+    @Test
+    void threeEndpointsExchangeExactDataThroughOneProxyUnderLossReorderingDuplicatesAndCorruption()
+            throws IOException {
+        transferThroughProxy(3, 11, ProxyConfig.defaults(LOOPBACK).withSeed(42)
+                .withImpairments(Impairments.NONE.withLossRate(0.01).withDuplicateRate(0.01)
+                        .withReorder(0.01, 10, 100_000).withCorruptRate(0.005)), 2 << 20, proxy -> { },
+                (proxy, drivers) -> {
+                    assertThat(proxy.counter(RelayCounters.ENDPOINTS)).isEqualTo(3);
+                    assertThat(proxy.counter(RelayCounters.FORWARDED)).isPositive();
+                    assertThat(proxy.counter(RelayCounters.DROPPED_LOSS)).isPositive();
+                    assertThat(proxy.counter(RelayCounters.DUPLICATED)).isPositive();
+                    assertThat(proxy.counter(RelayCounters.REORDERED)).isPositive();
+                    assertThat(proxy.counter(RelayCounters.CORRUPTED)).isPositive();
+                    long badCrc = 0;
+                    for (UdpDriver d : drivers) {
+                        badCrc += d.endpoint().counters().drops(DropReason.BAD_CRC);
+                    }
+                    assertThat(badCrc).isPositive();
+                });
     }
 
     @Test
     void aBlackHoledPathIsEscapedByARerouteOntoANewFlow() throws IOException {
-        UdpDriver[] drivers = drivers(2, 21);
-        try (Arena arena = Arena.ofConfined();
-             ImpairmentProxy proxy = new ImpairmentProxy(ProxyConfig.defaults(LOOPBACK).withSeed(43))) {
-            proxy.start();
-            allPairs(drivers, proxy, arena, 8 << 20, () -> proxy.blackHolePath(3, System.nanoTime(),
-                    System.nanoTime() + 3_600_000_000_000L));   // for good: only a new flow gets through
-            assertThat(proxy.counter(RelayCounters.DROPPED_BLACK_HOLE)).isPositive();
-            assertThat(drivers[0].socketsRebound() + drivers[1].socketsRebound()).isPositive();
-            assertThat(proxy.counter(RelayCounters.FLOWS_OPENED)).isGreaterThan(8);   // the re-routes' new flows
-        } finally {
-            closeAll(drivers);
-        }
+        transferThroughProxy(2, 21, ProxyConfig.defaults(LOOPBACK).withSeed(43), 8 << 20,
+                proxy -> proxy.blackHolePath(3, System.nanoTime(),
+                        System.nanoTime() + 3_600_000_000_000L),   // for good: only a new flow gets through
+                (proxy, drivers) -> {
+                    assertThat(proxy.counter(RelayCounters.DROPPED_BLACK_HOLE)).isPositive();
+                    assertThat(drivers[0].socketsRebound() + drivers[1].socketsRebound()).isPositive();
+                    // the re-routes' new flows
+                    assertThat(proxy.counter(RelayCounters.FLOWS_OPENED)).isGreaterThan(8);
+                });
     }
 
     @Test
     void aFlappingPathCostsDatagramsNotData() throws IOException {
-        UdpDriver[] drivers = drivers(2, 31);
-        try (Arena arena = Arena.ofConfined();
-             ImpairmentProxy proxy = new ImpairmentProxy(ProxyConfig.defaults(LOOPBACK).withSeed(44))) {
-            proxy.start();
-            allPairs(drivers, proxy, arena, 8 << 20, () -> proxy.flapPath(5, System.nanoTime(), 30_000_000,
-                    20_000_000, 0));
-            proxy.stopFlaps();
-            assertThat(proxy.counter(RelayCounters.DROPPED_FLAP)).isPositive();
-        } finally {
-            closeAll(drivers);
-        }
+        transferThroughProxy(2, 31, ProxyConfig.defaults(LOOPBACK).withSeed(44), 8 << 20,
+                proxy -> proxy.flapPath(5, System.nanoTime(), 30_000_000, 20_000_000, 0),
+                (proxy, drivers) -> {
+                    proxy.stopFlaps();
+                    assertThat(proxy.counter(RelayCounters.DROPPED_FLAP)).isPositive();
+                });
     }
 
     @Test
     void aRateLimitedProxyMarksEcnAboveItsThresholdAndDeliversExactly() throws IOException {
-        UdpDriver[] drivers = drivers(2, 41);
-        try (Arena arena = Arena.ofConfined();
-             ImpairmentProxy proxy = new ImpairmentProxy(ProxyConfig.defaults(LOOPBACK).withSeed(45)
-                     .withRateLimit(new RateLimit(100_000_000, 64 << 10, 8 << 10)))) {
-            proxy.start();
-            allPairs(drivers, proxy, arena, 2 << 20, () -> { });
-            assertThat(proxy.counter(RelayCounters.ECN_MARKED)).isPositive();
-        } finally {
-            closeAll(drivers);
-        }
+        transferThroughProxy(2, 41, ProxyConfig.defaults(LOOPBACK).withSeed(45)
+                        .withRateLimit(new RateLimit(100_000_000, 64 << 10, 8 << 10)), 2 << 20, proxy -> { },
+                (proxy, drivers) -> assertThat(proxy.counter(RelayCounters.ECN_MARKED)).isPositive());
     }
 }

@@ -9,9 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
-import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -80,16 +78,11 @@ class ReadinessPollTest {
         try (UdpDriver a = Loopback.driver(3, IoMethod.NATIVE); UdpDriver b = Loopback.driver(4, IoMethod.NATIVE);
              Arena arena = Arena.ofConfined()) {
             ReadinessPoll poll = ReadinessPoll.open(List.of(a, b));
-            long peerB = a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            long peerB = Loopback.introduce(a, b);
             Endpoint ea = a.endpoint();
             Endpoint eb = b.endpoint();
             int size = 8 << 20;
-            MemorySegment src = arena.allocate(size);
-            SplittableRandom random = new SplittableRandom(5);
-            for (long i = 0; i < size; i += 8) {
-                src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, random.nextLong());
-            }
+            MemorySegment src = Loopback.randomBytes(arena, size, 5);
             MemorySegment region = arena.allocate(size);
             int key = eb.registerRegion(region, true);
             int conn = ea.connect(System.nanoTime(), peerB);

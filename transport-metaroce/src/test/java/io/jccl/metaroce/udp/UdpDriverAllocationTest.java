@@ -33,8 +33,7 @@ class UdpDriverAllocationTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (UdpDriver a = Loopback.driver(1, io); UdpDriver b = Loopback.driver(2, io);
              Arena arena = Arena.ofConfined()) {
-            long peer = a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            long peer = Loopback.introduce(a, b);
             Endpoint ea = a.endpoint();
             MemorySegment src = arena.allocate(4 << 20);
             int key = b.endpoint().registerRegion(arena.allocate(4 << 20), true);

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -20,7 +19,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,11 +38,7 @@ class UdpDriverIoTest {
     /** WRITEs {@code bytes} from a to b (after a handshake) and checks them; returns nothing, asserts. */
     private static void writeExactly(UdpDriver a, UdpDriver b, long bytes, Runnable step) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = arena.allocate(bytes);
-            SplittableRandom r = new SplittableRandom(bytes);
-            for (long i = 0; i + 8 <= bytes; i += 8) {
-                src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-            }
+            MemorySegment src = Loopback.randomBytes(arena, bytes, bytes);
             MemorySegment dst = arena.allocate(bytes);
             Endpoint ea = a.endpoint();
             int key = b.endpoint().registerRegion(dst, true);
@@ -104,8 +98,7 @@ class UdpDriverIoTest {
         try (UdpDriver ipv6 = d; UdpDriver other = Loopback.driver(3, UdpDriverConfig.defaults(
                 InetAddress.getByName("::1")))) {
             assertThat(ipv6.ioMethod()).isEqualTo(IoMethod.CHANNEL);
-            ipv6.addPeer(other.localAddresses());
-            other.addPeer(ipv6.localAddresses());
+            Loopback.introduce(ipv6, other);
             writeExactly(ipv6, other, 1 << 20, () -> { });
         }
     }
@@ -114,8 +107,7 @@ class UdpDriverIoTest {
     void nativeTrafficIsSentEct0AndLargeWritesGoAsGsoAndArriveThroughGro() {
         assumeNative();
         try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 8 << 20, () -> { });
             assertThat(b.ecnCapableReceived()).as("every datagram ECT(0)").isEqualTo(b.datagramsReceived())
                     .isPositive();
@@ -139,8 +131,7 @@ class UdpDriverIoTest {
         assumeNative();
         UdpDriverConfig plain = Loopback.config(IoMethod.NATIVE).withGso(false).withGro(false).withSendBatch(16);
         try (UdpDriver a = Loopback.driver(1, plain); UdpDriver b = Loopback.driver(2, plain)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 4 << 20, () -> { });
             assertThat(a.gsoSegmentsSent() + b.groSegmentsReceived()).isZero();
             assertThat(a.sendCalls()).isLessThan(a.datagramsSent());
@@ -151,8 +142,7 @@ class UdpDriverIoTest {
     void aChannelSenderIsHeardByANativeReceiverAndSendsEct0() {
         assumeNative();
         try (UdpDriver a = Loopback.driver(1, IoMethod.CHANNEL); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            Loopback.introduce(a, b);
             writeExactly(a, b, 2 << 20, () -> { });
             assertThat(b.ecnCapableReceived()).as("the JDK sets IP_TOS = ECT(0)").isEqualTo(b.datagramsReceived());
             assertThat(a.ecnCapableReceived() + a.ecnMarkedReceived()).as("a channel cannot read ECN").isZero();

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,13 +51,8 @@ class UdpDriverStallTest {
     }
 
     private static Transfer start(UdpDriver a, UdpDriver b, Arena arena, int size) {
-        long peerB = a.addPeer(b.localAddresses());
-        b.addPeer(a.localAddresses());
-        MemorySegment src = arena.allocate(size);
-        SplittableRandom r = new SplittableRandom(size);
-        for (long i = 0; i < size; i += 8) {
-            src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
-        }
+        long peerB = Loopback.introduce(a, b);
+        MemorySegment src = Loopback.randomBytes(arena, size, size);
         MemorySegment region = arena.allocate(size);
         int key = b.endpoint().registerRegion(region, true);
         Endpoint ea = a.endpoint();

@@ -51,20 +51,14 @@ class UdpPortRangeTest {
             for (InetSocketAddress s : b.localAddresses()) {
                 assertThat(s.getPort()).isBetween(first, first + 19);
             }
-            long peer = a.addPeer(b.localAddresses());
-            b.addPeer(a.localAddresses());
+            long peer = Loopback.introduce(a, b);
             Endpoint ea = a.endpoint();
             MemorySegment src = arena.allocate(1 << 20);
             src.fill((byte) 7);
             MemorySegment dst = arena.allocate(1 << 20);
             int key = b.endpoint().registerRegion(dst, true);
             int conn = ea.connect(System.nanoTime(), peer);
-            int[] done = new int[1];
-            ea.postWrite(conn, key, 0, src, 0, src.byteSize());
-            assertThat(Loopback.run(a, b, () -> {
-                ea.pollCompletions((c, id, kind, status, bytes) -> done[0]++);
-                return done[0] == 1;
-            })).isTrue();
+            Loopback.writeAndAwait(a, b, conn, key, src);
             assertThat(dst.mismatch(src)).isEqualTo(-1);
         }
     }
