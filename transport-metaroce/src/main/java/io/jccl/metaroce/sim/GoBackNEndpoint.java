@@ -1,6 +1,7 @@
 package io.jccl.metaroce.sim;
 
 import io.jccl.metaroce.protocol.CompletionHandler;
+import io.jccl.metaroce.protocol.CompletionQueue;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Counters;
@@ -88,7 +89,7 @@ public final class GoBackNEndpoint implements Verbs {
     private final CRC32C crc = new CRC32C();
     private final byte[] rxScratch;
     private final GoBackNTransmitter transmitter;
-    private final GoBackNCompletions completions = new GoBackNCompletions();
+    private final CompletionQueue completions = new CompletionQueue();
 
     private final GoBackNRegions regions = new GoBackNRegions();
 
@@ -414,27 +415,39 @@ public final class GoBackNEndpoint implements Verbs {
                 c.helloAckDue = true;
             }
             case T_HELLO_ACK -> {
-                if (length != CONTROL_BYTES) {
-                    drop(DropReason.BAD_LENGTH);
-                } else if (c == null) {
-                    drop(DropReason.UNKNOWN_CONNECTION);
-                } else if (!c.closed) {
-                    counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+                if (acceptsControl(c, length)) {
                     establish(c);
                 }
             }
             case T_CLOSE -> {
-                if (length != CONTROL_BYTES) {
-                    drop(DropReason.BAD_LENGTH);
-                } else if (c == null) {
-                    drop(DropReason.UNKNOWN_CONNECTION);
-                } else if (!c.closed) {
-                    counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+                if (acceptsControl(c, length)) {
                     shutDown(c);
                 }
             }
             default -> drop(DropReason.UNKNOWN_TYPE);
         }
+    }
+
+    /**
+     * Checks a HELLO_ACK or CLOSE: drops (and counts) one of the wrong length or for no connection, ignores one for a
+     * closed connection, counts the rest.
+     *
+     * @return whether {@code c} should act on it
+     */
+    private boolean acceptsControl(GoBackNConnection c, int length) {
+        if (length != CONTROL_BYTES) {
+            drop(DropReason.BAD_LENGTH);
+            return false;
+        }
+        if (c == null) {
+            drop(DropReason.UNKNOWN_CONNECTION);
+            return false;
+        }
+        if (c.closed) {
+            return false;
+        }
+        counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+        return true;
     }
 
     private void establish(GoBackNConnection c) {
