@@ -240,29 +240,28 @@ public final class TransferScenario {
 
         /** Sets the guard zone before and after each region and receive arena (default 64 bytes). */
         public Builder guardBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("guardBytes=" + bytes + " must be 0-1048576");
-            }
-            guardBytes = bytes;
+            guardBytes = paddingBytes("guardBytes", bytes);
             return this;
         }
 
         /** Sets the untouchable gap between targets inside a region or receive arena (default 16 bytes). */
         public Builder gapBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("gapBytes=" + bytes + " must be 0-1048576");
-            }
-            gapBytes = bytes;
+            gapBytes = paddingBytes("gapBytes", bytes);
             return this;
         }
 
         /** Sets how much larger than its message each receive buffer is (default 16 bytes). */
         public Builder recvSlackBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("recvSlackBytes=" + bytes + " must be 0-1048576");
-            }
-            recvSlackBytes = bytes;
+            recvSlackBytes = paddingBytes("recvSlackBytes", bytes);
             return this;
+        }
+
+        /** @return {@code bytes}, checked as a guard, gap or slack size: 0 to 1 MiB */
+        private static int paddingBytes(String name, int bytes) {
+            if (bytes < 0 || bytes > 1 << 20) {
+                throw new IllegalArgumentException(name + "=" + bytes + " must be 0-1048576");
+            }
+            return bytes;
         }
 
         /** Sets the virtual-time limit (default 60 s). */
