@@ -18,24 +18,28 @@ import java.nio.channels.DatagramChannel;
  * through {@code IP_TOS} (where the JDK cannot set it, datagrams go out not ECN-capable), and cannot read the ECN
  * bits of what arrives: every datagram is reported {@link #NOT_ECT}. Sends are not batched.
  */
-final class ChannelDatagramIo extends BoundDatagramIo {
+final class ChannelDatagramIo implements DatagramIo {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, ChannelDatagramIo.class);
     private static final int MAX_DATAGRAM_BYTES = 65536;
 
     private final UdpDriverConfig config;
     private final AddressKeys keys;
+    private final IoCounters counters;
     private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM_BYTES);
     private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
     private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM_BYTES);
     private DatagramChannel channel;
+    private InetSocketAddress localAddress;
+    private int grantedReceiveBufferBytes;
+    private int grantedSendBufferBytes;
     /** The JDK hands back the same address object while the sender stays the same: its key, computed once. */
     private SocketAddress lastSource;
     private long lastSourceKey = AddressKeys.NONE;
 
     ChannelDatagramIo(UdpDriverConfig config, AddressKeys keys, IoCounters counters) throws IOException {
-        super(IoMethod.CHANNEL, counters);
         this.config = config;
         this.keys = keys;
+        this.counters = counters;
         this.channel = open();
     }
 
@@ -48,13 +52,34 @@ final class ChannelDatagramIo extends BoundDatagramIo {
             } catch (IOException | UnsupportedOperationException e) {
                 LOG.debug("cannot set IP_TOS on a DatagramChannel: {}", e.getMessage());
             }
-            bound((InetSocketAddress) ch.getLocalAddress(), ch.getOption(StandardSocketOptions.SO_RCVBUF),
-                    ch.getOption(StandardSocketOptions.SO_SNDBUF));
+            grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
+            grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);
+            localAddress = (InetSocketAddress) ch.getLocalAddress();
             return ch;
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
         }
+    }
+
+    @Override
+    public IoMethod method() {
+        return IoMethod.CHANNEL;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public int grantedReceiveBufferBytes() {
+        return grantedReceiveBufferBytes;
+    }
+
+    @Override
+    public int grantedSendBufferBytes() {
+        return grantedSendBufferBytes;
     }
 
     @Override

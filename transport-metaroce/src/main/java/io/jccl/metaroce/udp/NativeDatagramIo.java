@@ -64,7 +64,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
  * <p>All structs are laid out once per socket in one {@link Arena} (shared: the driver may be built on one thread
  * and stepped on another); nothing on the data path allocates.
  */
-final class NativeDatagramIo extends BoundDatagramIo {
+final class NativeDatagramIo implements DatagramIo {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, NativeDatagramIo.class);
     /** One receive slot: room for the largest datagram, and for a GRO read (the kernel coalesces up to 64 KiB). */
     static final int RECEIVE_SLOT_BYTES = 65536;
@@ -83,6 +83,7 @@ final class NativeDatagramIo extends BoundDatagramIo {
     private static final int IOVECS_PER_DATAGRAM = 3;
 
     private final UdpDriverConfig config;
+    private final IoCounters counters;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState;
     private final MemorySegment scratch;
@@ -122,6 +123,9 @@ final class NativeDatagramIo extends BoundDatagramIo {
     private int sendAreaUsed;
 
     private int fd = -1;
+    private InetSocketAddress localAddress;
+    private int grantedReceiveBufferBytes;
+    private int grantedSendBufferBytes;
     private boolean gsoActive;
     private boolean groActive;
     private boolean closed;
@@ -173,8 +177,8 @@ final class NativeDatagramIo extends BoundDatagramIo {
         if (unavailable != null) {
             throw new UnsupportedOperationException("native UDP I/O is not available: " + unavailable);
         }
-        super(IoMethod.NATIVE, counters);
         this.config = config;
+        this.counters = counters;
         this.bindIpv4 = ipv4(config.bindAddress());
         this.callState = arena.allocate(LinuxSyscalls.CALL_STATE);
         this.scratch = arena.allocate(SOCKADDR_IN.byteSize() + 16, 8);
@@ -275,7 +279,9 @@ final class NativeDatagramIo extends BoundDatagramIo {
             int port = scratch.get(NET_SHORT, SIN_PORT) & 0xFFFF;
             int granted = getInt(s, LinuxSyscalls.SOL_SOCKET, LinuxSyscalls.SO_RCVBUF, "SO_RCVBUF");
             int grantedSend = getInt(s, LinuxSyscalls.SOL_SOCKET, LinuxSyscalls.SO_SNDBUF, "SO_SNDBUF");
-            bound(new InetSocketAddress(config.bindAddress(), port), granted, grantedSend);
+            localAddress = new InetSocketAddress(config.bindAddress(), port);
+            grantedReceiveBufferBytes = granted;
+            grantedSendBufferBytes = grantedSend;
             gsoActive = gso;
             groActive = gro;
             return s;
@@ -307,6 +313,26 @@ final class NativeDatagramIo extends BoundDatagramIo {
 
     private static IOException failure(String call, int errno) {
         return new IOException(call + " failed: errno " + errno);
+    }
+
+    @Override
+    public IoMethod method() {
+        return IoMethod.NATIVE;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public int grantedReceiveBufferBytes() {
+        return grantedReceiveBufferBytes;
+    }
+
+    @Override
+    public int grantedSendBufferBytes() {
+        return grantedSendBufferBytes;
     }
 
     @Override
@@ -624,7 +650,7 @@ final class NativeDatagramIo extends BoundDatagramIo {
                     || errno == LinuxSyscalls.ENOPROTOOPT || errno == LinuxSyscalls.EMSGSIZE)) {
                 gsoActive = false;
                 LOG.info("UDP GSO refused by the kernel on {} (errno {}): this socket sends datagram by datagram"
-                        + " from now on", localAddress(), errno);
+                        + " from now on", localAddress, errno);
                 return messageFirstDatagram[k];
             }
             counters.ioErrors++;   // this message is lost; the rest still goes
