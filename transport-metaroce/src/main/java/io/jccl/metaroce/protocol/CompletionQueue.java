@@ -81,24 +81,24 @@ public final class CompletionQueue {
     /** Doubles the ring, the oldest completion moved to index 0. */
     private void grow() {
         int n = connection.length * 2;
-        int[] c = new int[n];
-        long[] w = new long[n];
-        byte[] k = new byte[n];
-        byte[] s = new byte[n];
-        long[] b = new long[n];
-        for (int i = 0; i < count; i++) {
-            int from = (head + i) & (connection.length - 1);
-            c[i] = connection[from];
-            w[i] = work[from];
-            k[i] = kind[from];
-            s[i] = status[from];
-            b[i] = bytes[from];
-        }
-        connection = c;
-        work = w;
-        kind = k;
-        status = s;
-        bytes = b;
+        int first = Math.min(count, connection.length - head);   // from head to the end of the ring, then the rest
+        connection = unwrap(connection, new int[n], first);
+        work = unwrap(work, new long[n], first);
+        kind = unwrap(kind, new byte[n], first);
+        status = unwrap(status, new byte[n], first);
+        bytes = unwrap(bytes, new long[n], first);
         head = 0;
+    }
+
+    /**
+     * Copies the waiting completions' entries of one ring array into a larger array of the same type, oldest first.
+     *
+     * @param first how many of them lie from {@link #head} to the end of the ring; the rest start at index 0
+     * @return {@code to}
+     */
+    private <A> A unwrap(A from, A to, int first) {
+        System.arraycopy(from, head, to, 0, first);
+        System.arraycopy(from, 0, to, first, count - first);
+        return to;
     }
 }

@@ -186,14 +186,24 @@ public final class GoBackNEndpoint implements Verbs {
         return post(connectionId, true, stream, 0, local, offset, length);
     }
 
-    private long post(int connectionId, boolean send, int target, long remoteBase, MemorySegment local, long offset,
-                      long length) {
+    /**
+     * Checks a post: the connection exists and is open, the memory range lies in {@code local}.
+     *
+     * @return the connection, or null when it holds as much posted work as it may (the post answers QUEUE_FULL)
+     */
+    private GoBackNConnection acceptingWork(int connectionId, MemorySegment local, long offset, long length) {
         GoBackNConnection c = conn(connectionId);
         checkRange(local, offset, length);
         if (c.closed) {
             throw new IllegalStateException("connection " + connectionId + " is closed");
         }
-        if (c.pendingWork >= config.maxPendingWork()) {
+        return c.pendingWork >= config.maxPendingWork() ? null : c;
+    }
+
+    private long post(int connectionId, boolean send, int target, long remoteBase, MemorySegment local, long offset,
+                      long length) {
+        GoBackNConnection c = acceptingWork(connectionId, local, offset, length);
+        if (c == null) {
             return QUEUE_FULL;
         }
         GoBackNConnection.Work w = new GoBackNConnection.Work();
@@ -214,12 +224,8 @@ public final class GoBackNEndpoint implements Verbs {
 
     @Override
     public long postRecv(int connectionId, int stream, MemorySegment local, long offset, long capacity) {
-        GoBackNConnection c = conn(connectionId);
-        checkRange(local, offset, capacity);
-        if (c.closed) {
-            throw new IllegalStateException("connection " + connectionId + " is closed");
-        }
-        if (c.pendingWork >= config.maxPendingWork()) {
+        GoBackNConnection c = acceptingWork(connectionId, local, offset, capacity);
+        if (c == null) {
             return QUEUE_FULL;
         }
         ArrayDeque<GoBackNConnection.Recv> q = c.recvs.get(stream);
