@@ -81,24 +81,11 @@ public final class CompletionQueue {
     /** Doubles the ring, the oldest completion moved to index 0. */
     private void grow() {
         int n = connection.length * 2;
-        int first = Math.min(count, connection.length - head);   // from head to the end of the ring, then the rest
-        connection = unwrap(connection, new int[n], first);
-        work = unwrap(work, new long[n], first);
-        kind = unwrap(kind, new byte[n], first);
-        status = unwrap(status, new byte[n], first);
-        bytes = unwrap(bytes, new long[n], first);
+        connection = RingArrays.unwrap(connection, head, count, new int[n]);
+        work = RingArrays.unwrap(work, head, count, new long[n]);
+        kind = RingArrays.unwrap(kind, head, count, new byte[n]);
+        status = RingArrays.unwrap(status, head, count, new byte[n]);
+        bytes = RingArrays.unwrap(bytes, head, count, new long[n]);
         head = 0;
-    }
-
-    /**
-     * Copies the waiting completions' entries of one ring array into a larger array of the same type, oldest first.
-     *
-     * @param first how many of them lie from {@link #head} to the end of the ring; the rest start at index 0
-     * @return {@code to}
-     */
-    private <A> A unwrap(A from, A to, int first) {
-        System.arraycopy(from, head, to, 0, first);
-        System.arraycopy(from, 0, to, first, count - first);
-        return to;
     }
 }
