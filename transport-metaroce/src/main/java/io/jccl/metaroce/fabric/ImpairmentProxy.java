@@ -2,7 +2,6 @@ package io.jccl.metaroce.fabric;
 
 import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
 import io.jccl.metaroce.udp.UdpSockets;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,7 +19,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
@@ -57,7 +55,7 @@ import java.util.function.Consumer;
  * <p>One thread ({@link #start()}) runs the relay, control included; the counters ({@link #counter}) and the outage
  * schedules can be used from any thread.
  */
-public final class ImpairmentProxy implements Relay {
+public final class ImpairmentProxy extends OutageRelay {
     private static final int BATCH = 64;
     /**
      * Flow sockets kept open and registered ahead of need: opening one takes 70 µs to 1 ms, many times an endpoint's
@@ -71,10 +69,7 @@ public final class ImpairmentProxy implements Relay {
     private static final int PATH_INDEXES = RelayControl.MAX_PATHS;
 
     private final ProxyConfig config;
-    private final RelayCounters counters = new RelayCounters(RelayCounters.ALL);
     private final Forwarder forwarder;
-    private final Flaps flaps = new Flaps();
-    private final List<long[]> blackHoles = new CopyOnWriteArrayList<>();   // {path, fromNs, untilNs}
     private final Selector selector;
     private final DatagramChannel control;
     private final InetSocketAddress controlAddress;
@@ -89,7 +84,6 @@ public final class ImpairmentProxy implements Relay {
     private long nowNs;
     private long nextExpiryNs;
     private long lastSqueezeNs = Long.MIN_VALUE / 2;
-    private final RelayThread loopThread = new RelayThread("proxy", "jccl-relay-proxy");
 
     /** One registered endpoint: its path addresses as it registered them, as last learned, and its fronts. */
     private static final class Registered {
@@ -147,6 +141,7 @@ public final class ImpairmentProxy implements Relay {
      * @throws UncheckedIOException when it cannot (the port is taken, say), naming the address
      */
     public ImpairmentProxy(ProxyConfig config) {
+        super(RelayCounters.ALL, new RelayThread("proxy", "jccl-relay-proxy"));
         this.config = Objects.requireNonNull(config, "config");
         this.forwarder = new Forwarder(counters, config.impairments(), config.baseDelayNs());
         InetSocketAddress wanted = new InetSocketAddress(config.bindAddress(), config.controlPort());
@@ -198,28 +193,8 @@ public final class ImpairmentProxy implements Relay {
      */
     @Override
     public void blackHolePath(int path, long fromNs, long untilNs) {
-        if (path < 0 || path >= PATH_INDEXES || untilNs <= fromNs) {
-            throw new IllegalArgumentException("blackHolePath(" + path + ", " + fromNs + ", " + untilNs + "): path "
-                    + "must be 0-" + (PATH_INDEXES - 1) + " and the window non-empty");
-        }
-        blackHoles.add(new long[] {path, fromNs, untilNs});
-    }
-
-    /**
-     * Makes path index {@code path} flap on every flow, both ways, present and future: from {@code startNs} (by
-     * {@link System#nanoTime()}) down for {@code downNs}, then up for {@code upNs}, repeating.
-     *
-     * @param cycles down-up cycles, 0: until {@link #stopFlaps()}
-     */
-    @Override
-    public void flapPath(int path, long startNs, long upNs, long downNs, int cycles) {
-        flaps.add(path, PATH_INDEXES, startNs, upNs, downNs, cycles);
-    }
-
-    /** Ends every flap schedule (the paths stay up). */
-    @Override
-    public void stopFlaps() {
-        flaps.stop();
+        checkBlackHole(path, fromNs, untilNs);
+        addBlackHole(path, fromNs, untilNs);
     }
 
     /** Test hook: the next {@code n} well-formed registration requests are dropped unanswered (as a lossy network). */
@@ -227,34 +202,34 @@ public final class ImpairmentProxy implements Relay {
         dropControl.set(n);
     }
 
-    /** Starts the relay's thread. */
     @Override
-    public void start() {
-        loopThread.start(this::loop);
+    int pathIndexes() {
+        return PATH_INDEXES;
     }
 
-    private void loop() {
-        // Backs off when idle, as ImpairmentRelay does: the endpoints need the CPU more than a spinning relay.
-        BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 50_000);
+    @Override
+    void beforeLoop() {
         nextExpiryNs = System.nanoTime() + config.flowIdleTimeoutNs() / 4;
-        while (loopThread.running()) {
-            nowNs = System.nanoTime();
-            int work;
-            try {
-                work = selector.selectNow(onReady);
-            } catch (IOException e) {
-                work = 0;
-            }
-            work += forwarder.poll(System.nanoTime());
-            if (nowNs >= nextExpiryNs) {
-                expireIdleFlows(nowNs, config.flowIdleTimeoutNs());
-                nextExpiryNs = nowNs + config.flowIdleTimeoutNs() / 4;
-            }
-            if (work == 0 && spare.size() < SPARE_SOCKETS) {
-                addSpare();   // when idle: the pool refills off the datagrams' path
-            }
-            idle.idle(work);
+    }
+
+    @Override
+    int poll() {
+        nowNs = System.nanoTime();
+        int work;
+        try {
+            work = selector.selectNow(onReady);
+        } catch (IOException e) {
+            work = 0;
         }
+        work += forwarder.poll(System.nanoTime());
+        if (nowNs >= nextExpiryNs) {
+            expireIdleFlows(nowNs, config.flowIdleTimeoutNs());
+            nextExpiryNs = nowNs + config.flowIdleTimeoutNs() / 4;
+        }
+        if (work == 0 && spare.size() < SPARE_SOCKETS) {
+            addSpare();   // when idle: the pool refills off the datagrams' path
+        }
+        return work;
     }
 
     private void onReady(SelectionKey key) {
@@ -353,13 +328,9 @@ public final class ImpairmentProxy implements Relay {
             counters.increment(RelayCounters.DROPPED_FLAP);
             return false;
         }
-        if (!blackHoles.isEmpty()) {
-            for (long[] h : blackHoles) {
-                if (h[0] == flow.path && nowNs >= h[1] && nowNs < h[2] && flow.createdNs <= h[1]) {
-                    counters.increment(RelayCounters.DROPPED_BLACK_HOLE);
-                    return false;
-                }
-            }
+        if (anyBlackHoles() && blackHoled(flow.path, nowNs, flow.createdNs)) {
+            counters.increment(RelayCounters.DROPPED_BLACK_HOLE);
+            return false;
         }
         return true;
     }
@@ -478,18 +449,6 @@ public final class ImpairmentProxy implements Relay {
             }
             return null;
         }
-    }
-
-    /** @return one counter (see {@link RelayCounters}) */
-    @Override
-    public long counter(int index) {
-        return counters.get(index);
-    }
-
-    /** @return every counter, {@code name=value} on one line */
-    @Override
-    public String counters() {
-        return counters.toString();
     }
 
     /** Stops the thread and closes every socket. */

@@ -2,7 +2,6 @@ package io.jccl.metaroce.fabric;
 
 import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.udp.UdpSockets;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,7 +13,6 @@ import java.nio.channels.DatagramChannel;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -36,7 +34,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>One thread ({@link #start()}) runs the relay; {@link #counters()} can be read from any thread.
  */
-public final class ImpairmentRelay implements Relay {
+public final class ImpairmentRelay extends OutageRelay {
     /** Counter indexes: the same as {@link RelayCounters}'. */
     public static final int RECEIVED = RelayCounters.RECEIVED;
     /** Datagrams sent on. */
@@ -62,11 +60,7 @@ public final class ImpairmentRelay implements Relay {
     private final AtomicReferenceArray<InetSocketAddress> addressOfB;
     private final Lane[] toB;
     private final Lane[] toA;
-    private final RelayCounters counters = new RelayCounters(RelayCounters.DATA_COUNTERS);
     private final Forwarder forwarder;
-    private final Flaps flaps = new Flaps();
-    private final List<long[]> blackHoles = new CopyOnWriteArrayList<>();   // {aPort, fromNs, untilNs}
-    private final RelayThread loopThread = new RelayThread("relay", "jccl-relay");
 
     /**
      * Opens the relay's sockets (two per path), with no rate limit.
@@ -96,6 +90,7 @@ public final class ImpairmentRelay implements Relay {
      */
     public ImpairmentRelay(InetAddress bindAddress, List<InetSocketAddress> a, List<InetSocketAddress> b,
                            Impairments impairments, long baseDelayNs, RateLimit rateLimit, long seed) {
+        super(RelayCounters.DATA_COUNTERS, new RelayThread("relay", "jccl-relay"));
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(impairments, "impairments");
         Objects.requireNonNull(rateLimit, "rateLimit");
@@ -152,51 +147,24 @@ public final class ImpairmentRelay implements Relay {
      */
     @Override
     public void blackHolePath(int path, long fromNs, long untilNs) {
-        if (path < 0 || path >= paths || untilNs <= fromNs) {
-            throw new IllegalArgumentException("blackHolePath(" + path + ", " + fromNs + ", " + untilNs + "): path "
-                    + "must be 0-" + (paths - 1) + " and the window non-empty");
+        checkBlackHole(path, fromNs, untilNs);
+        addBlackHole(addressOfA.get(path).getPort(), fromNs, untilNs);
+    }
+
+    @Override
+    int pathIndexes() {
+        return paths;
+    }
+
+    @Override
+    int poll() {
+        int work = 0;
+        long now = System.nanoTime();
+        for (int p = 0; p < paths; p++) {
+            work += drain(facingA[p].channel, p, true, now);
+            work += drain(facingB[p].channel, p, false, now);
         }
-        blackHoles.add(new long[] {addressOfA.get(path).getPort(), fromNs, untilNs});
-    }
-
-    /**
-     * Makes path {@code path} flap both ways: from {@code startNs} (by {@link System#nanoTime()}) down for
-     * {@code downNs}, then up for {@code upNs}, repeating. Unlike a black hole it does not follow a source port: a
-     * re-routed path flaps too (a flapping port, not one ECMP link).
-     *
-     * @param cycles down-up cycles, 0: until {@link #stopFlaps()}
-     */
-    @Override
-    public void flapPath(int path, long startNs, long upNs, long downNs, int cycles) {
-        flaps.add(path, paths, startNs, upNs, downNs, cycles);
-    }
-
-    /** Ends every flap schedule (the paths stay up). */
-    @Override
-    public void stopFlaps() {
-        flaps.stop();
-    }
-
-    /** Starts the relay's thread. */
-    @Override
-    public void start() {
-        loopThread.start(this::loop);
-    }
-
-    private void loop() {
-        // Backs off when idle (spin, yield, then park up to 50 us): on a machine with fewer cores than busy threads a
-        // spinning relay would take the CPU its endpoints need.
-        BackoffIdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 50_000);
-        while (loopThread.running()) {
-            int work = 0;
-            long now = System.nanoTime();
-            for (int p = 0; p < paths; p++) {
-                work += drain(facingA[p].channel, p, true, now);
-                work += drain(facingB[p].channel, p, false, now);
-            }
-            work += forwarder.poll(System.nanoTime());
-            idle.idle(work);
-        }
+        return work + forwarder.poll(System.nanoTime());
     }
 
     private int drain(DatagramChannel ch, int path, boolean fromA, long now) {
@@ -222,35 +190,13 @@ public final class ImpairmentRelay implements Relay {
             }
             if (flaps.isDown(path, now)) {
                 counters.increment(RelayCounters.DROPPED_FLAP);
-            } else if (!blackHoles.isEmpty() && blackHoled(path, now)) {
+            } else if (anyBlackHoles() && blackHoled(addressOfA.get(path).getPort(), now, Long.MIN_VALUE)) {
                 counters.increment(RelayCounters.DROPPED_BLACK_HOLE);
             } else {
                 forwarder.forward(fromA ? toB[path] : toA[path], io.position(), now);
             }
         }
         return n;
-    }
-
-    private boolean blackHoled(int path, long now) {
-        int aPort = addressOfA.get(path).getPort();
-        for (long[] h : blackHoles) {
-            if (h[0] == aPort && now >= h[1] && now < h[2]) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** @return one counter (see {@link RelayCounters}) */
-    @Override
-    public long counter(int index) {
-        return counters.get(index);
-    }
-
-    /** @return every counter, {@code name=value} on one line */
-    @Override
-    public String counters() {
-        return counters.toString();
     }
 
     /** Stops the thread and closes the sockets. */

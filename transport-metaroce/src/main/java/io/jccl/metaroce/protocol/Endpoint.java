@@ -98,14 +98,7 @@ public final class Endpoint implements Verbs, Connection.Context {
     private long lastDrivenNs;
     private boolean driven;
 
-    // Completion queue (grows only when more completions pile up than ever before).
-    private int[] doneConnection = new int[64];
-    private long[] doneWork = new long[64];
-    private WorkKind[] doneKind = new WorkKind[64];
-    private CompletionStatus[] doneStatus = new CompletionStatus[64];
-    private long[] doneBytes = new long[64];
-    private int doneHead;
-    private int doneCount;
+    private final CompletionQueue completions = new CompletionQueue();
 
     /**
      * All of the address space, to copy payload out of address-backed datagram buffers (bounds checked first); made
@@ -383,13 +376,9 @@ public final class Endpoint implements Verbs, Connection.Context {
     @Override
     public int pollCompletions(CompletionHandler handler) {
         int n = 0;
-        while (doneCount > 0) {
-            int i = doneHead;
-            doneHead = (doneHead + 1) % doneWork.length;
-            doneCount--;
+        while (!completions.isEmpty()) {
             counters.increment(Counter.COMPLETIONS);
-            handler.onCompletion(doneConnection[i], doneWork[i], doneKind[i], doneStatus[i], doneBytes[i]);
-            doneKind[i] = null;
+            completions.pollOne(handler);
             n++;
         }
         return n;
@@ -824,34 +813,7 @@ public final class Endpoint implements Verbs, Connection.Context {
 
     @Override
     public void complete(Connection c, long workId, WorkKind kind, CompletionStatus status, long bytes) {
-        if (doneCount == doneWork.length) {
-            int n = doneWork.length * 2;
-            int[] dc = new int[n];
-            long[] dw = new long[n];
-            WorkKind[] dk = new WorkKind[n];
-            CompletionStatus[] ds = new CompletionStatus[n];
-            long[] db = new long[n];
-            for (int i = 0; i < doneCount; i++) {
-                int from = (doneHead + i) % doneWork.length;
-                dc[i] = doneConnection[from];
-                dw[i] = doneWork[from];
-                dk[i] = doneKind[from];
-                ds[i] = doneStatus[from];
-                db[i] = doneBytes[from];
-            }
-            doneConnection = dc;
-            doneWork = dw;
-            doneKind = dk;
-            doneStatus = ds;
-            doneBytes = db;
-            doneHead = 0;
-        }
-        int at = (doneHead + doneCount++) % doneWork.length;
-        doneConnection[at] = c.localId;
-        doneWork[at] = workId;
-        doneKind[at] = kind;
-        doneStatus[at] = status;
-        doneBytes[at] = bytes;
+        completions.add(c.localId, workId, kind, status, bytes);
     }
 
     @Override

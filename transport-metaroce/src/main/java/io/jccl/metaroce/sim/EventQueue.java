@@ -62,13 +62,16 @@ public final class EventQueue {
             if (pt < atNs || (pt == atNs && k[2 * parent + 1] < seq)) {
                 break;
             }
-            k[2 * i] = pt;
-            k[2 * i + 1] = k[2 * parent + 1];
-            payload[i] = payload[parent];
+            place(i, pt, k[2 * parent + 1], payload[parent]);
             i = parent;
         }
-        k[2 * i] = atNs;
-        k[2 * i + 1] = seq;
+        place(i, atNs, seq, eventPayload);
+    }
+
+    /** Puts an event in heap slot {@code i}: its time and sequence (the key) and its payload. */
+    private void place(int i, long timeNs, long sequence, long eventPayload) {
+        keys[2 * i] = timeNs;
+        keys[2 * i + 1] = sequence;
         payload[i] = eventPayload;
     }
 
@@ -119,14 +122,10 @@ public final class EventQueue {
             if (t < ct || (t == ct && s < cs)) {
                 break;
             }
-            k[2 * i] = ct;
-            k[2 * i + 1] = cs;
-            payload[i] = payload[child];
+            place(i, ct, cs, payload[child]);
             i = child;
         }
-        k[2 * i] = t;
-        k[2 * i + 1] = s;
-        payload[i] = p;
+        place(i, t, s, p);
     }
 
     /** Removes every event (the sequence keeps counting). */

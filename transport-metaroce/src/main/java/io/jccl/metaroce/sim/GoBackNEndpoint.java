@@ -1,6 +1,7 @@
 package io.jccl.metaroce.sim;
 
 import io.jccl.metaroce.protocol.CompletionHandler;
+import io.jccl.metaroce.protocol.CompletionQueue;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Counter;
 import io.jccl.metaroce.protocol.Counters;
@@ -88,7 +89,7 @@ public final class GoBackNEndpoint implements Verbs {
     private final CRC32C crc = new CRC32C();
     private final byte[] rxScratch;
     private final GoBackNTransmitter transmitter;
-    private final GoBackNCompletions completions = new GoBackNCompletions();
+    private final CompletionQueue completions = new CompletionQueue();
 
     private final GoBackNRegions regions = new GoBackNRegions();
 
@@ -185,14 +186,24 @@ public final class GoBackNEndpoint implements Verbs {
         return post(connectionId, true, stream, 0, local, offset, length);
     }
 
-    private long post(int connectionId, boolean send, int target, long remoteBase, MemorySegment local, long offset,
-                      long length) {
+    /**
+     * Checks a post: the connection exists and is open, the memory range lies in {@code local}.
+     *
+     * @return the connection, or null when it holds as much posted work as it may (the post answers QUEUE_FULL)
+     */
+    private GoBackNConnection acceptingWork(int connectionId, MemorySegment local, long offset, long length) {
         GoBackNConnection c = conn(connectionId);
         checkRange(local, offset, length);
         if (c.closed) {
             throw new IllegalStateException("connection " + connectionId + " is closed");
         }
-        if (c.pendingWork >= config.maxPendingWork()) {
+        return c.pendingWork >= config.maxPendingWork() ? null : c;
+    }
+
+    private long post(int connectionId, boolean send, int target, long remoteBase, MemorySegment local, long offset,
+                      long length) {
+        GoBackNConnection c = acceptingWork(connectionId, local, offset, length);
+        if (c == null) {
             return QUEUE_FULL;
         }
         GoBackNConnection.Work w = new GoBackNConnection.Work();
@@ -213,12 +224,8 @@ public final class GoBackNEndpoint implements Verbs {
 
     @Override
     public long postRecv(int connectionId, int stream, MemorySegment local, long offset, long capacity) {
-        GoBackNConnection c = conn(connectionId);
-        checkRange(local, offset, capacity);
-        if (c.closed) {
-            throw new IllegalStateException("connection " + connectionId + " is closed");
-        }
-        if (c.pendingWork >= config.maxPendingWork()) {
+        GoBackNConnection c = acceptingWork(connectionId, local, offset, capacity);
+        if (c == null) {
             return QUEUE_FULL;
         }
         ArrayDeque<GoBackNConnection.Recv> q = c.recvs.get(stream);
@@ -414,27 +421,39 @@ public final class GoBackNEndpoint implements Verbs {
                 c.helloAckDue = true;
             }
             case T_HELLO_ACK -> {
-                if (length != CONTROL_BYTES) {
-                    drop(DropReason.BAD_LENGTH);
-                } else if (c == null) {
-                    drop(DropReason.UNKNOWN_CONNECTION);
-                } else if (!c.closed) {
-                    counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+                if (acceptsControl(c, length)) {
                     establish(c);
                 }
             }
             case T_CLOSE -> {
-                if (length != CONTROL_BYTES) {
-                    drop(DropReason.BAD_LENGTH);
-                } else if (c == null) {
-                    drop(DropReason.UNKNOWN_CONNECTION);
-                } else if (!c.closed) {
-                    counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+                if (acceptsControl(c, length)) {
                     shutDown(c);
                 }
             }
             default -> drop(DropReason.UNKNOWN_TYPE);
         }
+    }
+
+    /**
+     * Checks a HELLO_ACK or CLOSE: drops (and counts) one of the wrong length or for no connection, ignores one for a
+     * closed connection, counts the rest.
+     *
+     * @return whether {@code c} should act on it
+     */
+    private boolean acceptsControl(GoBackNConnection c, int length) {
+        if (length != CONTROL_BYTES) {
+            drop(DropReason.BAD_LENGTH);
+            return false;
+        }
+        if (c == null) {
+            drop(DropReason.UNKNOWN_CONNECTION);
+            return false;
+        }
+        if (c.closed) {
+            return false;
+        }
+        counters.increment(Counter.CONTROL_PACKETS_RECEIVED);
+        return true;
     }
 
     private void establish(GoBackNConnection c) {

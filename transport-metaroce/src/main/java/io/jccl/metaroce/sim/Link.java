@@ -1,6 +1,7 @@
 package io.jccl.metaroce.sim;
 
 import io.jccl.metaroce.impair.Impairments;
+import io.jccl.metaroce.protocol.RingArrays;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -112,20 +113,7 @@ final class Link {
     /** Appends a held packet; the caller has made room. @return its ticket */
     int hold(int handle, long releaseAt) {
         if (heldCount == heldHandle.length) {
-            int n = Math.max(16, heldHandle.length * 2);
-            int[] h = new int[n];
-            long[] r = new long[n];
-            int[] t = new int[n];
-            for (int i = 0; i < heldCount; i++) {
-                int j = (heldHead + i) % heldHandle.length;
-                h[i] = heldHandle[j];
-                r[i] = heldReleaseAt[j];
-                t[i] = heldTicket[j];
-            }
-            heldHandle = h;
-            heldReleaseAt = r;
-            heldTicket = t;
-            heldHead = 0;
+            growHeld();
         }
         int j = (heldHead + heldCount) % heldHandle.length;
         int ticket = nextTicket;
@@ -135,6 +123,15 @@ final class Link {
         heldTicket[j] = ticket;
         heldCount++;
         return ticket;
+    }
+
+    /** Doubles the held-packet ring (16 at first), the oldest packet moved to index 0. */
+    private void growHeld() {
+        int n = Math.max(16, heldHandle.length * 2);
+        heldHandle = RingArrays.unwrap(heldHandle, heldHead, heldCount, new int[n]);
+        heldReleaseAt = RingArrays.unwrap(heldReleaseAt, heldHead, heldCount, new long[n]);
+        heldTicket = RingArrays.unwrap(heldTicket, heldHead, heldCount, new int[n]);
+        heldHead = 0;
     }
 
     /** @return the oldest held packet's handle (the caller checks {@link #heldCount}) */

@@ -186,10 +186,7 @@ public final class TransferScenario {
 
         /** Sets the number of nodes (2-1024, default 2). */
         public Builder nodes(int n) {
-            if (n < 2 || n > 1024) {
-                throw new IllegalArgumentException("nodes=" + n + " must be 2-1024");
-            }
-            nodes = n;
+            nodes = inRange("nodes", n, 2, 1024);
             return this;
         }
 
@@ -207,10 +204,7 @@ public final class TransferScenario {
 
         /** Sets the paths per connection, over whatever endpoint settings are used. */
         public Builder paths(int n) {
-            if (n < 1 || n > EndpointConfig.MAX_PATHS) {
-                throw new IllegalArgumentException("paths=" + n + " must be 1-" + EndpointConfig.MAX_PATHS);
-            }
-            paths = n;
+            paths = inRange("paths", n, 1, EndpointConfig.MAX_PATHS);
             return this;
         }
 
@@ -240,29 +234,31 @@ public final class TransferScenario {
 
         /** Sets the guard zone before and after each region and receive arena (default 64 bytes). */
         public Builder guardBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("guardBytes=" + bytes + " must be 0-1048576");
-            }
-            guardBytes = bytes;
+            guardBytes = inRange("guardBytes", bytes, 0, 1 << 20);
             return this;
         }
 
         /** Sets the untouchable gap between targets inside a region or receive arena (default 16 bytes). */
         public Builder gapBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("gapBytes=" + bytes + " must be 0-1048576");
-            }
-            gapBytes = bytes;
+            gapBytes = inRange("gapBytes", bytes, 0, 1 << 20);
             return this;
         }
 
         /** Sets how much larger than its message each receive buffer is (default 16 bytes). */
         public Builder recvSlackBytes(int bytes) {
-            if (bytes < 0 || bytes > 1 << 20) {
-                throw new IllegalArgumentException("recvSlackBytes=" + bytes + " must be 0-1048576");
-            }
-            recvSlackBytes = bytes;
+            recvSlackBytes = inRange("recvSlackBytes", bytes, 0, 1 << 20);
             return this;
+        }
+
+        /**
+         * @return {@code value}
+         * @throws IllegalArgumentException naming the setting when {@code value} is not {@code min}-{@code max}
+         */
+        private static int inRange(String name, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(name + "=" + value + " must be " + min + "-" + max);
+            }
+            return value;
         }
 
         /** Sets the virtual-time limit (default 60 s). */

@@ -83,16 +83,6 @@ final class ChannelDatagramIo implements DatagramIo {
     }
 
     @Override
-    public boolean gsoActive() {
-        return false;
-    }
-
-    @Override
-    public boolean groActive() {
-        return false;
-    }
-
-    @Override
     public int receive(int maxDatagrams, Receiver receiver) {
         int n = 0;
         while (n < maxDatagrams) {

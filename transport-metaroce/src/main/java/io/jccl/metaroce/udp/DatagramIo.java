@@ -44,16 +44,20 @@ interface DatagramIo extends AutoCloseable {
     /** @return the send buffer the kernel granted */
     int grantedSendBufferBytes();
 
-    /** @return whether sends go out as UDP GSO messages (native, asked for, and the kernel took it) */
-    boolean gsoActive();
+    /** @return whether sends go out as UDP GSO messages (native, asked for, and the kernel took it); else false */
+    default boolean gsoActive() {
+        return false;
+    }
 
     /** @return the socket's file descriptor where a native waiter can poll it, or -1 (channel I/O) */
     default int descriptor() {
         return -1;
     }
 
-    /** @return whether the kernel coalesces receives for this socket (UDP GRO) */
-    boolean groActive();
+    /** @return whether the kernel coalesces receives for this socket (UDP GRO); false where it cannot (channel I/O) */
+    default boolean groActive() {
+        return false;
+    }
 
     /**
      * Reads what arrived, without waiting.

@@ -15,7 +15,7 @@ import java.util.Arrays;
  * is not posted yet answered (at most once per {@code rnrRetryNs}) with a receiver-not-ready that the connection
  * sends.
  */
-final class InboundSends {
+final class InboundSends extends InboundKind {
     /** What became of one SEND packet. */
     enum Arrival {
         /** Placed into its receive (its receive may have completed with it). */
@@ -39,10 +39,6 @@ final class InboundSends {
         int count;
     }
 
-    private final Connection owner;
-    private final Connection.Context ctx;
-    private final InboundPool pool;
-    private final int payloadBytes;
     private final long rnrRetryNs;
     private final Int2ObjectHashMap<Receives> streams = new Int2ObjectHashMap<>();
     private final Long2LongHashMap rnrSentNs = new Long2LongHashMap(Long.MIN_VALUE);
@@ -51,10 +47,7 @@ final class InboundSends {
     private int pending;
 
     InboundSends(Connection owner, Connection.Context ctx, InboundPool pool, int payloadBytes, long rnrRetryNs) {
-        this.owner = owner;
-        this.ctx = ctx;
-        this.pool = pool;
-        this.payloadBytes = payloadBytes;
+        super(owner, ctx, pool, payloadBytes);
         this.rnrRetryNs = rnrRetryNs;
     }
 

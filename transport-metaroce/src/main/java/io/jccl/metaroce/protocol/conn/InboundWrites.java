@@ -15,11 +15,7 @@ import java.util.function.IntToLongFunction;
  * the WRITE is whole), the immediate reported once when the last byte is in place, and copies of a completed WRITE
  * recognised as duplicates, so that a late one never lands again on memory the application may reuse.
  */
-final class InboundWrites {
-    private final Connection owner;
-    private final Connection.Context ctx;
-    private final InboundPool pool;
-    private final int payloadBytes;
+final class InboundWrites extends InboundKind {
     private final int maxPendingWork;
     /** WRITEs with some but not all chunks placed, by message id. */
     private final Int2ObjectHashMap<InboundMessage> open = new Int2ObjectHashMap<>();
@@ -31,10 +27,7 @@ final class InboundWrites {
     private boolean duplicate;
 
     InboundWrites(Connection owner, Connection.Context ctx, InboundPool pool, int payloadBytes, int maxPendingWork) {
-        this.owner = owner;
-        this.ctx = ctx;
-        this.pool = pool;
-        this.payloadBytes = payloadBytes;
+        super(owner, ctx, pool, payloadBytes);
         this.maxPendingWork = maxPendingWork;
     }
 

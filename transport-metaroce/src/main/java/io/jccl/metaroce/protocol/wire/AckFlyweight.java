@@ -1,7 +1,5 @@
 package io.jccl.metaroce.protocol.wire;
 
-import org.agrona.DirectBuffer;
-
 /**
  * Flyweight over an ACK packet ({@link PacketType#ACK}): the common header, a 56-byte type header, no body, the CRC.
  * An ACK acknowledges one path (and generation), named by its common header.
@@ -17,7 +15,7 @@ import org.agrona.DirectBuffer;
  * The SACK bitmap is read and written a bit at a time ({@link #sackBit}) or as four little-endian 64-bit words
  * ({@link #sackWord}): bit {@code i} of the bitmap is bit {@code i % 64} of word {@code i / 64}.
  */
-public final class AckFlyweight extends HeaderFlyweight {
+public final class AckFlyweight extends TypedFlyweight<AckFlyweight> {
     /** Offset of the 4-byte cumulative PSN. */
     public static final int CUMULATIVE_PSN_FIELD_OFFSET = 20;
     /** Offset of the 4-byte ECN count. */
@@ -43,19 +41,6 @@ public final class AckFlyweight extends HeaderFlyweight {
     public AckFlyweight() {
     }
 
-    @Override
-    public AckFlyweight wrap(DirectBuffer buffer, int offset) {
-        super.wrap(buffer, offset);
-        return this;
-    }
-
-    @Override
-    public AckFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
-                                  int sessionTag, int bodyLength) {
-        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
-        return this;
-    }
-
     /**
      * Writes the common header of an ACK (type ACK, no flags, body length 0).
      *
@@ -71,7 +56,7 @@ public final class AckFlyweight extends HeaderFlyweight {
 
     /** @return every PSN before this one has been received on the path */
     public int cumulativePsn() {
-        return buffer.getInt(offset + CUMULATIVE_PSN_FIELD_OFFSET, BYTE_ORDER);
+        return intField(CUMULATIVE_PSN_FIELD_OFFSET);
     }
 
     /**
@@ -79,13 +64,13 @@ public final class AckFlyweight extends HeaderFlyweight {
      * @return this
      */
     public AckFlyweight cumulativePsn(int cumulativePsn) {
-        mutableBuffer.putInt(offset + CUMULATIVE_PSN_FIELD_OFFSET, cumulativePsn, BYTE_ORDER);
+        putIntField(CUMULATIVE_PSN_FIELD_OFFSET, cumulativePsn);
         return this;
     }
 
     /** @return CE-marked data packets received on the path so far (wraps at 2³²) */
     public int ecnCount() {
-        return buffer.getInt(offset + ECN_COUNT_FIELD_OFFSET, BYTE_ORDER);
+        return intField(ECN_COUNT_FIELD_OFFSET);
     }
 
     /**
@@ -93,13 +78,13 @@ public final class AckFlyweight extends HeaderFlyweight {
      * @return this
      */
     public AckFlyweight ecnCount(int ecnCount) {
-        mutableBuffer.putInt(offset + ECN_COUNT_FIELD_OFFSET, ecnCount, BYTE_ORDER);
+        putIntField(ECN_COUNT_FIELD_OFFSET, ecnCount);
         return this;
     }
 
     /** @return the timestamp (ns, the sender's clock) of the data packet that triggered this ACK */
     public long echoTimestampNs() {
-        return buffer.getLong(offset + ECHO_TIMESTAMP_NS_FIELD_OFFSET, BYTE_ORDER);
+        return longField(ECHO_TIMESTAMP_NS_FIELD_OFFSET);
     }
 
     /**
@@ -107,13 +92,13 @@ public final class AckFlyweight extends HeaderFlyweight {
      * @return this
      */
     public AckFlyweight echoTimestampNs(long echoTimestampNs) {
-        mutableBuffer.putLong(offset + ECHO_TIMESTAMP_NS_FIELD_OFFSET, echoTimestampNs, BYTE_ORDER);
+        putLongField(ECHO_TIMESTAMP_NS_FIELD_OFFSET, echoTimestampNs);
         return this;
     }
 
     /** @return the bytes per second the receiver grants this sender; 0 = no limit stated */
     public long rateHintBytesPerSecond() {
-        return buffer.getLong(offset + RATE_HINT_FIELD_OFFSET, BYTE_ORDER);
+        return longField(RATE_HINT_FIELD_OFFSET);
     }
 
     /**
@@ -121,7 +106,7 @@ public final class AckFlyweight extends HeaderFlyweight {
      * @return this
      */
     public AckFlyweight rateHintBytesPerSecond(long rateHintBytesPerSecond) {
-        mutableBuffer.putLong(offset + RATE_HINT_FIELD_OFFSET, rateHintBytesPerSecond, BYTE_ORDER);
+        putLongField(RATE_HINT_FIELD_OFFSET, rateHintBytesPerSecond);
         return this;
     }
 

@@ -1,7 +1,5 @@
 package io.jccl.metaroce.protocol.wire;
 
-import org.agrona.DirectBuffer;
-
 /**
  * Flyweight over a CLOSE packet ({@link PacketType#CLOSE}): the sender closes the connection, and expects no reply.
  * The common header, a 4-byte type header, no body, the CRC.
@@ -10,7 +8,7 @@ import org.agrona.DirectBuffer;
  *  20  4  reason   why (informational: a receiver closes the same way whatever the reason)
  * </pre>
  */
-public final class CloseFlyweight extends HeaderFlyweight {
+public final class CloseFlyweight extends TypedFlyweight<CloseFlyweight> {
     /** Offset of the 4-byte reason. */
     public static final int REASON_FIELD_OFFSET = 20;
     /** Length of the CLOSE type header. */
@@ -38,25 +36,12 @@ public final class CloseFlyweight extends HeaderFlyweight {
     public CloseFlyweight() {
     }
 
-    @Override
-    public CloseFlyweight wrap(DirectBuffer buffer, int offset) {
-        super.wrap(buffer, offset);
-        return this;
-    }
-
-    @Override
-    public CloseFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
-                                    int sessionTag, int bodyLength) {
-        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
-        return this;
-    }
-
     /**
      * @return why the sender closed: {@link #REASON_CLOSED}, {@link #REASON_FAILED}, {@link #REASON_SHUTDOWN},
      *         {@link #REASON_DRAINED}, {@link #REASON_DRAINED_CONFIRM} or another value
      */
     public int reason() {
-        return buffer.getInt(offset + REASON_FIELD_OFFSET, BYTE_ORDER);
+        return intField(REASON_FIELD_OFFSET);
     }
 
     /**
@@ -64,7 +49,7 @@ public final class CloseFlyweight extends HeaderFlyweight {
      * @return this
      */
     public CloseFlyweight reason(int reason) {
-        mutableBuffer.putInt(offset + REASON_FIELD_OFFSET, reason, BYTE_ORDER);
+        putIntField(REASON_FIELD_OFFSET, reason);
         return this;
     }
 }

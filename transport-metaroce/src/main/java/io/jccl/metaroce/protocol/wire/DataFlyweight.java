@@ -22,7 +22,7 @@ import org.agrona.MutableDirectBuffer;
  * 64+n  4  immediate        only with {@link Flags#IMMEDIATE} (a WRITE's last packet); counted in the body length
  * </pre>
  */
-public final class DataFlyweight extends HeaderFlyweight {
+public final class DataFlyweight extends TypedFlyweight<DataFlyweight> {
     /** Offset of the 4-byte PSN. */
     public static final int PSN_FIELD_OFFSET = 20;
     /** Offset of the 8-byte send timestamp (ns). */
@@ -54,19 +54,6 @@ public final class DataFlyweight extends HeaderFlyweight {
     public DataFlyweight() {
     }
 
-    @Override
-    public DataFlyweight wrap(DirectBuffer buffer, int offset) {
-        super.wrap(buffer, offset);
-        return this;
-    }
-
-    @Override
-    public DataFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
-                                   int sessionTag, int bodyLength) {
-        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
-        return this;
-    }
-
     /** @return whether the type is WRITE */
     public boolean isWrite() {
         return type() == PacketType.WRITE;
@@ -79,7 +66,7 @@ public final class DataFlyweight extends HeaderFlyweight {
 
     /** @return the path's packet sequence number */
     public int psn() {
-        return buffer.getInt(offset + PSN_FIELD_OFFSET, BYTE_ORDER);
+        return intField(PSN_FIELD_OFFSET);
     }
 
     /**
@@ -87,13 +74,13 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight psn(int psn) {
-        mutableBuffer.putInt(offset + PSN_FIELD_OFFSET, psn, BYTE_ORDER);
+        putIntField(PSN_FIELD_OFFSET, psn);
         return this;
     }
 
     /** @return the sender's clock (ns) when the packet was sent */
     public long timestampNs() {
-        return buffer.getLong(offset + TIMESTAMP_NS_FIELD_OFFSET, BYTE_ORDER);
+        return longField(TIMESTAMP_NS_FIELD_OFFSET);
     }
 
     /**
@@ -101,13 +88,13 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight timestampNs(long timestampNs) {
-        mutableBuffer.putLong(offset + TIMESTAMP_NS_FIELD_OFFSET, timestampNs, BYTE_ORDER);
+        putLongField(TIMESTAMP_NS_FIELD_OFFSET, timestampNs);
         return this;
     }
 
     /** @return the message field: {@link #writeId()} of a WRITE, {@link #messageSequence()} of a SEND */
     public int message() {
-        return buffer.getInt(offset + MESSAGE_FIELD_OFFSET, BYTE_ORDER);
+        return intField(MESSAGE_FIELD_OFFSET);
     }
 
     /**
@@ -115,7 +102,7 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight message(int message) {
-        mutableBuffer.putInt(offset + MESSAGE_FIELD_OFFSET, message, BYTE_ORDER);
+        putIntField(MESSAGE_FIELD_OFFSET, message);
         return this;
     }
 
@@ -147,7 +134,7 @@ public final class DataFlyweight extends HeaderFlyweight {
 
     /** @return the target field: {@link #regionKey()} of a WRITE, {@link #streamId()} of a SEND */
     public int target() {
-        return buffer.getInt(offset + TARGET_FIELD_OFFSET, BYTE_ORDER);
+        return intField(TARGET_FIELD_OFFSET);
     }
 
     /**
@@ -155,7 +142,7 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight target(int target) {
-        mutableBuffer.putInt(offset + TARGET_FIELD_OFFSET, target, BYTE_ORDER);
+        putIntField(TARGET_FIELD_OFFSET, target);
         return this;
     }
 
@@ -187,7 +174,7 @@ public final class DataFlyweight extends HeaderFlyweight {
 
     /** @return the byte offset of this packet's payload within its message */
     public long messageOffset() {
-        return buffer.getLong(offset + MESSAGE_OFFSET_FIELD_OFFSET, BYTE_ORDER);
+        return longField(MESSAGE_OFFSET_FIELD_OFFSET);
     }
 
     /**
@@ -195,13 +182,13 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight messageOffset(long messageOffset) {
-        mutableBuffer.putLong(offset + MESSAGE_OFFSET_FIELD_OFFSET, messageOffset, BYTE_ORDER);
+        putLongField(MESSAGE_OFFSET_FIELD_OFFSET, messageOffset);
         return this;
     }
 
     /** @return the message's total length in bytes */
     public long messageLength() {
-        return buffer.getLong(offset + MESSAGE_LENGTH_FIELD_OFFSET, BYTE_ORDER);
+        return longField(MESSAGE_LENGTH_FIELD_OFFSET);
     }
 
     /**
@@ -209,13 +196,13 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight messageLength(long messageLength) {
-        mutableBuffer.putLong(offset + MESSAGE_LENGTH_FIELD_OFFSET, messageLength, BYTE_ORDER);
+        putLongField(MESSAGE_LENGTH_FIELD_OFFSET, messageLength);
         return this;
     }
 
     /** @return WRITE: the region offset where the message starts; SEND: 0 */
     public long base() {
-        return buffer.getLong(offset + BASE_FIELD_OFFSET, BYTE_ORDER);
+        return longField(BASE_FIELD_OFFSET);
     }
 
     /**
@@ -223,7 +210,7 @@ public final class DataFlyweight extends HeaderFlyweight {
      * @return this
      */
     public DataFlyweight base(long base) {
-        mutableBuffer.putLong(offset + BASE_FIELD_OFFSET, base, BYTE_ORDER);
+        putLongField(BASE_FIELD_OFFSET, base);
         return this;
     }
 

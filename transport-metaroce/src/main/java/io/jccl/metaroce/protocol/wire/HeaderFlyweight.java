@@ -122,7 +122,7 @@ public class HeaderFlyweight {
 
     /** @return the magic, 0-65535 ({@link #MAGIC} in a MetaRoCE packet) */
     public final int magic() {
-        return buffer.getShort(offset + MAGIC_FIELD_OFFSET, BYTE_ORDER) & 0xFFFF;
+        return uint16Field(MAGIC_FIELD_OFFSET);
     }
 
     /**
@@ -130,13 +130,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight magic(int magic) {
-        mutableBuffer.putShort(offset + MAGIC_FIELD_OFFSET, (short) magic, BYTE_ORDER);
+        putUint16Field(MAGIC_FIELD_OFFSET, magic);
         return this;
     }
 
     /** @return the version, 0-255 */
     public final int version() {
-        return buffer.getByte(offset + VERSION_FIELD_OFFSET) & 0xFF;
+        return uint8Field(VERSION_FIELD_OFFSET);
     }
 
     /**
@@ -144,13 +144,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight version(int version) {
-        mutableBuffer.putByte(offset + VERSION_FIELD_OFFSET, (byte) version);
+        putUint8Field(VERSION_FIELD_OFFSET, version);
         return this;
     }
 
     /** @return the type code, 0-255 (see {@link PacketType}) */
     public final int type() {
-        return buffer.getByte(offset + TYPE_FIELD_OFFSET) & 0xFF;
+        return uint8Field(TYPE_FIELD_OFFSET);
     }
 
     /**
@@ -158,13 +158,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight type(int type) {
-        mutableBuffer.putByte(offset + TYPE_FIELD_OFFSET, (byte) type);
+        putUint8Field(TYPE_FIELD_OFFSET, type);
         return this;
     }
 
     /** @return the flags byte, 0-255 (see {@link Flags}) */
     public final int flags() {
-        return buffer.getByte(offset + FLAGS_FIELD_OFFSET) & 0xFF;
+        return uint8Field(FLAGS_FIELD_OFFSET);
     }
 
     /**
@@ -172,7 +172,7 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight flags(int flags) {
-        mutableBuffer.putByte(offset + FLAGS_FIELD_OFFSET, (byte) flags);
+        putUint8Field(FLAGS_FIELD_OFFSET, flags);
         return this;
     }
 
@@ -201,7 +201,7 @@ public class HeaderFlyweight {
 
     /** @return the path id, 0-255 (0-63 in a valid packet) */
     public final int pathId() {
-        return buffer.getByte(offset + PATH_ID_FIELD_OFFSET) & 0xFF;
+        return uint8Field(PATH_ID_FIELD_OFFSET);
     }
 
     /**
@@ -209,13 +209,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight pathId(int pathId) {
-        mutableBuffer.putByte(offset + PATH_ID_FIELD_OFFSET, (byte) pathId);
+        putUint8Field(PATH_ID_FIELD_OFFSET, pathId);
         return this;
     }
 
     /** @return the path generation, 0-65535 */
     public final int pathGeneration() {
-        return buffer.getShort(offset + PATH_GENERATION_FIELD_OFFSET, BYTE_ORDER) & 0xFFFF;
+        return uint16Field(PATH_GENERATION_FIELD_OFFSET);
     }
 
     /**
@@ -223,13 +223,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight pathGeneration(int pathGeneration) {
-        mutableBuffer.putShort(offset + PATH_GENERATION_FIELD_OFFSET, (short) pathGeneration, BYTE_ORDER);
+        putUint16Field(PATH_GENERATION_FIELD_OFFSET, pathGeneration);
         return this;
     }
 
     /** @return the connection id: the receiver's id for the connection */
     public final int connectionId() {
-        return buffer.getInt(offset + CONNECTION_ID_FIELD_OFFSET, BYTE_ORDER);
+        return intField(CONNECTION_ID_FIELD_OFFSET);
     }
 
     /**
@@ -237,13 +237,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight connectionId(int connectionId) {
-        mutableBuffer.putInt(offset + CONNECTION_ID_FIELD_OFFSET, connectionId, BYTE_ORDER);
+        putIntField(CONNECTION_ID_FIELD_OFFSET, connectionId);
         return this;
     }
 
     /** @return the session tag */
     public final int sessionTag() {
-        return buffer.getInt(offset + SESSION_TAG_FIELD_OFFSET, BYTE_ORDER);
+        return intField(SESSION_TAG_FIELD_OFFSET);
     }
 
     /**
@@ -251,13 +251,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight sessionTag(int sessionTag) {
-        mutableBuffer.putInt(offset + SESSION_TAG_FIELD_OFFSET, sessionTag, BYTE_ORDER);
+        putIntField(SESSION_TAG_FIELD_OFFSET, sessionTag);
         return this;
     }
 
     /** @return the body length in bytes, 0-65535 (the DATA payload length; 0 for other types) */
     public final int bodyLength() {
-        return buffer.getShort(offset + BODY_LENGTH_FIELD_OFFSET, BYTE_ORDER) & 0xFFFF;
+        return uint16Field(BODY_LENGTH_FIELD_OFFSET);
     }
 
     /**
@@ -265,13 +265,13 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight bodyLength(int bodyLength) {
-        mutableBuffer.putShort(offset + BODY_LENGTH_FIELD_OFFSET, (short) bodyLength, BYTE_ORDER);
+        putUint16Field(BODY_LENGTH_FIELD_OFFSET, bodyLength);
         return this;
     }
 
     /** @return the reserved field, 0-65535 (0 in a valid packet) */
     public final int reserved() {
-        return buffer.getShort(offset + RESERVED_FIELD_OFFSET, BYTE_ORDER) & 0xFFFF;
+        return uint16Field(RESERVED_FIELD_OFFSET);
     }
 
     /**
@@ -279,7 +279,7 @@ public class HeaderFlyweight {
      * @return this
      */
     public HeaderFlyweight reserved(int reserved) {
-        mutableBuffer.putShort(offset + RESERVED_FIELD_OFFSET, (short) reserved, BYTE_ORDER);
+        putUint16Field(RESERVED_FIELD_OFFSET, reserved);
         return this;
     }
 
@@ -307,6 +307,75 @@ public class HeaderFlyweight {
         if (length < 0) {
             throw new IllegalStateException("unknown packet type");
         }
-        return buffer.getInt(offset + length, BYTE_ORDER);
+        return intField(length);
+    }
+
+    /*
+     * Field access for this class and the typed flyweights: every accessor is one of these at its field's offset
+     * from the packet start. Final and tiny, so they inline into the per-packet code.
+     */
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @return the unsigned 8-bit field there
+     */
+    protected final int uint8Field(int fieldOffset) {
+        return buffer.getByte(offset + fieldOffset) & 0xFF;
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @return the unsigned little-endian 16-bit field there
+     */
+    protected final int uint16Field(int fieldOffset) {
+        return buffer.getShort(offset + fieldOffset, BYTE_ORDER) & 0xFFFF;
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @return the little-endian 32-bit field there
+     */
+    protected final int intField(int fieldOffset) {
+        return buffer.getInt(offset + fieldOffset, BYTE_ORDER);
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @return the little-endian 64-bit field there
+     */
+    protected final long longField(int fieldOffset) {
+        return buffer.getLong(offset + fieldOffset, BYTE_ORDER);
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @param value       written as its low 8 bits
+     */
+    protected final void putUint8Field(int fieldOffset, int value) {
+        mutableBuffer.putByte(offset + fieldOffset, (byte) value);
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @param value       written as its low 16 bits, little-endian
+     */
+    protected final void putUint16Field(int fieldOffset, int value) {
+        mutableBuffer.putShort(offset + fieldOffset, (short) value, BYTE_ORDER);
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @param value       written little-endian
+     */
+    protected final void putIntField(int fieldOffset, int value) {
+        mutableBuffer.putInt(offset + fieldOffset, value, BYTE_ORDER);
+    }
+
+    /**
+     * @param fieldOffset the field's offset from the packet start
+     * @param value       written little-endian
+     */
+    protected final void putLongField(int fieldOffset, long value) {
+        mutableBuffer.putLong(offset + fieldOffset, value, BYTE_ORDER);
     }
 }

@@ -1,7 +1,5 @@
 package io.jccl.metaroce.protocol.wire;
 
-import org.agrona.DirectBuffer;
-
 /**
  * Flyweight over a PROBE ({@link PacketType#PROBE}) or PROBE_REPLY ({@link PacketType#PROBE_REPLY}) packet, which
  * share one layout: the common header, a 12-byte type header, no body, the CRC. A probe is sent on a failed or
@@ -12,7 +10,7 @@ import org.agrona.DirectBuffer;
  *  24  8  timestamp (ns)   PROBE: the sender's clock; PROBE_REPLY: the probe's timestamp, echoed
  * </pre>
  */
-public final class ProbeFlyweight extends HeaderFlyweight {
+public final class ProbeFlyweight extends TypedFlyweight<ProbeFlyweight> {
     /** Offset of the 4-byte probe sequence. */
     public static final int PROBE_SEQUENCE_FIELD_OFFSET = 20;
     /** Offset of the 8-byte timestamp (ns). */
@@ -26,19 +24,6 @@ public final class ProbeFlyweight extends HeaderFlyweight {
     public ProbeFlyweight() {
     }
 
-    @Override
-    public ProbeFlyweight wrap(DirectBuffer buffer, int offset) {
-        super.wrap(buffer, offset);
-        return this;
-    }
-
-    @Override
-    public ProbeFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
-                                    int sessionTag, int bodyLength) {
-        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
-        return this;
-    }
-
     /** @return whether the type is PROBE_REPLY (else PROBE) */
     public boolean isReply() {
         return type() == PacketType.PROBE_REPLY;
@@ -46,7 +31,7 @@ public final class ProbeFlyweight extends HeaderFlyweight {
 
     /** @return the probe's sequence number */
     public int probeSequence() {
-        return buffer.getInt(offset + PROBE_SEQUENCE_FIELD_OFFSET, BYTE_ORDER);
+        return intField(PROBE_SEQUENCE_FIELD_OFFSET);
     }
 
     /**
@@ -54,13 +39,13 @@ public final class ProbeFlyweight extends HeaderFlyweight {
      * @return this
      */
     public ProbeFlyweight probeSequence(int probeSequence) {
-        mutableBuffer.putInt(offset + PROBE_SEQUENCE_FIELD_OFFSET, probeSequence, BYTE_ORDER);
+        putIntField(PROBE_SEQUENCE_FIELD_OFFSET, probeSequence);
         return this;
     }
 
     /** @return PROBE: the sender's clock (ns) when sent; PROBE_REPLY: the probe's timestamp, echoed */
     public long timestampNs() {
-        return buffer.getLong(offset + TIMESTAMP_NS_FIELD_OFFSET, BYTE_ORDER);
+        return longField(TIMESTAMP_NS_FIELD_OFFSET);
     }
 
     /**
@@ -68,7 +53,7 @@ public final class ProbeFlyweight extends HeaderFlyweight {
      * @return this
      */
     public ProbeFlyweight timestampNs(long timestampNs) {
-        mutableBuffer.putLong(offset + TIMESTAMP_NS_FIELD_OFFSET, timestampNs, BYTE_ORDER);
+        putLongField(TIMESTAMP_NS_FIELD_OFFSET, timestampNs);
         return this;
     }
 

@@ -1,7 +1,5 @@
 package io.jccl.metaroce.protocol.wire;
 
-import org.agrona.DirectBuffer;
-
 /**
  * Flyweight over an RNR (receiver-not-ready) packet ({@link PacketType#RNR}): a SEND arrived for a message with no
  * posted receive, and the sender should retry it later. The common header, a 16-byte type header, no body, the CRC.
@@ -12,7 +10,7 @@ import org.agrona.DirectBuffer;
  *  28  8  retry after (ns)   how long the sender should wait before resending the message
  * </pre>
  */
-public final class RnrFlyweight extends HeaderFlyweight {
+public final class RnrFlyweight extends TypedFlyweight<RnrFlyweight> {
     /** Offset of the 4-byte stream id. */
     public static final int STREAM_ID_FIELD_OFFSET = 20;
     /** Offset of the 4-byte message sequence. */
@@ -28,22 +26,9 @@ public final class RnrFlyweight extends HeaderFlyweight {
     public RnrFlyweight() {
     }
 
-    @Override
-    public RnrFlyweight wrap(DirectBuffer buffer, int offset) {
-        super.wrap(buffer, offset);
-        return this;
-    }
-
-    @Override
-    public RnrFlyweight putHeader(int type, int flags, int pathId, int pathGeneration, int connectionId,
-                                  int sessionTag, int bodyLength) {
-        super.putHeader(type, flags, pathId, pathGeneration, connectionId, sessionTag, bodyLength);
-        return this;
-    }
-
     /** @return the stream of the SEND that found no receive */
     public int streamId() {
-        return buffer.getInt(offset + STREAM_ID_FIELD_OFFSET, BYTE_ORDER);
+        return intField(STREAM_ID_FIELD_OFFSET);
     }
 
     /**
@@ -51,13 +36,13 @@ public final class RnrFlyweight extends HeaderFlyweight {
      * @return this
      */
     public RnrFlyweight streamId(int streamId) {
-        mutableBuffer.putInt(offset + STREAM_ID_FIELD_OFFSET, streamId, BYTE_ORDER);
+        putIntField(STREAM_ID_FIELD_OFFSET, streamId);
         return this;
     }
 
     /** @return the message sequence of the SEND that found no receive */
     public int messageSequence() {
-        return buffer.getInt(offset + MESSAGE_SEQUENCE_FIELD_OFFSET, BYTE_ORDER);
+        return intField(MESSAGE_SEQUENCE_FIELD_OFFSET);
     }
 
     /**
@@ -65,13 +50,13 @@ public final class RnrFlyweight extends HeaderFlyweight {
      * @return this
      */
     public RnrFlyweight messageSequence(int messageSequence) {
-        mutableBuffer.putInt(offset + MESSAGE_SEQUENCE_FIELD_OFFSET, messageSequence, BYTE_ORDER);
+        putIntField(MESSAGE_SEQUENCE_FIELD_OFFSET, messageSequence);
         return this;
     }
 
     /** @return how long (ns) the sender should wait before resending the message */
     public long retryAfterNs() {
-        return buffer.getLong(offset + RETRY_AFTER_NS_FIELD_OFFSET, BYTE_ORDER);
+        return longField(RETRY_AFTER_NS_FIELD_OFFSET);
     }
 
     /**
@@ -79,7 +64,7 @@ public final class RnrFlyweight extends HeaderFlyweight {
      * @return this
      */
     public RnrFlyweight retryAfterNs(long retryAfterNs) {
-        mutableBuffer.putLong(offset + RETRY_AFTER_NS_FIELD_OFFSET, retryAfterNs, BYTE_ORDER);
+        putLongField(RETRY_AFTER_NS_FIELD_OFFSET, retryAfterNs);
         return this;
     }
 }

@@ -306,13 +306,24 @@ public final class ClosFabric {
         }
     }
 
-    private void depart(int port) {
-        int p = qHead[port];
+    /**
+     * Takes the first packet off a port's list (its send queue, or the packets on its wire).
+     *
+     * @return the packet; {@code head[port]} is the next one now (-1: the list is empty)
+     */
+    private int takeFirst(int[] head, int[] tail, int port) {
+        int p = head[port];
         int next = packets.next(p);
-        qHead[port] = next;
+        head[port] = next;
         if (next < 0) {
-            qTail[port] = -1;
+            tail[port] = -1;
         }
+        return p;
+    }
+
+    private void depart(int port) {
+        int p = takeFirst(qHead, qTail, port);
+        int next = qHead[port];
         int size = packets.size(p);
         accumulate(port);
         qBytes[port] -= size;
@@ -348,12 +359,9 @@ public final class ClosFabric {
     }
 
     private void arrive(int port) {
-        int p = wireHead[port];
-        int next = packets.next(p);
-        wireHead[port] = next;
-        if (next < 0) {
-            wireTail[port] = -1;
-        } else {
+        int p = takeFirst(wireHead, wireTail, port);
+        int next = wireHead[port];
+        if (next >= 0) {
             queue.push(packets.arriveAtPs(next), (long) ARRIVE << 32 | port);
         }
         int node = topology.portTarget(port);
