@@ -41,7 +41,7 @@ final class BFloat16Kernels {
     private static final VectorSpecies<Short> SHORTS =
             VectorSpecies.of(short.class, VectorShape.forBitSize(FLOATS.vectorBitSize() / 2));
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-    private static final ValueLayout.OfShort ELEMENT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(LE);
+    private static final ValueLayout.OfShort ELEMENT = LittleEndian.SHORT;
     private static final int SIZE_BYTES = 2;
     private static final long VECTOR_BYTES = SHORTS.vectorByteSize();
 
