@@ -27,7 +27,7 @@ typedef struct {
     _Atomic int sense;
 } SpinBarrier;
 
-static void spin_barrier(SpinBarrier *b, int *local_sense) {
+static inline void spin_barrier(SpinBarrier *b, int *local_sense) {
     *local_sense = !*local_sense;
     if (atomic_fetch_add(&b->arrived, 1) == FLOOR_RANKS - 1) {
         atomic_store(&b->arrived, 0);
@@ -39,7 +39,7 @@ static void spin_barrier(SpinBarrier *b, int *local_sense) {
     }
 }
 
-static double seconds_now(void) {
+static inline double seconds_now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double) t.tv_sec + (double) t.tv_nsec / 1e9;
@@ -63,7 +63,7 @@ static inline void floor_print_window(long long start_ns, long long end_ns, int 
  * moving *a to its value. Returns 1 when taken, 0 when argv[*a] is none of them, -1 when the value is bad (then
  * the error is printed, naming the program).
  */
-static int parse_floor_option(const char *program, int argc, char **argv, int *a, int *iters, int *warmup,
+static inline int parse_floor_option(const char *program, int argc, char **argv, int *a, int *iters, int *warmup,
         int *rounds, int *window) {
     const char *arg = argv[*a];
     int is_window = window != NULL && strcmp(arg, "-t") == 0;
@@ -121,7 +121,7 @@ typedef struct {
  * Reads argv from *a on: the options into args, up to the next size. @return 1 with that size in *size and *a past
  * it, 0 when argv is done, or -1 after printing a bad option or size (naming the program, and the rule for a size).
  */
-static int floor_next_size(FloorArgs *args, int argc, char **argv, int *a, size_t *size) {
+static inline int floor_next_size(FloorArgs *args, int argc, char **argv, int *a, size_t *size) {
     for (; *a < argc; (*a)++) {
         int option = parse_floor_option(args->program, argc, argv, a, &args->iters, &args->warmup, &args->rounds,
                 args->takes_window ? &args->window : NULL);
@@ -144,7 +144,7 @@ static int floor_next_size(FloorArgs *args, int argc, char **argv, int *a, size_
 
 /* The exit status after the sizes: 2 (bad usage) with the usage line when reading them ended in an error (-1 from
    floor_next_size) or none was measured, else 0. */
-static int floor_exit_status(int read, int measured, const char *usage) {
+static inline int floor_exit_status(int read, int measured, const char *usage) {
     if (read < 0) {
         return 2;
     }
