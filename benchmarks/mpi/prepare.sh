@@ -36,11 +36,22 @@ check_reps_and_before() {
   fi
 }
 
-# build_udp_exchange_floor NAME: compiles benchmarks/mpi/udp_exchange_floor.c (sets floor to the binary); exits 1,
-# naming NAME, when it does not compile.
+# build_udp_exchange_floor NAME: compiles and runs benchmarks/mpi/crc32c_check.c (the CRC32C of the checked floor,
+# crc32c.h, against its definition: checks only, about a second), then compiles benchmarks/mpi/udp_exchange_floor.c
+# (sets floor to the binary); exits 1, naming NAME, when either does not compile or the check fails.
 build_udp_exchange_floor() {
+  local check="$root/benchmarks/target/mpi/crc32c_check" out
   floor="$root/benchmarks/target/mpi/udp_exchange_floor"
   mkdir -p "$(dirname "$floor")"
+  if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$check" "$here/crc32c_check.c"; then
+    echo "$1: compiling benchmarks/mpi/crc32c_check.c failed (CC=${CC:-cc})" >&2
+    exit 1
+  fi
+  if ! out="$("$check" -q 2>&1)"; then
+    printf '%s\n' "$out" >&2
+    echo "$1: benchmarks/mpi/crc32c_check failed: crc32c.h computes a wrong CRC32C, no floor is measured with it" >&2
+    exit 1
+  fi
   if ! "${CC:-cc}" -O3 -march=native -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_exchange_floor.c"; then
     echo "$1: compiling benchmarks/mpi/udp_exchange_floor.c failed (CC=${CC:-cc})" >&2
     exit 1
