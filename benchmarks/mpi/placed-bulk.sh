@@ -11,7 +11,7 @@
 #   and, with BEFORE (another built checkout), its ./jccl the same way.
 # Prints one line per run ("mpi|jccl|before TIME_1M TIME_8M PLACEMENT_BEFORE/PLACEMENT_AFTER"), then per size the
 # medians over the runs that began and ended near, and JCCL / MPI and either floor / MPI as busbw (what JCCL / MPI
-# could reach at best).
+# could reach at best); then the same over the runs that began and ended far.
 # usage: benchmarks/mpi/placed-bulk.sh [REPS [BEFORE]]    Measure at load below 1. Needs Open MPI and a C compiler.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,12 +46,16 @@ for ((rep = 1; rep <= reps; rep++)); do
     quiet; p=$(placement); t=$(jccl "$before"); echo "before $t$p/$(placement)" | tee -a "$out"
   fi
 done
-echo "# medians over runs near before and after (count): 1 MiB, 8 MiB us"
-awk '$4 == "near/near" { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++ }
-  function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-    if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return k == 0 ? 0 : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
-  END { for (w in n) { m1[w] = median(v1[w]); m8[w] = median(v8[w]); printf "%s (%d): %s %s\n", w, n[w], m1[w], m8[w] }
-        if (m1["mpi"] > 0 && m1["jccl"] > 0) printf "JCCL/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["jccl"], m8["mpi"] / m8["jccl"]
-        if (m1["mpi"] > 0 && m1["floor"] > 0) printf "UDP floor/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["floor"], m8["mpi"] / m8["floor"]
-        if (m1["mpi"] > 0 && m1["checked"] > 0) printf "checked floor/MPI busbw near: 1 MiB %.2f, 8 MiB %.2f\n", m1["mpi"] / m1["checked"], m8["mpi"] / m8["checked"]
-        if (m1["before"] > 0 && m1["jccl"] > 0) printf "before/JCCL near: 1 MiB %.2f, 8 MiB %.2f\n", m1["before"] / m1["jccl"], m8["before"] / m8["jccl"] }' "$out"
+# Medians per placement: runs near at both ends, then runs far at both ends (the host often runs far for many
+# minutes; ratios are only taken between runs of the same placement).
+for where in near far; do
+  echo "# medians over runs $where before and after (count): 1 MiB, 8 MiB us"
+  awk -v where="$where" '$4 == where "/" where { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++ }
+    function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
+      if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return k == 0 ? 0 : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
+    END { for (w in n) { m1[w] = median(v1[w]); m8[w] = median(v8[w]); printf "%s (%d): %s %s\n", w, n[w], m1[w], m8[w] }
+          if (m1["mpi"] > 0 && m1["jccl"] > 0) printf "JCCL/MPI busbw %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["mpi"] / m1["jccl"], m8["mpi"] / m8["jccl"]
+          if (m1["mpi"] > 0 && m1["floor"] > 0) printf "UDP floor/MPI busbw %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["mpi"] / m1["floor"], m8["mpi"] / m8["floor"]
+          if (m1["mpi"] > 0 && m1["checked"] > 0) printf "checked floor/MPI busbw %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["mpi"] / m1["checked"], m8["mpi"] / m8["checked"]
+          if (m1["before"] > 0 && m1["jccl"] > 0) printf "before/JCCL %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["before"] / m1["jccl"], m8["before"] / m8["jccl"] }' "$out"
+done
