@@ -11,8 +11,10 @@ import io.jccl.net.SendConnection;
 import io.jccl.net.PeerIdentity;
 import io.jccl.net.TransportContext;
 import io.jccl.metaroce.net.MetaRoceNetTransportProvider;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -27,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * JcclMetrics finds MetaRoceMetrics through the ServiceLoader; a refresh adds the meters of a transport opened
  * after binding and removes them once it closes; after real traffic between two transports on loopback, the
- * byte counter and every path's gauges carry the values of that traffic.
+ * byte counter and every path's gauges carry the values of that traffic. Integration tier: the transports open UDP
+ * sockets on loopback.
  */
+@Tag("integration")
 class MetaRoceMetricsTest {
     @Test
     void transportCountersAppearOnRefreshAndGoWhenTheTransportCloses() {
@@ -106,6 +110,10 @@ class MetaRoceMetricsTest {
                 metrics.refresh();
                 assertThat(registry.find("jccl.metaroce.bytes.sent").tag("rank", "20").functionCounter().count())
                         .isGreaterThanOrEqualTo((double) messages * messageBytes);
+                // A loaded host can stall a side past the RTO floor and get a path suspected (a path event): only a
+                // run without path events must end with every path active.
+                double pathEvents = registry.find("jccl.metaroce.path.events").tag("rank", "20").functionCounters()
+                        .stream().mapToDouble(FunctionCounter::count).sum();
                 List<Gauge> rtts = List.copyOf(registry.find("jccl.metaroce.path.rtt").tag("rank", "20").gauges());
                 assertThat(rtts).as("one RTT gauge per path of the sender's connection").hasSize(paths);
                 assertThat(rtts.stream().filter(g -> g.value() > 0 && g.value() < 5)).as("paths with an RTT sample")
@@ -120,8 +128,11 @@ class MetaRoceMetricsTest {
                     double statesSet = registry.find("jccl.metaroce.path.state").tags("rank", "20", "path", path)
                             .gauges().stream().mapToDouble(Gauge::value).sum();
                     assertThat(statesSet).as("path %s is in exactly one state", path).isEqualTo(1.0);
-                    assertThat(registry.find("jccl.metaroce.path.state").tags("rank", "20", "path", path, "state",
-                            "active").gauge().value()).as("path %s active on a clean loopback", path).isEqualTo(1.0);
+                    if (pathEvents == 0) {
+                        assertThat(registry.find("jccl.metaroce.path.state").tags("rank", "20", "path", path, "state",
+                                "active").gauge().value()).as("path %s active: no path event was counted", path)
+                                .isEqualTo(1.0);
+                    }
                 }
                 assertThat(registry.find("jccl.metaroce.drops").tags("rank", "21", "reason", "bad_crc")
                         .functionCounter().count()).isZero();
