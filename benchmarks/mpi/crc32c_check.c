@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "crc32c.h"
+#include "floor.h"
 
 #define BIG (4u << 20)
 
@@ -110,12 +111,6 @@ static size_t random_offset(size_t bytes) {
     return (size_t) (next_random() % (BIG + 64 - bytes));
 }
 
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 enum path { THREE_STREAMS, FOLDING_ALONE, FOLDING_AND_STREAMS, FOLDING };
 
 /* Bytes per nanosecond of a path over `bytes` bytes for about `budget` seconds; calls independent, as the JDK's.
@@ -124,7 +119,7 @@ static double throughput(enum path path, size_t bytes, double budget) {
     const unsigned char *p = data + 64;
     uint32_t sink = 0;
     size_t calls = 0;
-    double start = seconds();
+    double start = seconds_now();
     double now;
     do {
         for (int k = 0; k < 64; k++) {
@@ -139,7 +134,7 @@ static double throughput(enum path path, size_t bytes, double budget) {
             }
         }
         calls += 64;
-        now = seconds();
+        now = seconds_now();
     } while (now - start < budget);
     __asm__ volatile("" : : "r"(sink));
     return (double) calls * (double) bytes / ((now - start) * 1e9);

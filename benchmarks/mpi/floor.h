@@ -2,7 +2,7 @@
  * What the floor benchmarks share (placement_floor.c: two threads; cma_floor.c and ring_floor.c: two processes over a
  * shared mapping): a sense-reversing spin barrier for two ranks, the monotonic clock, their -n/-w/-r (and -t)
  * options and sizes, the "#window" lines placed.sh lays over the CPU placement, and the shared mapping, fork and
- * wait of the two-process ones.
+ * wait of the two-process ones. crc32c_check.c and syscall_cost.c take only its clock.
  */
 #ifndef JCCL_BENCH_FLOOR_H
 #define JCCL_BENCH_FLOOR_H

@@ -19,14 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor.h"
+
 #define SOCKETS 16
 #define SLOTS 8
-
-static double now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 int main(int argc, char **argv) {
     long calls = 1000000;
@@ -55,23 +51,23 @@ int main(int argc, char **argv) {
         messages[k] = (struct mmsghdr) { .msg_hdr = { .msg_iov = &vectors[k], .msg_iovlen = 1 } };
     }
     for (int round = 0; round < 3; round++) {
-        double t0 = now_ns();
+        double t0 = (double) floor_now_ns();
         for (long i = 0; i < calls; i++) {
             syscall(SYS_getppid);
         }
-        double t1 = now_ns();
+        double t1 = (double) floor_now_ns();
         for (long i = 0; i < calls; i++) {
             epoll_wait(epoll, ready, SOCKETS, 0);
         }
-        double t2 = now_ns();
+        double t2 = (double) floor_now_ns();
         for (long i = 0; i < calls; i++) {
             recv(sockets[0], buffer, sizeof buffer, MSG_DONTWAIT);
         }
-        double t3 = now_ns();
+        double t3 = (double) floor_now_ns();
         for (long i = 0; i < calls; i++) {
             recvmmsg(sockets[0], messages, SLOTS, MSG_DONTWAIT, NULL);
         }
-        double t4 = now_ns();
+        double t4 = (double) floor_now_ns();
         printf("ns per call: getppid %.0f, epoll_wait(%d sockets, 0) %.0f, recv (empty) %.0f, recvmmsg (empty) %.0f\n",
                (t1 - t0) / calls, SOCKETS, (t2 - t1) / calls, (t3 - t2) / calls, (t4 - t3) / calls);
     }
