@@ -1,10 +1,23 @@
 package io.jccl.net;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * What every transport's listener shares: the encoded handle it hands out, a description for messages, and the
  * closed flag that {@code accept} checks first and {@code close} sets.
  */
 public abstract class AbstractListener implements Listener {
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(AbstractListener.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final byte[] handle;
     /** Names the listener in messages, e.g. "tcp listener 10.0.0.1:5000". */
     protected final String description;
@@ -37,16 +50,12 @@ public abstract class AbstractListener implements Listener {
     }
 
     /**
-     * Marks the listener closed.
+     * Marks the listener closed, atomically: of two threads closing at once, one gets true.
      *
      * @return false when it was closed already (so that a close releases things once)
      */
     protected final boolean markClosed() {
-        if (closed) {
-            return false;
-        }
-        closed = true;
-        return true;
+        return CLOSED.compareAndSet(this, false, true);
     }
 
     @Override
