@@ -1,27 +1,16 @@
 package io.jccl.net;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What every transport's listener shares: the encoded handle it hands out, a description for messages, and the
  * closed flag that {@code accept} checks first and {@code close} sets.
  */
 public abstract class AbstractListener implements Listener {
-    private static final VarHandle CLOSED;
-
-    static {
-        try {
-            CLOSED = MethodHandles.lookup().findVarHandle(AbstractListener.class, "closed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final byte[] handle;
     /** Names the listener in messages, e.g. "tcp listener 10.0.0.1:5000". */
     protected final String description;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param handle      the encoded handle, owned by the listener from now on
@@ -39,12 +28,12 @@ public abstract class AbstractListener implements Listener {
 
     /** @return whether {@link #close} was called */
     public final boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 
     /** @throws NetException {@link NetException.Reason#CLOSED} once the listener is closed */
     protected final void throwIfClosed() {
-        if (closed) {
+        if (closed.get()) {
             throw new NetException(NetException.Reason.CLOSED, description + " is closed");
         }
     }
@@ -55,7 +44,7 @@ public abstract class AbstractListener implements Listener {
      * @return false when it was closed already (so that a close releases things once)
      */
     protected final boolean markClosed() {
-        return CLOSED.compareAndSet(this, false, true);
+        return closed.compareAndSet(false, true);
     }
 
     @Override
