@@ -12,7 +12,8 @@
 #
 # usage: benchmarks/mpi/rank-threads.sh SIZE CALLS [ENV=VALUE ...]
 #   e.g. benchmarks/mpi/rank-threads.sh 1M 10000 JCCL_METAROCE_THREADING=invoker
-# Measure at load below 1. Needs Linux /proc with schedstat; builds nothing: run ./jccl once first.
+# Measure at load below 1, with no other jccl job running. Needs Linux /proc with schedstat and a built
+# benchmarks module (./jccl builds it).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -39,9 +40,10 @@ if [ ! -f "$root/benchmarks/target/classes/io/jccl/bench/CallTimeHistogram.class
 fi
 log="$(mktemp)"; before="$(mktemp)"; after="$(mktemp)"
 trap 'rm -f "$log" "$before" "$after"' EXIT
-# One line per thread of every rank JVM: pid-tid name run_ns wait_ns voluntary involuntary, and the time.
+# One line per thread of both rank JVMs: pid-tid name run_ns wait_ns voluntary_switches involuntary_switches. Bash
+# builtins only: forking a process per thread would itself take the cores from the ranks it measures.
 snapshot() {
-  local pid t pids
+  local pid t pids name run_ns wait_ns key value voluntary involuntary
   pids="$(pgrep -f io.jccl.cli.run.RankMain || true)"
   if [ "$(wc -w <<< "$pids")" != 2 ]; then
     echo "rank-threads.sh: expected the 2 rank JVMs of this run, found: ${pids:-none} (another jccl job running?)" >&2
@@ -50,22 +52,28 @@ snapshot() {
   fi
   for pid in $pids; do
     for t in /proc/"$pid"/task/*; do
-      read -r run wait _ < "$t/schedstat" 2> /dev/null || continue
-      printf '%s-%s %s %s %s %s %s\n' "$pid" "${t##*/}" "$(tr ' ' _ < "$t/comm")" "$run" "$wait" \
-        "$(awk '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 } END { print v, n }' \
-          "$t/status" 2> /dev/null)"
+      # A thread that ended meanwhile is skipped.
+      { read -r name < "$t/comm" && read -r run_ns wait_ns _ < "$t/schedstat"; } 2> /dev/null || continue
+      voluntary=0; involuntary=0
+      while read -r key value; do
+        case "$key" in
+          voluntary_ctxt_switches:) voluntary=$value ;;
+          nonvoluntary_ctxt_switches:) involuntary=$value ;;
+        esac
+      done < "$t/status" 2> /dev/null || continue
+      printf '%s-%s %s %s %s %s %s\n' "$pid" "${t##*/}" "${name// /_}" "$run_ns" "$wait_ns" "$voluntary" "$involuntary"
     done
   done
 }
-await_line() {   # waits until the benchmark printed $1, or fails when it ended without it
-  while ! grep -q "$1" "$log"; do
-    if ! kill -0 "$job" 2> /dev/null; then
-      echo "rank-threads.sh: the benchmark ended before '$1':" >&2
-      cat "$log" >&2
-      exit 1
-    fi
-    sleep 0.05
-  done
+# Blocks until the benchmark prints a line matching $1 (tail follows the log and ends with the benchmark, so a
+# benchmark that fails or ends first fails this instead of hanging; grep returns at the line, the tail left behind
+# ends at the log's next line); no polling beside the ranks.
+await_line() {
+  if ! grep -q -m 1 "$1" < <(tail --pid="$job" -n +1 -F "$log" 2> /dev/null); then
+    echo "rank-threads.sh: the benchmark ended before '$1':" >&2
+    cat "$log" >&2
+    exit 1
+  fi
 }
 echo "# rank-threads.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg), $size x $calls, ${*:-defaults}"
 (cd "$root" && exec ./jccl run -np 2 -x JCCL_NET=metaroce "${xs[@]}" -cp benchmarks/target/classes -- \
