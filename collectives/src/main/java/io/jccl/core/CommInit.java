@@ -204,7 +204,8 @@ final class CommInit {
             }
         }
         BoxAllReduce box = problem == null ? boxAllReduce(rank, size, chosen, transports, links) : null;
-        byte[][] statuses = bootstrap.allGather(status(problem, box != null));
+        byte[][] statuses = PollingGather.allGather(bootstrap, status(problem, box != null), transports.values(),
+                "jccl-init-status-r" + rank);
         if (problem == null) {
             problem = firstPeerFailure(statuses, rank);
         }

@@ -126,6 +126,20 @@ public interface NetTransport extends AutoCloseable {
     default void wakeUp() {
     }
 
+    /**
+     * Moves this transport's protocol once on the calling thread, for a transport that has no thread of its own and
+     * moves only when its requests, pending connects or listeners are polled (metaroce's invoker threading): a rank
+     * that waits outside the transport — in the bootstrap while a communicator is created — polls this to keep
+     * answering peers that still wait for it (an acknowledgement to send again, a message sent again). Never
+     * blocks; callable from any thread.
+     *
+     * @return true when polling this way moves the protocol; false (the default) when the transport moves without
+     *         callers, and polling it is pointless
+     */
+    default boolean progress() {
+        return false;
+    }
+
     /** Closes the transport and everything it still holds. */
     @Override
     void close();

@@ -453,6 +453,16 @@ public final class MetaRoceNetTransport implements NetTransport {
         return pending;
     }
 
+    /** Invoker threading: one duty cycle on the calling thread (see {@link NetTransport#progress()}). */
+    @Override
+    public boolean progress() {
+        if (drivenWithoutCallers()) {
+            return false;
+        }
+        driveFromCaller();
+        return true;
+    }
+
     // ---- shared by the caller's threads ----
 
     /**
