@@ -21,13 +21,19 @@ final class WaitingIdleStrategy implements IdleStrategy {
     /** A caller that polled this recently is taken to be polling still. */
     static final long CALLER_ACTIVE_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
-     * How long a driver thread stands aside while a caller polls. Each look is a wake-up that takes a core from a
-     * spinning caller on a small host, and its peer waits while it is off: at 200 µs (about 3,500 looks a second per
-     * rank) an 8 B all-reduce of 2 ranks took 13.7 / 13.6 µs (out of place / in place), at 1 ms 12.1 / 11.5
-     * (medians of 16 alternating pairs, docs/performance.md). A caller that stops polling is noticed within this
-     * plus {@link #CALLER_ACTIVE_NS}: 2 ms, well inside the default 5 ms RTO floor.
+     * How long a driver thread first stands aside while a caller polls. Each look is a wake-up that takes a core
+     * from a spinning caller on a small host, and its peer waits while it is off: at 200 µs (about 3,500 looks a
+     * second per rank) an 8 B all-reduce of 2 ranks took 13.7 / 13.6 µs (out of place / in place), at 1 ms 12.1 /
+     * 11.5 (medians of 16 alternating pairs, docs/performance.md).
      */
     static final long CALLER_ACTIVE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The longest it stands aside: each look that finds the caller still polling doubles the next one, up to this
+     * (about 250 looks a second instead of 1,000 while callers keep polling). A caller that stops polling is
+     * noticed within this plus {@link #CALLER_ACTIVE_NS}, 5 ms, the default RTO floor: its peer's timers are the
+     * latest that then run late.
+     */
+    static final long MAX_CALLER_ACTIVE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(4);
     /** How long it stands aside when a timer is due but another thread holds the duty cycle. */
     static final long DUE_TIMER_PARK_NS = TimeUnit.MICROSECONDS.toNanos(50);
 
@@ -38,6 +44,8 @@ final class WaitingIdleStrategy implements IdleStrategy {
     private final LongSupplier clockNs;
     private final LongConsumer parkNs;
     private int idleCycles;
+    /** The next stand-aside while a caller polls: {@link #CALLER_ACTIVE_PARK_NS}, doubled per look that found one. */
+    private long callerParkNs = CALLER_ACTIVE_PARK_NS;
 
     /**
      * @param waiter        sleeps on the transport's sockets
@@ -76,9 +84,11 @@ final class WaitingIdleStrategy implements IdleStrategy {
         if (callerPolling.getAsBoolean()) {
             // A caller is polling, so it moves the protocol as datagrams come: waking for each of them too would
             // only take the core from it. Look again shortly, in case it stops.
-            parkNs.accept(CALLER_ACTIVE_PARK_NS);
+            parkNs.accept(callerParkNs);
+            callerParkNs = Math.min(MAX_CALLER_ACTIVE_PARK_NS, 2 * callerParkNs);
             return;
         }
+        callerParkNs = CALLER_ACTIVE_PARK_NS;   // no caller polls now: when one comes, look often again at first
         int n = idleCycles++;
         if (n < SPINS) {
             Thread.onSpinWait();

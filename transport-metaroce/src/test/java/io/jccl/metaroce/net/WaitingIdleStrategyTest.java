@@ -20,14 +20,29 @@ class WaitingIdleStrategyTest {
                 () -> nowNs - lastPollNs < WaitingIdleStrategy.CALLER_ACTIVE_NS, () -> nowNs, parks::add);
     }
 
+    /**
+     * While a caller polls, the driver stands aside for 1 ms, then for twice as long at each look that finds the
+     * caller still polling, up to 4 ms; a look that finds no caller starts over at 1 ms.
+     */
     @Test
-    void whileACallerPollsTheDriverStandsAside() {
+    void whileACallerPollsTheDriverStandsAsideLongerAndLonger() {
         WaitingIdleStrategy idle = strategy();
         lastPollNs = nowNs - 500_000;
         for (int i = 0; i < 5; i++) {
             idle.idle(0);
         }
-        assertThat(parks).containsOnly(WaitingIdleStrategy.CALLER_ACTIVE_PARK_NS).hasSize(5);
+        long ms = 1_000_000;
+        assertThat(WaitingIdleStrategy.CALLER_ACTIVE_PARK_NS).isEqualTo(ms);
+        assertThat(WaitingIdleStrategy.MAX_CALLER_ACTIVE_PARK_NS).isEqualTo(4 * ms);
+        assertThat(parks).containsExactly(ms, 2 * ms, 4 * ms, 4 * ms, 4 * ms);
+        parks.clear();
+        timerNs = Long.MIN_VALUE;   // (no socket wait when the caller has gone: a due timer parks briefly)
+        lastPollNs = nowNs - 2 * WaitingIdleStrategy.CALLER_ACTIVE_NS;
+        idle.idle(0);               // the caller stopped polling: spins, no park
+        lastPollNs = nowNs;
+        idle.idle(0);
+        idle.idle(0);
+        assertThat(parks).containsExactly(ms, 2 * ms);
     }
 
     /**
