@@ -33,6 +33,24 @@ class MetaRoceMultiProcessTest {
         }
     }
 
+    /**
+     * The same over invoker threading (no driver thread: only the ranks' own polls move the protocol), which also
+     * creates the communicator that way: a rank done connecting keeps polling while it waits for the others
+     * (PollingGather), or a peer still waiting for its answer timed out.
+     */
+    @ParameterizedTest(name = "{0} processes, invoker threading")
+    @ValueSource(ints = {2, 3})
+    void everyCollectiveIsExactInInvokerThreading(int processes) throws Exception {
+        List<Jvm> ranks = start("metaroce-invoker-np" + processes, processes, 300_007,
+                Map.of("JCCL_METAROCE_THREADING", "invoker"), List.of(), JvmProcesses.inheritedJvmOptions());
+        for (int r = 0; r < processes; r++) {
+            Jvm jvm = ranks.get(r);
+            assertThat(jvm.await(300)).as("rank %d exit code; output:%n%s", r, jvm.outputText()).isZero();
+            assertThat(jvm.outputText()).contains("RESULT OK").contains("ALL_TO_ALLV FLOAT32")
+                    .contains("P2P FLOAT32").contains("BARRIER ok").doesNotContain("wrong=1");
+        }
+    }
+
     /** Starts one JVM per rank; {@code extraArgs} follow rank, size and element count. */
     static List<Jvm> start(int processes, long elements, Map<String, String> env, List<String> extraArgs)
             throws Exception {
