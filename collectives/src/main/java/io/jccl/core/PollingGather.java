@@ -17,9 +17,9 @@ import java.util.concurrent.locks.LockSupport;
  * A bootstrap all-gather during which the calling thread keeps polling the transports that move only when polled
  * ({@link NetTransport#progress()}). Communicator creation ends with one: a rank whose connections are set up waits
  * there for the others, and a peer still setting up may need it meanwhile — to acknowledge a connection hello its
- * sender had to send again (asked to by a receiver-not-ready that crossed the first acknowledgement). Blocked in
- * the bootstrap without polling, it answered nobody, and the peer's set-up timed out: metaroce's invoker threading
- * failed creation in about 1 of 20 two-rank runs.
+ * sender had to send again (most likely asked to by a receiver-not-ready that crossed the first acknowledgement).
+ * Blocked in the bootstrap without polling, it answered nobody, and the peer's set-up timed out: metaroce's invoker
+ * threading failed creation in about 1 of 20 two-rank runs (2026-12-06).
  */
 final class PollingGather {
     private static final Logger LOG = JcclLog.logger(Subsystem.INIT, PollingGather.class);

@@ -30,8 +30,8 @@ final class WaitingIdleStrategy implements IdleStrategy {
     /**
      * The longest it stands aside: each look that finds the caller still polling doubles the next one, up to this
      * (about 250 looks a second instead of 1,000 while callers keep polling). A caller that stops polling is
-     * noticed within this plus {@link #CALLER_ACTIVE_NS}, 5 ms, the default RTO floor: its peer's timers are the
-     * latest that then run late.
+     * noticed within this plus {@link #CALLER_ACTIVE_NS}: 5 ms, the default RTO floor, so what it left unacknowledged
+     * costs its peer at most one spurious retransmission.
      */
     static final long MAX_CALLER_ACTIVE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(4);
     /** How long it stands aside when a timer is due but another thread holds the duty cycle. */
