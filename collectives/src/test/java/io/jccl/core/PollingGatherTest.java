@@ -32,17 +32,7 @@ class PollingGatherTest {
     @Test
     void aTransportThatMovesOnlyWhenPolledIsPolledWhileTheGatherWaits() {
         PolledTransport transport = new PolledTransport(true);
-        Bootstrap bootstrap = new FakeBootstrap(() -> {
-            int before = transport.polls.get();
-            long start = System.nanoTime();
-            while (transport.polls.get() < before + 3) {
-                if (System.nanoTime() - start > HANG_NS) {
-                    throw new AssertionError("the transport was not polled during the gather");
-                }
-                Thread.onSpinWait();
-            }
-            return GATHERED;
-        });
+        Bootstrap bootstrap = new FakeBootstrap(() -> gatheredAfterPolls(transport, 3));
         assertThat(PollingGather.allGather(bootstrap, new byte[] {1}, List.of(transport), "gather-test"))
                 .isSameAs(GATHERED);
     }
@@ -79,20 +69,26 @@ class PollingGatherTest {
         PolledTransport broken = new PolledTransport(true);
         PolledTransport healthy = new PolledTransport(true);
         broken.failFromPoll = 2;   // its first answer says it moves, its second poll throws
-        Bootstrap bootstrap = new FakeBootstrap(() -> {
-            int before = healthy.polls.get();
-            long start = System.nanoTime();
-            while (healthy.polls.get() < before + 5) {
-                if (System.nanoTime() - start > HANG_NS) {
-                    throw new AssertionError("the healthy transport was not polled during the gather");
-                }
-                Thread.onSpinWait();
-            }
-            return GATHERED;
-        });
+        Bootstrap bootstrap = new FakeBootstrap(() -> gatheredAfterPolls(healthy, 5));
         assertThat(PollingGather.allGather(bootstrap, new byte[] {1}, List.of(broken, healthy), "gather-test"))
                 .isSameAs(GATHERED);
         assertThat(broken.polls.get()).isEqualTo(2);
+    }
+
+    /**
+     * The fake gather: returns only once {@code transport} was polled {@code polls} more times during it (a gather
+     * that polled nothing meanwhile fails on the hang bound).
+     */
+    private static byte[][] gatheredAfterPolls(PolledTransport transport, int polls) {
+        int before = transport.polls.get();
+        long start = System.nanoTime();
+        while (transport.polls.get() < before + polls) {
+            if (System.nanoTime() - start > HANG_NS) {
+                throw new AssertionError("the transport was not polled during the gather");
+            }
+            Thread.onSpinWait();
+        }
+        return GATHERED;
     }
 
     /** Counts its polls; {@code moves}: whether it says polling moves it. */
