@@ -11,6 +11,7 @@ import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -80,9 +81,10 @@ final class ConnectionSetup {
             pending.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "bad metaroce handle: " + e.getMessage()));
             return;
         }
+        InetAddress peerAddress = pending.handle.paths().getFirst().getAddress();
         int connection = initiating.endpoint.connect(clock.nanoTime(), peer, pending.handle.handshakeKey(),
-                PacketPayload.towards(pending.handle.paths().getFirst().getAddress(),
-                        options.payloadBytes(), context.bindAddress()));
+                PacketPayload.towards(peerAddress, options.payloadBytes(), context.bindAddress()),
+                pathsTowards(peerAddress));
         int index = channelsOpened.get(connection);
         channelsOpened.put(connection, index + 1);
         initiating.peerRanks.put(connection, pending.handle.rank());
@@ -91,6 +93,16 @@ final class ConnectionSetup {
         channels.add(channel);
         pending.channel = channel;
         connecting.add(pending);
+    }
+
+    /**
+     * Paths of a connection to a listener at {@code peer}: {@code JCCL_METAROCE_LOCAL_PATHS} towards an address of this
+     * host, whose datagrams all cross the loopback device (one route: spraying buys nothing there and costs a socket,
+     * a send batch and acknowledgements per path), unless a relay stands between (it models a fabric's paths);
+     * otherwise {@code JCCL_METAROCE_PATHS}.
+     */
+    private int pathsTowards(InetAddress peer) {
+        return options.relay() == null && PacketPayload.onThisHost(peer) ? options.localPaths() : options.paths();
     }
 
     /** Completes, fails or times out the connects that wait for their handshake; @return how many ended */

@@ -186,7 +186,7 @@ public final class MetaRoceNetTransport implements NetTransport {
         this.context = context;
         this.clock = clock;
         MetaRoceOptions parsed = MetaRoceOptions.parse(context.options());
-        this.options = simulated == null ? parsed : parsed.withThreading(MetaRoceOptions.Threading.INVOKER);
+        this.options = simulated == null ? parsed : parsed.simulated();
         OffloadDecision decision = simulated == null ? offload.decide(context.options()) : null;
         random.nextBytes(acceptKey);
         byte[] initiateKey = new byte[MetaRoceHandle.KEY_BYTES];

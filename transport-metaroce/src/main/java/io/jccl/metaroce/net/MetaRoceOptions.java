@@ -13,6 +13,9 @@ import java.util.Map;
  * <caption>Options</caption>
  * <tr><th>Option</th><th>Default</th><th>Meaning</th></tr>
  * <tr><td>{@code JCCL_METAROCE_PATHS}</td><td>8</td><td>logical paths (UDP source ports) per connection, 1-64</td></tr>
+ * <tr><td>{@code JCCL_METAROCE_LOCAL_PATHS}</td><td>1</td><td>paths of a connection to a peer on this host (without a
+ * relay), 1-64, at most {@code JCCL_METAROCE_PATHS}: all its traffic crosses the loopback device, one route, so more
+ * paths only add sockets and batches</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PAYLOAD_BYTES}</td><td>from the MTU</td><td>payload per packet, 256-65000; by default
  * what fits one IP packet (MTU minus IP, UDP and MetaRoCE headers) on the bind interface, or on loopback for a peer
  * on this host: 1400 on a 1500-byte Ethernet, 8896 with jumbo frames, 65000 on loopback</td></tr>
@@ -54,6 +57,7 @@ import java.util.Map;
  * </table>
  *
  * @param paths             logical paths per connection
+ * @param localPaths        paths of a connection to a peer on this host when no relay is set (at most {@code paths})
  * @param payloadBytes      payload bytes per packet, 0 for "from the MTU"
  * @param threading         who drives the protocol
  * @param idle              what the driver thread does when there is nothing to do
@@ -67,10 +71,11 @@ import java.util.Map;
  * @param closeLingerNs     how long closing waits for what this rank sent to be acknowledged and its peers to finish
  *                          ({@code JCCL_CLOSE_LINGER_MS}); 0 closes at once
  */
-record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
+record MetaRoceOptions(int paths, int localPaths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
                        long rtoFloorNs, long deadNs, int maxInflight, boolean printCounters,
                        InetSocketAddress relay, int[] ports, long closeLingerNs) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
+    static final String LOCAL_PATHS = "JCCL_METAROCE_LOCAL_PATHS";
     static final String PAYLOAD_BYTES = "JCCL_METAROCE_PAYLOAD_BYTES";
     static final String THREADING = "JCCL_METAROCE_THREADING";
     static final String IDLE = "JCCL_METAROCE_IDLE";
@@ -126,8 +131,14 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
             throw o.invalid(DEAD_MS, "at least 4 retransmission timeouts, " + (4 * rtoFloorUs + 999) / 1000
                     + " ms with " + RTO_FLOOR_US + "=" + rtoFloorUs);
         }
+        int paths = o.intValue(PATHS, 8, 1, 64);
+        int localPaths = o.intValue(LOCAL_PATHS, 1, 1, 64);
+        if (localPaths > paths) {
+            throw o.invalid(LOCAL_PATHS, "at most " + PATHS + " (" + paths + ")");
+        }
         return new MetaRoceOptions(
-                o.intValue(PATHS, 8, 1, 64),
+                paths,
+                localPaths,
                 o.intValue(PAYLOAD_BYTES, 0, 256, 65000),
                 o.choice(THREADING, Threading.DEDICATED, Threading.class),
                 o.choice(IDLE, Idle.WAIT, Idle.class),
@@ -141,10 +152,13 @@ record MetaRoceOptions(int paths, int payloadBytes, Threading threading, Idle id
                 o.longValue(CLOSE_LINGER_MS, DEFAULT_CLOSE_LINGER_MS, 0, 3_600_000) * 1_000_000);
     }
 
-    /** @return these options with another threading mode (a simulated transport is always driven by its poller) */
-    MetaRoceOptions withThreading(Threading mode) {
-        return new MetaRoceOptions(paths, payloadBytes, mode, idle, socketBufferBytes, rtoFloorNs, deadNs, maxInflight,
-                printCounters, relay, ports, closeLingerNs);
+    /**
+     * A simulated transport's options: driven by its poller (invoker threading), every connection over all its paths
+     * (the simulated fabric's nodes are no host's; their addresses must not count as this one's).
+     */
+    MetaRoceOptions simulated() {
+        return new MetaRoceOptions(paths, paths, payloadBytes, Threading.INVOKER, idle, socketBufferBytes, rtoFloorNs,
+                deadNs, maxInflight, printCounters, relay, ports, closeLingerNs);
     }
 
     /** @return {first, last} of a {@code first-last} range of 1-65535 (at least 2 ports), or {0, 0} when not set */

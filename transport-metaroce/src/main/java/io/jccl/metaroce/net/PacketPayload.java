@@ -23,13 +23,19 @@ final class PacketPayload {
         if (configuredBytes != 0) {
             return configuredBytes;
         }
-        boolean local = peer.isLoopbackAddress();
-        try {
-            local |= NetworkInterface.getByInetAddress(peer) != null;
-        } catch (SocketException e) {
-            // not known here: treat as remote
+        return forMtu(onThisHost(peer) ? InetAddress.getLoopbackAddress() : bindAddress);
+    }
+
+    /** @return whether {@code address} is one of this host's (loopback or an interface's): its traffic stays here */
+    static boolean onThisHost(InetAddress address) {
+        if (address.isLoopbackAddress()) {
+            return true;
         }
-        return forMtu(local ? InetAddress.getLoopbackAddress() : bindAddress);
+        try {
+            return NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            return false;   // not known here: treat as remote
+        }
     }
 
     /**

@@ -193,8 +193,27 @@ public final class Endpoint implements Verbs, Connection.Context {
      * @return the local connection id
      */
     public int connect(long nowNs, long peer, byte[] peerHandshakeKey, int payloadBytes) {
+        return connect(nowNs, peer, peerHandshakeKey, payloadBytes, config.paths());
+    }
+
+    /**
+     * Like {@link #connect(long, long, byte[], int)}, over the first {@code paths} of this endpoint's paths (the
+     * handshake tells the peer, which uses as many): a driver knows when more routes than one buy nothing, as
+     * towards a peer on its own host, whose traffic all crosses the loopback device.
+     *
+     * @param nowNs            the driver's clock
+     * @param peer             the peer
+     * @param peerHandshakeKey the peer's handshake key (at least 16 bytes), or null for this endpoint's key
+     * @param payloadBytes     payload bytes per DATA packet, 256-65000
+     * @param paths            paths of this connection, 1 to this endpoint's {@link EndpointConfig#paths()}
+     * @return the local connection id
+     */
+    public int connect(long nowNs, long peer, byte[] peerHandshakeKey, int payloadBytes, int paths) {
         if (payloadBytes < 256 || payloadBytes > 65000) {
             throw new IllegalArgumentException("payloadBytes=" + payloadBytes + " is out of range (256-65000)");
+        }
+        if (paths < 1 || paths > config.paths()) {
+            throw new IllegalArgumentException("paths=" + paths + " is out of range (1-" + config.paths() + ")");
         }
         long existing = byPeer.get(peer);
         if (existing != Long.MIN_VALUE) {
@@ -207,7 +226,7 @@ public final class Endpoint implements Verbs, Connection.Context {
         byte[] nonce = new byte[NONCE_BYTES];
         random.nextBytes(nonce);
         Connection c = new Connection(config, this, counters, newConnectionId(), connections.size(), peer, true, nonce,
-                config.paths(), payloadBytes, nowNs);
+                paths, payloadBytes, nowNs);
         if (keyed != null) {
             initiatorCrypto.put(c.localId, keyed);
         }

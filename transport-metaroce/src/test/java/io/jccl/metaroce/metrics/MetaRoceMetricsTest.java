@@ -148,6 +148,8 @@ class MetaRoceMetricsTest {
     private static NetTransport transport(int rank, int paths) {
         return new MetaRoceNetTransportProvider().create(new TransportContext(new PeerIdentity(rank, "host",
                 "jvm-metrics-" + rank), 2, InetAddress.getLoopbackAddress(), Duration.ofSeconds(5),
-                Map.of("JCCL_METAROCE_PATHS", Integer.toString(paths))));
+                // Both ranks are on this host: the connection takes JCCL_METAROCE_LOCAL_PATHS of them.
+                Map.of("JCCL_METAROCE_PATHS", Integer.toString(paths), "JCCL_METAROCE_LOCAL_PATHS",
+                        Integer.toString(paths))));
     }
 }

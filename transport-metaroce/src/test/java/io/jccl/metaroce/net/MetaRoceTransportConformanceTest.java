@@ -37,7 +37,8 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
 
     @Override
     protected NetTransport createTransport(int rank, int size) {
-        return metaroce(rank, Map.of("JCCL_METAROCE_PATHS", "4"));
+        // Connections on one host take JCCL_METAROCE_LOCAL_PATHS (1 by default): 4 keeps the suite on several paths.
+        return metaroce(rank, Map.of("JCCL_METAROCE_PATHS", "4", "JCCL_METAROCE_LOCAL_PATHS", "4"));
     }
 
     static NetTransport metaroce(int rank, Map<String, String> options) {
@@ -149,6 +150,29 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
             assertThat(path.getPort()).as("a path socket of %s", range).isBetween(first, first + 63);
         }
         assertMessageGoesThrough(connect(b, a), 4096, 3);
+    }
+
+    /**
+     * A connection to a listener on this host takes {@code JCCL_METAROCE_LOCAL_PATHS} of the listener's paths, 1 by
+     * default, on both ends; more than {@code JCCL_METAROCE_PATHS} is refused naming the option.
+     */
+    @Test
+    void connectionsOnThisHostTakeTheLocalPathCount() {
+        for (String localPaths : new String[] {null, "3"}) {
+            Map<String, String> options = localPaths == null ? Map.of("JCCL_METAROCE_PATHS", "4")
+                    : Map.of("JCCL_METAROCE_PATHS", "4", "JCCL_METAROCE_LOCAL_PATHS", localPaths);
+            MetaRoceNetTransport a = (MetaRoceNetTransport) track(metaroce(0, options));
+            MetaRoceNetTransport b = (MetaRoceNetTransport) track(metaroce(1, options));
+            assertMessageGoesThrough(connect(b, a), 100_000, 3);
+            int expected = localPaths == null ? 1 : 3;
+            assertThat(b.paths()).as("the initiator's paths, JCCL_METAROCE_LOCAL_PATHS=%s", localPaths)
+                    .hasSize(expected).allMatch(p -> p.endpoint().equals("initiating"));
+            assertThat(a.paths()).as("the acceptor's paths, JCCL_METAROCE_LOCAL_PATHS=%s", localPaths)
+                    .hasSize(expected).allMatch(p -> p.endpoint().equals("accepting"));
+        }
+        assertThatThrownBy(() -> metaroce(0, Map.of("JCCL_METAROCE_PATHS", "2", "JCCL_METAROCE_LOCAL_PATHS", "3")))
+                .isInstanceOf(NetException.class).hasMessageContaining("JCCL_METAROCE_LOCAL_PATHS='3'")
+                .hasMessageContaining("at most JCCL_METAROCE_PATHS (2)");
     }
 
     @Test

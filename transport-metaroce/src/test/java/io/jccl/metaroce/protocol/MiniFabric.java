@@ -45,6 +45,8 @@ final class MiniFabric {
     long delivered;
     long dropped;
     final int[] generations = new int[64];
+    /** Bit i set once a datagram went on path i, either way. */
+    long pathsUsed;
     int reroutes;
 
     MiniFabric(long seed, Engine... nodes) {
@@ -109,6 +111,7 @@ final class MiniFabric {
 
         @Override
         public void transmit(long destination, int pathIndex, DirectBuffer buffer, int offset, int length) {
+            pathsUsed |= 1L << pathIndex;
             byte[] copy = new byte[length];
             buffer.getBytes(offset, copy);
             boolean blackHoled = (pathIndex == blackHolePath && generations[pathIndex] == 0
