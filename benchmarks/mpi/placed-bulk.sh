@@ -13,6 +13,7 @@
 # medians over the runs that began and ended near, and JCCL / MPI and either floor / MPI as busbw (what JCCL / MPI
 # could reach at best); then the same over the runs that began and ended far.
 # usage: benchmarks/mpi/placed-bulk.sh [REPS [BEFORE]]    Measure at load below 1. Needs Open MPI and a C compiler.
+#   FLOORS=0 leaves the two floors out (more alternations of Open MPI and the builds in the same minutes).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -37,7 +38,7 @@ for ((rep = 1; rep <= reps; rep++)); do
       | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }')
   echo "mpi $t$p/$(placement)" | tee -a "$out"
   quiet; p=$(placement); t=$(jccl "$root"); echo "jccl $t$p/$(placement)" | tee -a "$out"
-  for variant in floor checked; do
+  for variant in $([ "${FLOORS:-1}" = 0 ] || echo floor checked); do
     quiet; p=$(placement)
     t=$("$floor" $([ "$variant" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M | awk '{ printf "%s ", $6 }')
     echo "$variant $t$p/$(placement)" | tee -a "$out"
