@@ -71,8 +71,8 @@ import java.util.Map;
  * @param closeLingerNs     how long closing waits for what this rank sent to be acknowledged and its peers to finish
  *                          ({@code JCCL_CLOSE_LINGER_MS}); 0 closes at once
  */
-record MetaRoceOptions(int paths, int localPaths, int payloadBytes, Threading threading, Idle idle, int socketBufferBytes,
-                       long rtoFloorNs, long deadNs, int maxInflight, boolean printCounters,
+record MetaRoceOptions(int paths, int localPaths, int payloadBytes, Threading threading, Idle idle,
+                       int socketBufferBytes, long rtoFloorNs, long deadNs, int maxInflight, boolean printCounters,
                        InetSocketAddress relay, int[] ports, long closeLingerNs) {
     static final String PATHS = "JCCL_METAROCE_PATHS";
     static final String LOCAL_PATHS = "JCCL_METAROCE_LOCAL_PATHS";
