@@ -11,7 +11,6 @@ import org.agrona.concurrent.NanoClock;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -81,10 +80,11 @@ final class ConnectionSetup {
             pending.fail(new NetException(NetException.Reason.PROTOCOL_ERROR, "bad metaroce handle: " + e.getMessage()));
             return;
         }
-        InetAddress peerAddress = pending.handle.paths().getFirst().getAddress();
+        // An interface lookup: once per connect, for both the payload and the path count.
+        boolean peerOnThisHost = PacketPayload.onThisHost(pending.handle.paths().getFirst().getAddress());
         int connection = initiating.endpoint.connect(clock.nanoTime(), peer, pending.handle.handshakeKey(),
-                PacketPayload.towards(peerAddress, options.payloadBytes(), context.bindAddress()),
-                pathsTowards(peerAddress));
+                PacketPayload.towards(peerOnThisHost, options.payloadBytes(), context.bindAddress()),
+                pathsTowards(peerOnThisHost));
         int index = channelsOpened.get(connection);
         channelsOpened.put(connection, index + 1);
         initiating.peerRanks.put(connection, pending.handle.rank());
@@ -96,13 +96,13 @@ final class ConnectionSetup {
     }
 
     /**
-     * Paths of a connection to a listener at {@code peer}: {@code JCCL_METAROCE_LOCAL_PATHS} towards an address of this
-     * host, whose datagrams all cross the loopback device (one route: spraying buys nothing there and costs a socket,
-     * a send batch and acknowledgements per path), unless a relay stands between (it models a fabric's paths);
-     * otherwise {@code JCCL_METAROCE_PATHS}.
+     * Paths of a connection to a listener: {@code JCCL_METAROCE_LOCAL_PATHS} towards an address of this host, whose
+     * datagrams all cross the loopback device (one route: spraying buys nothing there and costs a socket, a send
+     * batch and acknowledgements per path), unless a relay stands between (it models a fabric's paths); otherwise
+     * {@code JCCL_METAROCE_PATHS}.
      */
-    private int pathsTowards(InetAddress peer) {
-        return options.relay() == null && PacketPayload.onThisHost(peer) ? options.localPaths() : options.paths();
+    private int pathsTowards(boolean peerOnThisHost) {
+        return options.relay() == null && peerOnThisHost ? options.localPaths() : options.paths();
     }
 
     /** Completes, fails or times out the connects that wait for their handshake; @return how many ended */

@@ -13,17 +13,18 @@ final class PacketPayload {
     }
 
     /**
-     * The payload per packet of a connection to {@code peer}: {@code JCCL_METAROCE_PAYLOAD_BYTES} when set; else what
-     * fits one IP packet — to an address of this host, loopback's MTU (the kernel carries such traffic on the
-     * loopback device whatever the address), else the bind interface's.
+     * The payload per packet of a connection to a peer: {@code JCCL_METAROCE_PAYLOAD_BYTES} when set; else what fits
+     * one IP packet — to an address of this host, loopback's MTU (the kernel carries such traffic on the loopback
+     * device whatever the address), else the bind interface's.
      *
+     * @param peerOnThisHost  what {@link #onThisHost} said of the peer's address
      * @param configuredBytes {@code JCCL_METAROCE_PAYLOAD_BYTES}, 0 when not set
      */
-    static int towards(InetAddress peer, int configuredBytes, InetAddress bindAddress) {
+    static int towards(boolean peerOnThisHost, int configuredBytes, InetAddress bindAddress) {
         if (configuredBytes != 0) {
             return configuredBytes;
         }
-        return forMtu(onThisHost(peer) ? InetAddress.getLoopbackAddress() : bindAddress);
+        return forMtu(peerOnThisHost ? InetAddress.getLoopbackAddress() : bindAddress);
     }
 
     /** @return whether {@code address} is one of this host's (loopback or an interface's): its traffic stays here */
