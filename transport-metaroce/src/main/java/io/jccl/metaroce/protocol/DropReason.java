@@ -22,7 +22,7 @@ public enum DropReason {
     UNKNOWN_CONNECTION,
     /** The session tag is not the connection's. */
     BAD_SESSION_TAG,
-    /** The path id is beyond the connection's paths. */
+    /** The path id is beyond the connection's paths, or a HANDSHAKE_INIT asks more paths than the endpoint has. */
     BAD_PATH,
     /** The path generation is not the current one. */
     STALE_GENERATION,

@@ -530,6 +530,10 @@ public final class Endpoint implements Verbs, Connection.Context {
             return drop(DropReason.BAD_HANDSHAKE_MAC);
         }
         HandshakeInitFlyweight init = rxInit.wrap(b, o);
+        if (init.paths() > config.paths()) {
+            // the ACCEPT cannot offer fewer, and a path id past our sockets has nowhere to go: refuse it
+            return drop(DropReason.BAD_PATH);
+        }
         int initiatorId = init.initiatorConnectionId();
         byte[] nonce = new byte[NONCE_BYTES];   // control path: a connection is being made
         init.getNonce(nonce, 0);

@@ -52,6 +52,22 @@ class ConnectionPathCountTest {
     }
 
     @Test
+    void anAcceptorRefusesAHandshakeAskingMorePathsThanItHas() {
+        Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(7));
+        Endpoint b = new Endpoint(EndpointConfig.defaults(KEY).withPaths(2), new SplittableRandom(8));
+        MiniFabric f = new MiniFabric(7, a, b);
+        int tooMany = a.connect(0, 1, null, 4096, 3);
+        assertThat(f.run(() -> a.isEstablished(tooMany), 200_000_000L)).as("never accepted").isFalse();
+        assertThat(b.counters().drops(DropReason.BAD_PATH)).as("every INIT refused").isPositive();
+        assertThat(b.connectionTo(0)).as("no connection opened on the acceptor").isEqualTo(-1);
+
+        a.close(f.now, tooMany);
+        int fits = a.connect(f.now, 1, null, 4096, 2);
+        assertThat(f.run(() -> a.isEstablished(fits), 1_000_000_000L)).isTrue();
+        assertThat(b.connection(b.connectionTo(0)).paths()).isEqualTo(2);
+    }
+
+    @Test
     void aPathCountOutsideTheEndpointsIsRefused() {
         Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(1));
         int most = EndpointConfig.defaults(KEY).paths();
