@@ -75,6 +75,12 @@ public final class TransportBenchCommand implements Callable<Integer> {
             description = "bytes per WRITE; a transfer posts them all at once (default ${DEFAULT-VALUE})")
     long messageBytes;
 
+    @Option(names = "--footprint", converter = SelftestCommand.BytesConverter.class,
+            description = "with --driver udp: the bytes of memory the WRITEs are sent from and placed into, a multiple "
+                    + "of the WRITE size up to --bytes; successive WRITEs reuse it in turn, as a perftest bandwidth "
+                    + "test reuses its buffer (default: as large as the transfer, every byte its own)")
+    Long footprintBytes;
+
     @Option(names = "--payload", defaultValue = "4096", description = "payload bytes per packet, 256-65000 "
             + "(default ${DEFAULT-VALUE})")
     int payloadBytes;
@@ -171,6 +177,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         if (incast != 0) {
             throw usage("--incast runs on the simulator only (--driver sim)");
         }
+        long footprint = footprint();
         IoMethod ioMethod = ioMethod();
         long floorUs = rtoFloorUs == null ? UdpLoopbackBench.DEFAULT_RTO_FLOOR_US : rtoFloorUs;
         if (floorUs < 10 || floorUs > 1_000_000) {
@@ -186,8 +193,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 output.progressShown())) {
             for (double loss : runs) {
                 bar.setExtraMessage("loss " + loss);
-                results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, payloadBytes, relayed ? loss : null,
-                        !relayed, ioMethod, floorUs * 1000));
+                results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, footprint, payloadBytes,
+                        relayed ? loss : null, !relayed, ioMethod, floorUs * 1000));
                 bar.step();
             }
         } catch (IllegalStateException | UnsupportedOperationException | java.io.UncheckedIOException e) {
@@ -197,7 +204,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         double reference = results.getFirst().goodputBytesPerSec();
         if (output.json()) {
             Json j = new Json().beginObject().field("driver", "udp").field("relay", relayed ? "yes" : "no")
-                    .field("rtoFloorUs", floorUs)
+                    .field("rtoFloorUs", floorUs).field("footprintBytes", footprint)
                     .field("io", results.getFirst().io().name().toLowerCase(Locale.ROOT))
                     .beginArray("results");
             for (int i = 0; i < runs.size(); i++) {
@@ -222,10 +229,11 @@ public final class TransportBenchCommand implements Callable<Integer> {
             return 0;
         }
         IoMethod used = results.getFirst().io();
-        out.printf(Locale.ROOT, "# JCCL transport benchmark, UDP on loopback%s: %d bytes in %d-byte WRITEs, %d-byte "
+        out.printf(Locale.ROOT, "# JCCL transport benchmark, UDP on loopback%s: %d bytes in %d-byte WRITEs%s, %d-byte "
                 + "payloads, %d paths (one socket each), one thread per side, %s, RTO floor %d us%n",
                 relayed ? " through the impairment relay (random loss on every path, both ways)" : "", bytes,
-                Math.min(messageBytes, bytes), payloadBytes, paths, used == IoMethod.NATIVE
+                Math.min(messageBytes, bytes), footprint == bytes ? "" : " from and into " + footprint
+                        + " bytes of memory in turn", payloadBytes, paths, used == IoMethod.NATIVE
                         ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O", floorUs);
         out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s %8s%n", "protocol", "loss", "paths",
                 "bytes", "goodput(GB/s)", "ratio", "retransmits", "wall(ms)", "dgrams/call", "GSO run");
@@ -243,9 +251,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     r.rawBytesPerSec() / 1e9, "-", "-", "-", "-", r.rawGsoRun(), r.rawWindow(),
                     100 * r.rawDeliveredShare());
             out.printf(Locale.ROOT, "  %-9s %5s %5d %11d %14.3f %7s %11s %9s %12s %8s  (the raw blast plus what "
-                    + "checking and placing every byte costs: CRC32C on both sides, sent from and placed into memory "
-                    + "as large as the transfer)%n", "checked", "-", 1, bytes, r.checkedBytesPerSec() / 1e9, "-", "-",
-                    "-", "-", "-");
+                    + "checking and placing every byte costs: CRC32C on both sides, sent from and placed into %s)%n",
+                    "checked", "-", 1, bytes, r.checkedBytesPerSec() / 1e9, "-", "-", "-", "-", "-",
+                    footprint == bytes ? "memory as large as the transfer" : "the same " + footprint + " bytes");
             out.printf(Locale.ROOT, "# MetaRoCE / raw UDP: %.2f (every byte checked); MetaRoCE / checked: %.2f; "
                     + "checked / raw UDP: %.2f%n", r.vsRaw(), r.vsChecked(), r.checkedVsRaw());
         } else {
@@ -262,6 +270,19 @@ public final class TransportBenchCommand implements Callable<Integer> {
             case "channel" -> IoMethod.CHANNEL;
             default -> throw usage("--io must be auto, native or channel, not '" + io + "'");
         };
+    }
+
+    /** @return {@code --footprint}, checked: the transfer size when not given */
+    private long footprint() {
+        if (footprintBytes == null) {
+            return bytes;
+        }
+        long message = Math.min(messageBytes, bytes);
+        if (footprintBytes < message || footprintBytes > bytes || footprintBytes % message != 0) {
+            throw usage("--footprint must be a multiple of the WRITE size (" + message + " bytes) up to --bytes ("
+                    + bytes + "), got " + footprintBytes);
+        }
+        return footprintBytes;
     }
 
     /** Checks what shapes a transfer on either driver: paths, message size, payload ({@code --bytes} differs). */
@@ -285,6 +306,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
         if (rtoFloorUs != null) {
             throw usage("--rto-floor-us applies to --driver udp only (simulated endpoints take the protocol's"
                     + " default)");
+        }
+        if (footprintBytes != null) {
+            throw usage("--footprint applies to --driver udp only");
         }
         List<String> names = new ArrayList<>();
         for (String p : protocols) {

@@ -86,26 +86,27 @@ final class UdpLoopbackBench {
      * @param io        the I/O method of the drivers and the raw blast
      * @param rtoFloorNs the endpoints' smallest retransmission timeout
      */
-    static Result run(int paths, long bytes, long messageBytes, int payloadBytes, Double relayLoss, boolean withRaw,
-                      IoMethod io, long rtoFloorNs) {
+    static Result run(int paths, long bytes, long messageBytes, long footprintBytes, int payloadBytes,
+                      Double relayLoss, boolean withRaw, IoMethod io, long rtoFloorNs) {
         byte[] key = new byte[32];
         new SecureRandom().nextBytes(key);
         EndpointConfig config = EndpointConfig.defaults(key).withPaths(paths).withPayloadBytes(payloadBytes)
                 .withRto(rtoFloorNs, Math.max(50_000_000, rtoFloorNs));
         UdpDriverConfig udp = UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);
         try (Arena arena = Arena.ofShared()) {
-            return run(arena, config, udp, bytes, messageBytes, payloadBytes, relayLoss, withRaw);
+            return run(arena, config, udp, bytes, messageBytes, footprintBytes, payloadBytes, relayLoss, withRaw);
         }
     }
 
     private static Result run(Arena arena, EndpointConfig config, UdpDriverConfig udp, long bytes, long messageBytes,
-                              int payloadBytes, Double relayLoss, boolean withRaw) {
+                              long footprintBytes, int payloadBytes, Double relayLoss, boolean withRaw) {
         Result measured;
-        MemorySegment src = arena.allocate(bytes, 64);
-        MemorySegment dst = arena.allocate(bytes, 64);
+        // A footprint below the transfer: WRITE k goes from and into bytes (k * messageBytes) % footprint.
+        MemorySegment src = arena.allocate(footprintBytes, 64);
+        MemorySegment dst = arena.allocate(footprintBytes, 64);
         try (UdpDriver sender = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock());
              UdpDriver receiver = new UdpDriver(config, udp, new SecureRandom(), new SystemNanoClock())) {
-            for (long i = 0; i + 8 <= bytes; i += 8) {
+            for (long i = 0; i + 8 <= footprintBytes; i += 8) {
                 src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E3779B97F4A7C15L);
             }
             int regionKey = receiver.endpoint().registerRegion(dst, true);
@@ -181,7 +182,7 @@ final class UdpLoopbackBench {
         untilJitQuiet(jit, () -> RawUdpBlast.runChecked(rawConfig, header, payloadBytes, warmUpDatagrams, src, dst));
         dst.fill((byte) 0);
         RawUdpBlast.Result checked = RawUdpBlast.runChecked(rawConfig, header, payloadBytes, datagrams, src, dst);
-        long placedBytes = bytes / payloadBytes * payloadBytes;   // whole payloads: a partial last one wraps to 0
+        long placedBytes = Math.min(footprintBytes, bytes / payloadBytes * payloadBytes);   // whole payloads only
         if (MemorySegment.mismatch(src, 0, placedBytes, dst, 0, placedBytes) != -1) {
             throw new IllegalStateException("the checked blast placed bytes that differ from its source");
         }
@@ -225,8 +226,10 @@ final class UdpLoopbackBench {
                                  long messageBytes, long deadline) {
         Endpoint e = sender.endpoint();
         int posted = 0;
+        long footprint = src.byteSize();
         for (long off = 0; off < bytes; off += messageBytes) {
-            long id = e.postWrite(conn, regionKey, off, src, off, Math.min(messageBytes, bytes - off));
+            long at = off % footprint;
+            long id = e.postWrite(conn, regionKey, at, src, at, Math.min(messageBytes, bytes - off));
             if (id < 0) {
                 throw new IllegalStateException("postWrite refused: too much pending work");
             }

@@ -119,6 +119,13 @@ class TransportBenchCommandTest {
         assertThat(((Number) res.get("checkedUdpBytesPerSec")).doubleValue()).isPositive();
         assertThat(((Number) res.get("bytes")).longValue()).isEqualTo(4L << 20);
         assertThat(m.get("io")).isIn("native", "channel");
+        assertThat(((Number) m.get("footprintBytes")).longValue()).as("by default the transfer's size")
+                .isEqualTo(4L << 20);
+        CliRun reused = run("bench", "transport", "--driver", "udp", "--bytes", "4M", "--message-bytes", "1M",
+                "--footprint", "2M");
+        assertThat(reused.code()).as(reused.err()).isZero();
+        assertThat(reused.out()).contains("from and into 2097152 bytes of memory in turn")
+                .contains("placed into the same 2097152 bytes").contains("every byte checked");
         CliRun channel = run("bench", "transport", "--driver", "udp", "--bytes", "2M", "--io", "channel");
         assertThat(channel.code()).as(channel.err()).isZero();
         assertThat(channel.out()).contains("DatagramChannel I/O").contains("raw-udp").contains("flow-controlled")
@@ -137,6 +144,8 @@ class TransportBenchCommandTest {
             {"--bytes", "lots"}, {"--bytes", "0"}, {"--incast", "1"}, {"--payload", "100"}, {"--gbn-window", "2"},
             {"--link-gbps", "0"}, {"--nonsense"}, {"--driver", "udp", "--io", "rdma"}, {"--io", "native"},
             {"--driver", "udp", "--rto-floor-us", "5"}, {"--rto-floor-us", "5000"},
+            {"--driver", "udp", "--bytes", "8M", "--footprint", "6M"}, {"--driver", "udp", "--footprint", "128M"},
+            {"--driver", "udp", "--bytes", "8M", "--footprint", "1M"}, {"--footprint", "4M"},
         };
         String[] why = {"runs --protocol metaroce only", "--incast runs on the simulator",
             "--driver must be sim", "must be in [0, 1)",
@@ -144,7 +153,9 @@ class TransportBenchCommandTest {
             "--paths must be 1-64", "is not a size", "--bytes must be", "--incast must be", "--payload must be",
             "--gbn-window", "--link-gbps", "Unknown option", "--io must be auto, native or channel",
             "--io applies to --driver udp only", "--rto-floor-us must be 10-1000000",
-            "--rto-floor-us applies to --driver udp only"};
+            "--rto-floor-us applies to --driver udp only",
+            "--footprint must be a multiple of the WRITE size (4194304 bytes) up to --bytes", "got 134217728",
+            "got 1048576", "--footprint applies to --driver udp only"};
         UsageErrors.assertEach(new String[] {"bench", "transport"}, bad, why);
         CliRun group = run("bench");
         assertThat(group.code()).isEqualTo(2);
