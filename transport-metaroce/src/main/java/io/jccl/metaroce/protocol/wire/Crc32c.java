@@ -24,9 +24,6 @@ import org.agrona.MutableDirectBuffer;
  *   <li>off-heap memory (a direct {@link ByteBuffer}, or a raw address such as a {@link MemorySegment}'s), in order of
  *       preference ({@link OffHeapStrategy}):
  *     <ol>
- *       <li>{@link OffHeapStrategy#NATIVE}: JCCL's own CRC32C in native code, which the build compiles into the jar
- *           where it finds a C compiler on Linux x86-64 ({@link NativeCrc32c}; 1.3-1.5 times the intrinsic's rate
- *           here: VPCLMULQDQ folding beside crc32 streams); checked against the JDK when it loads;</li>
  *       <li>{@link OffHeapStrategy#INTRINSIC}: the JDK's own intrinsic over an address, the private static
  *           {@code CRC32C.updateDirectByteBuffer}, reached through a method handle. Needs
  *           {@code --add-opens=java.base/java.util.zip=ALL-UNNAMED} (in JCCL's JVM flags); checked against a known
@@ -49,8 +46,6 @@ public final class Crc32c {
 
     /** How a CRC over off-heap memory is computed (heap arrays always use {@link CRC32C}'s array intrinsic). */
     public enum OffHeapStrategy {
-        /** JCCL's own native CRC32C ({@link NativeCrc32c}). */
-        NATIVE,
         /** The JDK's address intrinsic, through a method handle. */
         INTRINSIC,
         /** Cached direct {@link ByteBuffer} views of windows of the address space, given to {@link CRC32C#update(ByteBuffer)}. */
@@ -91,20 +86,12 @@ public final class Crc32c {
         if (strategy == OffHeapStrategy.INTRINSIC && UPDATE_ADDRESS == null) {
             throw new IllegalStateException("the CRC32C address intrinsic is unavailable (java.util.zip not opened)");
         }
-        if (strategy == OffHeapStrategy.NATIVE && !NativeCrc32c.available()) {
-            throw new IllegalStateException("the native CRC32C is unavailable (not built into this jar for this "
-                    + "platform, native access denied, or the CPU lacks SSE4.2)");
-        }
         this.strategy = strategy;
     }
 
-    /**
-     * @return {@link OffHeapStrategy#NATIVE} where it loaded, else {@link OffHeapStrategy#INTRINSIC} when this JVM
-     *         allows it, else {@link OffHeapStrategy#VIEW}
-     */
+    /** @return {@link OffHeapStrategy#INTRINSIC} when this JVM allows it, else {@link OffHeapStrategy#VIEW} */
     public static OffHeapStrategy bestOffHeapStrategy() {
-        return NativeCrc32c.available() ? OffHeapStrategy.NATIVE
-                : UPDATE_ADDRESS != null ? OffHeapStrategy.INTRINSIC : OffHeapStrategy.VIEW;
+        return UPDATE_ADDRESS != null ? OffHeapStrategy.INTRINSIC : OffHeapStrategy.VIEW;
     }
 
     /** @return how this calculator computes over off-heap memory */
@@ -132,7 +119,6 @@ public final class Crc32c {
             return (int) crc32c.getValue();
         }
         return switch (strategy) {
-            case NATIVE -> computeNative(buffer, index, length);
             case INTRINSIC -> computeIntrinsic(buffer, index, length);
             case VIEW -> computeView(buffer, index, length);
             case SLICING_BY_8 -> slicingBy8(buffer, index, length);
@@ -142,9 +128,9 @@ public final class Crc32c {
     /** The state a CRC starts from, for {@link #update(int, long, int)}. */
     public static final int START = 0xFFFFFFFF;
 
-    /** @return whether {@link #update(int, long, int)} is available: the native CRC or the JDK's address intrinsic */
+    /** @return whether {@link #update(int, long, int)} is available: the JDK's address intrinsic is */
     public boolean updatesAddresses() {
-        return strategy == OffHeapStrategy.NATIVE || strategy == OffHeapStrategy.INTRINSIC;
+        return strategy == OffHeapStrategy.INTRINSIC;
     }
 
     /**
@@ -157,11 +143,8 @@ public final class Crc32c {
      * @throws IllegalStateException when {@link #updatesAddresses()} is false
      */
     public int update(int state, long address, int length) {
-        if (strategy == OffHeapStrategy.NATIVE) {
-            return NativeCrc32c.update(state, address, length);
-        }
         if (strategy != OffHeapStrategy.INTRINSIC) {
-            throw new IllegalStateException("CRC over addresses needs the native CRC32C or the JDK's intrinsic");
+            throw new IllegalStateException("CRC over addresses needs the CRC32C address intrinsic");
         }
         try {
             return (int) UPDATE_ADDRESS.invokeExact(state, address, 0, length);
@@ -206,14 +189,6 @@ public final class Crc32c {
         }
         final int length = lengthWithCrc - LENGTH;
         return compute(buffer, offset, length) == buffer.getInt(offset + length, LE);
-    }
-
-    private static int computeNative(DirectBuffer buffer, int index, int length) {
-        try {
-            return ~NativeCrc32c.update(START, buffer.addressOffset() + index, length);
-        } finally {
-            Reference.reachabilityFence(buffer);
-        }
     }
 
     private static int computeIntrinsic(DirectBuffer buffer, int index, int length) {
