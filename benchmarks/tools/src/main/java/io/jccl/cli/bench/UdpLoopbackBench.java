@@ -207,14 +207,9 @@ final class UdpLoopbackBench {
                 + e.counters().get(Counter.RETRANSMITS_REROUTED);
     }
 
-    /**
-     * Spin, then yield, never park: one busy thread per side, as the raw blast's (which spins). Parks of up to 50 us
-     * (the timer slack makes any park about that) left the sender asleep with its window open again: a fifth of the
-     * transfer's wall time was spent outside the duty cycle (2026-12-07, docs/performance.md). Yielding still lets a
-     * machine with fewer cores than the two threads make progress.
-     */
+    /** Spin, yield, then park up to 50 us: the machine may have fewer cores than busy threads (two per run). */
     private static IdleStrategy idleStrategy() {
-        return new BackoffIdleStrategy(1_000, Long.MAX_VALUE, 1, 1);
+        return new BackoffIdleStrategy(100, 10, 1_000, 50_000);
     }
 
     private static final IdleStrategy SENDER_IDLE = idleStrategy();
