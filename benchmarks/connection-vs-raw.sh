@@ -13,7 +13,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 reps="${1:-3}"
 before="${2:-}"
 [[ -z "$before" || -x "$before/jccl" ]] || { echo "$0: BEFORE '$before' has no ./jccl" >&2; exit 2; }
-[[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [REPS]  (REPS a positive integer, got '$reps')" >&2; exit 2; }
+[[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [REPS [BEFORE]]  (REPS a positive integer, got '$reps')" >&2; exit 2; }
 quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
@@ -37,10 +37,7 @@ done
 echo "# medians (ranges) over $reps runs each"
 for tag in "" $([[ -n "$before" ]] && echo before-); do
   for footprint in 1G 4M; do
-    awk -v fp="$tag$footprint" '
-      function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-        if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; lo = a[1]; hi = a[k]
-        return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+    awk -v fp="$tag$footprint" "$(cat "$root/benchmarks/median.awk")"'
       $1 == fp { r = r " " $5; c = c " " $6; k = k " " $7 }
       END { m = median(r); printf "%s: metaroce/raw %.2f (%s-%s)", fp, m, lo, hi
             m = median(c); printf ", metaroce/checked %.2f (%s-%s)", m, lo, hi

@@ -51,9 +51,8 @@ done
 # minutes; ratios are only taken between runs of the same placement).
 for where in near far; do
   echo "# medians over runs $where before and after (count): 1 MiB, 8 MiB us"
-  awk -v where="$where" '$4 == where "/" where { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++ }
-    function median(s,   a, k, i, j, t) { k = split(s, a, " "); for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++)
-      if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return k == 0 ? 0 : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2) }
+  awk -v where="$where" "$(cat "$root/benchmarks/median.awk")"'
+    $4 == where "/" where { v1[$1] = v1[$1] " " $2; v8[$1] = v8[$1] " " $3; n[$1]++ }
     END { for (w in n) { m1[w] = median(v1[w]); m8[w] = median(v8[w]); printf "%s (%d): %s %s\n", w, n[w], m1[w], m8[w] }
           if (m1["mpi"] > 0 && m1["jccl"] > 0) printf "JCCL/MPI busbw %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["mpi"] / m1["jccl"], m8["mpi"] / m8["jccl"]
           if (m1["mpi"] > 0 && m1["floor"] > 0) printf "UDP floor/MPI busbw %s: 1 MiB %.2f, 8 MiB %.2f\n", where, m1["mpi"] / m1["floor"], m8["mpi"] / m8["floor"]
