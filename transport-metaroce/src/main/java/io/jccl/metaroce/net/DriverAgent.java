@@ -78,6 +78,9 @@ final class DriverAgent implements Agent {
         }
         work += t.accepting.pollCompletions();
         work += t.initiating.pollCompletions();
+        if (t.rtsTimers.armed()) {
+            work += t.rtsTimers.poll(t.nanoTime());
+        }
         work += t.connections.discoverAccepted();
         if (t.connections.hasPendingConnects()) {
             work += t.connections.advanceConnects();

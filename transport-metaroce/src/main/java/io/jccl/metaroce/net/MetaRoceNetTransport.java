@@ -123,6 +123,8 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     /** Listeners, connects in flight and HELLOs on accepted connections (driving thread). */
     final ConnectionSetup connections;
+    /** Send channels whose oldest long send waits for its CTS (driving thread). */
+    final RtsTimers rtsTimers = new RtsTimers();
 
     // Driving thread only.
     private final List<Channel> channels = new ArrayList<>();
@@ -473,6 +475,21 @@ public final class MetaRoceNetTransport implements NetTransport {
         return options.threading() != MetaRoceOptions.Threading.INVOKER;
     }
 
+    /**
+     * For drivers that keep the timers themselves (the simulation; driving thread): the transport's own deadline
+     * beside its endpoints', when a send that waits for its CTS may ask for it ({@link MetaRoceSendConnection#RTS_DELAY_NS}).
+     *
+     * @return that time, {@link Long#MAX_VALUE} when no send waits so
+     */
+    public long channelDeadlineNs() {
+        return rtsTimers.earliestDueNs();
+    }
+
+    /** @return the transport's clock ({@link #clock}) */
+    long nanoTime() {
+        return clock.nanoTime();
+    }
+
     boolean isClosing() {
         return closing;
     }
@@ -547,7 +564,8 @@ public final class MetaRoceNetTransport implements NetTransport {
             return Long.MIN_VALUE;
         }
         try {
-            return Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs());
+            return Math.min(Math.min(accepting.driver.nextTimeoutNs(), initiating.driver.nextTimeoutNs()),
+                    rtsTimers.earliestDueNs());
         } finally {
             driving.set(false);
         }

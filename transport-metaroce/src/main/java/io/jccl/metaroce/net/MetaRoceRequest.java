@@ -52,6 +52,10 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     boolean ctsSent;
     boolean waitingForCts;
     boolean rtsQueued;
+    /** Send: when it began to wait for its CTS with nothing else holding it ({@link #NOT_WAITING}: not yet). */
+    long ctsWaitSinceNs = NOT_WAITING;
+    /** See {@link #ctsWaitSinceNs}. */
+    static final long NOT_WAITING = Long.MIN_VALUE;
     /**
      * A send whose receive its WRITE with immediate completed before the receiving end closed: it completes when
      * the WRITE does, whatever happens to the channel meanwhile.
@@ -111,6 +115,7 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
         ctsSent = false;
         waitingForCts = false;
         rtsQueued = false;
+        ctsWaitSinceNs = NOT_WAITING;
         eagerFin = false;
         deliveredAwaitingAck = false;
     }

@@ -18,8 +18,9 @@ import java.lang.foreign.MemorySegment;
  * with immediate: the receiver's endpoint reports the immediate once every byte is in place, which completes the
  * receive, and the send completes when the WRITE is acknowledged — then the receiver has the whole message, so a
  * rank whose sends all completed may close without losing any of them. A send that does not match its receive
- * (another tag, too long) writes nothing: its FIN says why, and both ends fail. When no CTS for it is at hand such a
- * message sends an RTS first (a short receive sends no CTS unless asked).
+ * (another tag, too long) writes nothing: its FIN says why, and both ends fail. When no CTS for it came within
+ * {@link #RTS_DELAY_NS} such a message sends an RTS (a short receive sends no CTS unless asked; a long one sends its
+ * CTS as it is posted, so the RTS is for a receive too short for the message, or one posted late).
  *
  * <p>A shorter message is not written: it travels inside its FIN, <em>eagerly</em> unless its CTS is at hand (a long
  * receive sent one): the FIN leaves at once, into one of the FIN boxes the receiver keeps posted (the receiver checks
@@ -45,6 +46,15 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
      * posts this many FIN boxes beyond its receives'.
      */
     static final int EAGER_CREDITS = 32;
+    /**
+     * How long a long message waits for its CTS before it asks for it by an RTS. A long receive sends its CTS as it
+     * is posted, so an RTS sent at once (as before 2026-12-07) was a wasted datagram, and its acknowledgement a
+     * second one, in every exchange whose sends are posted before the peer's CTS arrives (both sides of an
+     * all-reduce): about 15-25 µs of a 4 KiB-1 MiB exchange here (docs/performance.md). Only a receive too short for
+     * the message (it sends no CTS: the send must learn the capacity to fail both ends) or one posted this late needs
+     * the RTS; the first fails this much later.
+     */
+    static final long RTS_DELAY_NS = 1_000_000;
 
 
     // Driving thread: received CTSs for messages not yet started, in increasing message number.
@@ -64,6 +74,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
     private int eagerOut;
     /** The receiving end closed (a closed CTS came): every send not started fails. */
     private boolean receiverGone;
+    /** This channel is in the transport's {@link RtsTimers}. */
+    private boolean rtsTimerArmed;
     // Driving thread: FINs (and RTSs) to send in posting order, each with the send it is for.
     private final MetaRoceRequest[] inOrder;
     private final boolean[] inOrderRts;
@@ -224,7 +236,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
 
     /**
      * Starts waiting sends in order while it can: with its CTS when at hand, else a short one eagerly when a credit
-     * is free; a long one without its CTS announces itself once by an RTS (a credit too) and waits.
+     * is free; a long one without its CTS waits, and announces itself once by an RTS (a credit too) when its CTS has
+     * not come within {@link #RTS_DELAY_NS} ({@link RtsTimers} looks again then).
      */
     private void startInOrder() {
         while (waitCount > 0 && !isClosedByPeerOrError()) {
@@ -258,6 +271,17 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
                 continue;
             }
             if (!r.rtsQueued) {
+                long nowNs = transport().nanoTime();
+                if (r.ctsWaitSinceNs == MetaRoceRequest.NOT_WAITING) {
+                    r.ctsWaitSinceNs = nowNs;
+                }
+                if (nowNs - r.ctsWaitSinceNs < RTS_DELAY_NS) {
+                    if (!rtsTimerArmed) {
+                        rtsTimerArmed = true;
+                        transport().rtsTimers.arm(this, r.ctsWaitSinceNs + RTS_DELAY_NS);
+                    }
+                    return;   // its CTS is most likely on its way
+                }
                 eagerOut++;
                 r.rtsQueued = true;
                 putInOrder(r, true);
@@ -265,6 +289,12 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             }
             return;
         }
+    }
+
+    /** Driving thread: this channel's RTS timer fired ({@link RtsTimers}); the oldest send may ask for its CTS. */
+    void onRtsTimer() {
+        rtsTimerArmed = false;
+        startInOrder();
     }
 
     private void popWaiting() {

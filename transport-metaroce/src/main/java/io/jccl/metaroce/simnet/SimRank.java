@@ -143,6 +143,9 @@ final class SimRank implements RankProcess {
         if (stepped != null && (phase == Phase.RUN || phase == Phase.CLOSE_COMM)) {
             next = Math.min(next, stepped.nextDeadlineNs());
         }
+        if (phase == Phase.RUN || phase == Phase.CLOSE_COMM || phase == Phase.CLOSE_TRANSPORT) {
+            next = Math.min(next, transport.channelDeadlineNs());   // a send's RTS timer
+        }
         return next;
     }
 

@@ -388,6 +388,45 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         assertPattern(dst, 0, 8, 31);
     }
 
+    /**
+     * A long send posted before its receive's CTS came waits for that CTS and asks for it by an RTS only after
+     * {@link MetaRoceSendConnection#RTS_DELAY_NS}: a long receive sends its CTS as it is posted, so an RTS at once
+     * cost every such exchange two datagrams (the RTS and its acknowledgement) for nothing. With no receive posted
+     * (no CTS coming), the sender sends nothing within the delay and, past it, exactly one DATA packet: the RTS;
+     * once the receive is posted the message arrives exact.
+     */
+    @Test
+    void aLongSendAsksForItsCtsByAnRtsOnlyAfterTheDelay() {
+        MetaRoceNetTransport sender = (MetaRoceNetTransport) track(metaroce(0, Map.of("JCCL_METAROCE_PATHS", "2")));
+        NetTransport receiver = track(metaroce(1, Map.of("JCCL_METAROCE_PATHS", "2")));
+        Link link = connect(sender, receiver);
+        int size = ControlMessages.INLINE_MAX_BYTES + 1000;
+        MemorySegment src = patterned(arena.allocate(size), 0, size, 41);
+        MemorySegment dst = arena.allocate(size);
+        awaitAll(link.recv().irecv(dst, 0, size, 1, null), link.send().isend(src, 0, size, 1, null));   // warm
+        long before = sender.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - retransmits(sender);
+        long postedNs = System.nanoTime();
+        NetRequest send = link.send().isend(src, 0, size, 2, null);
+        int pending = 0;
+        for (int i = 0; i < 10; i++) {   // nothing slow in the loop (AssertJ's first use takes ~100 ms)
+            pending += send.test() == NetRequest.NOT_DONE ? 1 : 0;
+        }
+        long soonNs = System.nanoTime() - postedNs;
+        long soon = sender.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - retransmits(sender) - before;
+        assertThat(pending).as("polls finding the send pending, no receive posted yet").isEqualTo(10);
+        if (soonNs < MetaRoceSendConnection.RTS_DELAY_NS) {   // a loaded host may take longer: then only the rest
+            assertThat(soon).as("DATA packets within %d ns of the post", soonNs).isZero();
+        }
+        while (System.nanoTime() - postedNs < 3 * MetaRoceSendConnection.RTS_DELAY_NS) {
+            assertThat(send.test()).isEqualTo(NetRequest.NOT_DONE);
+        }
+        long later = sender.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - retransmits(sender) - before;
+        assertThat(later).as("DATA packets past the delay: the RTS alone").isEqualTo(1);
+        assertThat(awaitAll(link.recv().irecv(dst, 0, size, 2, null), send)).containsExactly((long) size,
+                (long) size);
+        assertPattern(dst, 0, size, 41);
+    }
+
     @Test
     void mixedLengthsInRandomOrderArriveExactAndInOrder() {
         long seed = Long.getLong("jccl.test.seed", 20261204L);
