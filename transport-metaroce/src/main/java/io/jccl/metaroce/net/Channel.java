@@ -3,6 +3,7 @@ package io.jccl.metaroce.net;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
+import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.net.NetException;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.RecvSink;
@@ -30,6 +31,8 @@ abstract class Channel {
     final int peerRank;
     private final ProgressSignal signal;
     final MetaRoceRequest[] slots;
+    /** The longest message that travels inside its FIN ({@link ControlMessages#inlineMaxBytes}); both ends agree. */
+    final int inlineMaxBytes;
 
     /** Why posts fail from now on (null while open); set once, by either thread, read by the caller's. */
     private final AtomicReference<Closed> closed = new AtomicReference<>();
@@ -58,6 +61,9 @@ abstract class Channel {
         this.stream = ControlMessages.stream(index);
         this.signal = signal;
         this.slots = new MetaRoceRequest[maxInflight];
+        // Made on the driving thread, the connection established: its payload (the initiator's) is fixed.
+        Connection c = side.endpoint.connection(connectionId);
+        this.inlineMaxBytes = ControlMessages.inlineMaxBytes(c != null ? c.payloadBytes() : 0);
         for (int i = 0; i < maxInflight; i++) {
             slots[i] = new MetaRoceRequest(this, arena.allocate(ControlMessages.BOX_BYTES, 8));
         }

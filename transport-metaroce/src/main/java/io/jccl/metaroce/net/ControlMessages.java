@@ -15,8 +15,8 @@ import java.nio.ByteOrder;
  * ({@link #CTS_CLOSED} when the receiving end closed, its message field then the oldest receive it had not
  * completed; {@link #CTS_CREDIT} for a credit report only), offset in the
  * region, capacity, expected tag, the message's number on the channel (from 0; the n-th receive takes the n-th
- * message), credits (eager FIN boxes freed since the last report). Only a receive longer than
- * {@link #INLINE_MAX_BYTES}, or one whose message announced itself by an RTS, sends a CTS: a shorter message can only
+ * message), credits (eager FIN boxes freed since the last report). Only a receive longer than the channel's inline
+ * limit ({@link #inlineMaxBytes}), or one whose message announced itself by an RTS, sends a CTS: a shorter message can only
  * come inside its FIN. The sender pairs a CTS with its message by number and discards the CTS of a message that
  * went eagerly.</li>
  * <li>FIN, connector to listener on the channel's stream, 24 bytes: status (u16), flags (u16; {@link #FIN_EAGER}:
@@ -28,7 +28,7 @@ import java.nio.ByteOrder;
  * to travel inside it or empty; FINs come in message order, each after the WRITEs of earlier messages are
  * acknowledged, so the n-th FIN completes the first receive not yet complete, and the send completes once its FIN is
  * acknowledged. {@link #FIN_CLOSED} (which completes no receive) says the sending end closed. A message of at most
- * {@link #INLINE_MAX_BYTES} travels inside its FIN instead of by a WRITE (status {@link #FIN_INLINE}, the size bytes
+ * the inline limit travels inside its FIN instead of by a WRITE (status {@link #FIN_INLINE}, the size bytes
  * right after the 24), and usually eagerly: without waiting for any CTS, into one of the FIN boxes the receiver
  * keeps posted; the receiver holds it until its receive is posted. {@link #FIN_RTS} ("ready to send", always eager)
  * announces a longer message whose CTS the sender does not have: the receiver then sends that message's CTS even
@@ -41,10 +41,22 @@ final class ControlMessages {
     static final int FIN_BYTES = 24;
     /** Room for the largest control message but a FIN with its data. */
     static final int BOX_BYTES = 40;
-    /** The longest message sent inside its FIN: a FIN with its data fits one 4 KiB payload. */
+    /** The least inline limit ({@link #inlineMaxBytes}): a FIN with its data fits one 4 KiB payload (RoCE's). */
     static final int INLINE_MAX_BYTES = 4096 - FIN_BYTES;
-    /** Room for a FIN with the most data it carries. */
-    static final int FIN_BOX_BYTES = FIN_BYTES + INLINE_MAX_BYTES;
+
+    /**
+     * The longest message a channel sends inside its FIN, eagerly (control protocol 9): a FIN with its data fills one
+     * payload of the channel's MetaRoCE connection, which both ends share, so one packet carries it (4,072 bytes with
+     * RoCE's 4 KiB payload, 64,976 with loopback's 65,000), and never less than {@link #INLINE_MAX_BYTES} (a smaller
+     * payload takes a FIN in several packets). Up to one payload, the FIN costs a copy on each side where a WRITE
+     * costs the CTS one-way before it and its acknowledgement's after it (docs/performance.md).
+     *
+     * @param payloadBytes the connection's payload per packet
+     * @return the limit in bytes
+     */
+    static int inlineMaxBytes(int payloadBytes) {
+        return Math.max(INLINE_MAX_BYTES + FIN_BYTES, payloadBytes) - FIN_BYTES;
+    }
 
     static final int HELLO_MAGIC = 0x4A4D4848;
     /**
@@ -52,9 +64,10 @@ final class ControlMessages {
      * 5: a short receive sends no CTS, CTSs carry the message number and credits, FINs the eager flag, RTS;
      * 6: a long message is a WRITE with immediate (the region key) and has no FIN; FINs and RTSs carry the message
      * number (status and flags shrink to 16 bits); 7: a message's last packet asks for an immediate ACK only with
-     * ACK_REQUESTED (eager FINs and CREDITs go without: acknowledged lazily).
+     * ACK_REQUESTED (eager FINs and CREDITs go without: acknowledged lazily); 8: 32 credits; 9: the inline limit is
+     * one payload of the connection ({@link #inlineMaxBytes}), no longer 4,072 bytes whatever the payload.
      */
-    static final int VERSION = 8;
+    static final int VERSION = 9;
 
     static final int CTS_OPEN = 0;
     static final int CTS_CLOSED = 1;

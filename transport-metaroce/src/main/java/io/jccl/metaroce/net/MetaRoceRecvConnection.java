@@ -15,7 +15,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receiving end. A receive longer than {@link ControlMessages#INLINE_MAX_BYTES} opens its memory to the peer's
+ * The receiving end. A receive longer than the inline limit ({@link ControlMessages#inlineMaxBytes}) opens its memory to the peer's
  * WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its message number;
  * the sender's WRITE with immediate into it completes it when every byte is in place (or, when the message does not
  * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can
@@ -67,7 +67,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         finBoxes = new MemorySegment[boxes];
         finOwners = new WorkOwner[boxes];
         for (int i = 0; i < boxes; i++) {
-            finBoxes[i] = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
+            finBoxes[i] = arena.allocate(ControlMessages.FIN_BYTES + inlineMaxBytes, 8);
             int box = i;
             finOwners[i] = (kind, status, bytes) -> onFin(box, status, bytes);
         }
@@ -152,7 +152,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             takeHeld(r);
             return;
         }
-        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES && !sendCts(r)) {   // a shorter message comes eagerly
+        if (r.sizeBytes > inlineMaxBytes && !sendCts(r)) {   // a shorter message comes eagerly
             r.fail(queueFull());
             broken(NetException.Reason.IO_ERROR, QUEUE_FULL);   // its number is taken: the next would pair wrong
             return;
@@ -168,7 +168,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
      * @return false when the connection's work queue is full (nothing was sent, nothing stays open)
      */
     private boolean sendCts(MetaRoceRequest r) {
-        if (r.sizeBytes > ControlMessages.INLINE_MAX_BYTES) {
+        if (r.sizeBytes > inlineMaxBytes) {
             r.regionKey = r.sink != null ? side.endpoint.registerSinkRegion(r.sizeBytes, r.regionSink)
                     : side.endpoint.registerRegion(r.buffer, true);
             side.expectImmediate(r.regionKey, r);   // the sender's WRITE carries the key as its immediate
@@ -397,10 +397,10 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         // came may arrive after the message is complete; it is stale then.
         boolean notPosted = !closed && message - nextMessage >= 0;
         int at = closed || notPosted ? -1 : pendingIndex(message);
-        if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > ControlMessages.INLINE_MAX_BYTES
+        if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > inlineMaxBytes
                 || bytes != ControlMessages.FIN_BYTES + inlineBytes || (flags != 0 && !eager)
                 || (eager && finStatus != ControlMessages.FIN_INLINE && !rts) || (rts && !eager)
-                || (rts && ControlMessages.finSize(b) <= ControlMessages.INLINE_MAX_BYTES)
+                || (rts && ControlMessages.finSize(b) <= inlineMaxBytes)
                 || (notPosted && (!eager || message != nextMessage + heldCount || heldCount == held.length))
                 || (!closed && !notPosted && at < 0 && !rts)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a malformed FIN (" + bytes + " bytes, "

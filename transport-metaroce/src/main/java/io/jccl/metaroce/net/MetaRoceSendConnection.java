@@ -13,7 +13,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The sending end. A message longer than {@link ControlMessages#INLINE_MAX_BYTES} waits for the receiver's CTS for
+ * The sending end. A message longer than the inline limit ({@link ControlMessages#inlineMaxBytes}: one payload of
+ * the connection) waits for the receiver's CTS for
  * its number (which names the receive's memory, capacity and tag) and is WRITTEN straight into that memory as a WRITE
  * with immediate: the receiver's endpoint reports the immediate once every byte is in place, which completes the
  * receive, and the send completes when the WRITE is acknowledged — then the receiver has the whole message, so a
@@ -114,7 +115,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         inOrder = new MetaRoceRequest[2 * maxInflight];
         inOrderRts = new boolean[2 * maxInflight];
         inOrderMessage = new int[2 * maxInflight];
-        fins = new SendBoxes(2 * maxInflight, ControlMessages.FIN_BOX_BYTES, arena, this::onFinSent);
+        fins = new SendBoxes(2 * maxInflight, ControlMessages.FIN_BYTES + inlineMaxBytes, arena, this::onFinSent);
         finRequests = new MetaRoceRequest[fins.count()];
         finStarted = new boolean[fins.count()];
     }
@@ -263,7 +264,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             if (eagerOut == EAGER_CREDITS) {
                 return;   // a credit comes back with the receiver's next CTS or CREDIT
             }
-            if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
+            if (r.sizeBytes <= inlineMaxBytes) {
                 popWaiting();
                 eagerOut++;
                 r.eagerFin = true;
@@ -367,7 +368,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             finStatus = ControlMessages.FIN_TRUNCATED;
         } else if (r.sizeBytes == 0) {
             finStatus = ControlMessages.FIN_OK;
-        } else if (r.sizeBytes <= ControlMessages.INLINE_MAX_BYTES) {
+        } else if (r.sizeBytes <= inlineMaxBytes) {
             finStatus = ControlMessages.FIN_INLINE;   // the data goes inside the FIN: no WRITE, no wait for its ACK
         } else {
             // The WRITE's immediate (the region's key) completes the receive: no FIN. Its completion here (every

@@ -185,7 +185,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     }
 
     /**
-     * Messages up to {@link ControlMessages#INLINE_MAX_BYTES} travel inside their FIN, longer ones by a WRITE: both
+     * Messages up to the channel's inline limit (one payload) travel inside their FIN, longer ones by a WRITE: both
      * sides of the boundary arrive exact at odd offsets, into receives of their own size (no region opened when that
      * is within the limit) and larger ones; a written message one byte longer than its receive, and one with another
      * tag, fail on both ends with nothing written, and the channel goes on.
@@ -193,7 +193,12 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     @Test
     void messagesAroundTheInlineLimitArriveExactAndMismatchesStillFailBothEnds() {
         Link link = link();
-        int limit = ControlMessages.INLINE_MAX_BYTES;
+        MetaRoceSendConnection sender = (MetaRoceSendConnection) link.send();
+        int limit = sender.inlineMaxBytes;
+        int payload = sender.side.endpoint.connection(sender.connectionId).payloadBytes();
+        assertThat(limit).as("one payload (%d bytes) less the FIN's header, on both ends", payload)
+                .isEqualTo(Math.max(4096, payload) - ControlMessages.FIN_BYTES)
+                .isEqualTo(((MetaRoceRecvConnection) link.recv()).inlineMaxBytes);
         for (int size : new int[] {1, limit - 1, limit, limit + 1}) {
             for (long capacity : new long[] {size, limit, 100_000}) {
                 if (capacity < size) {
@@ -239,7 +244,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     void eagerMessagesCompleteBeforeTheirReceivesWithinTheCreditsAndArriveInOrder() {
         Link link = link();
         int credits = MetaRoceSendConnection.EAGER_CREDITS;
-        int limit = ControlMessages.INLINE_MAX_BYTES;
+        int limit = ((MetaRoceSendConnection) link.send()).inlineMaxBytes;
         int[] sizes = new int[credits + 1];
         MemorySegment[] sources = new MemorySegment[sizes.length];
         NetRequest[] sends = new NetRequest[sizes.length];
@@ -317,7 +322,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         MetaRoceSendConnection send = (MetaRoceSendConnection) link.send();
         MetaRoceNetTransport sending = send.transport();
         int payload = send.side.endpoint.connection(send.connectionId).payloadBytes();
-        int size = Math.max(ControlMessages.INLINE_MAX_BYTES + 1, 2 * payload + 17);
+        int size = Math.max(send.inlineMaxBytes + 1, 2 * payload + 17);
         long perMessage = (size + payload - 1) / payload;
         MemorySegment src = patterned(arena.allocate(size), 0, size, 12);
         MemorySegment dst = arena.allocate(size);
@@ -400,7 +405,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         MetaRoceNetTransport sender = (MetaRoceNetTransport) track(metaroce(0, Map.of("JCCL_METAROCE_PATHS", "2")));
         NetTransport receiver = track(metaroce(1, Map.of("JCCL_METAROCE_PATHS", "2")));
         Link link = connect(sender, receiver);
-        int size = ControlMessages.INLINE_MAX_BYTES + 1000;
+        int size = ((MetaRoceSendConnection) link.send()).inlineMaxBytes + 1000;
         MemorySegment src = patterned(arena.allocate(size), 0, size, 41);
         MemorySegment dst = arena.allocate(size);
         awaitAll(link.recv().irecv(dst, 0, size, 1, null), link.send().isend(src, 0, size, 1, null));   // warm
@@ -432,8 +437,8 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         long seed = Long.getLong("jccl.test.seed", 20261204L);
         java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
         Link link = link();
-        int limit = ControlMessages.INLINE_MAX_BYTES;
-        int[] choices = {0, 1, 8, 100, limit - 1, limit, limit + 1, 6000, 70_000};
+        int limit = ((MetaRoceSendConnection) link.send()).inlineMaxBytes;
+        int[] choices = {0, 1, 8, 100, 4000, limit - 1, limit, limit + 1, limit + 6000, 140_000};
         for (int round = 0; round < 120; round++) {
             int batch = 1 + random.nextInt(4);
             int[] sizes = new int[batch];
@@ -491,6 +496,15 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         assertThat(awaitAll(send, recv)).as("the channel goes on").containsExactly(100L, 100L);
     }
 
+    /** The inline limit is one payload less the FIN's 24 bytes, and never below RoCE's 4 KiB payload's 4,072. */
+    @Test
+    void theInlineLimitIsOnePayloadAndNeverBelowFourKibibytes() {
+        assertThat(ControlMessages.inlineMaxBytes(1400)).isEqualTo(4072);
+        assertThat(ControlMessages.inlineMaxBytes(4096)).isEqualTo(4072);
+        assertThat(ControlMessages.inlineMaxBytes(8896)).isEqualTo(8872);
+        assertThat(ControlMessages.inlineMaxBytes(65000)).isEqualTo(64976);
+    }
+
     /**
      * Control messages that break the protocol's rules break their channel with PROTOCOL_ERROR, on either end: an
      * RTS for a message short enough to have gone inside its FIN, a FIN flagged eager that is not one, unknown flags,
@@ -499,7 +513,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
      */
     @Test
     void malformedControlMessagesBreakTheirChannelWithProtocolError() {
-        MemorySegment box = arena.allocate(ControlMessages.FIN_BOX_BYTES, 8);
+        MemorySegment box = arena.allocate(ControlMessages.FIN_BYTES + ControlMessages.INLINE_MAX_BYTES, 8);
         int[][] badFins = {   // status, flags, size, message (the receive posted is message 0)
             {ControlMessages.FIN_RTS, ControlMessages.FIN_EAGER, 100, 0},        // an RTS for a short message
             {ControlMessages.FIN_OK, ControlMessages.FIN_EAGER, 0, 0},           // eager, but not inline or RTS
@@ -519,7 +533,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         }
         Link link = link();
         MetaRoceRecvConnection receiver = (MetaRoceRecvConnection) link.recv();
-        int limit = ControlMessages.INLINE_MAX_BYTES;
+        int limit = receiver.inlineMaxBytes;
         NetRequest send = link.send().isend(arena.allocate(limit + 1), 0, limit + 1, 1, null);   // an RTS: 1 out
         MemorySegment cts = arena.allocate(ControlMessages.BOX_BYTES, 8);
         ControlMessages.putCts(cts, -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, 5);
