@@ -8,18 +8,15 @@
 # Prints one line per run ("mpi|jccl|before T_4K T_16K T_64K T_256K PLACEMENT_BEFORE/PLACEMENT_AFTER", µs), then the
 # medians (range) per size over all runs, JCCL / MPI as time, and BEFORE / JCCL.
 # usage: benchmarks/mpi/metaroce-medium.sh [REPS [BEFORE]]   (default 4). Needs Open MPI and a C compiler.
-# shellcheck source=prepare.sh
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_comparison 4 "$@"
-probe="$root/benchmarks/target/mpi/core_round_trip"
-"${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
-placement() { "$probe" | awk '{ print $2 }'; }
-quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
+prepare_placement
 echo "# metaroce-medium.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"
 jccl() {
   (cd "$1" && ./jccl bench collective -np 2 --net metaroce --bytes 4K,16K,64K,256K --iters 2000 --warmup 50 \

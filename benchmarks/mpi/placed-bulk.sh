@@ -20,11 +20,8 @@ root="$(cd "$here/../.." && pwd)"
 # shellcheck source=prepare.sh
 . "$here/prepare.sh"
 prepare_comparison 5 "$@"
-probe="$root/benchmarks/target/mpi/core_round_trip"
-"${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
+prepare_placement
 build_udp_exchange_floor placed-bulk.sh
-placement() { "$probe" | awk '{ print $2 }'; }
-quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 echo "# placed-bulk.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,5 +1,5 @@
 # Sourced by the benchmarks beside Open MPI (same-host.sh, small-floor.sh, tcp-bulk.sh, udp-floor.sh, metaroce-small.sh,
-# placed-bulk.sh) after $root and $here are set:
+# placed-bulk.sh, metaroce-medium.sh) after $root and $here are set:
 #   prepare_mpi_and_jccl NAME
 # builds benchmarks/target/mpi/allreduce_perf (sets mpi_bin), checks that Open MPI is installed, lets mpirun run as
 # root, and builds JCCL (and its AOT cache) before anything is timed. Exits 1, naming NAME, when Open MPI is missing.
@@ -24,6 +24,17 @@ prepare_comparison() {
   before="${3:-}"
   check_reps_and_before "$name" "$reps" "$before"
   prepare_mpi_and_jccl "$name"
+}
+
+# prepare_placement: compiles benchmarks/mpi/core_round_trip.c and defines placement (prints "near" or "far": where
+# the host runs the two vCPUs now) and quiet (waits until the 1-minute load average is below 1), for the scripts that
+# tag each run by placement and start it on a quiet host (placed-bulk.sh, metaroce-medium.sh).
+prepare_placement() {
+  probe="$root/benchmarks/target/mpi/core_round_trip"
+  mkdir -p "$(dirname "$probe")"
+  "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$probe" "$here/core_round_trip.c"
+  placement() { "$probe" | awk '{ print $2 }'; }
+  quiet() { while [ "$(cut -d' ' -f1 /proc/loadavg | cut -d. -f1)" != "0" ]; do sleep 3; done; }
 }
 
 # check_reps_and_before NAME REPS BEFORE: exits 2, naming NAME, unless REPS is a positive number and BEFORE is empty
