@@ -16,9 +16,9 @@ import java.nio.ByteOrder;
  * completed; {@link #CTS_CREDIT} for a credit report only), offset in the
  * region, capacity, expected tag, the message's number on the channel (from 0; the n-th receive takes the n-th
  * message), credits (eager FIN boxes freed since the last report). Only a receive longer than the channel's inline
- * limit ({@link #inlineMaxBytes}), or one whose message announced itself by an RTS, sends a CTS: a shorter message can only
- * come inside its FIN. The sender pairs a CTS with its message by number and discards the CTS of a message that
- * went eagerly.</li>
+ * limit ({@link #inlineMaxBytes}), or one whose message announced itself by an RTS, sends a CTS: a shorter message
+ * can only come inside its FIN. The sender pairs a CTS with its message by number and discards the CTS of a message
+ * that went eagerly.</li>
  * <li>FIN, connector to listener on the channel's stream, 24 bytes: status (u16), flags (u16; {@link #FIN_EAGER}:
  * sent without a CTS, so it holds one of the sender's credits until its box is posted again), the message's number
  * (i32; the receiver pairs FINs and RTSs with receives by it: a WRITE with immediate completes its receive off the

@@ -477,7 +477,8 @@ public final class MetaRoceNetTransport implements NetTransport {
 
     /**
      * For drivers that keep the timers themselves (the simulation; driving thread): the transport's own deadline
-     * beside its endpoints', when a send that waits for its CTS may ask for it ({@link MetaRoceSendConnection#RTS_DELAY_NS}).
+     * beside its endpoints', when a send that waits for its CTS may ask for it
+     * ({@link MetaRoceSendConnection#RTS_DELAY_NS}).
      *
      * @return that time, {@link Long#MAX_VALUE} when no send waits so
      */

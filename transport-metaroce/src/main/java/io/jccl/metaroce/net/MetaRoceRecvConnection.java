@@ -15,16 +15,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The receiving end. A receive longer than the inline limit ({@link ControlMessages#inlineMaxBytes}) opens its memory to the peer's
- * WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its message number;
- * the sender's WRITE with immediate into it completes it when every byte is in place (or, when the message does not
- * fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing: its message can
- * only come inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the FIN boxes this
- * end keeps posted; a FIN that comes before its receive was posted stays in its box until the receive is posted,
- * which then completes at once. FINs and RTSs carry their message's number and find their receive by it. Each box
- * an eager FIN (or RTS) held counts as a credit back to the sender once it is posted again, reported inside the next
- * CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer
- * message with no CTS at hand) makes its receive send its CTS even when short, so the sender learns it is too long.
+ * The receiving end. A receive longer than the inline limit ({@link ControlMessages#inlineMaxBytes}) opens its memory
+ * to the peer's WRITEs (a region of the MetaRoCE endpoint) and sends a CTS naming it, its capacity, its tag and its
+ * message number; the sender's WRITE with immediate into it completes it when every byte is in place (or, when the
+ * message does not fit, is short or empty, the sender's FIN for the same message). A shorter receive sends nothing:
+ * its message can only come inside its FIN, which the sender sends <em>eagerly</em>, without a CTS, into one of the
+ * FIN boxes this end keeps posted; a FIN that comes before its receive was posted stays in its box until the receive
+ * is posted, which then completes at once. FINs and RTSs carry their message's number and find their receive by it.
+ * Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted again, reported inside
+ * the next CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer message whose CTS did not
+ * come within a millisecond) makes its receive send its CTS even when short, so the sender learns it is too long.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
  * is dropped, so nothing lands in memory whose receive was reported failed) and tells the sender which receive was

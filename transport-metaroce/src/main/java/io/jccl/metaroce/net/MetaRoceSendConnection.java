@@ -14,8 +14,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The sending end. A message longer than the inline limit ({@link ControlMessages#inlineMaxBytes}: one payload of
- * the connection) waits for the receiver's CTS for
- * its number (which names the receive's memory, capacity and tag) and is WRITTEN straight into that memory as a WRITE
+ * the connection) waits for the receiver's CTS for its number (which names the receive's memory, capacity and tag)
+ * and is WRITTEN straight into that memory as a WRITE
  * with immediate: the receiver's endpoint reports the immediate once every byte is in place, which completes the
  * receive, and the send completes when the WRITE is acknowledged — then the receiver has the whole message, so a
  * rank whose sends all completed may close without losing any of them. A send that does not match its receive
