@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Medium all-reduces over metaroce (4, 16, 64 and 256 KiB: around the eager limit, one payload of the connection,
-# 64,976 bytes on loopback, and up to the bulk sizes of placed-bulk.sh) beside Open MPI tcp, alternating REPS times, each run started at load
-# below 1 and tagged with the vCPU placement before and after it (core_round_trip: near/far):
+# 64,976 bytes on loopback, and up to the bulk sizes of placed-bulk.sh) beside Open MPI tcp, alternating REPS times,
+# each run started at load below 1 and tagged with the vCPU placement before and after it (core_round_trip: near/far):
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 50 -n 2000 4K 16K 64K 256K
 #   ./jccl bench collective -np 2 --net metaroce --bytes 4K,16K,64K,256K --iters 2000 --warmup 50 --warmup-ms 2000
 #   and, with BEFORE (another built checkout), its ./jccl the same way.

@@ -31,6 +31,8 @@ abstract class Channel {
     final int peerRank;
     private final ProgressSignal signal;
     final MetaRoceRequest[] slots;
+    /** The payload per packet of the channel's MetaRoCE connection, the same on both ends; 0 when not known. */
+    final int payloadBytes;
     /** The longest message that travels inside its FIN ({@link ControlMessages#inlineMaxBytes}); both ends agree. */
     final int inlineMaxBytes;
 
@@ -63,7 +65,8 @@ abstract class Channel {
         this.slots = new MetaRoceRequest[maxInflight];
         // Made on the driving thread, the connection established: its payload (the initiator's) is fixed.
         Connection c = side.endpoint.connection(connectionId);
-        this.inlineMaxBytes = ControlMessages.inlineMaxBytes(c != null ? c.payloadBytes() : 0);
+        this.payloadBytes = c != null ? c.payloadBytes() : 0;
+        this.inlineMaxBytes = ControlMessages.inlineMaxBytes(payloadBytes);
         for (int i = 0; i < maxInflight; i++) {
             slots[i] = new MetaRoceRequest(this, arena.allocate(ControlMessages.BOX_BYTES, 8));
         }

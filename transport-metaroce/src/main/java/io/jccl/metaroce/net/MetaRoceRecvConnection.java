@@ -3,7 +3,6 @@ package io.jccl.metaroce.net;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
-import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.net.MemoryRegistration;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
@@ -74,9 +73,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         pending = new MetaRoceRequest[maxInflight];
         held = new int[boxes];
         credits = new SendBoxes(CREDIT_BOXES, ControlMessages.BOX_BYTES, arena, this::onCreditSent);
-        // Made on the driving thread, the connection established: its payload (the initiator's) is fixed.
-        Connection c = side.endpoint.connection(connectionId);
-        sinkAligned = c != null && c.payloadBytes() % RecvSink.ALIGN_BYTES == 0;
+        sinkAligned = payloadBytes > 0 && payloadBytes % RecvSink.ALIGN_BYTES == 0;
     }
 
     // ---- caller's thread ----
