@@ -28,7 +28,7 @@ prepare_comparison() {
 
 # prepare_placement: compiles benchmarks/mpi/core_round_trip.c and defines placement (prints "near" or "far": where
 # the host runs the two vCPUs now) and quiet (waits until the 1-minute load average is below 1), for the scripts that
-# tag each run by placement and start it on a quiet host (placed-bulk.sh, metaroce-medium.sh).
+# tag each run by placement and start it on a quiet host (placed-bulk.sh, metaroce-medium.sh, metaroce-small.sh).
 prepare_placement() {
   probe="$root/benchmarks/target/mpi/core_round_trip"
   mkdir -p "$(dirname "$probe")"
