@@ -76,6 +76,11 @@ abstract class Channel {
         return transport;
     }
 
+    /** @return the room of a FIN box on either end: a FIN with the most data it carries (a payload, at least 4 KiB) */
+    final int finBoxBytes() {
+        return ControlMessages.FIN_BYTES + inlineMaxBytes;
+    }
+
     void signal() {
         signal.signal();
     }

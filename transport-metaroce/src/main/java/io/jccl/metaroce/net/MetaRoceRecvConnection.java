@@ -66,7 +66,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         finBoxes = new MemorySegment[boxes];
         finOwners = new WorkOwner[boxes];
         for (int i = 0; i < boxes; i++) {
-            finBoxes[i] = arena.allocate(ControlMessages.FIN_BYTES + inlineMaxBytes, 8);
+            finBoxes[i] = arena.allocate(finBoxBytes(), 8);
             int box = i;
             finOwners[i] = (kind, status, bytes) -> onFin(box, status, bytes);
         }

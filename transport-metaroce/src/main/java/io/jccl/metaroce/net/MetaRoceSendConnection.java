@@ -115,7 +115,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         inOrder = new MetaRoceRequest[2 * maxInflight];
         inOrderRts = new boolean[2 * maxInflight];
         inOrderMessage = new int[2 * maxInflight];
-        fins = new SendBoxes(2 * maxInflight, ControlMessages.FIN_BYTES + inlineMaxBytes, arena, this::onFinSent);
+        fins = new SendBoxes(2 * maxInflight, finBoxBytes(), arena, this::onFinSent);
         finRequests = new MetaRoceRequest[fins.count()];
         finStarted = new boolean[fins.count()];
     }
