@@ -28,6 +28,10 @@ if ! "${CC:-cc}" -O2 -std=c11 -Wall -Wextra -Werror -o "$floor" "$here/udp_round
   exit 1
 fi
 prepare_placement
+# -W 50 for a build whose perf knows it (asked once per build: each ask starts a JVM).
+settle_root=(); settle_before=()
+if (cd "$root" && ./jccl perf --help 2>&1 | grep -q -- --settle_rounds); then settle_root=(-W 50); fi
+if (cd "$before" && ./jccl perf --help 2>&1 | grep -q -- --settle_rounds); then settle_before=(-W 50); fi
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 echo "# metaroce-small.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg), before = $before"
@@ -39,15 +43,14 @@ for ((rep = 1; rep <= reps; rep++)); do
   echo "rep $rep floor: $("$floor" -n 50000 -w 5000 -r 1)"
   # The builds take turns going first: run back to back, the second of a pair read up to 1.7x slower than the first
   # with the same code (2026-12-07, docs/performance.md), so a fixed order measured the order.
-  if ((rep % 2)); then order=("$before" "$root"); else order=("$root" "$before"); fi
-  for side in "${order[@]}"; do
-    settle=()
-    if (cd "$side" && ./jccl perf --help 2>&1 | grep -q -- --settle_rounds); then settle=(-W 50); fi
+  if ((rep % 2)); then order=(before jccl); else order=(jccl before); fi
+  for tag in "${order[@]}"; do
+    side="$root"; settle=("${settle_root[@]}")
+    if [[ "$tag" == before ]]; then side="$before"; settle=("${settle_before[@]}"); fi
     quiet
     p="$(placement)"
     j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 "${settle[@]}" -n 20000 --transport metaroce \
       | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
-    tag="jccl"; [[ "$side" == "$before" ]] && tag="before"
     echo "rep $rep $tag $side ($p/$(placement); out of place/in place): $j" | tee -a "$out"
   done
 done
