@@ -85,14 +85,6 @@ final class DriverAgent implements Agent {
         if (t.connections.hasPendingConnects()) {
             work += t.connections.advanceConnects();
         }
-        if (work == 0 && t.deferredCredits.any()) {
-            // Nothing came and nothing is waiting to leave: the thread would only wait, so the credit reports go
-            // now, off the path of the messages (they leave with this transmit, or with the next round's).
-            work = t.deferredCredits.flush();
-            if (t.readiness != null) {
-                transmitUdp();
-            }
-        }
         return work;
     }
 

@@ -125,8 +125,6 @@ public final class MetaRoceNetTransport implements NetTransport {
     final ConnectionSetup connections;
     /** Send channels whose oldest long send waits for its CTS (driving thread). */
     final RtsTimers rtsTimers = new RtsTimers();
-    /** Receive channels whose credit report waits for a duty cycle with nothing else to do (driving thread). */
-    final DeferredCredits deferredCredits = new DeferredCredits();
 
     // Driving thread only.
     private final List<Channel> channels = new ArrayList<>();

@@ -22,8 +22,7 @@ import java.lang.foreign.MemorySegment;
  * FIN boxes this end keeps posted; a FIN that comes before its receive was posted stays in its box until the receive
  * is posted, which then completes at once. FINs and RTSs carry their message's number and find their receive by it.
  * Each box an eager FIN (or RTS) held counts as a credit back to the sender once it is posted again, reported inside
- * the next CTS or, from {@link #CREDIT_REPORT} boxes on, by a CREDIT message: sent when the driving thread has
- * nothing else to do ({@link DeferredCredits}), or at once from {@link #CREDIT_REPORT_AT_ONCE} boxes. An RTS (a longer message whose CTS did not
+ * the next CTS or, every {@link #CREDIT_REPORT} boxes, by a CREDIT message. An RTS (a longer message whose CTS did not
  * come within a millisecond) makes its receive send its CTS even when short, so the sender learns it is too long.
  *
  * <p>Closing this end fails its pending receives with CLOSED at once, withdraws their memory (a WRITE still arriving
@@ -31,16 +30,8 @@ import java.lang.foreign.MemorySegment;
  * the oldest not complete; the sender fails the sends that had started into those and withdraws their WRITEs.
  */
 final class MetaRoceRecvConnection extends Channel implements RecvConnection {
-    /**
-     * Freed eager boxes reported by a CREDIT message once this many are unreported (half the sender's credits), at
-     * the driving thread's next duty cycle that finds nothing else to do.
-     */
+    /** Freed eager boxes reported by a CREDIT message once this many are unreported (half the sender's credits). */
     static final int CREDIT_REPORT = MetaRoceSendConnection.EAGER_CREDITS / 2;
-    /**
-     * Freed eager boxes reported at once, idle cycle or not (three quarters of the sender's credits): a sender that
-     * keeps this end busy still gets its credits back before it runs out of them.
-     */
-    static final int CREDIT_REPORT_AT_ONCE = MetaRoceSendConnection.EAGER_CREDITS * 3 / 4;
     /** CREDIT messages that may be out at once. */
     static final int CREDIT_BOXES = 4;
 
@@ -60,8 +51,6 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     private int heldCount;
     /** Eager boxes posted again since the sender was last told. */
     private int freedUnreported;
-    /** This channel waits in the transport's {@link DeferredCredits}. */
-    private boolean creditReportDeferred;
     /** Boxes for CREDIT messages. */
     private final SendBoxes credits;
     // Driving thread: the sending end closed (or its transport drained) while eager messages were held: the
@@ -203,30 +192,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
     }
 
     private void sendCreditsIfDue() {
-        if (freedUnreported < CREDIT_REPORT || closing || isClosed()) {
+        if (freedUnreported < CREDIT_REPORT || !credits.anyFree() || closing || isClosed()) {
             return;
-        }
-        if (freedUnreported < CREDIT_REPORT_AT_ONCE) {
-            if (!creditReportDeferred) {
-                creditReportDeferred = true;
-                transport().deferredCredits.defer(this);
-            }
-            return;
-        }
-        sendCredits();
-    }
-
-    /** The driving thread found a duty cycle with nothing else to do: the report this channel deferred goes now. */
-    void sendDeferredCredits() {
-        creditReportDeferred = false;
-        if (freedUnreported >= CREDIT_REPORT && !closing && !isClosed()) {
-            sendCredits();
-        }
-    }
-
-    private void sendCredits() {
-        if (!credits.anyFree()) {
-            return;   // the next CREDIT's completion frees a box and looks again
         }
         int box = credits.take();
         ControlMessages.putCts(credits.box(box), -1, ControlMessages.CTS_CREDIT, 0, 0, 0, 0, freedUnreported);

@@ -278,9 +278,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
     /**
      * A receive within the inline limit sends no CTS (its message can only come inside an eager FIN): 256 short
      * exchanges cost the receiving end no CTS, only a CREDIT message every
-     * {@link MetaRoceRecvConnection#CREDIT_REPORT} to {@link MetaRoceRecvConnection#CREDIT_REPORT_AT_ONCE} freed boxes
-     * (a report waits for a duty cycle with nothing else to do, boxes freed meanwhile go with it), and the sender no
-     * more than one FIN each.
+     * {@link MetaRoceRecvConnection#CREDIT_REPORT} freed boxes, and the sender no more than one FIN each.
      */
     @Test
     void shortReceivesSendNoCtsOnlyACreditReportEveryFewMessages() {
@@ -306,7 +304,7 @@ class MetaRoceTransportConformanceTest extends NetTransportConformanceTest {
         long ctsAndCredits = receiving.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - receiverBefore;
         long fins = sending.counter(io.jccl.metaroce.protocol.Counter.DATA_PACKETS_SENT) - senderBefore;
         assertThat(ctsAndCredits).as("CREDIT messages, retransmissions aside")
-                .isBetween((long) messages / MetaRoceRecvConnection.CREDIT_REPORT_AT_ONCE - 1,
+                .isBetween((long) messages / MetaRoceRecvConnection.CREDIT_REPORT - 1,
                         (long) messages / MetaRoceRecvConnection.CREDIT_REPORT + retransmits(sending)
                                 + retransmits(receiving) + 2);
         assertThat(fins).as("one FIN per message, retransmissions aside").isGreaterThanOrEqualTo(messages);
