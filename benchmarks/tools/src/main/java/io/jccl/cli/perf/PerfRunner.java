@@ -390,8 +390,8 @@ final class PerfRunner {
      * in the same run, 2026-12-07). Many short runs make the JIT compile the method itself, as the timed run uses it.
      */
     private void warmUp(int rounds, CollectiveCheck check, long count, Place p, List<CollectiveFuture> pending) {
-        for (int done = 0; done < rounds; done += WARM_UP_RUN) {
-            runCalls(Math.min(WARM_UP_RUN, rounds - done), check, count, p, pending);
+        for (long done = 0; done < rounds; done += WARM_UP_RUN) {   // long: -w up to Integer.MAX_VALUE ends
+            runCalls((int) Math.min(WARM_UP_RUN, rounds - done), check, count, p, pending);
         }
     }
 
