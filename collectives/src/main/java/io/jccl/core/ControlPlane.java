@@ -174,8 +174,9 @@ final class ControlPlane {
     }
 
     private static ScheduledExecutorService heartbeatThread() {
+        java.util.concurrent.ThreadFactory threads = Thread.ofPlatform().daemon().name("jccl-heartbeats").factory();
         ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().daemon().name("jccl-heartbeats").factory());
+                task -> threads.newThread(CpuBinding.unbound(task)));
         e.setRemoveOnCancelPolicy(true);   // closed communicators must not linger in its queue
         return e;
     }

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.core.CpuBinding;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import org.agrona.concurrent.Agent;
@@ -83,7 +84,7 @@ final class DriverThreads {
 
     private static ThreadFactory daemon(String name) {
         return r -> {
-            Thread t = new Thread(r, name);
+            Thread t = new Thread(CpuBinding.unbound(r), name);   // not the CPU of a bound caller that starts it
             t.setDaemon(true);
             return t;
         };
