@@ -88,8 +88,8 @@ final class CommInit {
 
     /**
      * Creates the communicator of the application thread that asked for it ({@code init}, {@code fromEnvironment}):
-     * with {@code JCCL_CPU_BIND=share}, that thread is bound to the rank's share of the CPUs (not so for splits, shrinks and
-     * {@code local}, which run elsewhere).
+     * with {@code JCCL_CPU_BIND=share}, that thread is bound to the rank's share of the CPUs (not so for splits,
+     * shrinks and {@code local}, which run elsewhere).
      */
     static CommImpl createForCaller(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
         return create(bootstrap, config, name, null, true);
@@ -291,7 +291,6 @@ final class CommInit {
         return least == Long.MAX_VALUE ? 0 : least;
     }
 
-    /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
     /**
      * {@code JCCL_CPU_BIND=share}: binds the creating thread (the one that will call the operations) to the rank's
      * share of the CPUs the process may use when the JVM holds only this rank and its host has no more ranks than such
@@ -317,6 +316,7 @@ final class CommInit {
         }
     }
 
+    /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
     static long maxChunkBytes(boolean networked) {
         return networked ? 1 << 20 : 256 << 10;
     }

@@ -51,9 +51,12 @@ public final class CpuBinding {
         return GET_AFFINITY != null && SET_AFFINITY != null;
     }
 
-    /** @return how many CPUs the calling thread may run on; {@link Runtime#availableProcessors()} when unknown */
+    /**
+     * @return how many CPUs the calling thread may run on (those it had before a binding of this class, if any);
+     *         {@link Runtime#availableProcessors()} when unknown
+     */
     public static int allowedCpus() {
-        long[] mask = supported() ? currentMask() : null;
+        long[] mask = supported() ? unboundOrCurrentMask() : null;
         if (mask == null) {
             return Runtime.getRuntime().availableProcessors();
         }
@@ -65,8 +68,9 @@ public final class CpuBinding {
     }
 
     /**
-     * Binds the calling thread to the {@code index}-th of {@code shares} equal shares of the CPUs it may run on now
-     * (counted from the lowest; CPUs left over by the division belong to no share).
+     * Binds the calling thread to the {@code index}-th of {@code shares} equal shares of the CPUs it may run on
+     * (counted from the lowest; CPUs left over by the division belong to no share). A thread bound before, by this
+     * class, is bound anew among the CPUs it had then.
      *
      * @param index  which share; for a rank, its index among its host's ranks
      * @param shares how many shares; for a rank, the number of ranks on its host (at most the CPUs allowed)
@@ -77,7 +81,7 @@ public final class CpuBinding {
         if (!supported() || index < 0 || shares < 1 || index >= shares) {
             return -1;
         }
-        long[] allowed = currentMask();
+        long[] allowed = unboundOrCurrentMask();
         if (allowed == null) {
             return -1;
         }
@@ -121,6 +125,12 @@ public final class CpuBinding {
             releaseInherited();
             task.run();
         };
+    }
+
+    /** @return the CPUs the first binding of this JVM started from, else the calling thread's */
+    private static long[] unboundOrCurrentMask() {
+        long[] mask = unboundMask;
+        return mask != null ? mask : currentMask();
     }
 
     /** @return the calling thread's allowed CPUs as words of 64; null when the kernel refused */
