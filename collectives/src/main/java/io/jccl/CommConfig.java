@@ -39,10 +39,6 @@ import java.util.TreeMap;
  * runs all-reduces among its ranks before it is returned, so that the JIT has compiled the data path before the
  * first real operation; it ends sooner once the JIT is quiet, the ranks agree on when to stop (the longest wish
  * wins), and a JVM spends it only once across its communicators; 0 to 60000</td></tr>
- * <tr><td>{@code JCCL_CPU_BIND}</td><td>none</td><td>share: the thread that creates the communicator is bound to its
- * rank's equal share of the CPUs the process may use (by the rank's index among its host's ranks, as {@code mpirun}
- * binds each rank), when it is the JVM's only rank and its host has no more ranks than such CPUs; JCCL's own threads
- * keep every CPU. none: nothing is bound. Linux only</td></tr>
  * <tr><td>{@code JCCL_SOCKET_IFNAME}</td><td>(not docker*, not lo*)</td><td>interfaces for sockets, NCCL syntax: prefix, {@code ^} exclude, {@code =} exact</td></tr>
  * <tr><td>{@code JCCL_SOCKET_FAMILY}</td><td>(IPv4 first)</td><td>AF_INET or AF_INET6</td></tr>
  * <tr><td>{@code JCCL_MEMORY}</td><td>auto</td><td>memory domain for device buffers: host, hip, cuda or auto (the
@@ -87,10 +83,6 @@ public final class CommConfig {
     private static final String HIP_LIBRARY_VARIABLE = "JCCL_HIP_LIBRARY";
     /** The {@link #MEMORY} values, {@code auto} (the best available domain) first. */
     public static final java.util.List<String> MEMORY_DOMAINS = java.util.List.of("auto", "host", "hip", "cuda");
-    /** Whether the creating thread is bound to its rank's share of the CPUs ({@code JCCL_CPU_BIND}). */
-    public static final String CPU_BIND = "JCCL_CPU_BIND";
-    /** The values {@code JCCL_CPU_BIND} accepts. */
-    public static final java.util.List<String> CPU_BIND_MODES = java.util.List.of("none", "share");
 
     /** The defaults: nothing set, so environment variables and built-in defaults apply. */
     public static final CommConfig DEFAULT = new CommConfig(Map.of());
@@ -170,7 +162,6 @@ public final class CommConfig {
                     spinMicros(o, YIELD_US),
                     memory(o),
                     Duration.ofMillis(warmupMs(o)),
-                    cpuBind(o),
                     Collections.unmodifiableMap(merged));
         } catch (InvalidOptionException e) {
             throw new JcclException(ErrorCode.INVALID_ARGUMENT, e.getMessage(), e);
@@ -234,13 +225,11 @@ public final class CommConfig {
      *                       when not set
      * @param warmup         how long this rank wants a new communicator spanning processes to warm its data path
      *                       before it is returned; {@link Duration#ZERO} = not at all
-     * @param cpuBind        whether the creating thread is bound to its rank's share of the CPUs: {@code share} or
-     *                       {@code none}
      * @param options        every {@code JCCL_*} option in effect, for transports
      */
     public record Resolved(Duration opTimeout, Duration initTimeout, Duration peerTimeout, Algorithm algorithm, long chunkSizeBytes,
                            String transport, int maxPendingOps, long spinMicros, long idleSpinMicros, long yieldMicros,
-                           String memory, Duration warmup, String cpuBind, Map<String, String> options) {
+                           String memory, Duration warmup, Map<String, String> options) {
     }
 
     private static String blankToNull(String s) {
@@ -274,10 +263,6 @@ public final class CommConfig {
 
     private static String memory(OptionReader o) {
         return o.choice(MEMORY, "auto", MEMORY_DOMAINS);
-    }
-
-    private static String cpuBind(OptionReader o) {
-        return o.choice(CPU_BIND, "none", CPU_BIND_MODES);
     }
 
     private static long spinMicros(OptionReader o, String key) {
@@ -385,20 +370,6 @@ public final class CommConfig {
                 options.put(NET, name.trim().toLowerCase(Locale.ROOT));
             }
             return this;
-        }
-
-        /**
-         * @param mode {@code share} to bind the thread that creates the communicator to its rank's share of the
-         *             CPUs (by its index among its host's ranks), {@code none} not to (the default), or null for
-         *             the environment's choice
-         * @return this builder
-         */
-        public Builder cpuBind(String mode) {
-            if (mode == null) {
-                options.remove(CPU_BIND);
-                return this;
-            }
-            return checkedPut("cpuBind", CPU_BIND, mode, CommConfig::cpuBind);
         }
 
         /**

@@ -133,22 +133,6 @@ class CommConfigTest {
     }
 
     @Test
-    void cpuBindingIsNoneUnlessChosen() {
-        assertThat(CommConfig.DEFAULT.resolve(Map.of()).cpuBind()).isEqualTo("none");
-        assertThat(CommConfig.DEFAULT.resolve(Map.of("JCCL_LOCAL_RANK", "1")).cpuBind()).isEqualTo("none");
-        assertThat(CommConfig.DEFAULT.resolve(Map.of("JCCL_CPU_BIND", " Share ")).cpuBind()).isEqualTo("share");
-        CommConfig none = CommConfig.builder().cpuBind("none").build();
-        assertThat(none.resolve(Map.of("JCCL_CPU_BIND", "share")).cpuBind()).as("the builder wins").isEqualTo("none");
-        assertThat(CommConfig.builder().cpuBind("share").cpuBind(null).build().options())
-                .doesNotContainKey("JCCL_CPU_BIND");
-        assertThatThrownBy(() -> CommConfig.builder().cpuBind("socket")).isInstanceOf(JcclException.class)
-                .hasMessageContaining("cpuBind: JCCL_CPU_BIND='socket' is invalid: it must be one of none, share");
-        assertThatThrownBy(() -> CommConfig.DEFAULT.resolve(Map.of("JCCL_CPU_BIND", "1")))
-                .isInstanceOf(JcclException.class).hasMessageContaining("JCCL_CPU_BIND='1'")
-                .hasMessageContaining("from the environment");
-    }
-
-    @Test
     void memoryDomainIsAutoUnlessChosen() {
         assertThat(CommConfig.DEFAULT.resolve(Map.of()).memory()).isEqualTo("auto");
         assertThat(CommConfig.DEFAULT.resolve(Map.of("JCCL_MEMORY", " HIP ")).memory()).isEqualTo("hip");

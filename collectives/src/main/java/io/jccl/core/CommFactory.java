@@ -65,7 +65,7 @@ public final class CommFactory {
         ArgChecks.rank("rank", rank, size);
         CommConfig.Resolved resolved = config.resolve(environment);
         try (Bootstrap bootstrap = TcpBootstrap.join(id, rank, size, resolved.initTimeout())) {
-            return CommInit.createForCaller(bootstrap, resolved, CommInit.nextName());
+            return CommInit.create(bootstrap, resolved, CommInit.nextName());
         }
     }
 

@@ -83,20 +83,7 @@ final class CommInit {
     }
 
     static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
-        return create(bootstrap, config, name, null, false);
-    }
-
-    /**
-     * Creates the communicator of the application thread that asked for it ({@code init}, {@code fromEnvironment}):
-     * with {@code JCCL_CPU_BIND=share}, that thread is bound to the rank's share of the CPUs (not so for splits,
-     * shrinks and {@code local}, which run elsewhere).
-     */
-    static CommImpl createForCaller(Bootstrap bootstrap, CommConfig.Resolved config, String name) {
-        return create(bootstrap, config, name, null, true);
-    }
-
-    static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name, DirectGroup directGroup) {
-        return create(bootstrap, config, name, directGroup, false);
+        return create(bootstrap, config, name, null);
     }
 
     /**
@@ -104,8 +91,7 @@ final class CommInit {
      *                    every peer is connected by the in-JVM transport, so that all-reduce reads peers' buffers
      *                    in place ({@link DirectAllReduce})
      */
-    private static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name,
-                                   DirectGroup directGroup, boolean bindCaller) {
+    static CommImpl create(Bootstrap bootstrap, CommConfig.Resolved config, String name, DirectGroup directGroup) {
         int rank = bootstrap.rank();
         int size = bootstrap.size();
         JcclLog.logVersionOnce();
@@ -245,7 +231,7 @@ final class CommInit {
         ShrinkRendezvous shrink = ShrinkRendezvous.of(shrinkListener, shrinkAddresses,
                 bootstrap.communicatorSecret());
         return build(name, rank, size, config, chosen, transports, links, signal, peers, peerNames, shrink,
-                directGroup, box, bindCaller);
+                directGroup, box);
     }
 
     /**
@@ -291,31 +277,6 @@ final class CommInit {
         return least == Long.MAX_VALUE ? 0 : least;
     }
 
-    /**
-     * {@code JCCL_CPU_BIND=share}: binds the creating thread (the one that will call the operations) to the rank's
-     * share of the CPUs the process may use when the JVM holds only this rank and its host has no more ranks than such
-     * CPUs; JCCL's threads started later take their CPUs back ({@link CpuBinding#releaseInherited()}).
-     */
-    static void bindCaller(int rank, PeerIdentity[] peers, int sameJvm, int sameHost) {
-        int cpus = CpuBinding.allowedCpus();
-        if (sameJvm != 1 || cpus < sameHost) {
-            LOG.info("rank {}: not bound to a CPU ({} ranks in this JVM, {} on this host, {} CPUs)", rank, sameJvm,
-                    sameHost, cpus);
-            return;
-        }
-        int localIndex = 0;
-        for (int p = 0; p < rank; p++) {
-            localIndex += peers[p].hostId().equals(peers[rank].hostId()) ? 1 : 0;
-        }
-        int cpu = CpuBinding.bindCurrentThread(localIndex, sameHost);
-        if (cpu >= 0) {
-            LOG.info("rank {}: thread {} bound to {} CPU(s) from CPU {}", rank, Thread.currentThread().getName(),
-                    cpus / sameHost, cpu);
-        } else {
-            LOG.info("rank {}: not bound to a CPU (not supported here)", rank);
-        }
-    }
-
     /** The largest chunk the tuner picks: larger over a network, where each message has a higher fixed cost. */
     static long maxChunkBytes(boolean networked) {
         return networked ? 1 << 20 : 256 << 10;
@@ -328,7 +289,7 @@ final class CommInit {
                                   NetTransportProvider[] chosen, Map<String, NetTransport> transports,
                                   PeerLinks links, ExecutorSignal signal, PeerIdentity[] peers,
                                   String[] peerNames, ShrinkRendezvous shrink, DirectGroup directGroup,
-                                  BoxAllReduce box, boolean bindCaller) {
+                                  BoxAllReduce box) {
         double latencyUs = 0;
         double speedMbps = Double.MAX_VALUE;
         boolean allSignal = true;
@@ -360,9 +321,6 @@ final class CommInit {
             sameHost += p.hostId().equals(peers[rank].hostId()) ? 1 : 0;
         }
         int availableCores = Runtime.getRuntime().availableProcessors();
-        if (bindCaller && config.cpuBind().equals("share")) {
-            bindCaller(rank, peers, sameJvm, sameHost);
-        }
         double cores = availableCores;
         double coreShare = CORE_COPY_BYTES_PER_SECOND * Math.min(1.0, cores / Math.max(1, sameJvm));
         bandwidth = Math.min(bandwidth, coreShare);

@@ -174,9 +174,8 @@ final class ControlPlane {
     }
 
     private static ScheduledExecutorService heartbeatThread() {
-        java.util.concurrent.ThreadFactory threads = Thread.ofPlatform().daemon().name("jccl-heartbeats").factory();
         ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1,
-                task -> threads.newThread(CpuBinding.unbound(task)));
+                Thread.ofPlatform().daemon().name("jccl-heartbeats").factory());
         e.setRemoveOnCancelPolicy(true);   // closed communicators must not linger in its queue
         return e;
     }

@@ -98,7 +98,6 @@ final class ExecutorThread implements Runnable {
 
     @Override
     public void run() {
-        CpuBinding.releaseInherited();   // started by the caller CommInit may have bound: this thread runs anywhere
         TimerSlack.setForCurrentThread(TIMER_SLACK_NS);
         CommExecutor ex = executor;
         while (ex.state != CommExecutor.TERMINATED) {

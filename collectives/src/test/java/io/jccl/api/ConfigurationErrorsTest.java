@@ -72,9 +72,7 @@ class ConfigurationErrorsTest {
                 Arguments.of("JCCL_WARMUP_MS", "60001", "JCCL_WARMUP_MS='60001' is invalid: it must be a whole number"
                         + " of milliseconds from 0 to 60000"),
                 Arguments.of("JCCL_MEMORY", "gpu", "JCCL_MEMORY='gpu' is invalid: it must be one of auto, host, hip,"
-                        + " cuda"),
-                Arguments.of("JCCL_CPU_BIND", "socket", "JCCL_CPU_BIND='socket' is invalid: it must be one of none,"
-                        + " share"));
+                        + " cuda"));
     }
 
     @ParameterizedTest(name = "{0}={1}")

@@ -1,6 +1,5 @@
 package io.jccl.metaroce.net;
 
-import io.jccl.core.CpuBinding;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import org.agrona.concurrent.Agent;
@@ -84,7 +83,7 @@ final class DriverThreads {
 
     private static ThreadFactory daemon(String name) {
         return r -> {
-            Thread t = new Thread(CpuBinding.unbound(r), name);   // not the CPU of a bound caller that starts it
+            Thread t = new Thread(r, name);
             t.setDaemon(true);
             return t;
         };
