@@ -39,6 +39,8 @@ import java.util.Map;
 final class PerfRunner {
     private static final long SEED = 0x5EEDL;
     private static final int DEVICE_BYTES = 256;
+    /** Rounds per {@link #runCalls} call of the warm-up. */
+    private static final int WARM_UP_RUN = 64;
 
     private final PerfCommand.Settings s;
     private final Communicator comm;
@@ -394,9 +396,6 @@ final class PerfRunner {
             runCalls((int) Math.min(WARM_UP_RUN, rounds - done), check, count, p, pending);
         }
     }
-
-    /** Rounds per {@link #runCalls} call of the warm-up. */
-    private static final int WARM_UP_RUN = 64;
 
     /** Issues {@code rounds} times -m calls and waits for them. */
     private void runCalls(int rounds, CollectiveCheck check, long count, Place p, List<CollectiveFuture> pending) {
