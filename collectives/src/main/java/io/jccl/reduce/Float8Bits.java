@@ -2,9 +2,9 @@ package io.jccl.reduce;
 
 /**
  * What {@link Float8E4M3} and {@link Float8E5M2} compute alike, given their field widths: the table of every bit
- * pattern's value, and the rounding of finite floats. Their special values differ (E4M3 "FN" has no infinities and
- * one NaN pattern per sign, E5M2 is IEEE-like), and each class handles those itself. The classes pass constants, so
- * once inlined the rounding is the same code as a copy with the format's numbers written in.
+ * pattern's value, and the encoding of floats. Their special values differ (E4M3 "FN" has no infinities and
+ * one NaN pattern per sign, E5M2 is IEEE-like), and each class passes the patterns it encodes them as. The classes
+ * pass constants, so once inlined the encoding is the same code as a copy with the format's numbers written in.
  */
 final class Float8Bits {
     private Float8Bits() {
@@ -40,6 +40,32 @@ final class Float8Bits {
     }
 
     /**
+     * Encodes a float: NaN gives {@code nanBits}, ±Infinity {@code infinityBits} (each with the input's sign bit), a
+     * finite value is rounded by {@link #roundFinite}.
+     *
+     * @param value the value
+     * @param exponentBits exponent field width
+     * @param fractionBits fraction field width
+     * @param maxValueBits bits of the largest finite value
+     * @param nanBits bits of the positive NaN to return for NaN
+     * @param infinityBits bits to return for positive infinity (the NaN's for a format without infinities)
+     * @return the 8-bit pattern
+     */
+    static byte fromFloat(float value, int exponentBits, int fractionBits, byte maxValueBits, byte nanBits,
+            byte infinityBits) {
+        int bits = Float.floatToRawIntBits(value);
+        int sign = (bits >>> 24) & 0x80;
+        int magnitude = bits & 0x7FFF_FFFF;
+        if (magnitude > 0x7F80_0000) {
+            return (byte) (sign | nanBits);
+        }
+        if (magnitude == 0x7F80_0000) {
+            return (byte) (sign | infinityBits);
+        }
+        return roundFinite(sign, magnitude, exponentBits, fractionBits, maxValueBits);
+    }
+
+    /**
      * Rounds a finite float to nearest, ties to even, saturating at the largest finite value.
      *
      * @param sign the result's sign bit: {@code 0x80} or 0
@@ -49,7 +75,7 @@ final class Float8Bits {
      * @param maxValueBits bits of the largest finite value
      * @return the 8-bit pattern
      */
-    static byte roundFinite(int sign, int magnitude, int exponentBits, int fractionBits, byte maxValueBits) {
+    private static byte roundFinite(int sign, int magnitude, int exponentBits, int fractionBits, byte maxValueBits) {
         int bias = bias(exponentBits);
         int shift = 23 - fractionBits;
         int rebias = (127 - bias) << fractionBits;

@@ -42,12 +42,7 @@ public final class Float8E4M3 {
      * @return the E4M3 bits
      */
     public static byte fromFloat(float value) {
-        int bits = Float.floatToRawIntBits(value);
-        int sign = (bits >>> 24) & 0x80;
-        int magnitude = bits & 0x7FFF_FFFF;
-        if (magnitude >= 0x7F80_0000) {
-            return (byte) (sign | NAN_BITS);
-        }
-        return Float8Bits.roundFinite(sign, magnitude, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS);
+        // No infinities: infinity is encoded as NaN too.
+        return Float8Bits.fromFloat(value, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS, NAN_BITS, NAN_BITS);
     }
 }

@@ -44,15 +44,7 @@ public final class Float8E5M2 {
      * @return the E5M2 bits
      */
     public static byte fromFloat(float value) {
-        int bits = Float.floatToRawIntBits(value);
-        int sign = (bits >>> 24) & 0x80;
-        int magnitude = bits & 0x7FFF_FFFF;
-        if (magnitude > 0x7F80_0000) {
-            return (byte) (sign | NAN_BITS);
-        }
-        if (magnitude == 0x7F80_0000) {
-            return (byte) (sign | POSITIVE_INFINITY_BITS);
-        }
-        return Float8Bits.roundFinite(sign, magnitude, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS);
+        return Float8Bits.fromFloat(value, EXPONENT_BITS, FRACTION_BITS, MAX_VALUE_BITS, NAN_BITS,
+                POSITIVE_INFINITY_BITS);
     }
 }

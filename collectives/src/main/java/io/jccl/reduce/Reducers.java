@@ -71,12 +71,10 @@ public final class Reducers {
         if (reason != null) {
             throw new IllegalArgumentException(reason);
         }
-        boolean prepare = op.kind() == ReduceOp.Kind.PRE_MUL_SUM && op.scalar() != 1;
-        boolean finish = op.kind() == ReduceOp.Kind.AVG && nRanks > 1;
         if (!VECTOR_KERNELS) {
             return new ScalarReducer(type, op, nRanks);
         }
-        OpSpec spec = new OpSpec(op.kind(), prepare, finish, op.scalar(), nRanks);
+        OpSpec spec = OpSpec.of(op, nRanks);
         Loops loops = switch (type) {
             case INT8 -> Int8Kernels.loops(spec, false);
             case UINT8 -> Int8Kernels.loops(spec, true);
@@ -91,6 +89,6 @@ public final class Reducers {
             case FLOAT8_E4M3 -> Float8E4M3Kernels.loops(spec);
             case FLOAT8_E5M2 -> Float8E5M2Kernels.loops(spec);
         };
-        return new ResolvedReducer(type, op, prepare, finish, loops);
+        return new ResolvedReducer(type, op, spec, loops);
     }
 }

@@ -5,7 +5,6 @@ import io.jccl.ReduceOp;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.math.BigDecimal;
 import java.util.Objects;
 
 import static io.jccl.reduce.LittleEndian.DOUBLE;
@@ -21,9 +20,7 @@ import static io.jccl.reduce.LittleEndian.SHORT;
  * rounded before it is added, a sum before it is divided); 16- and 8-bit floats compute in {@code float}; their
  * MIN/MAX return the winning operand's bits. Slower, and allocation-free.
  */
-final class ScalarReducer implements Reducer {
-    private final DataType type;
-    private final ReduceOp op;
+final class ScalarReducer extends AbstractReducer {
     private final ReduceOp.Kind kind;
     private final boolean prepare;
     private final boolean finish;
@@ -34,37 +31,15 @@ final class ScalarReducer implements Reducer {
     private final double scalarDouble;
 
     ScalarReducer(DataType type, ReduceOp op, int nRanks) {
-        this.type = Objects.requireNonNull(type, "type");
-        this.op = Objects.requireNonNull(op, "op");
-        this.kind = op.kind();
-        this.prepare = kind == ReduceOp.Kind.PRE_MUL_SUM && op.scalar() != 1;
-        this.finish = kind == ReduceOp.Kind.AVG && nRanks > 1;
+        super(Objects.requireNonNull(type, "type"), op, OpSpec.of(Objects.requireNonNull(op, "op"), nRanks));
+        this.kind = spec.kind();
+        this.prepare = spec.prepare();
+        this.finish = spec.finish();
         this.nRanks = nRanks;
         this.size = type.sizeBytes();
-        this.scalarBits = type.isInteger() && kind == ReduceOp.Kind.PRE_MUL_SUM
-                ? new BigDecimal(op.scalar()).toBigInteger().longValue() : 0;
+        this.scalarBits = type.isInteger() && kind == ReduceOp.Kind.PRE_MUL_SUM ? spec.wrappedIntegerScalar() : 0;
         this.scalarFloat = (float) op.scalar();
         this.scalarDouble = op.scalar();
-    }
-
-    @Override
-    public DataType type() {
-        return type;
-    }
-
-    @Override
-    public ReduceOp op() {
-        return op;
-    }
-
-    @Override
-    public boolean needsPrepare() {
-        return prepare;
-    }
-
-    @Override
-    public boolean needsFinish() {
-        return finish;
     }
 
     @Override
