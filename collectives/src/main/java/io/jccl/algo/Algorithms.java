@@ -21,15 +21,19 @@ public final class Algorithms {
     public static String build(Prims p, OpShape shape, Algorithm allReduce) {
         switch (shape.kind()) {
             case ALL_REDUCE -> {
-                switch (allReduce) {
-                    case TREE -> TreeAllReduce.build(p, shape.count());
-                    case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.build(p, shape.count());
-                    default -> RingAllReduce.build(p, shape.count());
+                if (!EdgeCases.reduction(p, shape.count())) {
+                    switch (allReduce) {
+                        case TREE -> TreeAllReduce.build(p, shape.count());
+                        case RECURSIVE_DOUBLING -> RecursiveDoublingAllReduce.build(p, shape.count());
+                        default -> RingAllReduce.build(p, shape.count());
+                    }
                 }
                 return allReduce == Algorithm.AUTO ? "ring" : allReduce.name().toLowerCase(java.util.Locale.ROOT);
             }
             case BROADCAST -> {
-                ChainBroadcast.build(p, shape.count(), shape.root(), shape.inPlace());
+                if (!EdgeCases.singleRankCopy(p, shape.count(), shape.inPlace())) {
+                    ChainBroadcast.build(p, shape.count(), shape.root(), shape.inPlace());
+                }
                 return "chain";
             }
             case REDUCE -> {
@@ -41,7 +45,9 @@ public final class Algorithms {
                 return "ring";
             }
             case REDUCE_SCATTER -> {
-                RingReduceScatter.build(p, shape.count());
+                if (!EdgeCases.reduction(p, shape.count())) {
+                    RingReduceScatter.build(p, shape.count());
+                }
                 return "ring";
             }
             case ALL_TO_ALL -> {
@@ -54,11 +60,15 @@ public final class Algorithms {
                 return "pairwise";
             }
             case GATHER -> {
-                DirectGatherScatter.gather(p, shape.count(), shape.root(), shape.inPlace());
+                if (!EdgeCases.singleRankCopy(p, shape.count(), shape.inPlace())) {
+                    DirectGatherScatter.gather(p, shape.count(), shape.root(), shape.inPlace());
+                }
                 return "direct";
             }
             case SCATTER -> {
-                DirectGatherScatter.scatter(p, shape.count(), shape.root(), shape.inPlace());
+                if (!EdgeCases.singleRankCopy(p, shape.count(), shape.inPlace())) {
+                    DirectGatherScatter.scatter(p, shape.count(), shape.root(), shape.inPlace());
+                }
                 return "direct";
             }
             case BARRIER -> {

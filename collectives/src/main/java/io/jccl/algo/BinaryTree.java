@@ -4,20 +4,12 @@ package io.jccl.algo;
  * A balanced binary tree over ranks in in-order numbering (node {@code x = 1..n}; a node's height is its
  * number of trailing zero bits), and its complement for the double binary tree: the second tree maps ranks so
  * that (for even n exactly) the leaves of one tree are the inner nodes of the other, as NCCL does.
+ *
+ * @param parent this rank's parent, or -1 at the root
+ * @param child0 this rank's first child, or -1
+ * @param child1 this rank's second child, or -1
  */
-public final class BinaryTree {
-    /** This rank's parent, or -1 at the root. */
-    public final int parent;
-    /** This rank's first child, or -1. */
-    public final int child0;
-    /** This rank's second child, or -1. */
-    public final int child1;
-
-    private BinaryTree(int parent, int child0, int child1) {
-        this.parent = parent;
-        this.child0 = child0;
-        this.child1 = child1;
-    }
+public record BinaryTree(int parent, int child0, int child1) {
 
     /**
      * @param n    number of ranks

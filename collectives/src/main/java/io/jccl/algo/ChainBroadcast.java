@@ -13,6 +13,8 @@ public final class ChainBroadcast {
     }
 
     /**
+     * Plans two or more ranks; {@link Algorithms} plans a single rank's copy alike for every rooted copy.
+     *
      * @param p       primitives
      * @param count   elements
      * @param root    the rank with the data
@@ -21,13 +23,10 @@ public final class ChainBroadcast {
     public static void build(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
-            return;
-        }
         Token.sendNext(p);
         int position = Math.floorMod(r - root, n);
-        int next = position == n - 1 ? Prims.NO_PEER : (r + 1) % n;
-        int prev = (r - 1 + n) % n;
+        int next = position == n - 1 ? Prims.NO_PEER : Ranges.next(p);
+        int prev = Ranges.prev(p);
         if (r != root) {
             Token.recvPrev(p);   // before the data from the same rank
         }

@@ -25,8 +25,8 @@ public final class ChainReduce {
             return;
         }
         int position = Math.floorMod(r - root, n);
-        int next = (r + 1) % n;
-        int prev = (r - 1 + n) % n;
+        int next = Ranges.next(p);
+        int prev = Ranges.prev(p);
         boolean receivesData = position != 1;
         Token.sendNext(p);
         if (receivesData) {

@@ -13,6 +13,8 @@ public final class DirectGatherScatter {
     }
 
     /**
+     * Plans two or more ranks; {@link Algorithms} plans a single rank's copy alike for every rooted copy.
+     *
      * @param p       primitives
      * @param count   elements per rank
      * @param root    the receiving rank
@@ -21,10 +23,7 @@ public final class DirectGatherScatter {
     public static void gather(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
-            return;
-        }
-        int prev = (r - 1 + n) % n;
+        int prev = Ranges.prev(p);
         Token.sendNext(p);
         if (r != root) {
             p.send(root, Buf.SEND, 0, count);
@@ -47,6 +46,8 @@ public final class DirectGatherScatter {
     }
 
     /**
+     * Plans two or more ranks; {@link Algorithms} plans a single rank's copy alike for every rooted copy.
+     *
      * @param p       primitives
      * @param count   elements per rank
      * @param root    the sending rank
@@ -55,10 +56,7 @@ public final class DirectGatherScatter {
     public static void scatter(Prims p, long count, int root, boolean inPlace) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.singleRankCopy(p, count, inPlace)) {
-            return;
-        }
-        int prev = (r - 1 + n) % n;
+        int prev = Ranges.prev(p);
         Token.sendNext(p);
         if (r != root) {
             if (prev == root) {

@@ -1,8 +1,20 @@
 package io.jccl.algo;
 
+import io.jccl.prims.Prims;
+
 /** Small index helpers shared by the algorithms. */
 final class Ranges {
     private Ranges() {
+    }
+
+    /** @return the rank after this one around the ring */
+    static int next(Prims p) {
+        return (p.rank() + 1) % p.size();
+    }
+
+    /** @return the rank before this one around the ring */
+    static int prev(Prims p) {
+        return (p.rank() - 1 + p.size()) % p.size();
     }
 
     static int mod(long x, int n) {

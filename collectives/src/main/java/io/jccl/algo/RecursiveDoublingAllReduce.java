@@ -14,15 +14,15 @@ public final class RecursiveDoublingAllReduce {
     }
 
     /**
+     * Plans two or more ranks and a positive count; {@link Algorithms} plans the other cases alike for every
+     * reduction.
+     *
      * @param p     primitives
      * @param count elements
      */
     public static void build(Prims p, long count) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.reduction(p, count)) {
-            return;
-        }
         int pow = Integer.highestOneBit(n);
         int extra = n - pow;
         boolean folded = r < 2 * extra && r % 2 == 0;

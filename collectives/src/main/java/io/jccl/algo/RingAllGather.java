@@ -28,8 +28,8 @@ public final class RingAllGather {
             Token.ring(p);
             return;
         }
-        int next = (r + 1) % n;
-        int prev = (r - 1 + n) % n;
+        int next = Ranges.next(p);
+        int prev = Ranges.prev(p);
         long chunk = p.chunkElements();
         for (long off = 0; off < sendCount; off += chunk) {
             long len = Math.min(chunk, sendCount - off);

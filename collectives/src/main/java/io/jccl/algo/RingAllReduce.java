@@ -18,17 +18,17 @@ public final class RingAllReduce {
     }
 
     /**
+     * Plans two or more ranks and a positive count; {@link Algorithms} plans the other cases alike for every
+     * reduction.
+     *
      * @param p     primitives
      * @param count elements
      */
     public static void build(Prims p, long count) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.reduction(p, count)) {
-            return;
-        }
-        int next = (r + 1) % n;
-        int prev = (r - 1 + n) % n;
+        int next = Ranges.next(p);
+        int prev = Ranges.prev(p);
         long chunk = p.chunkElements();
         long loopSize = chunk * n;
         long align = alignElements(p.elementBytes());

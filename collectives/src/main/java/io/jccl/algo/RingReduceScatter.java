@@ -11,17 +11,17 @@ public final class RingReduceScatter {
     }
 
     /**
+     * Plans two or more ranks and a positive count; {@link Algorithms} plans the other cases alike for every
+     * reduction.
+     *
      * @param p         primitives
      * @param recvCount elements per rank
      */
     public static void build(Prims p, long recvCount) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.reduction(p, recvCount)) {
-            return;
-        }
-        int next = (r + 1) % n;
-        int prev = (r - 1 + n) % n;
+        int next = Ranges.next(p);
+        int prev = Ranges.prev(p);
         long chunk = p.chunkElements();
         for (long off = 0; off < recvCount; off += chunk) {
             long len = Math.min(chunk, recvCount - off);

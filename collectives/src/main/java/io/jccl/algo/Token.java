@@ -30,11 +30,11 @@ final class Token {
 
     /** Sends the token to rank+1; must be the first step that sends to it. */
     static void sendNext(Prims p) {
-        p.send((p.rank() + 1) % p.size(), Buf.NONE, 0, 0);
+        p.send(Ranges.next(p), Buf.NONE, 0, 0);
     }
 
     /** Receives the token from rank-1; must precede, in the same lane, every other receive from it. */
     static void recvPrev(Prims p) {
-        p.recv((p.rank() - 1 + p.size()) % p.size(), Buf.NONE, 0, 0);
+        p.recv(Ranges.prev(p), Buf.NONE, 0, 0);
     }
 }

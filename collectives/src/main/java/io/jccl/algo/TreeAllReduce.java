@@ -17,15 +17,15 @@ public final class TreeAllReduce {
     }
 
     /**
+     * Plans two or more ranks and a positive count; {@link Algorithms} plans the other cases alike for every
+     * reduction.
+     *
      * @param p     primitives
      * @param count elements
      */
     public static void build(Prims p, long count) {
         int n = p.size();
         int r = p.rank();
-        if (EdgeCases.reduction(p, count)) {
-            return;
-        }
         BinaryTree[] trees = {BinaryTree.of(n, r, 0), BinaryTree.of(n, r, 1)};
         long half = count / 2;
         long[] start = {0, half};
@@ -50,25 +50,25 @@ public final class TreeAllReduce {
     }
 
     private static void up(Prims p, BinaryTree tree, long start, long len) {
-        if (tree.child0 < 0) {
-            p.sendContribution(tree.parent, Buf.SEND, start, len);
-        } else if (tree.parent < 0) {
-            p.recvReduceCopySend(tree.child0, tree.child1, Buf.SEND, start, true, Buf.RECV, start, len, true,
+        if (tree.child0() < 0) {
+            p.sendContribution(tree.parent(), Buf.SEND, start, len);
+        } else if (tree.parent() < 0) {
+            p.recvReduceCopySend(tree.child0(), tree.child1(), Buf.SEND, start, true, Buf.RECV, start, len, true,
                     Prims.NO_PEER, Prims.NO_PEER);
         } else {
-            p.recvReduceCopySend(tree.child0, tree.child1, Buf.SEND, start, true, Buf.NONE, 0, len, false,
-                    tree.parent, Prims.NO_PEER);
+            p.recvReduceCopySend(tree.child0(), tree.child1(), Buf.SEND, start, true, Buf.NONE, 0, len, false,
+                    tree.parent(), Prims.NO_PEER);
         }
     }
 
     private static void down(Prims p, BinaryTree tree, long start, long len) {
-        if (tree.parent < 0) {
-            p.send(tree.child0, Buf.RECV, start, len);
-            if (tree.child1 >= 0) {
-                p.send(tree.child1, Buf.RECV, start, len);
+        if (tree.parent() < 0) {
+            p.send(tree.child0(), Buf.RECV, start, len);
+            if (tree.child1() >= 0) {
+                p.send(tree.child1(), Buf.RECV, start, len);
             }
         } else {
-            p.recvCopySend(tree.parent, Buf.RECV, start, len, tree.child0, tree.child1);
+            p.recvCopySend(tree.parent(), Buf.RECV, start, len, tree.child0(), tree.child1());
         }
     }
 }
