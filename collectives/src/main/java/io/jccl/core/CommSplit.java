@@ -53,7 +53,7 @@ final class CommSplit {
         try {
             CommImpl child = CommInit.create(bootstrap, config, comm.name() + ".c" + op.color);
             op.splitResult.complete(Optional.of(child));
-        } catch (ReportedFailure | ParentFailure e) {
+        } catch (WrappedFailure e) {
             throw e;
         } catch (JcclException e) {
             // The child could not be built; the ranks agreed on that in the status round, so this communicator
