@@ -6,7 +6,6 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.DeviceBuffer;
 import io.jccl.ErrorCode;
-import io.jccl.HostStaging;
 import io.jccl.ReduceOp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,7 +15,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import static io.jccl.api.CommAssertions.abortAll;
 import static io.jccl.api.CommAssertions.assertThrowsJccl;
@@ -295,7 +293,7 @@ class DeviceBufferTest {
                 MemorySegment m = arena.allocate(40);
                 m.copyFrom(MemorySegment.ofArray(ramp(r, 10)));
                 mem.add(m);
-                fs.add(comms.get(r).allReduce(Buffer.of(hostBuffer(m)), Buffer.of(hostBuffer(m)), 10, DataType.INT32,
+                fs.add(comms.get(r).allReduce(Buffer.of(device.host(m)), Buffer.of(device.host(m)), 10, DataType.INT32,
                         ReduceOp.SUM));
             }
             awaitAll(fs);
@@ -305,51 +303,5 @@ class DeviceBufferTest {
             }
         }
         assertThat(device.acquired.get()).as("no staging for host memory").isZero();
-    }
-
-    /** A device buffer over host memory, as the host domain makes them. */
-    private DeviceBuffer hostBuffer(MemorySegment m) {
-        return new DeviceBuffer() {
-            @Override
-            public long byteSize() {
-                return m.byteSize();
-            }
-
-            @Override
-            public String domainName() {
-                return "host";
-            }
-
-            @Override
-            public long address() {
-                return m.address();
-            }
-
-            @Override
-            public boolean isAlive() {
-                return m.scope().isAlive();
-            }
-
-            @Override
-            public Optional<MemorySegment> hostSegment() {
-                return Optional.of(m);
-            }
-
-            @Override
-            public void copyToHost(long offsetBytes, MemorySegment destination, long destinationOffsetBytes,
-                                   long sizeBytes) {
-                MemorySegment.copy(m, offsetBytes, destination, destinationOffsetBytes, sizeBytes);
-            }
-
-            @Override
-            public void copyFromHost(MemorySegment source, long sourceOffsetBytes, long offsetBytes, long sizeBytes) {
-                MemorySegment.copy(source, sourceOffsetBytes, m, offsetBytes, sizeBytes);
-            }
-
-            @Override
-            public HostStaging hostStaging() {
-                return device;
-            }
-        };
     }
 }

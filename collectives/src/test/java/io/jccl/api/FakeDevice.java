@@ -50,16 +50,27 @@ final class FakeDevice implements HostStaging, AutoCloseable {
         arena.close();
     }
 
-    private static boolean shouldFail(AtomicInteger counter) {
-        return counter.get() >= 0 && counter.getAndDecrement() == 0;
+    /** Fails the copy {@code direction} if {@code counter} says this one is to fail. */
+    private static void failIfInjected(AtomicInteger counter, String direction) {
+        if (counter.get() >= 0 && counter.getAndDecrement() == 0) {
+            throw new JcclException(ErrorCode.SYSTEM_ERROR, "fakeMemcpy(" + direction + ") failed: injected");
+        }
     }
 
-    /** One allocation. */
-    final class Memory implements DeviceBuffer {
-        private final MemorySegment storage;
-        volatile boolean freed;
+    /** Copies {@code sizeBytes} bytes, each XOR {@link #SCRAMBLE}: scrambles and unscrambles alike. */
+    private static void scrambledCopy(MemorySegment from, long fromOffset, MemorySegment to, long toOffset,
+                                      long sizeBytes) {
+        for (long i = 0; i < sizeBytes; i++) {
+            to.set(ValueLayout.JAVA_BYTE, toOffset + i,
+                    (byte) (from.get(ValueLayout.JAVA_BYTE, fromOffset + i) ^ SCRAMBLE));
+        }
+    }
 
-        Memory(MemorySegment storage) {
+    /** A buffer of this domain's tests over a segment: its size and address are the segment's, staging is counted. */
+    abstract class SegmentBuffer implements DeviceBuffer {
+        final MemorySegment storage;
+
+        SegmentBuffer(MemorySegment storage) {
             this.storage = storage;
         }
 
@@ -69,13 +80,63 @@ final class FakeDevice implements HostStaging, AutoCloseable {
         }
 
         @Override
-        public String domainName() {
-            return "fake";
+        public long address() {
+            return storage.address();
         }
 
         @Override
-        public long address() {
-            return storage.address();
+        public HostStaging hostStaging() {
+            return FakeDevice.this;
+        }
+    }
+
+    /**
+     * A device buffer over host memory, as the host domain makes them (copies are plain, nothing is scrambled).
+     *
+     * @param m the memory
+     * @return the buffer
+     */
+    DeviceBuffer host(MemorySegment m) {
+        return new SegmentBuffer(m) {
+            @Override
+            public String domainName() {
+                return "host";
+            }
+
+            @Override
+            public boolean isAlive() {
+                return storage.scope().isAlive();
+            }
+
+            @Override
+            public Optional<MemorySegment> hostSegment() {
+                return Optional.of(storage);
+            }
+
+            @Override
+            public void copyToHost(long offsetBytes, MemorySegment destination, long destinationOffsetBytes,
+                                   long sizeBytes) {
+                MemorySegment.copy(storage, offsetBytes, destination, destinationOffsetBytes, sizeBytes);
+            }
+
+            @Override
+            public void copyFromHost(MemorySegment source, long sourceOffsetBytes, long offsetBytes, long sizeBytes) {
+                MemorySegment.copy(source, sourceOffsetBytes, storage, offsetBytes, sizeBytes);
+            }
+        };
+    }
+
+    /** One allocation. */
+    final class Memory extends SegmentBuffer {
+        volatile boolean freed;
+
+        Memory(MemorySegment storage) {
+            super(storage);
+        }
+
+        @Override
+        public String domainName() {
+            return "fake";
         }
 
         @Override
@@ -91,29 +152,14 @@ final class FakeDevice implements HostStaging, AutoCloseable {
         @Override
         public void copyToHost(long offsetBytes, MemorySegment destination, long destinationOffsetBytes,
                                long sizeBytes) {
-            if (shouldFail(toHostFailsAfter)) {
-                throw new JcclException(ErrorCode.SYSTEM_ERROR, "fakeMemcpy(DeviceToHost) failed: injected");
-            }
-            for (long i = 0; i < sizeBytes; i++) {
-                destination.set(ValueLayout.JAVA_BYTE, destinationOffsetBytes + i,
-                        (byte) (storage.get(ValueLayout.JAVA_BYTE, offsetBytes + i) ^ SCRAMBLE));
-            }
+            failIfInjected(toHostFailsAfter, "DeviceToHost");
+            scrambledCopy(storage, offsetBytes, destination, destinationOffsetBytes, sizeBytes);
         }
 
         @Override
         public void copyFromHost(MemorySegment source, long sourceOffsetBytes, long offsetBytes, long sizeBytes) {
-            if (shouldFail(fromHostFailsAfter)) {
-                throw new JcclException(ErrorCode.SYSTEM_ERROR, "fakeMemcpy(HostToDevice) failed: injected");
-            }
-            for (long i = 0; i < sizeBytes; i++) {
-                storage.set(ValueLayout.JAVA_BYTE, offsetBytes + i,
-                        (byte) (source.get(ValueLayout.JAVA_BYTE, sourceOffsetBytes + i) ^ SCRAMBLE));
-            }
-        }
-
-        @Override
-        public HostStaging hostStaging() {
-            return FakeDevice.this;
+            failIfInjected(fromHostFailsAfter, "HostToDevice");
+            scrambledCopy(source, sourceOffsetBytes, storage, offsetBytes, sizeBytes);
         }
 
         void putInts(int... values) {
