@@ -269,15 +269,8 @@ final class CommExecutor implements Progress {
      * after {@link ExecutorThread#WATCH_LIMIT_NS} without offers, every offer wakes it again.
      */
     volatile boolean wakeOnOffer = true;
-    private static final VarHandle DRIVER;
-
-    static {
-        try {
-            DRIVER = MethodHandles.lookup().findVarHandle(CommExecutor.class, "driver", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle DRIVER = VarHandles.field(MethodHandles.lookup(), CommExecutor.class, "driver",
+            Thread.class);
 
     /** The thread stepping the state machine now, or null; set and cleared with a CAS (a happens-before edge). */
     @SuppressWarnings("unused")   // through DRIVER

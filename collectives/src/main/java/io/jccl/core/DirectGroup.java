@@ -127,15 +127,8 @@ final class DirectGroup {
     /** One rank's slot. */
     @SuppressWarnings("unused")
     static final class Slot extends SlotFields {
-        private static final VarHandle PHASE;
-
-        static {
-            try {
-                PHASE = MethodHandles.lookup().findVarHandle(SlotFields.class, "phase", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
+        private static final VarHandle PHASE = VarHandles.field(MethodHandles.lookup(), SlotFields.class, "phase",
+                long.class);
 
         private long q01;
         private long q02;

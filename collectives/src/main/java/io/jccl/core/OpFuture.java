@@ -28,16 +28,8 @@ final class OpFuture implements CollectiveFuture {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     /** Made on the first {@link #toCompletableFuture()}: most operations are only awaited. */
     private volatile CompletableFuture<Void> published;
-    private static final VarHandle PUBLISHED;
-
-    static {
-        try {
-            PUBLISHED = MethodHandles.lookup().findVarHandle(OpFuture.class, "published",
-                    CompletableFuture.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle PUBLISHED = VarHandles.field(MethodHandles.lookup(), OpFuture.class, "published",
+            CompletableFuture.class);
     private final Thread executorThread;
     /** What a waiter drives while it waits (caller-driven progress); null: only the executor thread progresses. */
     private final Progress progress;

@@ -10,18 +10,8 @@ import java.lang.invoke.VarHandle;
  */
 final class OpQueue<E> {
     private static final VarHandle ELEMENTS = MethodHandles.arrayElementVarHandle(Object[].class);
-    private static final VarHandle TAIL;
-    private static final VarHandle HEAD;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            TAIL = l.findVarHandle(OpQueue.class, "tail", long.class);
-            HEAD = l.findVarHandle(OpQueue.class, "head", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle TAIL = VarHandles.field(MethodHandles.lookup(), OpQueue.class, "tail", long.class);
+    private static final VarHandle HEAD = VarHandles.field(MethodHandles.lookup(), OpQueue.class, "head", long.class);
 
     private final Object[] elements;
     private final int mask;
