@@ -61,9 +61,8 @@ class DeviceBufferTest {
         List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            send.add(device.allocate(4L * count));
+            send.add(device.allocateInts(ramp(r, count)));
             recv.add(device.allocate(4L * count));
-            send.get(r).putInts(ramp(r, count));
             fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(recv.get(r)), count, DataType.INT32,
                     ReduceOp.SUM));
         }
@@ -94,15 +93,13 @@ class DeviceBufferTest {
         List<FakeDevice.Memory> gathered = new ArrayList<>();
         List<FakeDevice.Memory> scattered = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Memory g = device.allocate(4L * count * N);
             int[] mine = new int[count * N];
             System.arraycopy(ramp(r, count), 0, mine, r * count, count);
-            g.putInts(mine);
+            FakeDevice.Memory g = device.allocateInts(mine);
             gathered.add(g);
             DeviceBuffer sendSlice = g.slice(4L * count * r, 4L * count);
             fs.add(comms.get(r).allGather(sendSlice, g, count, DataType.INT32));
-            FakeDevice.Memory s = device.allocate(4L * count * N);
-            s.putInts(ramp(r, count * N));
+            FakeDevice.Memory s = device.allocateInts(ramp(r, count * N));
             scattered.add(s);
             fs.add(comms.get(r).reduceScatter(s, Buffer.of(s.slice(4L * count * r, 4L * count)), count, DataType.INT32,
                     ReduceOp.SUM));
@@ -129,10 +126,9 @@ class DeviceBufferTest {
         List<FakeDevice.Memory> bufs = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            bufs.add(device.allocate(4L * count));
             int[] ones = new int[count];
             java.util.Arrays.fill(ones, 1);
-            bufs.get(r).putInts(ones);
+            bufs.add(device.allocateInts(ones));
         }
         for (int round = 0; round < 4; round++) {   // queued back to back: each must see the previous sum
             for (int r = 0; r < N; r++) {
@@ -157,12 +153,10 @@ class DeviceBufferTest {
         List<FakeDevice.Memory> recv = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Memory s = device.allocate(4L * 3 * N);
-            s.putInts(ramp(r, 3 * N));
-            FakeDevice.Memory d = device.allocate(4L * 3 * N);
+            FakeDevice.Memory s = device.allocateInts(ramp(r, 3 * N));
             int[] marks = new int[3 * N];
             java.util.Arrays.fill(marks, -7);
-            d.putInts(marks);
+            FakeDevice.Memory d = device.allocateInts(marks);
             recv.add(d);
             fs.add(comms.get(r).allToAllv(s, counts, displs, d, counts, displs, DataType.INT32));
         }
@@ -184,8 +178,7 @@ class DeviceBufferTest {
         List<FakeDevice.Memory> self = new ArrayList<>();
         List<CollectiveFuture> fs = new ArrayList<>();
         for (int r = 0; r < N; r++) {
-            FakeDevice.Memory s = device.allocate(4L * count);
-            s.putInts(ramp(r, count));
+            FakeDevice.Memory s = device.allocateInts(ramp(r, count));
             FakeDevice.Memory d = device.allocate(4L * count);
             FakeDevice.Memory me = device.allocate(4L * count);
             recv.add(d);

@@ -34,6 +34,13 @@ final class FakeDevice implements HostStaging, AutoCloseable {
         return new Memory(storage);
     }
 
+    /** A device buffer holding {@code values}. */
+    Memory allocateInts(int... values) {
+        Memory m = allocate(4L * values.length);
+        m.putInts(values);
+        return m;
+    }
+
     @Override
     public MemorySegment acquire(long sizeBytes) {
         acquired.incrementAndGet();
