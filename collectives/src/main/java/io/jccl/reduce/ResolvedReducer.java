@@ -11,17 +11,44 @@ import java.util.Objects;
  * resolved at construction. Checking everything before the first write keeps a failing call from leaving
  * {@code dst} half written.
  */
-final class ResolvedReducer extends AbstractReducer {
+final class ResolvedReducer implements Reducer {
     /** Largest count whose byte size cannot overflow a {@code long} for any element size. */
     private static final long MAX_COUNT = Long.MAX_VALUE / Long.BYTES;
 
+    private final DataType type;
+    private final ReduceOp op;
     private final int sizeBytes;
+    private final boolean needsPrepare;
+    private final boolean needsFinish;
     private final Loops loops;
 
     ResolvedReducer(DataType type, ReduceOp op, OpSpec spec, Loops loops) {
-        super(type, op, spec);
+        this.type = type;
+        this.op = op;
         this.sizeBytes = type.sizeBytes();
+        this.needsPrepare = spec.prepare();
+        this.needsFinish = spec.finish();
         this.loops = loops;
+    }
+
+    @Override
+    public DataType type() {
+        return type;
+    }
+
+    @Override
+    public ReduceOp op() {
+        return op;
+    }
+
+    @Override
+    public boolean needsPrepare() {
+        return needsPrepare;
+    }
+
+    @Override
+    public boolean needsFinish() {
+        return needsFinish;
     }
 
     @Override
@@ -88,6 +115,6 @@ final class ResolvedReducer extends AbstractReducer {
 
     @Override
     public String toString() {
-        return "Reducer[" + type + ", " + op + ", prepare=" + needsPrepare() + ", finish=" + needsFinish() + "]";
+        return "Reducer[" + type + ", " + op + ", prepare=" + needsPrepare + ", finish=" + needsFinish + "]";
     }
 }

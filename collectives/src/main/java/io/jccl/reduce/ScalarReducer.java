@@ -20,7 +20,9 @@ import static io.jccl.reduce.LittleEndian.SHORT;
  * rounded before it is added, a sum before it is divided); 16- and 8-bit floats compute in {@code float}; their
  * MIN/MAX return the winning operand's bits. Slower, and allocation-free.
  */
-final class ScalarReducer extends AbstractReducer {
+final class ScalarReducer implements Reducer {
+    private final DataType type;
+    private final ReduceOp op;
     private final ReduceOp.Kind kind;
     private final boolean prepare;
     private final boolean finish;
@@ -31,7 +33,9 @@ final class ScalarReducer extends AbstractReducer {
     private final double scalarDouble;
 
     ScalarReducer(DataType type, ReduceOp op, int nRanks) {
-        super(Objects.requireNonNull(type, "type"), op, OpSpec.of(Objects.requireNonNull(op, "op"), nRanks));
+        this.type = Objects.requireNonNull(type, "type");
+        this.op = Objects.requireNonNull(op, "op");
+        OpSpec spec = OpSpec.of(op, nRanks);
         this.kind = spec.kind();
         this.prepare = spec.prepare();
         this.finish = spec.finish();
@@ -40,6 +44,26 @@ final class ScalarReducer extends AbstractReducer {
         this.scalarBits = type.isInteger() && kind == ReduceOp.Kind.PRE_MUL_SUM ? spec.wrappedIntegerScalar() : 0;
         this.scalarFloat = (float) op.scalar();
         this.scalarDouble = op.scalar();
+    }
+
+    @Override
+    public DataType type() {
+        return type;
+    }
+
+    @Override
+    public ReduceOp op() {
+        return op;
+    }
+
+    @Override
+    public boolean needsPrepare() {
+        return prepare;
+    }
+
+    @Override
+    public boolean needsFinish() {
+        return finish;
     }
 
     @Override
