@@ -11,7 +11,8 @@ public final class Algorithms {
     }
 
     /**
-     * Records the steps of one operation on {@code p}.
+     * Records the steps of one operation on {@code p}. A reduction or rooted copy that needs no exchange (one rank,
+     * or no elements) is planned by {@link EdgeCases} alike for every algorithm, which then plans nothing.
      *
      * @param p         primitives (already set to the operation's group member)
      * @param shape     the operation

@@ -5,7 +5,7 @@ import io.jccl.prims.Prims;
 
 /**
  * The plans the algorithms make alike where nothing needs exchanging: a communicator of one rank, or no elements.
- * Each method plans such a case and says whether it did; the caller then plans nothing more.
+ * Each method plans such a case and says whether it did; the caller ({@link Algorithms}) then plans nothing more.
  */
 final class EdgeCases {
     private EdgeCases() {
