@@ -6,7 +6,6 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 
 /**
  * One rank of a job over shm (a JVM per rank, {@code JCCL_NET=shm}) that runs warm all-gathers as an application
@@ -34,23 +33,15 @@ public final class ShmSteadyStateAllocationMain {
     public static void main(String[] args) {
         int size = Integer.parseInt(args[1]);
         boolean registered = args.length > 2 && args[2].equals("registered");
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (Arena arena = Arena.ofShared(); Communicator comm = TestRankComm.join(args)) {
             long big = 16 << 10;
             MemorySegment small = registered ? comm.allocate(32L * size) : arena.allocate(32L * size);
             MemorySegment large = registered ? comm.allocate(big * 4 * size) : arena.allocate(big * 4 * size);
             run(comm, small, large, big, WARMUP);
-            long before = allocated(threads, (CommImpl) comm);
+            long before = TestHooks.progressAllocatedBytes(comm);
             run(comm, small, large, big, MEASURED);
-            System.out.println("BYTES_PER_OP " + (allocated(threads, (CommImpl) comm) - before) / MEASURED);
+            System.out.println("BYTES_PER_OP " + (TestHooks.progressAllocatedBytes(comm) - before) / MEASURED);
         }
-    }
-
-    /** The executor thread's allocation, and what the steps callers drove allocated (caller-driven progress). */
-    private static long allocated(com.sun.management.ThreadMXBean threads, CommImpl comm) {
-        return threads.getThreadAllocatedBytes(comm.executorThreadForTests().threadId())
-                + comm.executor().callerStepAllocatedBytes();
     }
 
     private static void run(Communicator comm, MemorySegment small, MemorySegment large, long big, int iterations) {

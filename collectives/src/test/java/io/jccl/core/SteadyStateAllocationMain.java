@@ -9,7 +9,6 @@ import io.jccl.ReduceOp;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 
 /**
  * Runs warm all-reduces in a fresh JVM, as an application would, and prints what the communicators' progress
@@ -25,8 +24,6 @@ public final class SteadyStateAllocationMain {
     }
 
     public static void main(String[] args) {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         int n = 3;
         long count = 4096;
         io.jccl.metrics.JcclMetrics metrics = null;
@@ -41,9 +38,9 @@ public final class SteadyStateAllocationMain {
                 bufs[r] = arena.allocate(count * 4);
             }
             run(comms, bufs, count, WARMUP);
-            long before = allocated(threads, comms);
+            long before = allocated(comms);
             run(comms, bufs, count, MEASURED);
-            System.out.println("BYTES_PER_OP " + (allocated(threads, comms) - before) / MEASURED);
+            System.out.println("BYTES_PER_OP " + (allocated(comms) - before) / MEASURED);
         } finally {
             comms.forEach(Communicator::close);
             if (metrics != null) {
@@ -52,13 +49,10 @@ public final class SteadyStateAllocationMain {
         }
     }
 
-    private static long allocated(com.sun.management.ThreadMXBean threads, java.util.List<Communicator> comms) {
+    private static long allocated(java.util.List<Communicator> comms) {
         long sum = 0;
         for (Communicator c : comms) {
-            sum += threads.getThreadAllocatedBytes(((CommImpl) c).executorThreadForTests().threadId());
-            // What the executor's steps allocated on the threads that waited and drove them (caller-driven
-            // progress); the callers' own API calls (futures, requests) are not counted.
-            sum += ((CommImpl) c).executor().callerStepAllocatedBytes();
+            sum += TestHooks.progressAllocatedBytes(c);
         }
         return sum;
     }
