@@ -927,6 +927,16 @@ public abstract class NetTransportConformanceTest {
      * else may be connecting to that listener meanwhile.
      */
     protected final Link complete(PendingConnect pending, Listener listener) {
+        Link link = complete(pending, listener, this::idle);
+        return new Link(track(link.send()), track(link.recv()));
+    }
+
+    /**
+     * Polls a connection attempt and the listener it targets in turn, calling {@code idle} between rounds, until both
+     * sides have their end (failing after {@link #WAIT_LIMIT}); nobody else may be connecting to that listener
+     * meanwhile. The caller closes the link.
+     */
+    public static Link complete(PendingConnect pending, Listener listener, Runnable idle) {
         SendConnection[] send = new SendConnection[1];
         RecvConnection[] recv = new RecvConnection[1];
         pollUntil(() -> {
@@ -937,8 +947,8 @@ public abstract class NetTransportConformanceTest {
                 recv[0] = listener.accept();
             }
             return send[0] != null && recv[0] != null;
-        }, "connect and accept");
-        return new Link(track(send[0]), track(recv[0]));
+        }, "connect and accept", idle);
+        return new Link(send[0], recv[0]);
     }
 
     /** Registers something to close after the test, most recent first. */
@@ -951,12 +961,17 @@ public abstract class NetTransportConformanceTest {
 
     /** Calls {@link #idle()} until {@code done} holds; fails after {@link #WAIT_LIMIT}. */
     protected final void pollUntil(BooleanSupplier done, String what) {
+        pollUntil(done, what, this::idle);
+    }
+
+    /** Calls {@code done} until it is true, {@code idle} between calls; fails after {@link #WAIT_LIMIT}. */
+    private static void pollUntil(BooleanSupplier done, String what, Runnable idle) {
         long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 fail("gave up waiting for " + what + " after " + WAIT_LIMIT);
             }
-            idle();
+            idle.run();
         }
     }
 
