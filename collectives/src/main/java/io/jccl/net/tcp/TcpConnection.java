@@ -145,13 +145,7 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
             s.release(this);
             return;
         }
-        for (SocketChannel channel : channels) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // nothing useful to do: the connection is going away anyway
-            }
-        }
+        Quietly.closeAll(channels);
     }
 
     @Override

@@ -9,7 +9,6 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -114,7 +113,7 @@ final class TcpNetTransport implements NetTransport {
             }
             return listener;
         } catch (IOException e) {
-            closeQuietly(server);
+            Quietly.close(server);
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
                     + " cannot listen on " + context.bindAddress() + ": " + e, e);
         }
@@ -172,7 +171,7 @@ final class TcpNetTransport implements NetTransport {
             return pending;
         } catch (IOException e) {
             for (SocketChannel channel : channels) {
-                closeQuietly(channel);
+                Quietly.close(channel);
             }
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
                     + " cannot connect to " + handle.address() + ": " + e, e);
@@ -315,7 +314,7 @@ final class TcpNetTransport implements NetTransport {
             }
             selector = s;
             if (closed) {
-                closeQuietly(s);
+                Quietly.close(s);
                 return true;
             }
         }
@@ -377,7 +376,7 @@ final class TcpNetTransport implements NetTransport {
         }
         Selector s = selector;
         if (s != null) {
-            closeQuietly(s);   // also ends a select in progress
+            Quietly.close(s);   // also ends a select in progress
         }
     }
 
@@ -390,16 +389,6 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
-    /** Closes a channel or the selector (null: nothing), ignoring a failure: it is going away anyway. */
-    private static void closeQuietly(Closeable resource) {
-        if (resource != null) {
-            try {
-                resource.close();
-            } catch (IOException ignored) {
-                // already failing
-            }
-        }
-    }
 
     @Override
     public String toString() {
