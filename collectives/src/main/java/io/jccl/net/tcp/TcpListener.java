@@ -97,7 +97,7 @@ final class TcpListener extends AbstractListener {
         super(handle.encode(), "tcp listener " + handle.address());
         this.transport = transport;
         this.server = server;
-        this.token = handle.token();
+        this.token = handle.token().bytes();
     }
 
     @Override

@@ -110,7 +110,7 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
     void handleWithAnotherTokenOrSizeIsRefusedAsAProtocolError() {
         NetTransport[] t = transports(2);
         ShmHandle valid = ShmHandle.decode(listener(t[1]).handle());
-        byte[] token = valid.token();
+        byte[] token = valid.token().bytes();
         token[0] ^= 1;
         byte[] wrongToken = new ShmHandle(valid.listenerId(), valid.pid(), valid.fd(), valid.segmentBytes(), token,
                 valid.rank()).encode();

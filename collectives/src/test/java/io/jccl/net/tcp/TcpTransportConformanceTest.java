@@ -370,7 +370,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         Listener listener = listener(t[1]);
         TcpHandle handle = TcpHandle.decode(listener.handle());
         try (SocketChannel intruder = SocketChannel.open(handle.address())) {
-            intruder.write(ByteBuffer.wrap(bytesFor.apply(handle.token())));
+            intruder.write(ByteBuffer.wrap(bytesFor.apply(handle.token().bytes())));
             intruder.shutdownOutput();
             intruder.configureBlocking(false);
 
@@ -497,7 +497,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         TcpHandle handle = TcpHandle.decode(listener.handle());
         SocketChannel peer = SocketChannel.open(handle.address());
         ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-        Wire.putHello(hello, 3, 0, 1, 7, handle.token());
+        Wire.putHello(hello, 3, 0, 1, 7, handle.token().bytes());
         peer.write(hello.flip());
         return peer;
     }
@@ -731,7 +731,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
             for (int i = 0; i < n; i++) {
                 peers[i] = SocketChannel.open(handle.address());
                 ByteBuffer frame = ByteBuffer.allocate(Wire.HELLO_BYTES);
-                hello.put(frame, i, handle.token());
+                hello.put(frame, i, handle.token().bytes());
                 writeAll(peers[i], frame.flip().array());
                 peers[i].configureBlocking(false);
             }
