@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /**
  * Chooses the local address for JCCL's sockets, with NCCL's rules.
@@ -209,13 +210,7 @@ public final class NetworkInterfaces {
     }
 
     private static String describe(List<InterfaceInfo> interfaces) {
-        if (interfaces.isEmpty()) {
-            return "none";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (InterfaceInfo nic : interfaces) {
-            sb.append(sb.isEmpty() ? "" : "; ").append(nic.describe());
-        }
-        return sb.toString();
+        return interfaces.isEmpty() ? "none"
+                : interfaces.stream().map(InterfaceInfo::describe).collect(Collectors.joining("; "));
     }
 }

@@ -7,11 +7,15 @@ import java.util.Map;
  * {@code JCCL_LOCAL_RANK} and {@code JCCL_LOCAL_SIZE}; the rendezvous must be given (jccl run sets
  * {@code JCCL_COMM_ID}).
  */
-final class JcclEnv implements EnvAdapter {
+final class JcclEnv extends MarkedEnv {
     static final String RANK = "JCCL_RANK";
     static final String SIZE = "JCCL_SIZE";
     static final String LOCAL_RANK = "JCCL_LOCAL_RANK";
     static final String LOCAL_SIZE = "JCCL_LOCAL_SIZE";
+
+    JcclEnv() {
+        super(RANK, SIZE);
+    }
 
     @Override
     public boolean detects(Map<String, String> env) {
@@ -28,10 +32,5 @@ final class JcclEnv implements EnvAdapter {
                     + "=host:port (rank 0 listens there) or " + RendezvousChoice.ID_FILE);
         });
         return p.in("jccl", r);
-    }
-
-    @Override
-    public String sizeVariable(Map<String, String> env) {
-        return SIZE;
     }
 }

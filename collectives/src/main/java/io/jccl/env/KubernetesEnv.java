@@ -8,12 +8,11 @@ import java.util.Map;
  * {@code JCCL_RENDEZVOUS_ADDR}, which must name pod 0's stable DNS name under a headless service, e.g.
  * {@code train-0.train-svc:29400} for a Job {@code train} with {@code subdomain: train-svc}.
  */
-final class KubernetesEnv implements EnvAdapter {
+final class KubernetesEnv extends MarkedEnv {
     static final String RANK = "JOB_COMPLETION_INDEX";
 
-    @Override
-    public boolean detects(Map<String, String> env) {
-        return EnvVars.isSet(env, RANK);
+    KubernetesEnv() {
+        super(RANK, LaunchEnvironment.WORLD_SIZE_VARIABLE);
     }
 
     @Override
@@ -28,10 +27,5 @@ final class KubernetesEnv implements EnvAdapter {
                     + " pod 0's stable DNS name and a port, e.g. train-0.train-svc:29400");
         });
         return new LaunchEnvironment("kubernetes", rank, n, 0, 1, r);
-    }
-
-    @Override
-    public String sizeVariable(Map<String, String> env) {
-        return LaunchEnvironment.WORLD_SIZE_VARIABLE;
     }
 }

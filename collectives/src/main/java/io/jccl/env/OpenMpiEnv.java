@@ -7,16 +7,15 @@ import java.util.Map;
  * default rank 0 writes the id to a file named after the job ({@code PMIX_NAMESPACE}, else
  * {@code OMPI_MCA_ess_base_jobid}) in {@code java.io.tmpdir}: one host, or a shared temporary directory.
  */
-final class OpenMpiEnv implements EnvAdapter {
+final class OpenMpiEnv extends MarkedEnv {
     static final String RANK = "OMPI_COMM_WORLD_RANK";
     static final String SIZE = "OMPI_COMM_WORLD_SIZE";
     static final String LOCAL_RANK = "OMPI_COMM_WORLD_LOCAL_RANK";
     static final String LOCAL_SIZE = "OMPI_COMM_WORLD_LOCAL_SIZE";
     private static final String[] JOB_VARS = {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid"};
 
-    @Override
-    public boolean detects(Map<String, String> env) {
-        return EnvVars.isSet(env, RANK);
+    OpenMpiEnv() {
+        super(RANK, SIZE);
     }
 
     @Override
@@ -33,10 +32,5 @@ final class OpenMpiEnv implements EnvAdapter {
             return RendezvousChoice.defaultIdFile(context, jobVar, EnvVars.get(env, jobVar));
         });
         return p.in("openmpi", r);
-    }
-
-    @Override
-    public String sizeVariable(Map<String, String> env) {
-        return SIZE;
     }
 }

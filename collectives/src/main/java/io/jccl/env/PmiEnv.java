@@ -8,13 +8,12 @@ import java.util.Map;
  * {@code MPI_LOCALRANKID}/{@code MPI_LOCALNRANKS} when present. By default rank 0 writes the id to a file named
  * after {@code PMI_JOBID}, {@code PMI_KVSNAME} or Slurm's job and step id.
  */
-final class PmiEnv implements EnvAdapter {
+final class PmiEnv extends MarkedEnv {
     static final String RANK = "PMI_RANK";
     static final String SIZE = "PMI_SIZE";
 
-    @Override
-    public boolean detects(Map<String, String> env) {
-        return EnvVars.isSet(env, RANK);
+    PmiEnv() {
+        super(RANK, SIZE);
     }
 
     @Override
@@ -35,10 +34,5 @@ final class PmiEnv implements EnvAdapter {
                     + " name the id file after: set " + RendezvousChoice.ID_FILE + " or " + RendezvousChoice.ADDR);
         });
         return p.in("pmi", r);
-    }
-
-    @Override
-    public String sizeVariable(Map<String, String> env) {
-        return SIZE;
     }
 }

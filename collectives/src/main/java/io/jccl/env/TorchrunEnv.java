@@ -8,13 +8,17 @@ import java.util.Map;
  * port {@code MASTER_PORT + 1}: {@code MASTER_PORT} itself is torchrun's own TCP store, which the agent on that
  * host already listens on.
  */
-final class TorchrunEnv implements EnvAdapter {
+final class TorchrunEnv extends MarkedEnv {
     static final String RANK = "RANK";
     static final String SIZE = "WORLD_SIZE";
     static final String LOCAL_RANK = "LOCAL_RANK";
     static final String LOCAL_SIZE = "LOCAL_WORLD_SIZE";
     static final String MASTER_ADDR = "MASTER_ADDR";
     static final String MASTER_PORT = "MASTER_PORT";
+
+    TorchrunEnv() {
+        super(RANK, SIZE);
+    }
 
     @Override
     public boolean detects(Map<String, String> env) {
@@ -51,10 +55,5 @@ final class TorchrunEnv implements EnvAdapter {
                     MASTER_ADDR + "=" + addr + ", " + MASTER_PORT + "+1=" + (port + 1));
         });
         return p.in("torchrun", r);
-    }
-
-    @Override
-    public String sizeVariable(Map<String, String> env) {
-        return SIZE;
     }
 }

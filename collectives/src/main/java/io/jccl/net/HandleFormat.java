@@ -4,24 +4,11 @@ import java.nio.ByteBuffer;
 import java.util.function.Function;
 
 /**
- * The parts the transports' listener handles share: the token a handle carries and the magic number and version it
- * starts with. For transport implementations; the layout after the version is each transport's own.
+ * The part the transports' listener handles share: the magic number and version a handle starts with (its token is a
+ * {@link HandleToken}). For transport implementations; the layout after the version is each transport's own.
  */
 public final class HandleFormat {
     private HandleFormat() {
-    }
-
-    /**
-     * @param token      a handle's token
-     * @param tokenBytes how many bytes a token has
-     * @return a copy of {@code token}, so that the handle's stays as it was made
-     * @throws IllegalArgumentException when the token does not have {@code tokenBytes} bytes
-     */
-    public static byte[] copyToken(byte[] token, int tokenBytes) {
-        if (token.length != tokenBytes) {
-            throw new IllegalArgumentException("token must have " + tokenBytes + " bytes, not " + token.length);
-        }
-        return token.clone();
     }
 
     /**

@@ -165,33 +165,44 @@ class RendezvousRefusalTest {
 
     @Test
     void anOversizedFrameFromAMemberFailsTheRendezvousWithoutAllocatingIt() throws Exception {
-        try (TestRendezvous rv = TestRendezvous.start()) {
-            CompletableFuture<byte[][]> rank0 = rank0OfTwoGathering(rv);
-            try (RawClient raw = RawClient.connect(rv.server.address())) {
-                raw.join(rv.secret, 1, 2);
-                OutputStream out = raw.rawOutput();
-                out.write(ByteBuffer.allocate(5).put(RendezvousProtocol.CONTRIBUTE).putInt(0x7fffffff).array());
-                out.flush();
+        withRawRank1JoinedToRank0Gathering((rank0, raw) -> {
+            OutputStream out = raw.rawOutput();
+            out.write(ByteBuffer.allocate(5).put(RendezvousProtocol.CONTRIBUTE).putInt(0x7fffffff).array());
+            out.flush();
 
-                assertFailed(rank0, ErrorCode.REMOTE_ERROR, "rank 1 was dropped from the rendezvous",
-                        "announces a body of 2147483647 bytes");
-            }
-            rv.assertTerminates();
-        }
+            assertFailed(rank0, ErrorCode.REMOTE_ERROR, "rank 1 was dropped from the rendezvous",
+                    "announces a body of 2147483647 bytes");
+        });
     }
 
     @Test
     void aContributionForTheWrongRoundFailsTheRendezvous() throws Exception {
+        withRawRank1JoinedToRank0Gathering((rank0, raw) -> {
+            raw.contribute(7, new byte[] {2});
+
+            assertThat(Ranks.failure(rank0).getMessage()).contains("rank 1 was dropped from the rendezvous")
+                    .contains("contributed to round 7 while the rendezvous is at round 0");
+            Frame error = raw.next();
+            assertThat(error.type()).isEqualTo(RendezvousProtocol.ERROR);
+        });
+    }
+
+    /** What the test does as rank 1, over a raw client, while rank 0 gathers. */
+    @FunctionalInterface
+    private interface RawRank1 {
+        void run(CompletableFuture<byte[][]> rank0, RawClient raw) throws Exception;
+    }
+
+    /**
+     * Starts a rendezvous of two whose rank 0 gathers ({@link #rank0OfTwoGathering}), joins a raw client as rank 1 and
+     * hands both to {@code rank1}; then closes the client and checks that the server ends.
+     */
+    private static void withRawRank1JoinedToRank0Gathering(RawRank1 rank1) throws Exception {
         try (TestRendezvous rv = TestRendezvous.start()) {
             CompletableFuture<byte[][]> rank0 = rank0OfTwoGathering(rv);
             try (RawClient raw = RawClient.connect(rv.server.address())) {
                 raw.join(rv.secret, 1, 2);
-                raw.contribute(7, new byte[] {2});
-
-                assertThat(Ranks.failure(rank0).getMessage()).contains("rank 1 was dropped from the rendezvous")
-                        .contains("contributed to round 7 while the rendezvous is at round 0");
-                Frame error = raw.next();
-                assertThat(error.type()).isEqualTo(RendezvousProtocol.ERROR);
+                rank1.run(rank0, raw);
             }
             rv.assertTerminates();
         }

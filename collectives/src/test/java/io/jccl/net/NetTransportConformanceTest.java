@@ -33,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The behaviour every {@link NetTransport} must show, as tests. A transport's test class extends this one and
@@ -284,39 +285,38 @@ public abstract class NetTransportConformanceTest {
         }
     }
 
-    @Test
-    void sendPostedBeforeTheReceiveWorks() {
+    /** Either end may post first: the message arrives whole, whether the send or the receive waited for the other. */
+    @ParameterizedTest(name = "send posted first: {0}")
+    @ValueSource(booleans = {true, false})
+    void eitherEndMayPostFirst(boolean sendFirst) {
         Link link = link();
-        MemorySegment src = patterned(arena.allocate(SMALL_BYTES), 0, SMALL_BYTES, 21);
+        int seed = sendFirst ? 21 : 22;
+        MemorySegment src = patterned(arena.allocate(SMALL_BYTES), 0, SMALL_BYTES, seed);
         MemorySegment dst = arena.allocate(SMALL_BYTES);
-        NetRequest send = link.send.isend(src, 0, SMALL_BYTES, TAG, null);
-        for (int i = 0; i < 10; i++) {
-            if (send.test() != NetRequest.NOT_DONE) {
-                send = null;
-                break;
+        NetRequest send;
+        NetRequest recv;
+        if (sendFirst) {
+            send = link.send.isend(src, 0, SMALL_BYTES, TAG, null);
+            for (int i = 0; i < 10; i++) {
+                if (send.test() != NetRequest.NOT_DONE) {
+                    send = null;
+                    break;
+                }
             }
+            recv = link.recv.irecv(dst, 0, SMALL_BYTES, TAG, null);
+        } else {
+            recv = link.recv.irecv(dst, 0, SMALL_BYTES, TAG, null);
+            for (int i = 0; i < 10; i++) {
+                assertThat(recv.test()).as("receive with nothing sent").isEqualTo(NetRequest.NOT_DONE);
+            }
+            send = link.send.isend(src, 0, SMALL_BYTES, TAG, null);
         }
-        NetRequest recv = link.recv.irecv(dst, 0, SMALL_BYTES, TAG, null);
         if (send == null) {
             assertThat(await(recv)).isEqualTo(SMALL_BYTES);
         } else {
             assertThat(awaitAll(send, recv)).containsExactly(SMALL_BYTES, SMALL_BYTES);
         }
-        assertPattern(dst, 0, SMALL_BYTES, 21);
-    }
-
-    @Test
-    void receivePostedBeforeTheSendWorks() {
-        Link link = link();
-        MemorySegment src = patterned(arena.allocate(SMALL_BYTES), 0, SMALL_BYTES, 22);
-        MemorySegment dst = arena.allocate(SMALL_BYTES);
-        NetRequest recv = link.recv.irecv(dst, 0, SMALL_BYTES, TAG, null);
-        for (int i = 0; i < 10; i++) {
-            assertThat(recv.test()).as("receive with nothing sent").isEqualTo(NetRequest.NOT_DONE);
-        }
-        NetRequest send = link.send.isend(src, 0, SMALL_BYTES, TAG, null);
-        assertThat(awaitAll(send, recv)).containsExactly(SMALL_BYTES, SMALL_BYTES);
-        assertPattern(dst, 0, SMALL_BYTES, 22);
+        assertPattern(dst, 0, SMALL_BYTES, seed);
     }
 
     @Test
@@ -497,32 +497,36 @@ public abstract class NetTransportConformanceTest {
 
     @Test
     void tagMismatchNamesBothTagsAndLeavesTheBufferUntouched() {
-        Link link = link();
-        int bytes = 100_000;
-        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 5);
-        MemorySegment dst = filled(arena.allocate(bytes), (byte) 0x5A);
-        NetRequest send = link.send.isend(src, 0, bytes, 0x1234, null);
-        NetRequest recv = link.recv.irecv(dst, 0, bytes, 0x9876, null);
-        NetException e = awaitFailure(recv, send);
-        assertThat(e.reason()).isEqualTo(NetException.Reason.TAG_MISMATCH);
+        NetException e = assertFailedReceiveLeavesBufferAndLink(0x1234, 0x9876, 0, 5, NetException.Reason.TAG_MISMATCH);
         assertThat(e.expectedTag()).isEqualTo(0x9876);
         assertThat(e.actualTag()).isEqualTo(0x1234);
-        assertAllBytes(dst, 0, bytes, (byte) 0x5A);
-        assertNextMessageDeliveredOrProtocolError(link);
     }
 
     @Test
     void messageLongerThanTheReceiveIsTruncatedAndWritesNothing() {
+        assertFailedReceiveLeavesBufferAndLink(TAG, TAG, 1, 6, NetException.Reason.TRUNCATED);
+    }
+
+    /**
+     * Sends a patterned 100,000-byte message tagged {@code sendTag} to a receive expecting {@code expectedTag} with
+     * {@code shortBy} bytes less room: the receive must fail for {@code reason}, write nothing into its buffer, and
+     * leave the link delivering the next message (or failing it as a protocol error).
+     *
+     * @return the receive's failure
+     */
+    private NetException assertFailedReceiveLeavesBufferAndLink(long sendTag, long expectedTag, int shortBy, int seed,
+                                                               NetException.Reason reason) {
         Link link = link();
         int bytes = 100_000;
-        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, 6);
+        MemorySegment src = patterned(arena.allocate(bytes), 0, bytes, seed);
         MemorySegment dst = filled(arena.allocate(bytes), (byte) 0x5A);
-        NetRequest send = link.send.isend(src, 0, bytes, TAG, null);
-        NetRequest recv = link.recv.irecv(dst, 0, bytes - 1, TAG, null);
+        NetRequest send = link.send.isend(src, 0, bytes, sendTag, null);
+        NetRequest recv = link.recv.irecv(dst, 0, bytes - shortBy, expectedTag, null);
         NetException e = awaitFailure(recv, send);
-        assertThat(e.reason()).isEqualTo(NetException.Reason.TRUNCATED);
+        assertThat(e.reason()).isEqualTo(reason);
         assertAllBytes(dst, 0, bytes, (byte) 0x5A);
         assertNextMessageDeliveredOrProtocolError(link);
+        return e;
     }
 
     @Test
@@ -902,6 +906,11 @@ public abstract class NetTransportConformanceTest {
         return connect(t[0], t[1]);
     }
 
+    /** @return the handle of a listener of rank 1 (of two transports), as peers connect with it */
+    protected final byte[] aListenersHandle() {
+        return listener(transports(2)[1]).handle();
+    }
+
     /** @return the test's listener of {@code transport}, created on first use */
     protected final Listener listener(NetTransport transport) {
         return listeners.computeIfAbsent(transport, t -> track(t.listen(ProgressSignal.NONE)));
@@ -918,6 +927,16 @@ public abstract class NetTransportConformanceTest {
      * else may be connecting to that listener meanwhile.
      */
     protected final Link complete(PendingConnect pending, Listener listener) {
+        Link link = complete(pending, listener, this::idle);
+        return new Link(track(link.send()), track(link.recv()));
+    }
+
+    /**
+     * Polls a connection attempt and the listener it targets in turn, calling {@code idle} between rounds, until both
+     * sides have their end (failing after {@link #WAIT_LIMIT}); nobody else may be connecting to that listener
+     * meanwhile. The caller closes the link.
+     */
+    public static Link complete(PendingConnect pending, Listener listener, Runnable idle) {
         SendConnection[] send = new SendConnection[1];
         RecvConnection[] recv = new RecvConnection[1];
         pollUntil(() -> {
@@ -928,8 +947,8 @@ public abstract class NetTransportConformanceTest {
                 recv[0] = listener.accept();
             }
             return send[0] != null && recv[0] != null;
-        }, "connect and accept");
-        return new Link(track(send[0]), track(recv[0]));
+        }, "connect and accept", idle);
+        return new Link(send[0], recv[0]);
     }
 
     /** Registers something to close after the test, most recent first. */
@@ -942,12 +961,17 @@ public abstract class NetTransportConformanceTest {
 
     /** Calls {@link #idle()} until {@code done} holds; fails after {@link #WAIT_LIMIT}. */
     protected final void pollUntil(BooleanSupplier done, String what) {
+        pollUntil(done, what, this::idle);
+    }
+
+    /** Calls {@code done} until it is true, {@code idle} between calls; fails after {@link #WAIT_LIMIT}. */
+    private static void pollUntil(BooleanSupplier done, String what, Runnable idle) {
         long deadline = System.nanoTime() + WAIT_LIMIT.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 fail("gave up waiting for " + what + " after " + WAIT_LIMIT);
             }
-            idle();
+            idle.run();
         }
     }
 

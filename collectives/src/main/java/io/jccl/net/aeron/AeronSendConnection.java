@@ -8,6 +8,7 @@ import io.jccl.net.NetRequest;
 import io.jccl.net.SendConnection;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
 import org.agrona.MutableDirectBuffer;
 
 /**
@@ -28,6 +29,8 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
     private final int maxFrameBytes;
     private final BufferClaim claim = new BufferClaim();
     private final BufferClaim closeClaim = new BufferClaim();
+    /** Why the publication may have been closed under the connection, for messages. */
+    private final String publicationClosedCause;
 
     /**
      * @param transportName the transport's name, for messages
@@ -36,19 +39,19 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
      * @param description   names both ends and the stream, for messages
      * @param peer          the receiver and how its death is noticed
      * @param resources     the transport's resources, where the connection is registered until it closes
+     * @param driverDirectory the directory of the media driver the publication lives in, for messages
      */
     protected AeronSendConnection(String transportName, Publication publication, int peerRank, String description,
-                                  Peer peer, Resources resources) {
+                                  Peer peer, Resources resources, Path driverDirectory) {
         super(transportName, description, peerRank, peer, resources);
         this.publication = publication;
         this.maxFrameBytes = publication.maxPayloadLength();
+        this.publicationClosedCause = "the " + transportName + " media driver " + driverDirectory + " went away?";
     }
 
-    /** @return why the publication may have been closed under the connection, for messages */
-    protected abstract String publicationClosedCause();
-
-    /** Releases what the connection held besides its publication (after the publication closed). */
-    protected abstract void afterPublicationClosed();
+    /** Releases what the connection held besides its publication (after the publication closed); nothing here. */
+    protected void afterPublicationClosed() {
+    }
 
     @Override
     public final NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
@@ -118,7 +121,7 @@ public abstract class AeronSendConnection extends AeronConnection implements Sen
                     + " closed its receiving end");
         } else if (result == Publication.CLOSED) {
             breakConnection(NetException.Reason.IO_ERROR, description + " failed: its publication was closed ("
-                    + publicationClosedCause() + ")");
+                    + publicationClosedCause + ")");
         } else {
             breakConnection(NetException.Reason.IO_ERROR, description + " failed: the log is exhausted"
                     + " (Aeron result " + result + ")");

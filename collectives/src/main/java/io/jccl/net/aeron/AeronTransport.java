@@ -1,6 +1,7 @@
 package io.jccl.net.aeron;
 
 import io.aeron.Aeron;
+import io.jccl.net.NetProperties;
 import io.jccl.net.NetTransport;
 import io.jccl.net.TransportContext;
 
@@ -24,21 +25,36 @@ public abstract class AeronTransport implements NetTransport {
     private final String name;
     private final long connectTimeoutNs;
     private final Resources resources;
+    private final NetProperties properties;
 
     /**
-     * @param name    the transport's name, for messages
-     * @param context the rank's context
+     * @param name       the transport's name, for messages and its {@link NetProperties}
+     * @param context    the rank's context
+     * @param speedMbps  the sustained bandwidth reported to the tuner
+     * @param latencyUs  the one-way small-message latency reported to the tuner
      * @throws IllegalArgumentException when the connect timeout is not positive
      */
-    protected AeronTransport(String name, TransportContext context) {
+    protected AeronTransport(String name, TransportContext context, long speedMbps, double latencyUs) {
         this.context = Objects.requireNonNull(context, "context");
         this.name = name;
         this.connectTimeoutNs = context.connectTimeoutNanos();
         this.resources = new Resources(name + " transport of rank " + context.self().rank());
+        this.properties = new NetProperties(name, speedMbps, latencyUs, AeronConnection.MAX_INFLIGHT_REQUESTS,
+                Frames.MAX_MESSAGE_BYTES, false);
     }
 
+    @Override
+    public final NetProperties properties() {
+        return properties;
+    }
+
+    /** @return the media driver of this transport's Aeron client */
+    protected abstract AeronDriver driver();
+
     /** @return the transport's Aeron client */
-    public abstract Aeron aeron();
+    public final Aeron aeron() {
+        return driver().aeron();
+    }
 
     /** @return this rank */
     public final int rank() {

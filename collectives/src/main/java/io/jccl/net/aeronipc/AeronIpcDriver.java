@@ -4,6 +4,7 @@ import io.aeron.Aeron;
 import io.aeron.CommonContext;
 import io.aeron.driver.MediaDriver;
 import io.jccl.net.NetException;
+import io.jccl.net.aeron.AeronDriver;
 import io.jccl.net.aeron.EmbeddedDrivers;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -46,7 +47,7 @@ import io.jccl.log.Subsystem;
  * or Aeron closed the client) is discarded by the next {@link #acquire}, which runs the election again, so
  * transports created after a crash start or join a fresh driver.
  */
-final class AeronIpcDriver {
+final class AeronIpcDriver extends AeronDriver {
     private static final Logger LOG = JcclLog.logger(Subsystem.SHM, AeronIpcDriver.class);
     /** Aeron client: how long without a driver heartbeat before the client gives up (Aeron's default). */
     static final long DRIVER_TIMEOUT_MS = 10_000;
@@ -60,8 +61,6 @@ final class AeronIpcDriver {
     private static final Map<Path, AeronIpcDriver> DRIVERS = new HashMap<>();
     private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-aeron-ipc-driver");
 
-    private final Path directory;
-    private final Aeron aeron;
     private final MediaDriver driver;
     private final FileChannel lockChannel;
     private final FileLock lock;
@@ -73,8 +72,7 @@ final class AeronIpcDriver {
 
     private AeronIpcDriver(Path directory, Aeron aeron, MediaDriver driver, FileChannel lockChannel, FileLock lock,
                       long ownerPid) {
-        this.directory = directory;
-        this.aeron = aeron;
+        super(directory, aeron);
         this.driver = driver;
         this.lockChannel = lockChannel;
         this.lock = lock;
@@ -137,16 +135,6 @@ final class AeronIpcDriver {
             d.discard();
             return true;
         }
-    }
-
-    /** @return the client */
-    Aeron aeron() {
-        return aeron;
-    }
-
-    /** @return the driver directory */
-    Path directory() {
-        return directory;
     }
 
     /** @return whether this JVM hosts the driver */

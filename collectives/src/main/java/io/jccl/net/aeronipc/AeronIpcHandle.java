@@ -1,13 +1,13 @@
 package io.jccl.net.aeronipc;
 
 import io.jccl.net.HandleFormat;
+import io.jccl.net.HandleToken;
 import io.jccl.net.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 
 /**
  * A listener's handle: the driver directory, the IPC stream its hellos arrive on, the listening process and the
@@ -30,19 +30,14 @@ import java.util.Arrays;
  * @param pid       the listening process
  * @param token     the secret a hello presents
  */
-record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
+record AeronIpcHandle(String directory, int streamId, long pid, HandleToken token) {
     static final int MAGIC = 0x4A534848;
     static final int VERSION = 1;
     static final int FIXED_BYTES = 40;
     static final int MAX_DIR_BYTES = 4096;
 
-    AeronIpcHandle {
-        token = HandleFormat.copyToken(token, Wire.TOKEN_BYTES);
-    }
-
-    @Override
-    public byte[] token() {
-        return token.clone();
+    AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
+        this(directory, streamId, pid, HandleToken.of(token, Wire.TOKEN_BYTES));
     }
 
     /** @return the handle's bytes */
@@ -53,7 +48,8 @@ record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
         }
         ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + dir.length).order(ByteOrder.LITTLE_ENDIAN);
         out.putInt(MAGIC).put((byte) VERSION).put((byte) 0).putShort((short) dir.length).putInt(streamId).putInt(0)
-                .putLong(pid).put(token).put(dir);
+                .putLong(pid);
+        token.put(out).put(dir);
         return out.array();
     }
 
@@ -88,8 +84,7 @@ record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
         if (pid <= 0) {
             throw malformed("process id " + pid);
         }
-        byte[] token = new byte[Wire.TOKEN_BYTES];
-        in.get(token);
+        HandleToken token = HandleToken.read(in, Wire.TOKEN_BYTES);
         byte[] dir = new byte[dirBytes];
         in.get(dir);
         String directory;
@@ -104,17 +99,6 @@ record AeronIpcHandle(String directory, int streamId, long pid, byte[] token) {
 
     private static NetException malformed(String why) {
         return new NetException(NetException.Reason.PROTOCOL_ERROR, "malformed aeron-ipc handle: " + why);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AeronIpcHandle h && h.directory.equals(directory) && h.streamId == streamId && h.pid == pid
-                && Arrays.equals(h.token, token);
-    }
-
-    @Override
-    public int hashCode() {
-        return (directory.hashCode() * 31 + streamId) * 31 + Long.hashCode(pid);
     }
 
     @Override

@@ -17,7 +17,7 @@ final class AeronIpcListener extends HelloListener {
     private final int streamId;
 
     AeronIpcListener(AeronIpcTransport transport, Subscription hellos, int streamId, AeronIpcHandle handle) {
-        super(transport, hellos, Wire.HELLO_MAGIC, handle.token(), handle.encode(),
+        super(transport, hellos, Wire.HELLO_MAGIC, handle.token().bytes(), handle.encode(),
                 "aeron-ipc listener of rank " + transport.rank() + " (stream " + streamId + ")",
                 JcclLog.logger(Subsystem.SHM, AeronIpcListener.class));
         this.transport = transport;

@@ -19,7 +19,7 @@ final class AeronIpcPendingConnect extends HelloConnect {
     AeronIpcPendingConnect(AeronIpcTransport transport, AeronIpcHandle peer, long helloRegistration, long dataRegistration,
                       int dataStreamId) {
         super(transport.driver().aeron(), "aeron-ipc connection of rank " + transport.rank() + " to " + peer,
-                transport.rank(), Wire.HELLO_MAGIC, peer.token(), helloRegistration, dataRegistration, dataStreamId,
+                transport.rank(), Wire.HELLO_MAGIC, peer.token().bytes(), helloRegistration, dataRegistration, dataStreamId,
                 transport.connectTimeoutNs());
         this.transport = transport;
         this.peer = peer;

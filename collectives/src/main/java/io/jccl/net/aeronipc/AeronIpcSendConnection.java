@@ -9,20 +9,13 @@ import io.jccl.net.aeron.AeronSendConnection;
  * ({@link AeronIpcPeer}).
  */
 final class AeronIpcSendConnection extends AeronSendConnection {
-    private final AeronIpcTransport transport;
     private final int streamId;
 
     AeronIpcSendConnection(AeronIpcTransport transport, Publication publication, int streamId, int peerRank, long peerPid,
                       String description) {
         super(AeronIpcTransportProvider.NAME, publication, peerRank, description,
-                new AeronIpcPeer(transport, peerRank, peerPid), transport.resources());
-        this.transport = transport;
+                new AeronIpcPeer(transport, peerRank, peerPid), transport.resources(), transport.driver().directory());
         this.streamId = streamId;
-    }
-
-    @Override
-    protected String publicationClosedCause() {
-        return "the aeron-ipc media driver " + transport.driver().directory() + " went away?";
     }
 
     @Override

@@ -6,12 +6,9 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import io.jccl.net.aeron.AeronConnection;
-import io.jccl.net.aeron.Frames;
 import io.jccl.net.aeron.AeronTransport;
 import java.util.concurrent.locks.LockSupport;
 
@@ -33,9 +30,6 @@ final class AeronIpcTransport extends AeronTransport {
     static final String SUBSCRIPTION_CHANNEL = "aeron:ipc";
     static final String HELLO_CHANNEL = "aeron:ipc?term-length=" + HELLO_TERM_BYTES + "|sparse=true";
 
-    private static final NetProperties PROPERTIES = new NetProperties("aeron-ipc", SPEED_MBPS, LATENCY_US,
-            AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
-
     private final AeronIpcOptions options;
     private final AeronIpcDriver driver;
     private final String dataChannel;
@@ -46,15 +40,10 @@ final class AeronIpcTransport extends AeronTransport {
      * @throws NetException             when no media driver can be started or joined
      */
     AeronIpcTransport(TransportContext context) {
-        super(AeronIpcTransportProvider.NAME, context);
+        super(AeronIpcTransportProvider.NAME, context, SPEED_MBPS, LATENCY_US);
         this.options = AeronIpcOptions.parse(context.options());
         this.dataChannel = "aeron:ipc?term-length=" + options.termBytes() + "|mtu=" + MTU_BYTES + "|sparse=true";
         this.driver = AeronIpcDriver.acquire(options, connectTimeoutNs());
-    }
-
-    @Override
-    public NetProperties properties() {
-        return PROPERTIES;
     }
 
     @Override
@@ -132,13 +121,9 @@ final class AeronIpcTransport extends AeronTransport {
         return connection;
     }
 
-    AeronIpcDriver driver() {
-        return driver;
-    }
-
     @Override
-    public Aeron aeron() {
-        return driver.aeron();
+    protected AeronIpcDriver driver() {
+        return driver;
     }
 
     private void register(Object resource) {

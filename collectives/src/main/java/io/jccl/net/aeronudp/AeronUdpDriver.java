@@ -5,6 +5,7 @@ import io.aeron.driver.MediaDriver;
 import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import io.jccl.net.NetException;
+import io.jccl.net.aeron.AeronDriver;
 import io.jccl.net.aeron.EmbeddedDrivers;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ import org.slf4j.Logger;
  * hook closes it and deletes its directory). Directories left behind by killed JVMs are deleted when the next
  * driver starts.
  */
-final class AeronUdpDriver {
+final class AeronUdpDriver extends AeronDriver {
     private static final Logger LOG = JcclLog.logger(Subsystem.NET, AeronUdpDriver.class);
     private static final Map<String, AeronUdpDriver> DRIVERS = new HashMap<>();
     private static final AtomicInteger COUNTER = new AtomicInteger();
@@ -43,14 +44,11 @@ final class AeronUdpDriver {
     private static final long RETRANSMIT_LINGER_NS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final ThreadFactory DAEMONS = EmbeddedDrivers.daemons("jccl-aeron-udp-driver");
 
-    private final Path directory;
     private final MediaDriver driver;
-    private final Aeron aeron;
 
     private AeronUdpDriver(Path directory, MediaDriver driver, Aeron aeron) {
-        this.directory = directory;
+        super(directory, aeron);
         this.driver = driver;
-        this.aeron = aeron;
     }
 
     /** @return the driver for these options, started on first use */
@@ -130,14 +128,6 @@ final class AeronUdpDriver {
         } catch (IOException | RuntimeException e) {
             LOG.debug("cannot look for stale aeron-udp driver directories in {}: {}", parent, e.toString());
         }
-    }
-
-    Aeron aeron() {
-        return aeron;
-    }
-
-    Path directory() {
-        return directory;
     }
 
     private void close() {

@@ -1,11 +1,11 @@
 package io.jccl.net.aeronudp;
 
+import io.jccl.net.HandleToken;
 import io.jccl.net.NetException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /**
  * A listener's handle: the UDP endpoint its subscription is bound to, the stream its hellos arrive on and the
@@ -27,21 +27,13 @@ import java.util.Arrays;
  * @param streamId the stream id hellos are published on
  * @param token    the secret a hello presents
  */
-record AeronUdpHandle(InetAddress address, int port, int streamId, byte[] token) {
+record AeronUdpHandle(InetAddress address, int port, int streamId, HandleToken token) {
     static final int MAGIC = 0x4A554448;
     static final int VERSION = 1;
     static final int FIXED_BYTES = 32;
 
-    AeronUdpHandle {
-        if (token.length != UdpWire.TOKEN_BYTES) {
-            throw new IllegalArgumentException("token must have " + UdpWire.TOKEN_BYTES + " bytes");
-        }
-        token = token.clone();
-    }
-
-    @Override
-    public byte[] token() {
-        return token.clone();
+    AeronUdpHandle(InetAddress address, int port, int streamId, byte[] token) {
+        this(address, port, streamId, HandleToken.of(token, UdpWire.TOKEN_BYTES));
     }
 
     /** @return the Aeron endpoint, {@code host:port} ({@code [v6]:port} for IPv6) */
@@ -54,7 +46,8 @@ record AeronUdpHandle(InetAddress address, int port, int streamId, byte[] token)
         byte[] addr = address.getAddress();
         ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + addr.length).order(ByteOrder.LITTLE_ENDIAN);
         out.putInt(MAGIC).put((byte) VERSION).put((byte) addr.length).putShort((short) port).putInt(streamId)
-                .putInt(0).put(token).put(addr);
+                .putInt(0);
+        token.put(out).put(addr);
         return out.array();
     }
 
@@ -89,8 +82,7 @@ record AeronUdpHandle(InetAddress address, int port, int streamId, byte[] token)
         if (port == 0) {
             throw malformed("port 0");
         }
-        byte[] token = new byte[UdpWire.TOKEN_BYTES];
-        in.get(token);
+        HandleToken token = HandleToken.read(in, UdpWire.TOKEN_BYTES);
         byte[] addr = new byte[addressBytes];
         in.get(addr);
         try {
@@ -102,17 +94,6 @@ record AeronUdpHandle(InetAddress address, int port, int streamId, byte[] token)
 
     private static NetException malformed(String why) {
         return new NetException(NetException.Reason.PROTOCOL_ERROR, "malformed aeron-udp handle: " + why);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof AeronUdpHandle h && h.address.equals(address) && h.port == port
-                && h.streamId == streamId && Arrays.equals(h.token, token);
-    }
-
-    @Override
-    public int hashCode() {
-        return (address.hashCode() * 31 + port) * 31 + streamId;
     }
 
     @Override

@@ -19,7 +19,7 @@ final class AeronUdpListener extends HelloListener {
     private final long channelTag;
 
     AeronUdpListener(AeronUdpTransport transport, Subscription hellos, long channelTag, AeronUdpHandle handle) {
-        super(transport, hellos, UdpWire.HELLO_MAGIC, handle.token(), handle.encode(),
+        super(transport, hellos, UdpWire.HELLO_MAGIC, handle.token().bytes(), handle.encode(),
                 "aeron-udp listener of rank " + transport.rank() + " (" + handle.endpoint() + ")",
                 JcclLog.logger(Subsystem.NET, AeronUdpListener.class));
         this.transport = transport;

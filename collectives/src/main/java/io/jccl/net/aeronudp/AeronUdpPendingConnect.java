@@ -16,7 +16,7 @@ final class AeronUdpPendingConnect extends HelloConnect {
     AeronUdpPendingConnect(AeronUdpTransport transport, AeronUdpHandle peer, long helloRegistration,
                            long dataRegistration, int dataStreamId) {
         super(transport.driver().aeron(), "aeron-udp connection of rank " + transport.rank() + " to " + peer,
-                transport.rank(), UdpWire.HELLO_MAGIC, peer.token(), helloRegistration, dataRegistration,
+                transport.rank(), UdpWire.HELLO_MAGIC, peer.token().bytes(), helloRegistration, dataRegistration,
                 dataStreamId, transport.connectTimeoutNs());
         this.transport = transport;
         this.peer = peer;

@@ -10,20 +10,8 @@ import io.jccl.net.aeron.AeronSendConnection;
  * connection with {@code PEER_CLOSED}.
  */
 final class AeronUdpSendConnection extends AeronSendConnection {
-    private final AeronUdpTransport transport;
-
     AeronUdpSendConnection(AeronUdpTransport transport, Publication publication, String peer, String description) {
         super(AeronUdpTransportProvider.NAME, publication, -1, description,
-                Peer.watchedByAeron("the listener at " + peer), transport.resources());
-        this.transport = transport;
-    }
-
-    @Override
-    protected String publicationClosedCause() {
-        return "the aeron-udp media driver " + transport.driver().directory() + " went away?";
-    }
-
-    @Override
-    protected void afterPublicationClosed() {
+                Peer.watchedByAeron("the listener at " + peer), transport.resources(), transport.driver().directory());
     }
 }

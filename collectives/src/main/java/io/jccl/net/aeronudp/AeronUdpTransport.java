@@ -8,12 +8,9 @@ import io.jccl.log.JcclLog;
 import io.jccl.log.Subsystem;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
-import io.jccl.net.NetProperties;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import io.jccl.net.aeron.AeronConnection;
-import io.jccl.net.aeron.Frames;
 import io.jccl.net.aeron.AeronTransport;
 import java.net.InetAddress;
 import java.util.Objects;
@@ -41,8 +38,6 @@ final class AeronUdpTransport extends AeronTransport {
     /** Term length of the short-lived hello publications. */
     static final int HELLO_TERM_BYTES = 64 << 10;
 
-    private static final NetProperties PROPERTIES = new NetProperties(AeronUdpTransportProvider.NAME, SPEED_MBPS,
-            LATENCY_US, AeronConnection.MAX_INFLIGHT_REQUESTS, Frames.MAX_MESSAGE_BYTES, false);
     private static final AtomicLong TAGS = new AtomicLong(0x4A43434C00000000L);
 
     private final AeronUdpOptions options;
@@ -55,7 +50,7 @@ final class AeronUdpTransport extends AeronTransport {
      * @throws NetException             when the media driver cannot be started
      */
     AeronUdpTransport(TransportContext context) {
-        super(AeronUdpTransportProvider.NAME, context);
+        super(AeronUdpTransportProvider.NAME, context, SPEED_MBPS, LATENCY_US);
         Objects.requireNonNull(context.bindAddress(), "context.bindAddress");
         this.options = AeronUdpOptions.parse(context.options(), AeronUdpOptions.mtuForLink(
                 linkMtu(context.bindAddress()), context.bindAddress() instanceof java.net.Inet6Address));
@@ -71,11 +66,6 @@ final class AeronUdpTransport extends AeronTransport {
         } catch (java.io.IOException e) {
             return -1;
         }
-    }
-
-    @Override
-    public NetProperties properties() {
-        return PROPERTIES;
     }
 
     @Override
@@ -170,17 +160,13 @@ final class AeronUdpTransport extends AeronTransport {
         return address.getAddress().length == 16 ? "[" + host + "]" : host;
     }
 
-    AeronUdpDriver driver() {
+    @Override
+    protected AeronUdpDriver driver() {
         return driver;
     }
 
     AeronUdpOptions options() {
         return options;
-    }
-
-    @Override
-    public Aeron aeron() {
-        return driver.aeron();
     }
 
     @Override

@@ -39,40 +39,15 @@ final class LocalEndpoint implements SendConnection, RecvConnection {
 
     @Override
     public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
-        if (!sendSide) {
-            throw new UnsupportedOperationException("this is the receiving end of the connection");
-        }
-        checkRange(buffer, offset, sizeBytes, "sizeBytes");
-        LocalSlot slot = claimSlot();
-        if (slot == null) {
-            return null;
-        }
-        slot.sendBuffer = buffer;
-        slot.sendOffset = offset;
-        slot.sendBytes = sizeBytes;
-        slot.sendTag = tag;
-        return post(slot);
+        LocalSlot slot = claimSlot(true, buffer, offset, sizeBytes, "sizeBytes");
+        return slot == null ? null : post(slot, buffer, offset, sizeBytes, tag);
     }
 
     @Override
     public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
                             MemoryRegistration mr) {
-        if (sendSide) {
-            throw new UnsupportedOperationException("this is the sending end of the connection");
-        }
-        checkRange(buffer, offset, capacityBytes, "capacityBytes");
-        if (buffer != null && buffer.isReadOnly() && capacityBytes > 0) {
-            throw new IllegalArgumentException("receive buffer is read-only");
-        }
-        LocalSlot slot = claimSlot();
-        if (slot == null) {
-            return null;
-        }
-        slot.recvBuffer = buffer;
-        slot.recvOffset = offset;
-        slot.recvCapacityBytes = capacityBytes;
-        slot.recvTag = expectedTag;
-        return post(slot);
+        LocalSlot slot = claimSlot(false, buffer, offset, capacityBytes, "capacityBytes");
+        return slot == null ? null : post(slot, buffer, offset, capacityBytes, expectedTag);
     }
 
     private static void checkRange(MemorySegment buffer, long offset, long bytes, String what) {
@@ -88,7 +63,20 @@ final class LocalEndpoint implements SendConnection, RecvConnection {
         }
     }
 
-    private LocalSlot claimSlot() {
+    /**
+     * Checks a request of this end's direction ({@code send}) and claims the slot of the next message for it.
+     *
+     * @return the slot, or null when it still holds an earlier message (too many in flight)
+     */
+    private LocalSlot claimSlot(boolean send, MemorySegment buffer, long offset, long bytes, String what) {
+        if (send != sendSide) {
+            throw new UnsupportedOperationException(sendSide ? "this is the sending end of the connection"
+                    : "this is the receiving end of the connection");
+        }
+        checkRange(buffer, offset, bytes, what);
+        if (!send && buffer != null && buffer.isReadOnly() && bytes > 0) {
+            throw new IllegalArgumentException("receive buffer is read-only");
+        }
         if (closed) {
             throw closedException(sendSide);
         }
@@ -102,7 +90,9 @@ final class LocalEndpoint implements SendConnection, RecvConnection {
         return slot;
     }
 
-    private NetRequest post(LocalSlot slot) {
+    /** Fills this end's half of {@code slot} and posts it: matches and copies when the other end posted first. */
+    private NetRequest post(LocalSlot slot, MemorySegment buffer, long offset, long bytes, long tag) {
+        (sendSide ? slot.send : slot.recv).set(buffer, offset, bytes, tag);
         LocalRequest req = requests[(int) (nextSeq & channel.mask)];
         req.slot = slot;
         req.seq = nextSeq;

@@ -25,10 +25,10 @@ final class LocalRequest implements NetRequest {
         int st = s.state();
         if ((st & LocalSlot.DONE) != 0) {
             int outcome = s.outcome;
-            long bytes = s.sendBytes;
-            long expectedTag = s.recvTag;
-            long actualTag = s.sendTag;
-            long capacity = s.recvCapacityBytes;
+            long bytes = s.send.bytes;
+            long expectedTag = s.recv.tag;
+            long actualTag = s.send.tag;
+            long capacity = s.recv.bytes;
             RuntimeException copyFailure = s.failure;
             endpoint.retire(this);
             return switch (outcome) {

@@ -32,16 +32,10 @@ final class LocalSlot {
         }
     }
 
-    // Sender half.
-    MemorySegment sendBuffer;
-    long sendOffset;
-    long sendBytes;
-    long sendTag;
-    // Receiver half.
-    MemorySegment recvBuffer;
-    long recvOffset;
-    long recvCapacityBytes;
-    long recvTag;
+    /** The sender half: the message's buffer, offset, length and tag. */
+    final Half send = new Half();
+    /** The receiver half: the receive buffer, offset, capacity and expected tag. */
+    final Half recv = new Half();
     // Written by the matcher before DONE is published.
     int outcome;
     RuntimeException failure;
@@ -73,8 +67,8 @@ final class LocalSlot {
 
     /** Called by the side that retires last: clears the slot and opens it for message {@code seq + capacity}. */
     void recycle(long nextSeqValue) {
-        sendBuffer = null;
-        recvBuffer = null;
+        send.buffer = null;
+        recv.buffer = null;
         failure = null;
         STATE.setVolatile(this, 0);
         NEXT_SEQ.setRelease(this, nextSeqValue);
@@ -85,14 +79,14 @@ final class LocalSlot {
      */
     void matchAndCopy() {
         try {
-            if (sendTag != recvTag) {
+            if (send.tag != recv.tag) {
                 outcome = OUTCOME_TAG_MISMATCH;
-            } else if (sendBytes > recvCapacityBytes) {
+            } else if (send.bytes > recv.bytes) {
                 outcome = OUTCOME_TRUNCATED;
             } else {
                 outcome = OUTCOME_OK;
-                if (sendBytes > 0) {
-                    MemorySegment.copy(sendBuffer, sendOffset, recvBuffer, recvOffset, sendBytes);
+                if (send.bytes > 0) {
+                    MemorySegment.copy(send.buffer, send.offset, recv.buffer, recv.offset, send.bytes);
                 }
             }
         } catch (RuntimeException e) {
@@ -102,6 +96,23 @@ final class LocalSlot {
             failure = e;
         } finally {
             getAndOr(DONE);
+        }
+    }
+
+    /** One side's half of a message, written by that side before it posts (the state update publishes it). */
+    static final class Half {
+        MemorySegment buffer;
+        long offset;
+        /** The message's length on the sender half, the capacity on the receiver half. */
+        long bytes;
+        /** The message's tag on the sender half, the expected tag on the receiver half. */
+        long tag;
+
+        void set(MemorySegment buffer, long offset, long bytes, long tag) {
+            this.buffer = buffer;
+            this.offset = offset;
+            this.bytes = bytes;
+            this.tag = tag;
         }
     }
 }

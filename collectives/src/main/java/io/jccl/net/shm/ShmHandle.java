@@ -1,10 +1,10 @@
 package io.jccl.net.shm;
 
 import io.jccl.net.HandleFormat;
+import io.jccl.net.HandleToken;
 import io.jccl.net.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /**
  * A listener's handle: which process listens, its segment (descriptor, size, token) and the listener's id.
@@ -30,25 +30,21 @@ import java.util.Arrays;
  * @param token        the segment's token
  * @param rank         the listening rank
  */
-record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] token, int rank) {
+record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, HandleToken token, int rank) {
     static final int MAGIC = 0x4A534832;
     static final int VERSION = 1;
     static final int BYTES = 56;
 
-    ShmHandle {
-        token = HandleFormat.copyToken(token, Layout.TOKEN_BYTES);
-    }
-
-    @Override
-    public byte[] token() {
-        return token.clone();
+    ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] token, int rank) {
+        this(listenerId, pid, fd, segmentBytes, HandleToken.of(token, Layout.TOKEN_BYTES), rank);
     }
 
     /** @return the handle's bytes */
     byte[] encode() {
         ByteBuffer out = ByteBuffer.allocate(BYTES).order(ByteOrder.LITTLE_ENDIAN);
         out.putInt(MAGIC).put((byte) VERSION).put((byte) listenerId).putShort((short) 0).putLong(pid).putLong(fd)
-                .putLong(segmentBytes).put(token).putInt(rank).putInt(0);
+                .putLong(segmentBytes);
+        token.put(out).putInt(rank).putInt(0);
         return out.array();
     }
 
@@ -71,8 +67,7 @@ record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] to
         long pid = in.getLong();
         long fd = in.getLong();
         long segmentBytes = in.getLong();
-        byte[] token = new byte[Layout.TOKEN_BYTES];
-        in.get(token);
+        HandleToken token = HandleToken.read(in, Layout.TOKEN_BYTES);
         int rank = in.getInt();
         int reserved2 = in.getInt();
         if (reserved != 0 || reserved2 != 0) {
@@ -98,17 +93,6 @@ record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, byte[] to
 
     private static NetException malformed(String why) {
         return new NetException(NetException.Reason.PROTOCOL_ERROR, "malformed shm handle: " + why);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof ShmHandle h && h.listenerId == listenerId && h.pid == pid && h.fd == fd
-                && h.segmentBytes == segmentBytes && Arrays.equals(h.token, token) && h.rank == rank;
-    }
-
-    @Override
-    public int hashCode() {
-        return (Long.hashCode(pid) * 31 + Long.hashCode(fd)) * 31 + listenerId;
     }
 
     @Override

@@ -171,7 +171,7 @@ final class ShmTransport implements NetTransport {
     public PendingConnect connect(byte[] peerHandle, ProgressSignal signal) {
         checkOpen();
         ShmHandle handle = ShmHandle.decode(peerHandle);
-        Peer peer = acquirePeer(handle.pid(), handle.fd(), handle.segmentBytes(), handle.token());
+        Peer peer = acquirePeer(handle.pid(), handle.fd(), handle.segmentBytes(), handle.token().bytes());
         ShmPendingConnect pending = new ShmPendingConnect(this, handle, peer, connectTimeoutNs);
         resources.add(pending);
         if (closed) {

@@ -69,13 +69,7 @@ final class ChannelShare {
 
     /** Closes the sockets at once (a connection broke). */
     void closeAll() {
-        for (SocketChannel channel : channels) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // already failing
-            }
-        }
+        Quietly.closeAll(channels);
     }
 
     /** Registers the sockets for what either user's progress waits for (see {@link TcpConnection#watch}). */

@@ -45,14 +45,22 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
     /** The sockets, index order; a message's stripe {@code i} travels on socket {@code i}. */
     final SocketChannel[] channels;
     private final TcpNetTransport transport;
+    /** How the sending side lays out the sockets: which of them carry this connection's bulk payloads. */
+    final SocketLayout layout;
 
     /** The sockets' other user (a connection the other way between the same ranks), or null: sockets of its own. */
     private volatile ChannelShare share;
 
-    TcpConnection(SocketChannel[] channels, String description, TcpNetTransport transport) {
+    TcpConnection(SocketChannel[] channels, String description, TcpNetTransport transport, SocketLayout layout) {
         super("tcp", Wire.MAX_MESSAGE_BYTES, description, () -> new TcpRequest(channels.length));
         this.channels = channels.clone();
         this.transport = transport;
+        this.layout = layout;
+    }
+
+    /** @return the number of sockets (tests) */
+    final int socketCount() {
+        return channels.length;
     }
 
     /** @return the staging buffer size of socket {@code index} */
@@ -137,13 +145,7 @@ abstract sealed class TcpConnection extends PooledConnection<TcpRequest> permits
             s.release(this);
             return;
         }
-        for (SocketChannel channel : channels) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // nothing useful to do: the connection is going away anyway
-            }
-        }
+        Quietly.closeAll(channels);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.jccl.net.tcp;
 
 import io.jccl.net.HandleFormat;
+import io.jccl.net.HandleToken;
 import io.jccl.net.NetException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -26,18 +27,13 @@ import java.util.Arrays;
  * @param address where the listener accepts connections
  * @param token   the secret a connecting side presents in its hello frame
  */
-record TcpHandle(InetSocketAddress address, byte[] token) {
+record TcpHandle(InetSocketAddress address, HandleToken token) {
     static final int MAGIC = 0x4A435448;
     static final int VERSION = 1;
     private static final int FIXED_BYTES = 12;
 
-    TcpHandle {
-        token = HandleFormat.copyToken(token, Wire.TOKEN_BYTES);
-    }
-
-    @Override
-    public byte[] token() {
-        return token.clone();
+    TcpHandle(InetSocketAddress address, byte[] token) {
+        this(address, HandleToken.of(token, Wire.TOKEN_BYTES));
     }
 
     /** @return the handle's bytes */
@@ -47,7 +43,8 @@ record TcpHandle(InetSocketAddress address, byte[] token) {
         int scopeId = ip instanceof Inet6Address v6 ? v6.getScopeId() : 0;
         ByteBuffer out = ByteBuffer.allocate(FIXED_BYTES + raw.length + Wire.TOKEN_BYTES);
         out.putInt(MAGIC).put((byte) VERSION).put((byte) raw.length).putShort((short) address.getPort())
-                .putInt(scopeId).put(raw).put(token);
+                .putInt(scopeId).put(raw);
+        token.put(out);
         return out.array();
     }
 
@@ -86,8 +83,7 @@ record TcpHandle(InetSocketAddress address, byte[] token) {
         }
         byte[] raw = new byte[addressBytes];
         in.get(raw);
-        byte[] token = new byte[Wire.TOKEN_BYTES];
-        in.get(token);
+        HandleToken token = HandleToken.read(in, Wire.TOKEN_BYTES);
         InetAddress ip;
         try {
             ip = addressBytes == 4 ? Inet4Address.getByAddress(raw)
@@ -101,16 +97,6 @@ record TcpHandle(InetSocketAddress address, byte[] token) {
 
     private static NetException malformed(String why) {
         return new NetException(NetException.Reason.PROTOCOL_ERROR, "malformed tcp handle: " + why);
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof TcpHandle other && address.equals(other.address) && Arrays.equals(token, other.token);
-    }
-
-    @Override
-    public int hashCode() {
-        return address.hashCode() * 31 + Arrays.hashCode(token);
     }
 
     @Override

@@ -97,7 +97,7 @@ final class TcpListener extends AbstractListener {
         super(handle.encode(), "tcp listener " + handle.address());
         this.transport = transport;
         this.server = server;
-        this.token = handle.token();
+        this.token = handle.token().bytes();
     }
 
     @Override
@@ -277,7 +277,7 @@ final class TcpListener extends AbstractListener {
         LOG.warn("{} dropped the {}-socket connection from rank {} at {}: {}", description, set.channels.length,
                 set.rank, set.remote, why);
         for (SocketChannel channel : set.channels) {
-            closeQuietly(channel);
+            Quietly.close(channel);
         }
     }
 
@@ -314,18 +314,9 @@ final class TcpListener extends AbstractListener {
 
     private void drop(SocketChannel channel, String remote, String why) {
         LOG.warn("{} dropped the connection from {}: {}", description, remote, why);
-        closeQuietly(channel);
+        Quietly.close(channel);
     }
 
-    private static void closeQuietly(SocketChannel channel) {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // dropping it anyway
-            }
-        }
-    }
 
     private static String remoteOf(SocketChannel channel) {
         try {
@@ -340,20 +331,16 @@ final class TcpListener extends AbstractListener {
         if (!markClosed()) {
             return;
         }
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing anyway
-        }
+        Quietly.close(server);
         transport.forget(this);
         synchronized (this) {
             for (Handshake handshake : handshakes) {
-                closeQuietly(handshake.channel());
+                Quietly.close(handshake.channel());
             }
             handshakes.clear();
             for (SocketSet set : sets.values()) {
                 for (SocketChannel channel : set.channels) {
-                    closeQuietly(channel);
+                    Quietly.close(channel);
                 }
             }
             sets.clear();

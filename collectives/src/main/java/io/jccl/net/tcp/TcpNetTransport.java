@@ -9,7 +9,6 @@ import io.jccl.net.NetTransport;
 import io.jccl.net.PendingConnect;
 import io.jccl.net.ProgressSignal;
 import io.jccl.net.TransportContext;
-import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -114,7 +113,7 @@ final class TcpNetTransport implements NetTransport {
             }
             return listener;
         } catch (IOException e) {
-            closeQuietly(server);
+            Quietly.close(server);
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
                     + " cannot listen on " + context.bindAddress() + ": " + e, e);
         }
@@ -133,7 +132,7 @@ final class TcpNetTransport implements NetTransport {
         TcpHandle handle = TcpHandle.decode(peerHandle);
         long connectionId = RANDOM.nextLong();
         byte[] own = options.duplex() ? ownToken : null;
-        TcpRecvConnection offered = own == null ? null : takeOffer(handle.token());
+        TcpRecvConnection offered = own == null ? null : takeOffer(handle.token().bytes());
         if (offered != null) {
             SocketChannel[] channels = offered.channels.clone();
             ByteBuffer[] hellos = new ByteBuffer[channels.length];
@@ -141,7 +140,7 @@ final class TcpNetTransport implements NetTransport {
             for (int i = 0; i < channels.length; i++) {
                 hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
                 Wire.putHello(hellos[i], Wire.FLAG_REVERSE, context.self().rank(), i, channels.length, connectionId,
-                        handle.token(), own);
+                        handle.token().bytes(), own);
                 hellos[i].flip();
                 connected[i] = true;
             }
@@ -159,7 +158,7 @@ final class TcpNetTransport implements NetTransport {
             for (int i = 0; i < count; i++) {
                 hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
                 Wire.putHello(hellos[i], own == null ? 0 : Wire.FLAG_OFFER, context.self().rank(), i, count,
-                        connectionId, handle.token(), own == null ? new byte[Wire.TOKEN_BYTES] : own);
+                        connectionId, handle.token().bytes(), own == null ? new byte[Wire.TOKEN_BYTES] : own);
                 hellos[i].flip();
                 channels[i] = SocketChannel.open();
                 channels[i].configureBlocking(false);
@@ -172,7 +171,7 @@ final class TcpNetTransport implements NetTransport {
             return pending;
         } catch (IOException e) {
             for (SocketChannel channel : channels) {
-                closeQuietly(channel);
+                Quietly.close(channel);
             }
             throw new NetException(NetException.Reason.IO_ERROR, "rank " + context.self().rank()
                     + " cannot connect to " + handle.address() + ": " + e, e);
@@ -315,7 +314,7 @@ final class TcpNetTransport implements NetTransport {
             }
             selector = s;
             if (closed) {
-                closeQuietly(s);
+                Quietly.close(s);
                 return true;
             }
         }
@@ -377,7 +376,7 @@ final class TcpNetTransport implements NetTransport {
         }
         Selector s = selector;
         if (s != null) {
-            closeQuietly(s);   // also ends a select in progress
+            Quietly.close(s);   // also ends a select in progress
         }
     }
 
@@ -390,16 +389,6 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
-    /** Closes a channel or the selector (null: nothing), ignoring a failure: it is going away anyway. */
-    private static void closeQuietly(Closeable resource) {
-        if (resource != null) {
-            try {
-                resource.close();
-            } catch (IOException ignored) {
-                // already failing
-            }
-        }
-    }
 
     @Override
     public String toString() {

@@ -119,13 +119,7 @@ final class TcpPendingConnect implements PendingConnect {
             transport.forget(this);   // the sockets stay the receive connection's
             return;
         }
-        for (SocketChannel channel : channels) {
-            try {
-                channel.close();
-            } catch (IOException ignored) {
-                // giving up anyway
-            }
-        }
+        Quietly.closeAll(channels);
         transport.forget(this);
     }
 

@@ -29,30 +29,19 @@ import java.nio.channels.SocketChannel;
 final class TcpRecvConnection extends TcpConnection implements RecvConnection {
     private final int peerRank;
     private final RecvSocket[] sockets;
-    /** What the sending side's sockets carry. */
-    private final SocketLayout layout;
     /** The oldest receive whose message header has not been read yet. */
     private long matchSeq;
 
     TcpRecvConnection(SocketChannel[] channels, int peerRank, String description, TcpNetTransport transport,
                       SocketLayout layout) {
-        super(channels, description, transport);
+        super(channels, description, transport, layout);
         this.peerRank = peerRank;
-        this.layout = layout;
-        this.sockets = new RecvSocket[channels.length];
-        for (int i = 0; i < channels.length; i++) {
-            sockets[i] = new RecvSocket(i, channels[i]);
-        }
+        this.sockets = StripeSocket.perChannel(channels, RecvSocket[]::new, RecvSocket::new);
     }
 
     /** @return the rank the connecting side named in its hello frames */
     int peerRank() {
         return peerRank;
-    }
-
-    /** @return the number of sockets (tests) */
-    int socketCount() {
-        return sockets.length;
     }
 
     /** @return the bytes socket {@code index} has read since the connection opened (tests) */

@@ -24,22 +24,12 @@ import java.nio.channels.SocketChannel;
 final class TcpSendConnection extends TcpConnection implements SendConnection {
     private final SendSocket[] sockets;
     private final TcpOptions options;
-    private final SocketLayout layout;
 
     TcpSendConnection(SocketChannel[] channels, String description, TcpNetTransport transport, TcpOptions options,
                       SocketLayout layout) {
-        super(channels, description, transport);
+        super(channels, description, transport, layout);
         this.options = options;
-        this.layout = layout;
-        this.sockets = new SendSocket[channels.length];
-        for (int i = 0; i < channels.length; i++) {
-            sockets[i] = new SendSocket(i, channels[i]);
-        }
-    }
-
-    /** @return the number of sockets (tests) */
-    int socketCount() {
-        return sockets.length;
+        this.sockets = StripeSocket.perChannel(channels, SendSocket[]::new, SendSocket::new);
     }
 
     @Override

@@ -131,11 +131,9 @@ class AeronIpcTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void handlesAreValidated() {
-        NetTransport[] t = transports(2);
-        byte[] valid = listener(t[1]).handle();
-        AeronIpcHandle decoded = AeronIpcHandle.decode(valid);
-        assertThat(decoded.pid()).isEqualTo(ProcessHandle.current().pid());
-        assertThat(decoded.directory()).isEqualTo(dir.toString());
+        byte[] valid = aListenersHandle();
+        assertThat(AeronIpcHandle.decode(valid)).extracting(AeronIpcHandle::pid, AeronIpcHandle::directory)
+                .containsExactly(ProcessHandle.current().pid(), dir.toString());
         assertHandleVersionAndLengthChecked(valid, AeronIpcHandle::decode);
         assertSpoiledHandleRefused(valid, h -> java.util.Arrays.fill(h, 16, 24, (byte) 0), AeronIpcHandle::decode,
                 "process id");

@@ -85,8 +85,7 @@ class AeronUdpTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void handlesAreValidated() {
-        NetTransport[] t = transports(2);
-        byte[] valid = listener(t[1]).handle();
+        byte[] valid = aListenersHandle();
         AeronUdpHandle decoded = AeronUdpHandle.decode(valid);
         assertThat(decoded.address()).isEqualTo(InetAddress.getLoopbackAddress());
         assertThat(decoded.port()).isPositive();

@@ -7,10 +7,8 @@ import static org.assertj.core.api.Assertions.fail;
 import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
-import io.jccl.net.PendingConnect;
+import io.jccl.net.NetTransportConformanceTest;
 import io.jccl.net.ProgressSignal;
-import io.jccl.net.RecvConnection;
-import io.jccl.net.SendConnection;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -76,23 +74,10 @@ class ShmMalformedMemoryTest {
 
     /** Connects {@code a} to the listener, polling both ends. */
     private static Bad connect(ShmTransport a, Listener listener) {
-        PendingConnect pending = a.connect(listener.handle(), ProgressSignal.NONE);
-        SendConnection send = null;
-        RecvConnection recv = null;
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (send == null || recv == null) {
-            if (send == null) {
-                send = pending.poll();
-            }
-            if (recv == null) {
-                recv = listener.accept();
-            }
-            if (System.nanoTime() - deadline > 0) {
-                fail("no connection");
-            }
-        }
-        ShmSendConnection s = (ShmSendConnection) send;
-        return new Bad(s, (ShmRecvConnection) recv, s.ring, s.control);
+        NetTransportConformanceTest.Link link = NetTransportConformanceTest.complete(
+                a.connect(listener.handle(), ProgressSignal.NONE), listener, Thread::onSpinWait);
+        ShmSendConnection s = (ShmSendConnection) link.send();
+        return new Bad(s, (ShmRecvConnection) link.recv(), s.ring, s.control);
     }
 
     /** Writes a record the way a sender does: fields first, the stamp last with release. */

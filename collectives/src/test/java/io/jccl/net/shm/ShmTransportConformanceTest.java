@@ -97,11 +97,9 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
 
     @Test
     void handlesAreValidated() {
-        NetTransport[] t = transports(2);
-        byte[] valid = listener(t[1]).handle();
-        ShmHandle decoded = ShmHandle.decode(valid);
-        assertThat(decoded.pid()).isEqualTo(ProcessHandle.current().pid());
-        assertThat(decoded.rank()).isEqualTo(1);
+        byte[] valid = aListenersHandle();
+        assertThat(ShmHandle.decode(valid)).extracting(ShmHandle::pid, ShmHandle::rank)
+                .containsExactly(ProcessHandle.current().pid(), 1);
         assertSpoiledHandleRefused(valid, h -> h[4] = 9, ShmHandle::decode, "version");
         assertSpoiledHandleRefused(valid, h -> h[5] = 0, ShmHandle::decode, "listener id");
         assertSpoiledHandleRefused(valid, h -> java.util.Arrays.fill(h, 8, 16, (byte) 0), ShmHandle::decode,
@@ -112,7 +110,7 @@ class ShmTransportConformanceTest extends NetTransportConformanceTest {
     void handleWithAnotherTokenOrSizeIsRefusedAsAProtocolError() {
         NetTransport[] t = transports(2);
         ShmHandle valid = ShmHandle.decode(listener(t[1]).handle());
-        byte[] token = valid.token();
+        byte[] token = valid.token().bytes();
         token[0] ^= 1;
         byte[] wrongToken = new ShmHandle(valid.listenerId(), valid.pid(), valid.fd(), valid.segmentBytes(), token,
                 valid.rank()).encode();

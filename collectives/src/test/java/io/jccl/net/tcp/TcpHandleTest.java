@@ -22,7 +22,7 @@ class TcpHandleTest {
         byte[] bytes = handle.encode();
         assertThat(bytes).hasSize(12 + 4 + 16);
         assertThat(TcpHandle.decode(bytes)).isEqualTo(handle);
-        assertThat(TcpHandle.decode(bytes).token()).isEqualTo(TOKEN);
+        assertThat(TcpHandle.decode(bytes).token().bytes()).isEqualTo(TOKEN);
     }
 
     @Test

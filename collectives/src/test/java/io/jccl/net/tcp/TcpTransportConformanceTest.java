@@ -258,15 +258,9 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
     void headerThatBreaksTheSharedLayoutIsAProtocolError(String name, byte[] header, String why) throws IOException {
         onlyInTheOneSocketClass();
         Listener listener = listener(transports(1)[0]);
-        TcpHandle handle = TcpHandle.decode(listener.handle());
-        SocketChannel[] peer = new SocketChannel[3];
+        SocketChannel[] peer = rawPeers(listener, 3, (hello, i, token) -> Wire.putHello(hello, Wire.FLAG_OFFER, 3, i,
+                3, 0x5EED, token, new byte[Wire.TOKEN_BYTES]));
         try {
-            for (int i = 0; i < 3; i++) {
-                peer[i] = SocketChannel.open(handle.address());
-                ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-                Wire.putHello(hello, Wire.FLAG_OFFER, 3, i, 3, 0x5EED, handle.token(), new byte[Wire.TOKEN_BYTES]);
-                writeAll(peer[i], hello.flip().array());
-            }
             RecvConnection recv = acceptOne(listener);
             writeAll(peer[0], header);
             NetException e = awaitFailure(recv.irecv(arena.allocate(100_000), 0, 100_000, 1, null));
@@ -376,7 +370,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         Listener listener = listener(t[1]);
         TcpHandle handle = TcpHandle.decode(listener.handle());
         try (SocketChannel intruder = SocketChannel.open(handle.address())) {
-            intruder.write(ByteBuffer.wrap(bytesFor.apply(handle.token())));
+            intruder.write(ByteBuffer.wrap(bytesFor.apply(handle.token().bytes())));
             intruder.shutdownOutput();
             intruder.configureBlocking(false);
 
@@ -503,7 +497,7 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         TcpHandle handle = TcpHandle.decode(listener.handle());
         SocketChannel peer = SocketChannel.open(handle.address());
         ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-        Wire.putHello(hello, 3, 0, 1, 7, handle.token());
+        Wire.putHello(hello, 3, 0, 1, 7, handle.token().bytes());
         peer.write(hello.flip());
         return peer;
     }
@@ -578,16 +572,8 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
         onlyInTheOneSocketClass();
         NetTransport transport = tcp(0, 2, Duration.ofMillis(200), Map.of());
         Listener listener = track(transport.listen(ProgressSignal.NONE));
-        SocketChannel[] half = rawPeers(listener, 4, 5, new int[] {0, 2});
-        try {
-            pollUntil(() -> {
-                assertThat(listener.accept()).as("a connection with 2 of its 4 sockets").isNull();
-                return closedByPeer(half[0]) && closedByPeer(half[1]);
-            }, "the listener to drop a connection that sent only 2 of its 4 sockets");
-        } finally {
-            half[0].close();
-            half[1].close();
-        }
+        assertBothDropped(listener, rawPeers(listener, 4, 5, new int[] {0, 2}), "a connection with 2 of its 4 sockets",
+                "the listener to drop a connection that sent only 2 of its 4 sockets");
         NetTransport peer = tcp(1, 2, CONNECT_TIMEOUT, Map.of(TcpOptions.NSOCKS, "4"));
         assertMessageGoesThrough(complete(peer.connect(listener.handle(), ProgressSignal.NONE), listener), 300_000, 8);
     }
@@ -606,20 +592,22 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
             throws IOException {
         onlyInTheOneSocketClass();
         Listener listener = listener(transports(1)[0]);
-        TcpHandle handle = TcpHandle.decode(listener.handle());
-        SocketChannel[] peers = new SocketChannel[2];
+        assertBothDropped(listener, rawPeers(listener, 2,
+                (hello, i, token) -> Wire.putHello(hello, ranks[i], indexes[i], counts[i], 99, token)),
+                "a contradicting set", "the listener to drop both sockets");
+    }
+
+    /**
+     * Polls the listener, which must accept nothing ({@code what}), until it has closed both raw sockets; closes them
+     * after.
+     */
+    private void assertBothDropped(Listener listener, SocketChannel[] peers, String what, String until)
+            throws IOException {
         try {
-            for (int i = 0; i < 2; i++) {
-                peers[i] = SocketChannel.open(handle.address());
-                ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-                Wire.putHello(hello, ranks[i], indexes[i], counts[i], 99, handle.token());
-                peers[i].write(hello.flip());
-                peers[i].configureBlocking(false);
-            }
             pollUntil(() -> {
-                assertThat(listener.accept()).as("a contradicting set").isNull();
+                assertThat(listener.accept()).as(what).isNull();
                 return closedByPeer(peers[0]) && closedByPeer(peers[1]);
-            }, "the listener to drop both sockets");
+            }, until);
         } finally {
             closeAll(peers);
         }
@@ -725,14 +713,31 @@ class TcpTransportConformanceTest extends NetTransportConformanceTest {
 
     /** @return raw sockets to the listener, each having said hello as socket {@code indexes[i]} of {@code count} */
     private SocketChannel[] rawPeers(Listener listener, int count, int rank, int[] indexes) throws IOException {
+        return rawPeers(listener, indexes.length,
+                (hello, i, token) -> Wire.putHello(hello, rank, indexes[i], count, 0x5EED, token));
+    }
+
+    /** Writes the hello of raw socket {@code i} to a listener whose token is {@code token}. */
+    @FunctionalInterface
+    private interface RawHello {
+        void put(ByteBuffer hello, int i, byte[] token);
+    }
+
+    /** @return {@code n} raw sockets to the listener, non-blocking, each having sent the hello {@code hello} wrote */
+    private static SocketChannel[] rawPeers(Listener listener, int n, RawHello hello) throws IOException {
         TcpHandle handle = TcpHandle.decode(listener.handle());
-        SocketChannel[] peers = new SocketChannel[indexes.length];
-        for (int i = 0; i < indexes.length; i++) {
-            peers[i] = SocketChannel.open(handle.address());
-            ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_BYTES);
-            Wire.putHello(hello, rank, indexes[i], count, 0x5EED, handle.token());
-            peers[i].write(hello.flip());
-            peers[i].configureBlocking(false);
+        SocketChannel[] peers = new SocketChannel[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                peers[i] = SocketChannel.open(handle.address());
+                ByteBuffer frame = ByteBuffer.allocate(Wire.HELLO_BYTES);
+                hello.put(frame, i, handle.token().bytes());
+                writeAll(peers[i], frame.flip().array());
+                peers[i].configureBlocking(false);
+            }
+        } catch (IOException | RuntimeException e) {
+            closeAll(peers);
+            throw e;
         }
         return peers;
     }
