@@ -2,8 +2,8 @@ package io.jccl.memory.cuda;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.memory.AbstractDeviceRuntime;
 import io.jccl.memory.DeviceException;
-import io.jccl.memory.DeviceRuntime;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.runtime.JCuda;
@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 
 /**
  * The CUDA runtime functions JCCL uses, through JCuda ({@code jcuda.runtime.JCuda}), one Java method per C
@@ -39,7 +40,7 @@ import java.util.function.IntSupplier;
  * <p>Addresses reach JCuda as {@link Pointer}s made from the raw address ({@link Address}); streams and events are
  * JCuda objects kept in a table under their native handle, which is what the domain sees.
  */
-final class CudaRuntime implements DeviceRuntime {
+final class CudaRuntime extends AbstractDeviceRuntime {
     static final String DOMAIN = "cuda";
 
     static final int SUCCESS = cudaError.cudaSuccess;
@@ -101,6 +102,7 @@ final class CudaRuntime implements DeviceRuntime {
      * @throws LinkageError when JCuda or its native library is missing: {@link CudaLibrary} catches it
      */
     CudaRuntime() {
+        super(DOMAIN, SUCCESS, ERROR_NOT_READY);
         JCuda.setExceptionsEnabled(false);
     }
 
@@ -112,7 +114,8 @@ final class CudaRuntime implements DeviceRuntime {
     // ---- Errors ----
 
     /** {@code const char* cudaGetErrorName(cudaError_t)}. */
-    String errorName(int error) {
+    @Override
+    protected String errorName(int error) {
         try {
             String n = JCuda.cudaGetErrorName(error);
             return n == null || n.isBlank() ? cudaError.stringFor(error) : n;
@@ -122,32 +125,14 @@ final class CudaRuntime implements DeviceRuntime {
     }
 
     /** {@code const char* cudaGetErrorString(cudaError_t)}. */
-    String errorString(int error) {
+    @Override
+    protected String errorString(int error) {
         try {
             String s = JCuda.cudaGetErrorString(error);
             return s == null || s.isBlank() ? "(no description)" : s;
         } catch (RuntimeException | LinkageError e) {
             return "(no description)";
         }
-    }
-
-    private DeviceException failure(int error, String call) {
-        return new DeviceException(DOMAIN, call, error, errorName(error), errorString(error));
-    }
-
-    private void check(int error, String call) {
-        if (error != SUCCESS) {
-            throw failure(error, call);
-        }
-    }
-
-    /** @return a query's answer: true when done, false for cudaErrorNotReady; throws for a failure */
-    private boolean done(int error, String call) {
-        if (error == ERROR_NOT_READY) {
-            return false;
-        }
-        check(error, call);
-        return true;
     }
 
     /**
@@ -174,17 +159,6 @@ final class CudaRuntime implements DeviceRuntime {
         }
         Integer code = name == null ? null : m.get(name.trim());
         return code == null ? -1 : code;
-    }
-
-    static String hex(long address) {
-        return "0x" + Long.toHexString(address);
-    }
-
-    private static void checkSize(String call, long sizeBytes) {
-        if (sizeBytes < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, call + ": sizeBytes must not be negative, got "
-                    + sizeBytes);
-        }
     }
 
     // ---- Devices and versions ----
@@ -252,23 +226,13 @@ final class CudaRuntime implements DeviceRuntime {
         check(call(() -> JCuda.cudaFree(new Address(devPtr))), "cudaFree(" + hex(devPtr) + ")");
     }
 
-    private static String kindName(int kind) {
-        return switch (kind) {
-            case MEMCPY_HOST_TO_DEVICE -> "cudaMemcpyHostToDevice";
-            case MEMCPY_DEVICE_TO_HOST -> "cudaMemcpyDeviceToHost";
-            case MEMCPY_DEVICE_TO_DEVICE -> "cudaMemcpyDeviceToDevice";
-            default -> "cudaMemcpyKind " + kind;
-        };
-    }
-
     /** {@code cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)}. */
     @Override
     public void memcpy(long dst, long src, long sizeBytes, int kind) {
         checkSize("cudaMemcpy", sizeBytes);
         int rc = call(() -> JCuda.cudaMemcpy(new Address(dst), new Address(src), sizeBytes, kind));
         if (rc != SUCCESS) {
-            throw failure(rc, "cudaMemcpy(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                    + kindName(kind) + ")");
+            throw failure(rc, copyCall("cudaMemcpy", dst, src, sizeBytes, kind, ""));
         }
     }
 
@@ -279,8 +243,7 @@ final class CudaRuntime implements DeviceRuntime {
     @Override
     public void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
         checkSize("cudaMemcpyAsync", sizeBytes);
-        String call = "cudaMemcpyAsync(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                + kindName(kind) + ", stream " + hex(stream) + ")";
+        String call = copyCall("cudaMemcpyAsync", dst, src, sizeBytes, kind, ", stream " + hex(stream));
         Stream s = stream(stream, call);
         int rc = call(() -> JCuda.cudaMemcpyAsync(new Address(dst), new Address(src), sizeBytes, kind, s));
         if (rc != SUCCESS) {
@@ -371,6 +334,18 @@ final class CudaRuntime implements DeviceRuntime {
         return object;
     }
 
+    /** @return the {@code cudaError_t} of {@code fn} on a live stream; {@code call} names it in messages */
+    private int onStream(long stream, String call, ToIntFunction<cudaStream_t> fn) {
+        Stream s = stream(stream, call);
+        return call(() -> fn.applyAsInt(s));
+    }
+
+    /** @return the {@code cudaError_t} of {@code fn} on a live event; {@code call} names it in messages */
+    private int onEvent(long event, String call, ToIntFunction<cudaEvent_t> fn) {
+        Event e = event(event, call);
+        return call(() -> fn.applyAsInt(e));
+    }
+
     /** {@code cudaError_t cudaStreamCreate(cudaStream_t* stream)}: on the calling thread's current device. */
     @Override
     public long streamCreate() {
@@ -393,16 +368,14 @@ final class CudaRuntime implements DeviceRuntime {
     @Override
     public void streamSynchronize(long stream) {
         String call = "cudaStreamSynchronize(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        check(call(() -> JCuda.cudaStreamSynchronize(s)), call);
+        check(onStream(stream, call, JCuda::cudaStreamSynchronize), call);
     }
 
     /** {@code cudaError_t cudaStreamQuery(cudaStream_t stream)}: true when done, false for cudaErrorNotReady. */
     @Override
     public boolean streamQuery(long stream) {
         String call = "cudaStreamQuery(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        return done(call(() -> JCuda.cudaStreamQuery(s)), call);
+        return done(onStream(stream, call, JCuda::cudaStreamQuery), call);
     }
 
     // ---- Events ----
@@ -433,16 +406,14 @@ final class CudaRuntime implements DeviceRuntime {
     @Override
     public boolean eventQuery(long event) {
         String call = "cudaEventQuery(" + hex(event) + ")";
-        Event e = event(event, call);
-        return done(call(() -> JCuda.cudaEventQuery(e)), call);
+        return done(onEvent(event, call, JCuda::cudaEventQuery), call);
     }
 
     /** {@code cudaError_t cudaEventSynchronize(cudaEvent_t event)}. */
     @Override
     public void eventSynchronize(long event) {
         String call = "cudaEventSynchronize(" + hex(event) + ")";
-        Event e = event(event, call);
-        check(call(() -> JCuda.cudaEventSynchronize(e)), call);
+        check(onEvent(event, call, JCuda::cudaEventSynchronize), call);
     }
 
     /** {@code cudaError_t cudaEventDestroy(cudaEvent_t event)}; forgets the event even when that fails. */
