@@ -3,25 +3,27 @@ package io.jccl.memory;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 
+import java.util.Locale;
+
 /**
- * What the CUDA and HIP bindings share: every call returns an error code, and a code other than success becomes a
+ * What the CUDA and HIP bindings share: every call returns an error code, and a code other than success (0) becomes a
  * {@link DeviceException} naming the call with its arguments, the code, and the error's name and description (from
  * the runtime's own {@code GetErrorName} / {@code GetErrorString}); a query's "not ready" code means "not done".
  */
 public abstract class AbstractDeviceRuntime implements DeviceRuntime {
-    private final String domain;
-    private final int success;
-    private final int notReady;
+    /** {@code cudaSuccess}, {@code hipSuccess}. */
+    private static final int SUCCESS = 0;
+
+    /** Made by the CUDA and HIP bindings. */
+    protected AbstractDeviceRuntime() {
+    }
 
     /**
-     * @param domain   the domain's name, also the prefix of the runtime's function names ({@code hip}, {@code cuda})
-     * @param success  the runtime's success code
-     * @param notReady the code a query returns for work not yet done
+     * @return the domain's name ({@code cuda}, {@code hip}): the runtime's display name in lower case, which is also
+     *         the prefix of its function names
      */
-    protected AbstractDeviceRuntime(String domain, int success, int notReady) {
-        this.domain = domain;
-        this.success = success;
-        this.notReady = notReady;
+    protected final String domain() {
+        return codes().displayName().toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -42,7 +44,7 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
      * @return the exception that reports it
      */
     protected final DeviceException failure(int error, String call) {
-        return new DeviceException(domain, call, error, errorName(error), errorString(error));
+        return new DeviceException(domain(), call, error, errorName(error), errorString(error));
     }
 
     /**
@@ -51,7 +53,7 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
      * @throws DeviceException unless the code is success
      */
     protected final void check(int error, String call) {
-        if (error != success) {
+        if (error != SUCCESS) {
             throw failure(error, call);
         }
     }
@@ -63,7 +65,7 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
      * @throws DeviceException for any other failure
      */
     protected final boolean done(int error, String call) {
-        if (error == notReady) {
+        if (error == codes().notReady()) {
             return false;
         }
         check(error, call);
@@ -88,7 +90,7 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
         Codes c = codes();
         String direction = kind == c.hostToDevice() ? "HostToDevice" : kind == c.deviceToHost() ? "DeviceToHost"
                 : kind == c.deviceToDevice() ? "DeviceToDevice" : null;
-        return direction == null ? domain + "MemcpyKind " + kind : domain + "Memcpy" + direction;
+        return direction == null ? domain() + "MemcpyKind " + kind : domain() + "Memcpy" + direction;
     }
 
     /**

@@ -41,8 +41,6 @@ import java.util.function.ToIntFunction;
  * JCuda objects kept in a table under their native handle, which is what the domain sees.
  */
 final class CudaRuntime extends AbstractDeviceRuntime {
-    static final String DOMAIN = "cuda";
-
     static final int SUCCESS = cudaError.cudaSuccess;
     static final int ERROR_NOT_READY = cudaError.cudaErrorNotReady;
     static final int ERROR_INSUFFICIENT_DRIVER = cudaError.cudaErrorInsufficientDriver;
@@ -91,7 +89,7 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     private static volatile Map<String, Integer> codesByName;
 
     private static final Codes CODES = new Codes("CUDA", "cudaGetDeviceCount", MEMCPY_HOST_TO_DEVICE,
-            MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE, HOST_REGISTER_PORTABLE);
+            MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE, HOST_REGISTER_PORTABLE, ERROR_NOT_READY);
 
     private final Map<Long, Stream> streams = new ConcurrentHashMap<>();
     private final Map<Long, Event> events = new ConcurrentHashMap<>();
@@ -102,7 +100,6 @@ final class CudaRuntime extends AbstractDeviceRuntime {
      * @throws LinkageError when JCuda or its native library is missing: {@link CudaLibrary} catches it
      */
     CudaRuntime() {
-        super(DOMAIN, SUCCESS, ERROR_NOT_READY);
         JCuda.setExceptionsEnabled(false);
     }
 

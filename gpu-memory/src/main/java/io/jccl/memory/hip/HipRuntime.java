@@ -32,8 +32,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * is optional: without it {@link #memGetHandleForAddressRange} reports hipErrorNotSupported.
  */
 final class HipRuntime extends AbstractDeviceRuntime {
-    static final String DOMAIN = "hip";
-
     static final int HIP_SUCCESS = 0;
     static final int HIP_ERROR_NOT_READY = 600;
     static final int HIP_ERROR_NOT_SUPPORTED = 801;
@@ -93,10 +91,9 @@ final class HipRuntime extends AbstractDeviceRuntime {
      * @throws MissingSymbolException when a required function is missing
      */
     HipRuntime(SymbolLookup lookup, String library) {
-        super(DOMAIN, HIP_SUCCESS, HIP_ERROR_NOT_READY);
         this.library = library;
         this.codes = new Codes("HIP", library, MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE,
-                HOST_REGISTER_PORTABLE);
+                HOST_REGISTER_PORTABLE, HIP_ERROR_NOT_READY);
         Linker linker = Linker.nativeLinker();
         Binder b = new Binder(linker, lookup);
         getDeviceCount = b.required("hipGetDeviceCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -373,7 +370,7 @@ final class HipRuntime extends AbstractDeviceRuntime {
         String call = "hipMemGetHandleForAddressRange(" + hex(dptr) + ", " + sizeBytes + " bytes, handle type "
                 + handleType + ", flags " + flags + ")";
         if (memGetHandleForAddressRange == null) {
-            throw new DeviceException(DOMAIN, call, HIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported",
+            throw new DeviceException(domain(), call, HIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported",
                     library + " does not export it (ROCm 6.2 or later does)");
         }
         return callWithOut(JAVA_INT, "hipMemGetHandleForAddressRange", call, fd -> {
