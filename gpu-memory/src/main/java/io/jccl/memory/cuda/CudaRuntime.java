@@ -331,6 +331,14 @@ final class CudaRuntime extends AbstractDeviceRuntime {
         return object;
     }
 
+    /** Forgets a live stream or event of {@code table}, then destroys it (forgotten even when that fails). */
+    private <H> void destroy(Map<Long, H> table, String what, String function, long handle, ToIntFunction<H> fn) {
+        String call = function + "(" + hex(handle) + ")";
+        H h = live(table, what, handle, call);
+        table.remove(handle);
+        check(call(() -> fn.applyAsInt(h)), call);
+    }
+
     /** @return the {@code cudaError_t} of {@code fn} on a live stream; {@code call} names it in messages */
     private int onStream(long stream, String call, ToIntFunction<cudaStream_t> fn) {
         Stream s = stream(stream, call);
@@ -355,10 +363,7 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     /** {@code cudaError_t cudaStreamDestroy(cudaStream_t stream)}; forgets the stream even when that fails. */
     @Override
     public void streamDestroy(long stream) {
-        String call = "cudaStreamDestroy(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        streams.remove(stream);
-        check(call(() -> JCuda.cudaStreamDestroy(s)), call);
+        destroy(streams, "stream", "cudaStreamDestroy", stream, JCuda::cudaStreamDestroy);
     }
 
     /** {@code cudaError_t cudaStreamSynchronize(cudaStream_t stream)}. */
@@ -416,10 +421,7 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     /** {@code cudaError_t cudaEventDestroy(cudaEvent_t event)}; forgets the event even when that fails. */
     @Override
     public void eventDestroy(long event) {
-        String call = "cudaEventDestroy(" + hex(event) + ")";
-        Event e = event(event, call);
-        events.remove(event);
-        check(call(() -> JCuda.cudaEventDestroy(e)), call);
+        destroy(events, "event", "cudaEventDestroy", event, JCuda::cudaEventDestroy);
     }
 
     /** @return streams and events created and not yet destroyed (for tests) */
