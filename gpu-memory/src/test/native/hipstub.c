@@ -45,25 +45,22 @@ typedef struct {
     char reserved[HIP_IPC_HANDLE_SIZE];
 } hipIpcMemHandle_t;
 
-/* Every error code the stub returns: its name, its value (ROCm's) and hipGetErrorString's description. */
-#define HIP_ERRORS(X)                                                                                       \
-    X(hipSuccess, 0, "no error")                                                                            \
-    X(hipErrorInvalidValue, 1, "invalid argument")                                                          \
-    X(hipErrorOutOfMemory, 2, "out of memory")                                                              \
-    X(hipErrorInvalidDevicePointer, 17, "invalid device pointer")                                           \
-    X(hipErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                              \
-    X(hipErrorNoDevice, 100, "no ROCm-capable device is detected")                                          \
-    X(hipErrorInvalidDevice, 101, "invalid device ordinal")                                                 \
-    X(hipErrorInvalidHandle, 400, "invalid resource handle")                                                \
-    X(hipErrorNotReady, 600, "device not ready")                                                            \
-    X(hipErrorIllegalAddress, 700, "an illegal memory access was encountered")                              \
-    X(hipErrorHostMemoryAlreadyRegistered, 712, "part or all of the requested memory range is already mapped") \
-    X(hipErrorHostMemoryNotRegistered, 713, "pointer does not correspond to a registered memory region")    \
-    X(hipErrorNotSupported, 801, "operation not supported")                                                 \
-    X(hipErrorUnknown, 999, "unknown error")
-
-#define HIP_ERROR_ENUM(name, value, description) name = value,
-enum { HIP_ERRORS(HIP_ERROR_ENUM) };
+enum {
+    hipSuccess = 0,
+    hipErrorInvalidValue = 1,
+    hipErrorOutOfMemory = 2,
+    hipErrorInvalidDevicePointer = 17,
+    hipErrorInvalidMemcpyDirection = 21,
+    hipErrorNoDevice = 100,
+    hipErrorInvalidDevice = 101,
+    hipErrorInvalidHandle = 400,
+    hipErrorNotReady = 600,
+    hipErrorIllegalAddress = 700,
+    hipErrorHostMemoryAlreadyRegistered = 712,
+    hipErrorHostMemoryNotRegistered = 713,
+    hipErrorNotSupported = 801,
+    hipErrorUnknown = 999
+};
 
 enum { hipMemcpyHostToHost = 0, hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2,
        hipMemcpyDeviceToDevice = 3, hipMemcpyDefault = 4 };
@@ -245,6 +242,7 @@ static hipError_t injected(const char *name) {
         pthread_mutex_unlock(&lock); \
         return result_;             \
     } while (0)
+
 /* RETURN(e) unless e is hipSuccess. */
 #define CHECK(e)                        \
     do {                                \
@@ -277,14 +275,14 @@ static hipError_t injected(const char *name) {
     })
 
 /* Unlinks `node` from a singly linked list (a struct with a next field), if it is there. */
-#define LIST_UNLINK(head, node)                                                   \
-    do {                                                                          \
+#define LIST_UNLINK(head, node)                                                            \
+    do {                                                                                   \
         for (__typeof__(head) *link_ = &(head); *link_ != NULL; link_ = &(*link_)->next) { \
-            if (*link_ == (node)) {                                               \
-                *link_ = (node)->next;                                            \
-                break;                                                            \
-            }                                                                     \
-        }                                                                         \
+            if (*link_ == (node)) {                                                        \
+                *link_ = (node)->next;                                                     \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
     } while (0)
 
 /* hipErrorInvalidValue for a NULL out-parameter, then hipErrorNoDevice when there are no devices. */
@@ -754,21 +752,47 @@ EXPORT hipError_t hipMemGetHandleForAddressRange(void *handle, hipDeviceptr_t dp
 
 /* ---- errors ---- */
 
-#define HIP_ERROR_NAME(name, value, description) case name: return #name;
-#define HIP_ERROR_STRING(name, value, description) case name: return description;
+/* Every code the stub returns but hipErrorUnknown: its name and its description. */
+static const struct {
+    hipError_t code;
+    const char *name;
+    const char *string;
+} error_names[] = {
+    {hipSuccess, "hipSuccess", "no error"},
+    {hipErrorInvalidValue, "hipErrorInvalidValue", "invalid argument"},
+    {hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory"},
+    {hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer", "invalid device pointer"},
+    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected"},
+    {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
+    {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
+    {hipErrorNotReady, "hipErrorNotReady", "device not ready"},
+    {hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},
+    {hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered",
+     "part or all of the requested memory range is already mapped"},
+    {hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered",
+     "pointer does not correspond to a registered memory region"},
+    {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
+};
+#define ERROR_NAMES (sizeof(error_names) / sizeof(error_names[0]))
+
+/* The index of error in error_names, or ERROR_NAMES for a code it does not know (hipErrorUnknown). */
+static size_t error_index(hipError_t error) {
+    size_t i = 0;
+    while (i < ERROR_NAMES && error_names[i].code != error) {
+        i++;
+    }
+    return i;
+}
 
 EXPORT const char *hipGetErrorName(hipError_t error) {
-    switch (error) {
-    HIP_ERRORS(HIP_ERROR_NAME)
-    default: return "hipErrorUnknown";
-    }
+    size_t i = error_index(error);
+    return i < ERROR_NAMES ? error_names[i].name : "hipErrorUnknown";
 }
 
 EXPORT const char *hipGetErrorString(hipError_t error) {
-    switch (error) {
-    HIP_ERRORS(HIP_ERROR_STRING)
-    default: return "unknown error";
-    }
+    size_t i = error_index(error);
+    return i < ERROR_NAMES ? error_names[i].string : "unknown error";
 }
 
 /* ---- test-only controls (not HIP) ---- */
