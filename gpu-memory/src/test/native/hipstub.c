@@ -243,6 +243,58 @@ static hipError_t injected(const char *name) {
         return result_;             \
     } while (0)
 
+/* RETURN(e) unless e is hipSuccess. */
+#define CHECK(e)                        \
+    do {                                \
+        hipError_t checked_ = (e);      \
+        if (checked_ != hipSuccess) {   \
+            RETURN(checked_);           \
+        }                               \
+    } while (0)
+
+/* The node of a singly linked list (a struct with a next field) that is `node`, or NULL. */
+#define LIST_FIND(head, node)                                                    \
+    __extension__({                                                               \
+        __typeof__(head) found_ = (head);                                         \
+        while (found_ != NULL && (const void *)found_ != (const void *)(node)) {  \
+            found_ = found_->next;                                                \
+        }                                                                         \
+        found_;                                                                   \
+    })
+
+/* A new zeroed stream or event with its magic number, pushed onto its list; NULL when out of memory. */
+#define LIST_PUSH_NEW(head, magic_number)                         \
+    __extension__({                                               \
+        __typeof__(head) new_ = calloc(1, sizeof(*new_));         \
+        if (new_ != NULL) {                                       \
+            new_->magic = (magic_number);                         \
+            new_->next = (head);                                  \
+            (head) = new_;                                        \
+        }                                                         \
+        new_;                                                     \
+    })
+
+/* Unlinks `node` from a singly linked list (a struct with a next field), if it is there. */
+#define LIST_UNLINK(head, node)                                                            \
+    do {                                                                                   \
+        for (__typeof__(head) *link_ = &(head); *link_ != NULL; link_ = &(*link_)->next) { \
+            if (*link_ == (node)) {                                                        \
+                *link_ = (node)->next;                                                     \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* hipErrorInvalidValue for a NULL out-parameter, then hipErrorNoDevice when there are no devices. */
+static hipError_t check_out_and_devices(const void *out) {
+    return out == NULL ? hipErrorInvalidValue : device_count == 0 ? hipErrorNoDevice : hipSuccess;
+}
+
+/* hipErrorInvalidDevice unless device is one of the stub's. */
+static hipError_t check_device(int device) {
+    return device < 0 || device >= device_count ? hipErrorInvalidDevice : hipSuccess;
+}
+
 static size_t round_up(size_t n, size_t to) {
     return (n + to - 1) / to * to;
 }
@@ -276,13 +328,14 @@ static struct region *exact(uintptr_t p, int kind) {
     return NULL;
 }
 
-static void unlink_region(struct region *target) {
-    for (struct region **r = &regions; *r != NULL; r = &(*r)->next) {
-        if (*r == target) {
-            *r = target->next;
-            return;
-        }
+/* Links a new live region in; NULL when out of memory. Lock held. */
+static struct region *add_region(uintptr_t base, size_t size, size_t mapped, int device, int kind) {
+    struct region *r = calloc(1, sizeof(*r));
+    if (r != NULL) {
+        *r = (struct region){base, size, mapped, device, kind, regions};
+        regions = r;
     }
+    return r;
 }
 
 static const char *kind_name(int kind) {
@@ -361,21 +414,14 @@ EXPORT hipError_t hipGetDeviceCount(int *count) {
 
 EXPORT hipError_t hipSetDevice(int device) {
     ENTER("hipSetDevice");
-    if (device < 0 || device >= device_count) {
-        RETURN(hipErrorInvalidDevice);
-    }
+    CHECK(check_device(device));
     current_device = device;
     RETURN(hipSuccess);
 }
 
 EXPORT hipError_t hipGetDevice(int *device) {
     ENTER("hipGetDevice");
-    if (device == NULL) {
-        RETURN(hipErrorInvalidValue);
-    }
-    if (device_count == 0) {
-        RETURN(hipErrorNoDevice);
-    }
+    CHECK(check_out_and_devices(device));
     *device = current_device;
     RETURN(hipSuccess);
 }
@@ -385,9 +431,7 @@ EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device) {
     if (name == NULL || len <= 0) {
         RETURN(hipErrorInvalidValue);
     }
-    if (device < 0 || device >= device_count) {
-        RETURN(hipErrorInvalidDevice);
-    }
+    CHECK(check_device(device));
     snprintf(name, (size_t)len, "HIP stub device %d", device);
     RETURN(hipSuccess);
 }
@@ -397,9 +441,7 @@ EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device) {
     if (bytes == NULL) {
         RETURN(hipErrorInvalidValue);
     }
-    if (device < 0 || device >= device_count) {
-        RETURN(hipErrorInvalidDevice);
-    }
+    CHECK(check_device(device));
     *bytes = memory_bytes;
     RETURN(hipSuccess);
 }
@@ -417,12 +459,7 @@ EXPORT hipError_t hipRuntimeGetVersion(int *version) {
 
 EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
     ENTER("hipMalloc");
-    if (ptr == NULL) {
-        RETURN(hipErrorInvalidValue);
-    }
-    if (device_count == 0) {
-        RETURN(hipErrorNoDevice);
-    }
+    CHECK(check_out_and_devices(ptr));
     if (size == 0) {
         *ptr = NULL;
         RETURN(hipSuccess);
@@ -433,20 +470,11 @@ EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
         RETURN(hipErrorOutOfMemory);
     }
     void *p = aligned_alloc(PAGE_BYTES, mapped);
-    struct region *r = calloc(1, sizeof(*r));
-    if (p == NULL || r == NULL) {
+    if (p == NULL || add_region((uintptr_t)p, size, mapped, dev, REGION_DEVICE) == NULL) {
         free(p);
-        free(r);
         RETURN(hipErrorOutOfMemory);
     }
     memset(p, 0xEE ^ SCRAMBLE_BYTE, mapped); /* reads as 0xEE: uninitialised memory is not zero */
-    r->base = (uintptr_t)p;
-    r->size = size;
-    r->mapped = mapped;
-    r->device = dev;
-    r->kind = REGION_DEVICE;
-    r->next = regions;
-    regions = r;
     used_bytes[dev] += mapped;
     *ptr = p;
     RETURN(hipSuccess);
@@ -461,7 +489,7 @@ EXPORT hipError_t hipFree(void *ptr) {
     if (r == NULL) {
         RETURN(hipErrorInvalidValue);
     }
-    unlink_region(r);
+    LIST_UNLINK(regions, r);
     used_bytes[r->device] -= r->mapped;
     free((void *)r->base);
     free(r);
@@ -485,22 +513,16 @@ EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMem
 
 /* ---- streams and events ---- */
 
-static struct stream *find_stream(hipStream_t s) {
-    for (struct stream *t = streams; t != NULL; t = t->next) {
-        if ((void *)t == s) {
-            return t;
-        }
-    }
-    return NULL;
+/* The live stream a handle names (NULL for the null stream), or hipErrorInvalidHandle; lock held. */
+static hipError_t find_stream(hipStream_t handle, struct stream **stream) {
+    *stream = handle == NULL ? NULL : LIST_FIND(streams, handle);
+    return handle != NULL && *stream == NULL ? hipErrorInvalidHandle : hipSuccess;
 }
 
-static struct event *find_event(hipEvent_t e) {
-    for (struct event *t = events; t != NULL; t = t->next) {
-        if ((void *)t == e) {
-            return t;
-        }
-    }
-    return NULL;
+/* The live event a handle names, or hipErrorInvalidHandle (also for NULL); lock held. */
+static hipError_t find_event(hipEvent_t handle, struct event **event) {
+    *event = handle == NULL ? NULL : LIST_FIND(events, handle);
+    return *event == NULL ? hipErrorInvalidHandle : hipSuccess;
 }
 
 /* Runs a stream's queued copies up to sequence number seq; lock held. */
@@ -523,20 +545,12 @@ static void run_until(struct stream *s, uint64_t seq) {
 
 EXPORT hipError_t hipStreamCreate(hipStream_t *stream) {
     ENTER("hipStreamCreate");
-    if (stream == NULL) {
-        RETURN(hipErrorInvalidValue);
-    }
-    if (device_count == 0) {
-        RETURN(hipErrorNoDevice);
-    }
-    struct stream *s = calloc(1, sizeof(*s));
+    CHECK(check_out_and_devices(stream));
+    struct stream *s = LIST_PUSH_NEW(streams, STREAM_MAGIC);
     if (s == NULL) {
         RETURN(hipErrorOutOfMemory);
     }
-    s->magic = STREAM_MAGIC;
     s->device = current_device;
-    s->next = streams;
-    streams = s;
     *stream = s;
     RETURN(hipSuccess);
 }
@@ -544,10 +558,8 @@ EXPORT hipError_t hipStreamCreate(hipStream_t *stream) {
 EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
                                  hipStream_t stream) {
     ENTER("hipMemcpyAsync");
-    struct stream *s = NULL;
-    if (stream != NULL && (s = find_stream(stream)) == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
+    struct stream *s;
+    CHECK(find_stream(stream, &s));
     hipError_t e = check_copy(&kind, (uintptr_t)dst, (uintptr_t)src, sizeBytes);
     if (e == hipSuccess && sizeBytes > 0) {
         e = injected(kind_name(kind));
@@ -579,36 +591,30 @@ EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, h
 
 EXPORT hipError_t hipStreamSynchronize(hipStream_t stream) {
     ENTER("hipStreamSynchronize");
-    if (stream == NULL) {
-        RETURN(hipSuccess);
+    struct stream *s;
+    CHECK(find_stream(stream, &s));
+    hipError_t e = hipSuccess; /* the null stream has nothing queued */
+    if (s != NULL) {
+        run_until(s, s->enqueued);
+        e = s->error;
+        s->error = hipSuccess;
     }
-    struct stream *s = find_stream(stream);
-    if (s == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
-    run_until(s, s->enqueued);
-    hipError_t e = s->error;
-    s->error = hipSuccess;
     RETURN(e);
 }
 
 EXPORT hipError_t hipStreamQuery(hipStream_t stream) {
     ENTER("hipStreamQuery");
-    if (stream == NULL) {
-        RETURN(hipSuccess);
-    }
-    struct stream *s = find_stream(stream);
-    if (s == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
-    RETURN(s->completed < s->enqueued ? hipErrorNotReady : hipSuccess);
+    struct stream *s;
+    CHECK(find_stream(stream, &s));
+    RETURN(s != NULL && s->completed < s->enqueued ? hipErrorNotReady : hipSuccess);
 }
 
 EXPORT hipError_t hipStreamDestroy(hipStream_t stream) {
     ENTER("hipStreamDestroy");
-    struct stream *s = stream == NULL ? NULL : find_stream(stream);
+    struct stream *s;
+    CHECK(find_stream(stream, &s));
     if (s == NULL) {
-        RETURN(hipErrorInvalidHandle);
+        RETURN(hipErrorInvalidHandle); /* the null stream cannot be destroyed */
     }
     run_until(s, s->enqueued); /* HIP finishes the stream's work before releasing it */
     for (struct event *e = events; e != NULL; e = e->next) {
@@ -616,12 +622,7 @@ EXPORT hipError_t hipStreamDestroy(hipStream_t stream) {
             e->stream = NULL;
         }
     }
-    for (struct stream **t = &streams; *t != NULL; t = &(*t)->next) {
-        if (*t == s) {
-            *t = s->next;
-            break;
-        }
-    }
+    LIST_UNLINK(streams, s);
     s->magic = 0;
     free(s->ops);
     free(s);
@@ -633,27 +634,20 @@ EXPORT hipError_t hipEventCreate(hipEvent_t *event) {
     if (event == NULL) {
         RETURN(hipErrorInvalidValue);
     }
-    struct event *e = calloc(1, sizeof(*e));
+    struct event *e = LIST_PUSH_NEW(events, EVENT_MAGIC);
     if (e == NULL) {
         RETURN(hipErrorOutOfMemory);
     }
-    e->magic = EVENT_MAGIC;
-    e->next = events;
-    events = e;
     *event = e;
     RETURN(hipSuccess);
 }
 
 EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
     ENTER("hipEventRecord");
-    struct event *e = event == NULL ? NULL : find_event(event);
-    if (e == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
-    struct stream *s = NULL;
-    if (stream != NULL && (s = find_stream(stream)) == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
+    struct event *e;
+    CHECK(find_event(event, &e));
+    struct stream *s;
+    CHECK(find_stream(stream, &s));
     e->stream = s;
     e->seq = s == NULL ? 0 : s->enqueued;
     RETURN(hipSuccess);
@@ -661,19 +655,15 @@ EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
 
 EXPORT hipError_t hipEventQuery(hipEvent_t event) {
     ENTER("hipEventQuery");
-    struct event *e = event == NULL ? NULL : find_event(event);
-    if (e == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
+    struct event *e;
+    CHECK(find_event(event, &e));
     RETURN(e->stream != NULL && e->stream->completed < e->seq ? hipErrorNotReady : hipSuccess);
 }
 
 EXPORT hipError_t hipEventSynchronize(hipEvent_t event) {
     ENTER("hipEventSynchronize");
-    struct event *e = event == NULL ? NULL : find_event(event);
-    if (e == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
+    struct event *e;
+    CHECK(find_event(event, &e));
     if (e->stream != NULL) {
         run_until(e->stream, e->seq);
     }
@@ -682,16 +672,9 @@ EXPORT hipError_t hipEventSynchronize(hipEvent_t event) {
 
 EXPORT hipError_t hipEventDestroy(hipEvent_t event) {
     ENTER("hipEventDestroy");
-    struct event *e = event == NULL ? NULL : find_event(event);
-    if (e == NULL) {
-        RETURN(hipErrorInvalidHandle);
-    }
-    for (struct event **t = &events; *t != NULL; t = &(*t)->next) {
-        if (*t == e) {
-            *t = e->next;
-            break;
-        }
-    }
+    struct event *e;
+    CHECK(find_event(event, &e));
+    LIST_UNLINK(events, e);
     e->magic = 0;
     free(e);
     RETURN(hipSuccess);
@@ -711,17 +694,7 @@ EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int 
     if (overlapping(p, sizeBytes, REGION_REGISTERED) != NULL) {
         RETURN(hipErrorHostMemoryAlreadyRegistered);
     }
-    struct region *r = calloc(1, sizeof(*r));
-    if (r == NULL) {
-        RETURN(hipErrorOutOfMemory);
-    }
-    r->base = p;
-    r->size = sizeBytes;
-    r->mapped = sizeBytes;
-    r->kind = REGION_REGISTERED;
-    r->next = regions;
-    regions = r;
-    RETURN(hipSuccess);
+    RETURN(add_region(p, sizeBytes, sizeBytes, 0, REGION_REGISTERED) == NULL ? hipErrorOutOfMemory : hipSuccess);
 }
 
 EXPORT hipError_t hipHostUnregister(void *hostPtr) {
@@ -730,7 +703,7 @@ EXPORT hipError_t hipHostUnregister(void *hostPtr) {
     if (r == NULL) {
         RETURN(hipErrorHostMemoryNotRegistered);
     }
-    unlink_region(r);
+    LIST_UNLINK(regions, r);
     free(r);
     RETURN(hipSuccess);
 }
@@ -779,42 +752,47 @@ EXPORT hipError_t hipMemGetHandleForAddressRange(void *handle, hipDeviceptr_t dp
 
 /* ---- errors ---- */
 
-EXPORT const char *hipGetErrorName(hipError_t error) {
-    switch (error) {
-    case hipSuccess: return "hipSuccess";
-    case hipErrorInvalidValue: return "hipErrorInvalidValue";
-    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
-    case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
-    case hipErrorInvalidMemcpyDirection: return "hipErrorInvalidMemcpyDirection";
-    case hipErrorNoDevice: return "hipErrorNoDevice";
-    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
-    case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
-    case hipErrorNotReady: return "hipErrorNotReady";
-    case hipErrorIllegalAddress: return "hipErrorIllegalAddress";
-    case hipErrorHostMemoryAlreadyRegistered: return "hipErrorHostMemoryAlreadyRegistered";
-    case hipErrorHostMemoryNotRegistered: return "hipErrorHostMemoryNotRegistered";
-    case hipErrorNotSupported: return "hipErrorNotSupported";
-    default: return "hipErrorUnknown";
+/* Every code the stub returns but hipErrorUnknown: its name and its description. */
+static const struct {
+    hipError_t code;
+    const char *name;
+    const char *string;
+} error_names[] = {
+    {hipSuccess, "hipSuccess", "no error"},
+    {hipErrorInvalidValue, "hipErrorInvalidValue", "invalid argument"},
+    {hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory"},
+    {hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer", "invalid device pointer"},
+    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected"},
+    {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
+    {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
+    {hipErrorNotReady, "hipErrorNotReady", "device not ready"},
+    {hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},
+    {hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered",
+     "part or all of the requested memory range is already mapped"},
+    {hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered",
+     "pointer does not correspond to a registered memory region"},
+    {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
+};
+#define ERROR_NAMES (sizeof(error_names) / sizeof(error_names[0]))
+
+/* The index of error in error_names, or ERROR_NAMES for a code it does not know (hipErrorUnknown). */
+static size_t error_index(hipError_t error) {
+    size_t i = 0;
+    while (i < ERROR_NAMES && error_names[i].code != error) {
+        i++;
     }
+    return i;
+}
+
+EXPORT const char *hipGetErrorName(hipError_t error) {
+    size_t i = error_index(error);
+    return i < ERROR_NAMES ? error_names[i].name : "hipErrorUnknown";
 }
 
 EXPORT const char *hipGetErrorString(hipError_t error) {
-    switch (error) {
-    case hipSuccess: return "no error";
-    case hipErrorInvalidValue: return "invalid argument";
-    case hipErrorOutOfMemory: return "out of memory";
-    case hipErrorInvalidDevicePointer: return "invalid device pointer";
-    case hipErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
-    case hipErrorNoDevice: return "no ROCm-capable device is detected";
-    case hipErrorInvalidDevice: return "invalid device ordinal";
-    case hipErrorInvalidHandle: return "invalid resource handle";
-    case hipErrorNotReady: return "device not ready";
-    case hipErrorIllegalAddress: return "an illegal memory access was encountered";
-    case hipErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
-    case hipErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
-    case hipErrorNotSupported: return "operation not supported";
-    default: return "unknown error";
-    }
+    size_t i = error_index(error);
+    return i < ERROR_NAMES ? error_names[i].string : "unknown error";
 }
 
 /* ---- test-only controls (not HIP) ---- */

@@ -16,9 +16,10 @@ public interface DeviceRuntime {
      * @param deviceToHost      {@code memcpyKind} device to host
      * @param deviceToDevice    {@code memcpyKind} device to device
      * @param portableHostRegister the {@code hostRegister} flag that pins for every device, not only the current one
+     * @param notReady          the error a stream or event query returns while work is still pending
      */
     record Codes(String displayName, String deviceCountSource, int hostToDevice, int deviceToHost,
-                 int deviceToDevice, int portableHostRegister) {
+                 int deviceToDevice, int portableHostRegister, int notReady) {
         /** @return the runtime's {@code memcpyKind} for a copy direction */
         public int memcpyKind(CopyKind kind) {
             return switch (kind) {

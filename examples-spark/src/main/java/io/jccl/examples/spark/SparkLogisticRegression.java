@@ -434,18 +434,9 @@ public final class SparkLogisticRegression {
      * @param args options, see {@link Options#usage()}
      */
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            if (ExampleArgs.parse(args).help()) {
-                System.out.print(Options.usage());
-                return;
-            }
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(NAME + ": " + e.getMessage());
-            System.err.print(Options.usage());
-            System.exit(2);
-            return;
+        Options o = ExampleArgs.parseOrExit(NAME, args, Options.usage(), Options::parse);
+        if (o == null) {
+            return;   // --help
         }
         // In local mode the tasks' communicators live in this JVM, so one endpoint sees all their all-reduces.
         try (ExampleMetrics metrics = ExampleMetrics.start(o.metricsPort(), 0);

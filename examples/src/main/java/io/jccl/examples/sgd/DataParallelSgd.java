@@ -289,18 +289,9 @@ public final class DataParallelSgd {
      * @param args options, see {@link Options#usage()}
      */
     public static void main(String[] args) throws InterruptedException {
-        Options options;
-        try {
-            if (ExampleArgs.parse(args).help()) {
-                System.out.print(Options.usage());
-                return;
-            }
-            options = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(NAME + ": " + e.getMessage());
-            System.err.print(Options.usage());
-            System.exit(2);
-            return;
+        Options options = ExampleArgs.parseOrExit(NAME, args, Options.usage(), Options::parse);
+        if (options == null) {
+            return;   // --help
         }
         try {
             Communicator comm = Communicator.fromEnvironment();

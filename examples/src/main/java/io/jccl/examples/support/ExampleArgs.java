@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The examples' command-line options: {@code --name value} or {@code --name=value}, each read once with a default
@@ -57,6 +58,34 @@ public final class ExampleArgs {
             }
         }
         return args;
+    }
+
+    /**
+     * The start of an example's {@code main}: with {@code --help}, prints the usage and returns null (the program has
+     * nothing more to do); when the options do not parse, prints the error and the usage on standard error and exits
+     * with status 2.
+     *
+     * @param program the program's name, which starts the error message
+     * @param argv    the program's arguments
+     * @param usage   the program's usage text
+     * @param parser  reads the program's options from its arguments, throwing {@link IllegalArgumentException} for
+     *                a bad one
+     * @param <T>     the program's options
+     * @return the options, or null after {@code --help}
+     */
+    public static <T> T parseOrExit(String program, String[] argv, String usage, Function<String[], T> parser) {
+        try {
+            if (parse(argv).help()) {
+                System.out.print(usage);
+                return null;
+            }
+            return parser.apply(argv);
+        } catch (IllegalArgumentException e) {
+            System.err.println(program + ": " + e.getMessage());
+            System.err.print(usage);
+            System.exit(2);
+            return null;
+        }
     }
 
     /** @return whether {@code --help} was given (it is then consumed) */

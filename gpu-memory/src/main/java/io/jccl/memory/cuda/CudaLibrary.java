@@ -1,7 +1,9 @@
 package io.jccl.memory.cuda;
 
+import io.jccl.memory.RuntimeLoad;
+
 /**
- * Loads JCuda once per JVM and never throws: every way loading can fail becomes the reason {@link Load#reason()}
+ * Loads JCuda once per JVM and never throws: every way loading can fail becomes the reason {@link RuntimeLoad#reason()}
  * gives.
  *
  * <ul>
@@ -26,36 +28,15 @@ final class CudaLibrary {
     /** What JCCL was built and tested with. */
     static final String JCUDA_VERSION = "12.6.0";
 
-    private static volatile Load shared;
+    private static final RuntimeLoad.Shared<CudaRuntime> SHARED =
+            new RuntimeLoad.Shared<>(() -> load(CudaLibrary.class.getClassLoader()));
 
     private CudaLibrary() {
     }
 
-    /**
-     * The outcome of a load: a runtime, or why there is none.
-     *
-     * @param runtime the bindings, or null
-     * @param reason  why there are none, or empty
-     */
-    record Load(CudaRuntime runtime, String reason) {
-        boolean loaded() {
-            return runtime != null;
-        }
-    }
-
     /** @return the JVM's CUDA runtime, loaded on first call */
-    static Load shared() {
-        Load l = shared;
-        if (l == null) {
-            synchronized (CudaLibrary.class) {
-                l = shared;
-                if (l == null) {
-                    l = load(CudaLibrary.class.getClassLoader());
-                    shared = l;
-                }
-            }
-        }
-        return l;
+    static RuntimeLoad<CudaRuntime> shared() {
+        return SHARED.get();
     }
 
     /**
@@ -64,19 +45,19 @@ final class CudaLibrary {
      * @param loader where JCuda's classes are looked for
      * @return the runtime, or the reason
      */
-    static Load load(ClassLoader loader) {
+    static RuntimeLoad<CudaRuntime> load(ClassLoader loader) {
         try {
             Class.forName(JCUDA_CLASS, false, loader);
         } catch (ClassNotFoundException | LinkageError e) {
-            return new Load(null, "JCuda is not on the class path (" + JCUDA_CLASS + ": " + firstLine(e)
+            return new RuntimeLoad<>(null, "JCuda is not on the class path (" + JCUDA_CLASS + ": " + firstLine(e)
                     + "); add org.jcuda:jcuda:" + JCUDA_VERSION + " and its jcuda-natives jar for this platform");
         }
         try {
-            return new Load(new CudaRuntime(), "");
+            return new RuntimeLoad<>(new CudaRuntime(), "");
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable t) {
-            return new Load(null, reason(t));
+            return new RuntimeLoad<>(null, reason(t));
         }
     }
 

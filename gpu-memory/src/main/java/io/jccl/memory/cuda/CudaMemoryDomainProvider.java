@@ -4,6 +4,7 @@ import io.jccl.memory.Availability;
 import io.jccl.memory.DeviceDomainProvider;
 import io.jccl.memory.DeviceException;
 import io.jccl.memory.MemoryDomain;
+import io.jccl.memory.RuntimeLoad;
 
 import java.util.function.Supplier;
 
@@ -22,7 +23,7 @@ public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
     /** The provider's priority for {@code JCCL_MEMORY=auto}. */
     public static final int PRIORITY = 30;
 
-    private final Supplier<CudaLibrary.Load> loader;
+    private final Supplier<RuntimeLoad<CudaRuntime>> loader;
 
     /** The provider the ServiceLoader makes: the JVM's shared JCuda runtime. */
     public CudaMemoryDomainProvider() {
@@ -30,7 +31,7 @@ public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
     }
 
     /** @param loader where the runtime comes from (tests pass failing loads) */
-    CudaMemoryDomainProvider(Supplier<CudaLibrary.Load> loader) {
+    CudaMemoryDomainProvider(Supplier<RuntimeLoad<CudaRuntime>> loader) {
         super(CudaMemoryDomain.NAME, PRIORITY);
         this.loader = loader;
     }
@@ -38,7 +39,7 @@ public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
     @Override
     protected Availability probe() {
         try {
-            CudaLibrary.Load load = loader.get();
+            RuntimeLoad<CudaRuntime> load = loader.get();
             if (!load.loaded()) {
                 return Availability.no(load.reason());
             }

@@ -2,8 +2,8 @@ package io.jccl.memory.cuda;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.memory.AbstractDeviceRuntime;
 import io.jccl.memory.DeviceException;
-import io.jccl.memory.DeviceRuntime;
 import jcuda.CudaException;
 import jcuda.Pointer;
 import jcuda.runtime.JCuda;
@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 
 /**
  * The CUDA runtime functions JCCL uses, through JCuda ({@code jcuda.runtime.JCuda}), one Java method per C
@@ -39,9 +40,7 @@ import java.util.function.IntSupplier;
  * <p>Addresses reach JCuda as {@link Pointer}s made from the raw address ({@link Address}); streams and events are
  * JCuda objects kept in a table under their native handle, which is what the domain sees.
  */
-final class CudaRuntime implements DeviceRuntime {
-    static final String DOMAIN = "cuda";
-
+final class CudaRuntime extends AbstractDeviceRuntime {
     static final int SUCCESS = cudaError.cudaSuccess;
     static final int ERROR_NOT_READY = cudaError.cudaErrorNotReady;
     static final int ERROR_INSUFFICIENT_DRIVER = cudaError.cudaErrorInsufficientDriver;
@@ -90,7 +89,7 @@ final class CudaRuntime implements DeviceRuntime {
     private static volatile Map<String, Integer> codesByName;
 
     private static final Codes CODES = new Codes("CUDA", "cudaGetDeviceCount", MEMCPY_HOST_TO_DEVICE,
-            MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE, HOST_REGISTER_PORTABLE);
+            MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE, HOST_REGISTER_PORTABLE, ERROR_NOT_READY);
 
     private final Map<Long, Stream> streams = new ConcurrentHashMap<>();
     private final Map<Long, Event> events = new ConcurrentHashMap<>();
@@ -112,7 +111,8 @@ final class CudaRuntime implements DeviceRuntime {
     // ---- Errors ----
 
     /** {@code const char* cudaGetErrorName(cudaError_t)}. */
-    String errorName(int error) {
+    @Override
+    protected String errorName(int error) {
         try {
             String n = JCuda.cudaGetErrorName(error);
             return n == null || n.isBlank() ? cudaError.stringFor(error) : n;
@@ -122,32 +122,14 @@ final class CudaRuntime implements DeviceRuntime {
     }
 
     /** {@code const char* cudaGetErrorString(cudaError_t)}. */
-    String errorString(int error) {
+    @Override
+    protected String errorString(int error) {
         try {
             String s = JCuda.cudaGetErrorString(error);
             return s == null || s.isBlank() ? "(no description)" : s;
         } catch (RuntimeException | LinkageError e) {
             return "(no description)";
         }
-    }
-
-    private DeviceException failure(int error, String call) {
-        return new DeviceException(DOMAIN, call, error, errorName(error), errorString(error));
-    }
-
-    private void check(int error, String call) {
-        if (error != SUCCESS) {
-            throw failure(error, call);
-        }
-    }
-
-    /** @return a query's answer: true when done, false for cudaErrorNotReady; throws for a failure */
-    private boolean done(int error, String call) {
-        if (error == ERROR_NOT_READY) {
-            return false;
-        }
-        check(error, call);
-        return true;
     }
 
     /**
@@ -174,17 +156,6 @@ final class CudaRuntime implements DeviceRuntime {
         }
         Integer code = name == null ? null : m.get(name.trim());
         return code == null ? -1 : code;
-    }
-
-    static String hex(long address) {
-        return "0x" + Long.toHexString(address);
-    }
-
-    private static void checkSize(String call, long sizeBytes) {
-        if (sizeBytes < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, call + ": sizeBytes must not be negative, got "
-                    + sizeBytes);
-        }
     }
 
     // ---- Devices and versions ----
@@ -252,23 +223,13 @@ final class CudaRuntime implements DeviceRuntime {
         check(call(() -> JCuda.cudaFree(new Address(devPtr))), "cudaFree(" + hex(devPtr) + ")");
     }
 
-    private static String kindName(int kind) {
-        return switch (kind) {
-            case MEMCPY_HOST_TO_DEVICE -> "cudaMemcpyHostToDevice";
-            case MEMCPY_DEVICE_TO_HOST -> "cudaMemcpyDeviceToHost";
-            case MEMCPY_DEVICE_TO_DEVICE -> "cudaMemcpyDeviceToDevice";
-            default -> "cudaMemcpyKind " + kind;
-        };
-    }
-
     /** {@code cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)}. */
     @Override
     public void memcpy(long dst, long src, long sizeBytes, int kind) {
         checkSize("cudaMemcpy", sizeBytes);
         int rc = call(() -> JCuda.cudaMemcpy(new Address(dst), new Address(src), sizeBytes, kind));
         if (rc != SUCCESS) {
-            throw failure(rc, "cudaMemcpy(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                    + kindName(kind) + ")");
+            throw failure(rc, copyCall("cudaMemcpy", dst, src, sizeBytes, kind, ""));
         }
     }
 
@@ -279,8 +240,7 @@ final class CudaRuntime implements DeviceRuntime {
     @Override
     public void memcpyAsync(long dst, long src, long sizeBytes, int kind, long stream) {
         checkSize("cudaMemcpyAsync", sizeBytes);
-        String call = "cudaMemcpyAsync(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                + kindName(kind) + ", stream " + hex(stream) + ")";
+        String call = copyCall("cudaMemcpyAsync", dst, src, sizeBytes, kind, ", stream " + hex(stream));
         Stream s = stream(stream, call);
         int rc = call(() -> JCuda.cudaMemcpyAsync(new Address(dst), new Address(src), sizeBytes, kind, s));
         if (rc != SUCCESS) {
@@ -371,6 +331,26 @@ final class CudaRuntime implements DeviceRuntime {
         return object;
     }
 
+    /** Forgets a live stream or event of {@code table}, then destroys it (forgotten even when that fails). */
+    private <H> void destroy(Map<Long, H> table, String what, String function, long handle, ToIntFunction<H> fn) {
+        String call = function + "(" + hex(handle) + ")";
+        H h = live(table, what, handle, call);
+        table.remove(handle);
+        check(call(() -> fn.applyAsInt(h)), call);
+    }
+
+    /** @return the {@code cudaError_t} of {@code fn} on a live stream; {@code call} names it in messages */
+    private int onStream(long stream, String call, ToIntFunction<cudaStream_t> fn) {
+        Stream s = stream(stream, call);
+        return call(() -> fn.applyAsInt(s));
+    }
+
+    /** @return the {@code cudaError_t} of {@code fn} on a live event; {@code call} names it in messages */
+    private int onEvent(long event, String call, ToIntFunction<cudaEvent_t> fn) {
+        Event e = event(event, call);
+        return call(() -> fn.applyAsInt(e));
+    }
+
     /** {@code cudaError_t cudaStreamCreate(cudaStream_t* stream)}: on the calling thread's current device. */
     @Override
     public long streamCreate() {
@@ -383,26 +363,21 @@ final class CudaRuntime implements DeviceRuntime {
     /** {@code cudaError_t cudaStreamDestroy(cudaStream_t stream)}; forgets the stream even when that fails. */
     @Override
     public void streamDestroy(long stream) {
-        String call = "cudaStreamDestroy(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        streams.remove(stream);
-        check(call(() -> JCuda.cudaStreamDestroy(s)), call);
+        destroy(streams, "stream", "cudaStreamDestroy", stream, JCuda::cudaStreamDestroy);
     }
 
     /** {@code cudaError_t cudaStreamSynchronize(cudaStream_t stream)}. */
     @Override
     public void streamSynchronize(long stream) {
         String call = "cudaStreamSynchronize(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        check(call(() -> JCuda.cudaStreamSynchronize(s)), call);
+        check(onStream(stream, call, JCuda::cudaStreamSynchronize), call);
     }
 
     /** {@code cudaError_t cudaStreamQuery(cudaStream_t stream)}: true when done, false for cudaErrorNotReady. */
     @Override
     public boolean streamQuery(long stream) {
         String call = "cudaStreamQuery(" + hex(stream) + ")";
-        Stream s = stream(stream, call);
-        return done(call(() -> JCuda.cudaStreamQuery(s)), call);
+        return done(onStream(stream, call, JCuda::cudaStreamQuery), call);
     }
 
     // ---- Events ----
@@ -433,25 +408,20 @@ final class CudaRuntime implements DeviceRuntime {
     @Override
     public boolean eventQuery(long event) {
         String call = "cudaEventQuery(" + hex(event) + ")";
-        Event e = event(event, call);
-        return done(call(() -> JCuda.cudaEventQuery(e)), call);
+        return done(onEvent(event, call, JCuda::cudaEventQuery), call);
     }
 
     /** {@code cudaError_t cudaEventSynchronize(cudaEvent_t event)}. */
     @Override
     public void eventSynchronize(long event) {
         String call = "cudaEventSynchronize(" + hex(event) + ")";
-        Event e = event(event, call);
-        check(call(() -> JCuda.cudaEventSynchronize(e)), call);
+        check(onEvent(event, call, JCuda::cudaEventSynchronize), call);
     }
 
     /** {@code cudaError_t cudaEventDestroy(cudaEvent_t event)}; forgets the event even when that fails. */
     @Override
     public void eventDestroy(long event) {
-        String call = "cudaEventDestroy(" + hex(event) + ")";
-        Event e = event(event, call);
-        events.remove(event);
-        check(call(() -> JCuda.cudaEventDestroy(e)), call);
+        destroy(events, "event", "cudaEventDestroy", event, JCuda::cudaEventDestroy);
     }
 
     /** @return streams and events created and not yet destroyed (for tests) */

@@ -1,5 +1,7 @@
 package io.jccl.memory.hip;
 
+import io.jccl.memory.RuntimeLoad;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.util.ArrayList;
@@ -13,7 +15,7 @@ import java.util.List;
  * {@code /opt/rocm/lib}, where ROCm installs them even when {@code ld.so} is not told.
  *
  * <p>Loading never throws: every failure (no file, not loadable, a missing function, a JVM without native access)
- * becomes part of the reason {@link Load#reason()} gives.
+ * becomes part of the reason {@link RuntimeLoad#reason()} gives.
  */
 final class HipLibrary {
     /** System property naming the HIP library to load (wins over {@link #VARIABLE}). */
@@ -25,21 +27,10 @@ final class HipLibrary {
             "libamdhip64.so");
     static final String DEFAULT_ROCM = "/opt/rocm";
 
-    private static volatile Load shared;
+    private static final RuntimeLoad.Shared<HipRuntime> SHARED =
+            new RuntimeLoad.Shared<>(() -> load(candidates(override(), System.getenv("ROCM_PATH"))));
 
     private HipLibrary() {
-    }
-
-    /**
-     * The outcome of a load: a runtime, or why there is none.
-     *
-     * @param runtime the bindings, or null
-     * @param reason  why there are none (every candidate tried and what went wrong), or empty
-     */
-    record Load(HipRuntime runtime, String reason) {
-        boolean loaded() {
-            return runtime != null;
-        }
     }
 
     /** @return the override for the library, or null: the system property, else the environment variable */
@@ -78,18 +69,8 @@ final class HipLibrary {
     }
 
     /** @return the JVM's HIP runtime, loaded once from the override or the default candidates */
-    static Load shared() {
-        Load l = shared;
-        if (l == null) {
-            synchronized (HipLibrary.class) {
-                l = shared;
-                if (l == null) {
-                    l = load(candidates(override(), System.getenv("ROCM_PATH")));
-                    shared = l;
-                }
-            }
-        }
-        return l;
+    static RuntimeLoad<HipRuntime> shared() {
+        return SHARED.get();
     }
 
     /**
@@ -99,10 +80,10 @@ final class HipLibrary {
      * @param candidates paths or sonames
      * @return the runtime, or the reason
      */
-    static Load load(List<String> candidates) {
+    static RuntimeLoad<HipRuntime> load(List<String> candidates) {
         if (!HipLibrary.class.getModule().isNativeAccessEnabled()) {
-            return new Load(null, "JCCL has no native access: start the JVM with --enable-native-access=ALL-UNNAMED "
-                    + "(or the module that holds jccl-gpu-memory)");
+            return new RuntimeLoad<>(null, "JCCL has no native access: start the JVM with "
+                    + "--enable-native-access=ALL-UNNAMED (or the module that holds jccl-gpu-memory)");
         }
         List<String> tried = new ArrayList<>();
         for (String candidate : candidates) {
@@ -112,7 +93,7 @@ final class HipLibrary {
                 SymbolLookup lookup = SymbolLookup.libraryLookup(candidate, arena);
                 HipRuntime runtime = new HipRuntime(lookup, candidate);
                 keep = true;
-                return new Load(runtime, "");
+                return new RuntimeLoad<>(runtime, "");
             } catch (HipRuntime.MissingSymbolException e) {
                 tried.add(candidate + " (loaded, but has no " + e.getMessage() + ": not a HIP runtime, or too old)");
             } catch (IllegalArgumentException e) {
@@ -125,7 +106,7 @@ final class HipLibrary {
                 }
             }
         }
-        return new Load(null, "the HIP runtime (libamdhip64) was not found: tried " + String.join(", ", tried)
+        return new RuntimeLoad<>(null, "the HIP runtime (libamdhip64) was not found: tried " + String.join(", ", tried)
                 + "; install ROCm, or set " + VARIABLE + " (or -D" + PROPERTY + ") to the library's path");
     }
 }

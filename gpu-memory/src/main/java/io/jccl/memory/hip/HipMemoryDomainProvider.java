@@ -4,6 +4,7 @@ import io.jccl.memory.Availability;
 import io.jccl.memory.DeviceDomainProvider;
 import io.jccl.memory.DeviceException;
 import io.jccl.memory.MemoryDomain;
+import io.jccl.memory.RuntimeLoad;
 
 import java.util.function.Supplier;
 
@@ -13,7 +14,7 @@ import java.util.function.Supplier;
  * reason for unavailability names every library tried, or the failed {@code hipGetDeviceCount}.
  */
 public final class HipMemoryDomainProvider extends DeviceDomainProvider {
-    private final Supplier<HipLibrary.Load> loader;
+    private final Supplier<RuntimeLoad<HipRuntime>> loader;
 
     /** The provider the ServiceLoader makes: the JVM's shared runtime. */
     public HipMemoryDomainProvider() {
@@ -21,7 +22,7 @@ public final class HipMemoryDomainProvider extends DeviceDomainProvider {
     }
 
     /** @param loader where the runtime comes from (tests pass a failed or a stub load) */
-    HipMemoryDomainProvider(Supplier<HipLibrary.Load> loader) {
+    HipMemoryDomainProvider(Supplier<RuntimeLoad<HipRuntime>> loader) {
         super(HipMemoryDomain.NAME, 20);
         this.loader = loader;
     }
@@ -29,7 +30,7 @@ public final class HipMemoryDomainProvider extends DeviceDomainProvider {
     @Override
     protected Availability probe() {
         try {
-            HipLibrary.Load load = loader.get();
+            RuntimeLoad<HipRuntime> load = loader.get();
             if (!load.loaded()) {
                 return Availability.no(load.reason());
             }

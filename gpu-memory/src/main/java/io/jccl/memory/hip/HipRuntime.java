@@ -2,17 +2,19 @@ package io.jccl.memory.hip;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.memory.AbstractDeviceRuntime;
 import io.jccl.memory.DeviceException;
-import io.jccl.memory.DeviceRuntime;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Optional;
+import java.util.function.Function;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -29,9 +31,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * there ({@link MissingSymbolException}) and never on first use. {@code hipMemGetHandleForAddressRange} (ROCm 6.2+)
  * is optional: without it {@link #memGetHandleForAddressRange} reports hipErrorNotSupported.
  */
-final class HipRuntime implements DeviceRuntime {
-    static final String DOMAIN = "hip";
-
+final class HipRuntime extends AbstractDeviceRuntime {
     static final int HIP_SUCCESS = 0;
     static final int HIP_ERROR_NOT_READY = 600;
     static final int HIP_ERROR_NOT_SUPPORTED = 801;
@@ -93,7 +93,7 @@ final class HipRuntime implements DeviceRuntime {
     HipRuntime(SymbolLookup lookup, String library) {
         this.library = library;
         this.codes = new Codes("HIP", library, MEMCPY_HOST_TO_DEVICE, MEMCPY_DEVICE_TO_HOST, MEMCPY_DEVICE_TO_DEVICE,
-                HOST_REGISTER_PORTABLE);
+                HOST_REGISTER_PORTABLE, HIP_ERROR_NOT_READY);
         Linker linker = Linker.nativeLinker();
         Binder b = new Binder(linker, lookup);
         getDeviceCount = b.required("hipGetDeviceCount", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -159,7 +159,8 @@ final class HipRuntime implements DeviceRuntime {
     // ---- Errors ----
 
     /** {@code const char* hipGetErrorName(hipError_t)}. */
-    String errorName(int error) {
+    @Override
+    protected String errorName(int error) {
         try {
             return string((MemorySegment) getErrorName.invokeExact(error), "hipError" + error);
         } catch (Throwable t) {
@@ -168,7 +169,8 @@ final class HipRuntime implements DeviceRuntime {
     }
 
     /** {@code const char* hipGetErrorString(hipError_t)}. */
-    String errorString(int error) {
+    @Override
+    protected String errorString(int error) {
         try {
             return string((MemorySegment) getErrorString.invokeExact(error), "(no description)");
         } catch (Throwable t) {
@@ -183,31 +185,51 @@ final class HipRuntime implements DeviceRuntime {
         return cString.reinterpret(Integer.MAX_VALUE).getString(0);
     }
 
-    private DeviceException failure(int error, String call) {
-        return new DeviceException(DOMAIN, call, error, errorName(error), errorString(error));
-    }
-
-    private void check(int error, String call) {
-        if (error != HIP_SUCCESS) {
-            throw failure(error, call);
-        }
-    }
-
-    /** @return a query's answer: true when done, false for hipErrorNotReady; throws for a failure */
-    private boolean done(int error, String call) {
-        if (error == HIP_ERROR_NOT_READY) {
-            return false;
-        }
-        check(error, call);
-        return true;
-    }
-
     private static JcclException bindingBug(String call, Throwable t) {
         return new JcclException(ErrorCode.INTERNAL_ERROR, "calling " + call + " through FFM failed: " + t, t);
     }
 
-    static String hex(long address) {
-        return "0x" + Long.toHexString(address);
+    /** A downcall; it returns the {@code hipError_t}. */
+    @FunctionalInterface
+    private interface Call {
+        int invoke() throws Throwable;
+    }
+
+    /**
+     * @param function the C function, for a binding failure
+     * @return the {@code hipError_t} the call returned
+     */
+    private static int call(String function, Call c) {
+        try {
+            return c.invoke();
+        } catch (Throwable t) {
+            throw bindingBug(function, t);
+        }
+    }
+
+    /** A downcall that answers through the pointer it is given; it returns the {@code hipError_t}. */
+    @FunctionalInterface
+    private interface OutCall {
+        int invoke(MemorySegment out) throws Throwable;
+    }
+
+    /**
+     * Makes a call that answers through an out-parameter: allocates it ({@code layout}), calls, throws a failure
+     * naming {@code call}, and reads the answer before the memory is freed.
+     *
+     * @param function the C function, for a binding failure
+     */
+    private <T> T callWithOut(MemoryLayout layout, String function, String call, OutCall c,
+                              Function<MemorySegment, T> read) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(layout);
+            check(call(function, () -> c.invoke(out)), call);
+            return read.apply(out);
+        }
+    }
+
+    private static int intAnswer(MemorySegment out) {
+        return out.get(JAVA_INT, 0);
     }
 
     private static MemorySegment pointer(long address) {
@@ -219,90 +241,42 @@ final class HipRuntime implements DeviceRuntime {
     /** {@code hipError_t hipGetDeviceCount(int* count)}. */
     @Override
     public int getDeviceCount() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment count = a.allocate(JAVA_INT);
-            int rc;
-            try {
-                rc = (int) getDeviceCount.invokeExact(count);
-            } catch (Throwable t) {
-                throw bindingBug("hipGetDeviceCount", t);
-            }
-            check(rc, "hipGetDeviceCount()");
-            return count.get(JAVA_INT, 0);
-        }
+        return callWithOut(JAVA_INT, "hipGetDeviceCount", "hipGetDeviceCount()",
+                count -> (int) getDeviceCount.invokeExact(count), HipRuntime::intAnswer);
     }
 
     /** {@code hipError_t hipSetDevice(int deviceId)}: the calling thread's current device. */
     @Override
     public void setDevice(int device) {
-        int rc;
-        try {
-            rc = (int) setDevice.invokeExact(device);
-        } catch (Throwable t) {
-            throw bindingBug("hipSetDevice", t);
-        }
-        check(rc, "hipSetDevice(" + device + ")");
+        check(call("hipSetDevice", () -> (int) setDevice.invokeExact(device)), "hipSetDevice(" + device + ")");
     }
 
     /** {@code hipError_t hipGetDevice(int* deviceId)}. */
     int getDevice() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment device = a.allocate(JAVA_INT);
-            int rc;
-            try {
-                rc = (int) getDevice.invokeExact(device);
-            } catch (Throwable t) {
-                throw bindingBug("hipGetDevice", t);
-            }
-            check(rc, "hipGetDevice()");
-            return device.get(JAVA_INT, 0);
-        }
+        return callWithOut(JAVA_INT, "hipGetDevice", "hipGetDevice()", device -> (int) getDevice.invokeExact(device),
+                HipRuntime::intAnswer);
     }
 
     /** {@code hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device)}. */
     String deviceName(int device) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment name = a.allocate(NAME_BYTES);
-            int rc;
-            try {
-                rc = (int) deviceGetName.invokeExact(name, NAME_BYTES, device);
-            } catch (Throwable t) {
-                throw bindingBug("hipDeviceGetName", t);
-            }
-            check(rc, "hipDeviceGetName(device " + device + ")");
-            name.set(ValueLayout.JAVA_BYTE, NAME_BYTES - 1, (byte) 0);   // whatever the library did
-            return name.getString(0);
-        }
+        return callWithOut(MemoryLayout.sequenceLayout(NAME_BYTES, ValueLayout.JAVA_BYTE), "hipDeviceGetName",
+                "hipDeviceGetName(device " + device + ")",
+                name -> (int) deviceGetName.invokeExact(name, NAME_BYTES, device), name -> {
+                    name.set(ValueLayout.JAVA_BYTE, NAME_BYTES - 1, (byte) 0);   // whatever the library did
+                    return name.getString(0);
+                });
     }
 
     /** {@code hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device)}. */
     long deviceTotalMem(int device) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment bytes = a.allocate(JAVA_LONG);
-            int rc;
-            try {
-                rc = (int) deviceTotalMem.invokeExact(bytes, device);
-            } catch (Throwable t) {
-                throw bindingBug("hipDeviceTotalMem", t);
-            }
-            check(rc, "hipDeviceTotalMem(device " + device + ")");
-            return bytes.get(JAVA_LONG, 0);
-        }
+        return callWithOut(JAVA_LONG, "hipDeviceTotalMem", "hipDeviceTotalMem(device " + device + ")",
+                bytes -> (int) deviceTotalMem.invokeExact(bytes, device), bytes -> bytes.get(JAVA_LONG, 0));
     }
 
     /** {@code hipError_t hipRuntimeGetVersion(int* runtimeVersion)}. */
     int runtimeVersion() {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment version = a.allocate(JAVA_INT);
-            int rc;
-            try {
-                rc = (int) runtimeGetVersion.invokeExact(version);
-            } catch (Throwable t) {
-                throw bindingBug("hipRuntimeGetVersion", t);
-            }
-            check(rc, "hipRuntimeGetVersion()");
-            return version.get(JAVA_INT, 0);
-        }
+        return callWithOut(JAVA_INT, "hipRuntimeGetVersion", "hipRuntimeGetVersion()",
+                version -> (int) runtimeGetVersion.invokeExact(version), HipRuntime::intAnswer);
     }
 
     // ---- Device memory ----
@@ -310,49 +284,19 @@ final class HipRuntime implements DeviceRuntime {
     /** {@code hipError_t hipMalloc(void** ptr, size_t size)}: on the calling thread's current device. */
     @Override
     public long malloc(long sizeBytes) {
-        if (sizeBytes < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, "hipMalloc: sizeBytes must not be negative, got "
-                    + sizeBytes);
-        }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment ptr = a.allocate(ADDRESS);
-            int rc;
-            try {
-                rc = (int) malloc.invokeExact(ptr, sizeBytes);
-            } catch (Throwable t) {
-                throw bindingBug("hipMalloc", t);
-            }
-            check(rc, "hipMalloc(" + sizeBytes + " bytes)");
-            return ptr.get(ADDRESS, 0).address();
-        }
+        checkSize("hipMalloc", sizeBytes);
+        return callWithOut(ADDRESS, "hipMalloc", "hipMalloc(" + sizeBytes + " bytes)",
+                ptr -> (int) malloc.invokeExact(ptr, sizeBytes), HipRuntime::addressAnswer);
+    }
+
+    private static long addressAnswer(MemorySegment out) {
+        return out.get(ADDRESS, 0).address();
     }
 
     /** {@code hipError_t hipFree(void* ptr)}. */
     @Override
     public void free(long ptr) {
-        int rc;
-        try {
-            rc = (int) free.invokeExact(pointer(ptr));
-        } catch (Throwable t) {
-            throw bindingBug("hipFree", t);
-        }
-        check(rc, "hipFree(" + hex(ptr) + ")");
-    }
-
-    private static String kindName(int kind) {
-        return switch (kind) {
-            case MEMCPY_HOST_TO_DEVICE -> "hipMemcpyHostToDevice";
-            case MEMCPY_DEVICE_TO_HOST -> "hipMemcpyDeviceToHost";
-            case MEMCPY_DEVICE_TO_DEVICE -> "hipMemcpyDeviceToDevice";
-            default -> "hipMemcpyKind " + kind;
-        };
-    }
-
-    private static void checkSize(String call, long sizeBytes) {
-        if (sizeBytes < 0) {
-            throw new JcclException(ErrorCode.INVALID_ARGUMENT, call + ": sizeBytes must not be negative, got "
-                    + sizeBytes);
-        }
+        check(call("hipFree", () -> (int) free.invokeExact(pointer(ptr))), "hipFree(" + hex(ptr) + ")");
     }
 
     /** {@code hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind)}. */
@@ -366,8 +310,7 @@ final class HipRuntime implements DeviceRuntime {
             throw bindingBug("hipMemcpy", t);
         }
         if (rc != HIP_SUCCESS) {
-            throw failure(rc, "hipMemcpy(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                    + kindName(kind) + ")");
+            throw failure(rc, copyCall("hipMemcpy", dst, src, sizeBytes, kind, ""));
         }
     }
 
@@ -385,8 +328,7 @@ final class HipRuntime implements DeviceRuntime {
             throw bindingBug("hipMemcpyAsync", t);
         }
         if (rc != HIP_SUCCESS) {
-            throw failure(rc, "hipMemcpyAsync(dst " + hex(dst) + ", src " + hex(src) + ", " + sizeBytes + " bytes, "
-                    + kindName(kind) + ", stream " + hex(stream) + ")");
+            throw failure(rc, copyCall("hipMemcpyAsync", dst, src, sizeBytes, kind, ", stream " + hex(stream)));
         }
     }
 
@@ -396,25 +338,15 @@ final class HipRuntime implements DeviceRuntime {
     @Override
     public void hostRegister(long hostPtr, long sizeBytes, int flags) {
         checkSize("hipHostRegister", sizeBytes);
-        int rc;
-        try {
-            rc = (int) hostRegister.invokeExact(pointer(hostPtr), sizeBytes, flags);
-        } catch (Throwable t) {
-            throw bindingBug("hipHostRegister", t);
-        }
-        check(rc, "hipHostRegister(" + hex(hostPtr) + ", " + sizeBytes + " bytes, flags " + flags + ")");
+        check(call("hipHostRegister", () -> (int) hostRegister.invokeExact(pointer(hostPtr), sizeBytes, flags)),
+                "hipHostRegister(" + hex(hostPtr) + ", " + sizeBytes + " bytes, flags " + flags + ")");
     }
 
     /** {@code hipError_t hipHostUnregister(void* hostPtr)}. */
     @Override
     public void hostUnregister(long hostPtr) {
-        int rc;
-        try {
-            rc = (int) hostUnregister.invokeExact(pointer(hostPtr));
-        } catch (Throwable t) {
-            throw bindingBug("hipHostUnregister", t);
-        }
-        check(rc, "hipHostUnregister(" + hex(hostPtr) + ")");
+        check(call("hipHostUnregister", () -> (int) hostUnregister.invokeExact(pointer(hostPtr))),
+                "hipHostUnregister(" + hex(hostPtr) + ")");
     }
 
     // ---- Sharing ----
@@ -422,17 +354,10 @@ final class HipRuntime implements DeviceRuntime {
     /** {@code hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* handle, void* devPtr)}: the handle's 64 bytes. */
     @Override
     public byte[] ipcGetMemHandle(long devPtr) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment handle = a.allocate(IPC_HANDLE_BYTES, 8);
-            int rc;
-            try {
-                rc = (int) ipcGetMemHandle.invokeExact(handle, pointer(devPtr));
-            } catch (Throwable t) {
-                throw bindingBug("hipIpcGetMemHandle", t);
-            }
-            check(rc, "hipIpcGetMemHandle(" + hex(devPtr) + ")");
-            return handle.toArray(ValueLayout.JAVA_BYTE);
-        }
+        return callWithOut(MemoryLayout.sequenceLayout(IPC_HANDLE_BYTES, ValueLayout.JAVA_BYTE).withByteAlignment(8),
+                "hipIpcGetMemHandle", "hipIpcGetMemHandle(" + hex(devPtr) + ")",
+                handle -> (int) ipcGetMemHandle.invokeExact(handle, pointer(devPtr)),
+                handle -> handle.toArray(ValueLayout.JAVA_BYTE));
     }
 
     /**
@@ -445,45 +370,23 @@ final class HipRuntime implements DeviceRuntime {
         String call = "hipMemGetHandleForAddressRange(" + hex(dptr) + ", " + sizeBytes + " bytes, handle type "
                 + handleType + ", flags " + flags + ")";
         if (memGetHandleForAddressRange == null) {
-            throw new DeviceException(DOMAIN, call, HIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported",
+            throw new DeviceException(domain(), call, HIP_ERROR_NOT_SUPPORTED, "hipErrorNotSupported",
                     library + " does not export it (ROCm 6.2 or later does)");
         }
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment fd = a.allocate(JAVA_INT);
+        return callWithOut(JAVA_INT, "hipMemGetHandleForAddressRange", call, fd -> {
             fd.set(JAVA_INT, 0, -1);
-            int rc;
-            try {
-                rc = (int) memGetHandleForAddressRange.invokeExact(fd, pointer(dptr), sizeBytes, handleType, flags);
-            } catch (Throwable t) {
-                throw bindingBug("hipMemGetHandleForAddressRange", t);
-            }
-            check(rc, call);
-            return fd.get(JAVA_INT, 0);
-        }
+            return (int) memGetHandleForAddressRange.invokeExact(fd, pointer(dptr), sizeBytes, handleType, flags);
+        }, HipRuntime::intAnswer);
     }
 
     // ---- Streams ----
 
     private long create(MethodHandle h, String call) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment out = a.allocate(ADDRESS);
-            int rc;
-            try {
-                rc = (int) h.invokeExact(out);
-            } catch (Throwable t) {
-                throw bindingBug(call, t);
-            }
-            check(rc, call + "()");
-            return out.get(ADDRESS, 0).address();
-        }
+        return callWithOut(ADDRESS, call, call + "()", out -> (int) h.invokeExact(out), HipRuntime::addressAnswer);
     }
 
-    private int onHandle(MethodHandle h, String call, long handle) {
-        try {
-            return (int) h.invokeExact(pointer(handle));
-        } catch (Throwable t) {
-            throw bindingBug(call, t);
-        }
+    private int onHandle(MethodHandle h, String function, long handle) {
+        return call(function, () -> (int) h.invokeExact(pointer(handle)));
     }
 
     /** {@code hipError_t hipStreamCreate(hipStream_t* stream)}: on the calling thread's current device. */
@@ -522,13 +425,8 @@ final class HipRuntime implements DeviceRuntime {
     /** {@code hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)}. */
     @Override
     public void eventRecord(long event, long stream) {
-        int rc;
-        try {
-            rc = (int) eventRecord.invokeExact(pointer(event), pointer(stream));
-        } catch (Throwable t) {
-            throw bindingBug("hipEventRecord", t);
-        }
-        check(rc, "hipEventRecord(" + hex(event) + ", stream " + hex(stream) + ")");
+        check(call("hipEventRecord", () -> (int) eventRecord.invokeExact(pointer(event), pointer(stream))),
+                "hipEventRecord(" + hex(event) + ", stream " + hex(stream) + ")");
     }
 
     /** {@code hipError_t hipEventQuery(hipEvent_t event)}: true when done, false for hipErrorNotReady. */

@@ -8,6 +8,7 @@ import io.jccl.memory.DomainAvailabilityMain;
 import io.jccl.memory.HostMemoryDomainProvider;
 import io.jccl.memory.MemoryDomainProvider;
 import io.jccl.memory.MemoryDomains;
+import io.jccl.memory.RuntimeLoad;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +45,7 @@ class CudaDetectionTest {
     @Test
     void withoutTheDriverCudaIsUnavailableNamingTheCudaError() {
         NvidiaDriver.assumeAbsent();
-        CudaLibrary.Load load = CudaLibrary.shared();
+        RuntimeLoad<CudaRuntime> load = CudaLibrary.shared();
         assertThat(load.loaded()).as("JCuda itself loads without a driver: %s", load.reason()).isTrue();
         assertThat(load.runtime().driverVersion()).as("cudaDriverGetVersion without a driver").isZero();
         assertThat(load.runtime().runtimeVersion()).as("the runtime inside JCuda").isGreaterThanOrEqualTo(12000);
@@ -77,7 +78,7 @@ class CudaDetectionTest {
         assertThat(CudaMemoryDomainProvider.version(-1)).isEqualTo("(unknown)");
     }
 
-    private static Availability probeWith(Supplier<CudaLibrary.Load> loader) {
+    private static Availability probeWith(Supplier<RuntimeLoad<CudaRuntime>> loader) {
         return new CudaMemoryDomainProvider(loader).availability();
     }
 
@@ -103,14 +104,14 @@ class CudaDetectionTest {
         assertThat(probeWith(() -> {
             throw new IllegalCallerException("native access denied");
         }).reason()).isEqualTo("loading JCuda failed: java.lang.IllegalCallerException: native access denied");
-        assertThat(probeWith(() -> new CudaLibrary.Load(null, "told so")).reason()).isEqualTo("told so");
+        assertThat(probeWith(() -> new RuntimeLoad<CudaRuntime>(null, "told so")).reason()).isEqualTo("told so");
         assertThat(CudaLibrary.platform()).isNotBlank();
     }
 
     @Test
     void aClassLoaderWithoutJCudaGivesAReason() throws IOException {
         try (URLClassLoader bare = new URLClassLoader(new URL[0], null)) {
-            CudaLibrary.Load load = CudaLibrary.load(bare);
+            RuntimeLoad<CudaRuntime> load = CudaLibrary.load(bare);
             assertThat(load.loaded()).isFalse();
             assertThat(load.reason()).isEqualTo("JCuda is not on the class path (jcuda.runtime.JCuda: "
                     + "jcuda.runtime.JCuda); add org.jcuda:jcuda:12.6.0 and its jcuda-natives jar for this platform");

@@ -3,6 +3,7 @@ package io.jccl.memory.cuda;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.memory.DeviceException;
+import io.jccl.memory.RuntimeLoad;
 import jcuda.runtime.JCuda;
 import jcuda.runtime.cudaIpcMemHandle;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -28,7 +29,7 @@ class CudaRuntimeTest {
     @BeforeEach
     void setUp() {
         NvidiaDriver.assumeAbsent();
-        CudaLibrary.Load load = CudaLibrary.shared();
+        RuntimeLoad<CudaRuntime> load = CudaLibrary.shared();
         assertThat(load.loaded()).as(load.reason()).isTrue();
         cuda = load.runtime();
     }

@@ -6,6 +6,7 @@ import io.jccl.memory.Availability;
 import io.jccl.memory.HostMemoryDomainProvider;
 import io.jccl.memory.MemoryDomainProvider;
 import io.jccl.memory.MemoryDomains;
+import io.jccl.memory.RuntimeLoad;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -33,7 +34,7 @@ class HipLibraryTest {
 
     @Test
     void missingLibrariesGiveAReasonNotAnException() {
-        HipLibrary.Load load = HipLibrary.load(List.of("/nonexistent/libamdhip64.so", "libamdhip64.so.99"));
+        RuntimeLoad<HipRuntime> load = HipLibrary.load(List.of("/nonexistent/libamdhip64.so", "libamdhip64.so.99"));
         assertThat(load.loaded()).isFalse();
         assertThat(load.reason()).contains("the HIP runtime (libamdhip64) was not found",
                 "/nonexistent/libamdhip64.so (cannot be loaded)", "libamdhip64.so.99 (cannot be loaded)",
@@ -42,7 +43,7 @@ class HipLibraryTest {
 
     @Test
     void aLibraryWithoutHipFunctionsIsNotTaken() {
-        HipLibrary.Load load = HipLibrary.load(List.of("libc.so.6"));
+        RuntimeLoad<HipRuntime> load = HipLibrary.load(List.of("libc.so.6"));
         assertThat(load.loaded()).isFalse();
         assertThat(load.reason()).contains("libc.so.6 (loaded, but has no hipGetDeviceCount: not a HIP runtime");
     }
@@ -50,7 +51,8 @@ class HipLibraryTest {
     @Test
     void theStubLoadsAfterFailedCandidates() {
         HipStub.assumeBuilt();
-        HipLibrary.Load load = HipLibrary.load(List.of("/nonexistent/libamdhip64.so.6", HipStub.path().toString()));
+        RuntimeLoad<HipRuntime> load = HipLibrary.load(List.of("/nonexistent/libamdhip64.so.6",
+                HipStub.path().toString()));
         assertThat(load.loaded()).as(load.reason()).isTrue();
         assertThat(load.runtime().library()).isEqualTo(HipStub.path().toString());
         assertThat(load.runtime().getDeviceCount()).isEqualTo(HipStub.DEVICES);

@@ -21,9 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The HIP domain over the stub: allocation (alignment, zero bytes, double free, foreign memory), stream-ordered copies and events, pinning for a transport, IPC and
- * dma-buf export, device properties, native failures as {@link DeviceException}s, and close releasing everything
- * in the native library.
+ * The HIP domain over the stub, beyond what {@link io.jccl.memory.DeviceDomainConformance} checks of every device
+ * domain (run over the stub by {@link HipDomainConformanceTest}): the stub's devices and properties, what reaches
+ * the native library (one hipMalloc per allocation, none for zero bytes; pins), argument checks and foreign memory,
+ * queued copies that wait for a synchronize, dma-buf export, native failures as {@link DeviceException}s, staging
+ * pinned once, and close releasing everything in the native library.
  */
 class HipMemoryDomainTest {
     private MemoryDomain hip;
@@ -77,23 +79,15 @@ class HipMemoryDomainTest {
     }
 
     @Test
-    void allocateAlignAndFree() {
+    void allocationsReachTheStubOncePerBuffer() {
         DeviceMemory a = hip.allocate(1000);
-        assertThat(a.address() % MemoryDomain.DEFAULT_ALIGNMENT_BYTES).isZero();
-        assertThat(a.hostSegment()).as("device memory has no host view").isEmpty();
-        assertThat(a.domainName()).isEqualTo("hip");
         DeviceMemory big = hip.allocate(100, 1 << 20);   // beyond hipMalloc's alignment: allocated with room
         assertThat(big.address() % (1 << 20)).isZero();
         DeviceMemory empty = hip.allocate(0);
-        assertThat(empty.address()).isZero();
-        assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).isEqualTo(liveBefore + 2);
-        assertThat(hip.liveAllocations()).isEqualTo(3);
+        assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).as("one hipMalloc each, none for zero bytes")
+                .isEqualTo(liveBefore + 2);
         hip.free(a);
-        assertThat(a.isAlive()).isFalse();
-        assertThatThrownBy(() -> hip.free(a)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("freed already");
         big.close();
-        big.close();   // idempotent
         empty.close();
         assertThat(HipStub.live(HipStub.DEVICE_ALLOCATIONS)).isEqualTo(liveBefore);
         assertThatThrownBy(() -> hip.allocate(-1)).hasMessageContaining("sizeBytes must not be negative");
@@ -109,7 +103,7 @@ class HipMemoryDomainTest {
     }
 
     @Test
-    void streamOrderedCopiesAndEvents() {
+    void queuedCopiesWaitForASynchronize() {
         int n = 4096;
         MemorySegment in = pattern(n, 2);
         MemorySegment out = arena.allocate(n);
@@ -117,56 +111,37 @@ class HipMemoryDomainTest {
         try (DeviceStream s = hip.createStream()) {
             hip.copyHostToDeviceAsync(in, 0, d, 0, n, s);
             hip.copyDeviceToHostAsync(d, 0, out, 0, n, s);
-            assertThat(hip.isComplete(s)).isFalse();
+            assertThat(hip.isComplete(s)).as("the stub runs queued copies at a synchronize only").isFalse();
             try (DeviceEvent e = hip.recordEvent(s)) {
                 assertThat(hip.isComplete(e)).isFalse();
                 hip.synchronize(e);
                 assertThat(hip.isComplete(e)).isTrue();
             }
-            assertThat(out.mismatch(in)).isEqualTo(-1);
-            DeviceMemory d2 = hip.allocate(n);
-            hip.copyDeviceToDeviceAsync(d, 0, d2, 0, n, s);
-            hip.synchronize(s);
             assertThat(hip.isComplete(s)).isTrue();
-            assertThatThrownBy(() -> hip.copyHostToDeviceAsync(MemorySegment.ofArray(new byte[8]), 0, d, 0, 8, s))
-                    .hasMessageContaining("must be native memory");
+            assertThat(out.mismatch(in)).isEqualTo(-1);
         }
-        DeviceStream closed = hip.createStream();
-        closed.close();
-        closed.close();
-        assertThatThrownBy(() -> hip.synchronize(closed)).hasMessageContaining("is closed");
         hip.createStream();   // left open: close() destroys it
         assertThat(HipStub.liveHandles(0)).isPositive();
     }
 
     @Test
-    void registerPinsForTheTransport() {
+    void registerPinsInTheStub() {
         MemorySegment host = arena.allocate(1 << 16, 4096);
         HostRegistration r = hip.register(host);
-        assertThat(r.segment()).isEqualTo(host);
         assertThat(HipStub.live(HipStub.PINNED_RANGES)).isEqualTo(pinnedBefore + 1);
-        assertThatThrownBy(() -> hip.register(host.asSlice(4096, 4096))).isInstanceOfSatisfying(
-                DeviceException.class, e -> {
-                    assertThat(e.call()).startsWith("hipHostRegister(");
-                    assertThat(e.nativeName()).isEqualTo("hipErrorHostMemoryAlreadyRegistered");
-                });
+        assertThatThrownBy(() -> hip.register(host.asSlice(4096, 4096))).isInstanceOfSatisfying(DeviceException.class,
+                e -> assertThat(e.nativeName()).isEqualTo("hipErrorHostMemoryAlreadyRegistered"));
         r.close();
-        assertThat(r.isRegistered()).isFalse();
         assertThat(HipStub.live(HipStub.PINNED_RANGES)).isEqualTo(pinnedBefore);
         hip.register(host.asSlice(0, 4096));   // left registered: close() unpins it
-        assertThatThrownBy(() -> hip.register(MemorySegment.ofArray(new byte[16])))
-                .hasMessageContaining("must be native memory");
     }
 
     @Test
-    void ipcHandleAndDmaBuf() {
-        DeviceMemory d = hip.allocate(5000);
-        assertThat(hip.ipcHandle(d)).hasSize(64);
-        try (DmaBufHandle buf = hip.exportDmaBuf(d)) {
+    void dmaBufExportWorksOverTheStub() {
+        try (DmaBufHandle buf = hip.exportDmaBuf(hip.allocate(5000))) {   // a domain may refuse; HIP 6.2+ does not
             assertThat(buf.fd()).isNotNegative();
             assertThat(buf.sizeBytes()).as("whole pages").isEqualTo(8192);
         }
-        assertThatThrownBy(() -> hip.ipcHandle(hip.allocate(0))).hasMessageContaining("nothing to share");
     }
 
     @Test

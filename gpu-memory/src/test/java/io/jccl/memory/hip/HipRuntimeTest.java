@@ -11,7 +11,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static io.jccl.memory.hip.HipRuntime.MEMCPY_DEVICE_TO_DEVICE;
 import static io.jccl.memory.hip.HipRuntime.MEMCPY_DEVICE_TO_HOST;
@@ -26,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * data only reaches device memory through hipMemcpy.
  */
 class HipRuntimeTest {
+    private final List<Long> allocations = new ArrayList<>();
     private HipRuntime hip;
     private Arena arena;
 
@@ -39,6 +42,7 @@ class HipRuntimeTest {
     @AfterEach
     void tearDown() {
         HipStub.clearFailures();
+        allocations.forEach(hip::free);
         HipStub.setDeviceCount(HipStub.DEVICES);
         HipStub.setAsyncImmediate(false);
         if (arena != null) {
@@ -58,6 +62,13 @@ class HipRuntimeTest {
             return e;
         }
         throw new AssertionError("expected " + name + " from " + callText);
+    }
+
+    /** @return {@code hipMalloc(n)}, freed after the test */
+    private long malloc(long n) {
+        long p = hip.malloc(n);
+        allocations.add(p);
+        return p;
     }
 
     private MemorySegment bytes(int n, int seed) {
@@ -114,33 +125,28 @@ class HipRuntimeTest {
         int n = 4099;
         MemorySegment in = bytes(n, 3);
         MemorySegment out = arena.allocate(n);
-        long a = hip.malloc(n);
-        long b = hip.malloc(n);
-        try {
-            hip.memcpy(a, in.address(), n, MEMCPY_HOST_TO_DEVICE);
-            MemorySegment raw = MemorySegment.ofAddress(a).reinterpret(n);
-            assertThat(raw.mismatch(in)).as("device bytes are not the host bytes (scrambled)").isZero();
-            hip.memcpy(b, a, n, MEMCPY_DEVICE_TO_DEVICE);
-            hip.memcpy(out.address(), b, n, MEMCPY_DEVICE_TO_HOST);
-            assertThat(out.mismatch(in)).isEqualTo(-1);
-            hip.memcpy(a, in.address(), 0, MEMCPY_HOST_TO_DEVICE);   // nothing to do
-            String hexA = HipRuntime.hex(a);
-            // 4099 bytes live in two pages; from the second page on they run past the allocation
-            hipError(() -> hip.memcpy(out.address(), a + 4096, n, MEMCPY_DEVICE_TO_HOST),
-                    "hipMemcpy(dst " + HipRuntime.hex(out.address()) + ", src " + HipRuntime.hex(a + 4096) + ", "
-                            + n + " bytes, hipMemcpyDeviceToHost)", "hipErrorInvalidValue", 1);
-            hipError(() -> hip.memcpy(a, in.address(), n, MEMCPY_DEVICE_TO_HOST),
-                    "hipMemcpy(dst " + hexA, "hipErrorInvalidValue", 1);   // directions swapped
-            hipError(() -> hip.memcpy(a, in.address(), n, 9), "hipMemcpyKind 9", "hipErrorInvalidMemcpyDirection",
-                    21);
-            HipStub.fail("hipMemcpy.DeviceToHost", 700, 0, 1);
-            hip.memcpy(a, in.address(), n, MEMCPY_HOST_TO_DEVICE);   // another direction still works
-            hipError(() -> hip.memcpy(out.address(), a, n, MEMCPY_DEVICE_TO_HOST), "hipMemcpyDeviceToHost",
-                    "hipErrorIllegalAddress", 700);
-        } finally {
-            hip.free(a);
-            hip.free(b);
-        }
+        long a = malloc(n);
+        long b = malloc(n);
+        hip.memcpy(a, in.address(), n, MEMCPY_HOST_TO_DEVICE);
+        MemorySegment raw = MemorySegment.ofAddress(a).reinterpret(n);
+        assertThat(raw.mismatch(in)).as("device bytes are not the host bytes (scrambled)").isZero();
+        hip.memcpy(b, a, n, MEMCPY_DEVICE_TO_DEVICE);
+        hip.memcpy(out.address(), b, n, MEMCPY_DEVICE_TO_HOST);
+        assertThat(out.mismatch(in)).isEqualTo(-1);
+        hip.memcpy(a, in.address(), 0, MEMCPY_HOST_TO_DEVICE);   // nothing to do
+        String hexA = HipRuntime.hex(a);
+        // 4099 bytes live in two pages; from the second page on they run past the allocation
+        hipError(() -> hip.memcpy(out.address(), a + 4096, n, MEMCPY_DEVICE_TO_HOST),
+                "hipMemcpy(dst " + HipRuntime.hex(out.address()) + ", src " + HipRuntime.hex(a + 4096) + ", "
+                        + n + " bytes, hipMemcpyDeviceToHost)", "hipErrorInvalidValue", 1);
+        hipError(() -> hip.memcpy(a, in.address(), n, MEMCPY_DEVICE_TO_HOST),
+                "hipMemcpy(dst " + hexA, "hipErrorInvalidValue", 1);   // directions swapped
+        hipError(() -> hip.memcpy(a, in.address(), n, 9), "hipMemcpyKind 9", "hipErrorInvalidMemcpyDirection",
+                21);
+        HipStub.fail("hipMemcpy.DeviceToHost", 700, 0, 1);
+        hip.memcpy(a, in.address(), n, MEMCPY_HOST_TO_DEVICE);   // another direction still works
+        hipError(() -> hip.memcpy(out.address(), a, n, MEMCPY_DEVICE_TO_HOST), "hipMemcpyDeviceToHost",
+                "hipErrorIllegalAddress", 700);
     }
 
     @Test
@@ -148,7 +154,7 @@ class HipRuntimeTest {
         int n = 512;
         MemorySegment in = bytes(n, 11);
         MemorySegment out = arena.allocate(n);
-        long d = hip.malloc(n);
+        long d = malloc(n);
         long stream = hip.streamCreate();
         long event = hip.eventCreate();
         try {
@@ -183,7 +189,6 @@ class HipRuntimeTest {
         } finally {
             hip.eventDestroy(event);
             hip.streamDestroy(stream);
-            hip.free(d);
         }
         hipError(() -> hip.streamDestroy(stream), "hipStreamDestroy(", "hipErrorInvalidHandle", 400);
         HipStub.fail("hipStreamCreate", 2, 0, 1);
@@ -197,16 +202,12 @@ class HipRuntimeTest {
         int n = 64;
         MemorySegment in = bytes(n, 5);
         MemorySegment out = arena.allocate(n);
-        long d = hip.malloc(n);
-        try {
-            long s = hip.streamCreate();
-            hip.memcpyAsync(d, in.address(), n, MEMCPY_HOST_TO_DEVICE, s);
-            hip.streamDestroy(s);
-            hip.memcpy(out.address(), d, n, MEMCPY_DEVICE_TO_HOST);
-            assertThat(out.mismatch(in)).isEqualTo(-1);
-        } finally {
-            hip.free(d);
-        }
+        long d = malloc(n);
+        long s = hip.streamCreate();
+        hip.memcpyAsync(d, in.address(), n, MEMCPY_HOST_TO_DEVICE, s);
+        hip.streamDestroy(s);
+        hip.memcpy(out.address(), d, n, MEMCPY_DEVICE_TO_HOST);
+        assertThat(out.mismatch(in)).isEqualTo(-1);
     }
 
     @Test
@@ -227,28 +228,24 @@ class HipRuntimeTest {
 
     @Test
     void ipcHandlesAndDmaBufExport() {
-        long d = hip.malloc(10_000);
-        try {
-            byte[] handle = hip.ipcGetMemHandle(d + 100);
-            assertThat(handle).hasSize(HipRuntime.IPC_HANDLE_BYTES);
-            assertThat(new String(Arrays.copyOf(handle, 7), StandardCharsets.US_ASCII)).isEqualTo("HIPSTUB");
-            MemorySegment h = MemorySegment.ofArray(handle);
-            assertThat(h.get(ValueLayout.JAVA_LONG_UNALIGNED, 8)).as("names the whole allocation").isEqualTo(d);
-            assertThat(h.get(ValueLayout.JAVA_LONG_UNALIGNED, 16)).isEqualTo(10_000);
-            hipError(() -> hip.ipcGetMemHandle(0x10), "hipIpcGetMemHandle(0x10)", "hipErrorInvalidDevicePointer",
-                    17);
+        long d = malloc(10_000);
+        byte[] handle = hip.ipcGetMemHandle(d + 100);
+        assertThat(handle).hasSize(HipRuntime.IPC_HANDLE_BYTES);
+        assertThat(new String(Arrays.copyOf(handle, 7), StandardCharsets.US_ASCII)).isEqualTo("HIPSTUB");
+        MemorySegment h = MemorySegment.ofArray(handle);
+        assertThat(h.get(ValueLayout.JAVA_LONG_UNALIGNED, 8)).as("names the whole allocation").isEqualTo(d);
+        assertThat(h.get(ValueLayout.JAVA_LONG_UNALIGNED, 16)).isEqualTo(10_000);
+        hipError(() -> hip.ipcGetMemHandle(0x10), "hipIpcGetMemHandle(0x10)", "hipErrorInvalidDevicePointer",
+                17);
 
-            assertThat(hip.hasMemGetHandleForAddressRange()).isTrue();
-            int fd = hip.memGetHandleForAddressRange(d, 12288, HipRuntime.MEM_RANGE_HANDLE_DMA_BUF_FD, 0);
-            assertThat(fd).isNotNegative();
-            assertThat(HipStub.closeFd(fd)).as("a real descriptor").isZero();
-            hipError(() -> hip.memGetHandleForAddressRange(d, 4096, 2, 0), "handle type 2", "hipErrorNotSupported",
-                    801);
-            hipError(() -> hip.memGetHandleForAddressRange(d, 1 << 20, 1, 0), "1048576 bytes",
-                    "hipErrorInvalidValue", 1);
-        } finally {
-            hip.free(d);
-        }
+        assertThat(hip.hasMemGetHandleForAddressRange()).isTrue();
+        int fd = hip.memGetHandleForAddressRange(d, 12288, HipRuntime.MEM_RANGE_HANDLE_DMA_BUF_FD, 0);
+        assertThat(fd).isNotNegative();
+        assertThat(HipStub.closeFd(fd)).as("a real descriptor").isZero();
+        hipError(() -> hip.memGetHandleForAddressRange(d, 4096, 2, 0), "handle type 2", "hipErrorNotSupported",
+                801);
+        hipError(() -> hip.memGetHandleForAddressRange(d, 1 << 20, 1, 0), "1048576 bytes",
+                "hipErrorInvalidValue", 1);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.jccl.memory.hip;
 
+import io.jccl.memory.RuntimeLoad;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -60,7 +62,7 @@ public final class HipStub {
     /** @return the JVM's shared HIP runtime, loaded from the stub */
     public static HipRuntime runtime() {
         assumeBuilt();
-        HipLibrary.Load load = HipLibrary.shared();
+        RuntimeLoad<HipRuntime> load = HipLibrary.shared();
         if (!load.loaded()) {
             throw new AssertionError("the stub was built but does not load: " + load.reason());
         }

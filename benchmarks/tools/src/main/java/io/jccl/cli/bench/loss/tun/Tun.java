@@ -318,19 +318,11 @@ final class Tun implements AutoCloseable {
     }
 
     private static int open(Scratch s, long path, int flags) {
-        try {
-            return (int) OPEN.invokeExact(s.callState, path, flags, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return setupCall(() -> (int) OPEN.invokeExact(s.callState, path, flags, 0));
     }
 
     private static int ioctl(Scratch s, int fd, long request, long argument) {
-        try {
-            return (int) IOCTL.invokeExact(s.callState, fd, request, argument);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return setupCall(() -> (int) IOCTL.invokeExact(s.callState, fd, request, argument));
     }
 
     private static long read(Scratch s, int fd, long buffer, long count) {
@@ -358,16 +350,22 @@ final class Tun implements AutoCloseable {
     }
 
     private static int close(Scratch s, int fd) {
-        try {
-            return (int) CLOSE.invokeExact(s.callState, fd);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return setupCall(() -> (int) CLOSE.invokeExact(s.callState, fd));
     }
 
     private static int eventfd(Scratch s, int initialValue, int flags) {
+        return setupCall(() -> (int) EVENTFD.invokeExact(s.callState, initialValue, flags));
+    }
+
+    /** A downcall made once per link, opening or closing it; the per-packet calls are made directly. */
+    @FunctionalInterface
+    private interface SetupCall {
+        int invoke() throws Throwable;
+    }
+
+    private static int setupCall(SetupCall call) {
         try {
-            return (int) EVENTFD.invokeExact(s.callState, initialValue, flags);
+            return call.invoke();
         } catch (Throwable t) {
             throw rethrow(t);
         }
