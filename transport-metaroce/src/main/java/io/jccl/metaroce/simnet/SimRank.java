@@ -28,7 +28,7 @@ import java.util.Optional;
  * workload one operation at a time (the real API, plans, runner and executor), checks every element of every result,
  * then closes the communicator and the transport. A rank chosen to crash stops dead when it reaches its operation.
  */
-final class SimRank implements RankProcess {
+final class SimRank implements PeeredProcess {
     private static final int HELLO_MAGIC = 0x4A43484C;
     private static final int HELLO_BYTES = 12;
     private static final long HELLO_TAG = 0x53494D48L;
@@ -111,11 +111,13 @@ final class SimRank implements RankProcess {
         return "rank " + rank + " " + phase + " at op " + opIndex;
     }
 
-    byte[] handle() {
+    @Override
+    public byte[] handle() {
         return listener.handle();
     }
 
-    void peers(byte[][] allHandles) {
+    @Override
+    public void peers(byte[][] allHandles) {
         this.handles = allHandles;
     }
 

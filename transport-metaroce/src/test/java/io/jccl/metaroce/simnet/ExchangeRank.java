@@ -20,7 +20,7 @@ import java.lang.foreign.ValueLayout;
  * something from it (a message, an acknowledgement) makes that peer fail or hang: what {@link CloseRaceSimTest} looks
  * for.
  */
-final class ExchangeRank implements RankProcess {
+final class ExchangeRank implements PeeredProcess {
     static final long[] SIZES = {0, 8, 20_000};
     private static final long HELLO_TAG = 0x48454C4CL;
 
@@ -72,11 +72,13 @@ final class ExchangeRank implements RankProcess {
         this.recvBuffer = arena.allocate(SIZES[2]);
     }
 
-    byte[] handle() {
+    @Override
+    public byte[] handle() {
         return listener.handle();
     }
 
-    void peers(byte[][] allHandles) {
+    @Override
+    public void peers(byte[][] allHandles) {
         this.handles = allHandles;
     }
 
