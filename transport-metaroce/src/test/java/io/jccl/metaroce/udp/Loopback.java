@@ -45,6 +45,13 @@ public final class Loopback {
                 () -> "native I/O: " + DatagramIo.nativeUnavailableReason(config(IoMethod.NATIVE)));
     }
 
+    /** Skips the calling test where {@code io} is {@link IoMethod#NATIVE} and native I/O is not available here. */
+    public static void assumeAvailable(IoMethod io) {
+        if (io == IoMethod.NATIVE) {
+            assumeNative();
+        }
+    }
+
     /** @return the default socket settings on 127.0.0.1 with this I/O method */
     public static UdpDriverConfig config(IoMethod io) {
         return UdpDriverConfig.defaults(InetAddress.getLoopbackAddress()).withIo(io);

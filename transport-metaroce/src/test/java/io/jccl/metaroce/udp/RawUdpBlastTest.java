@@ -28,9 +28,7 @@ class RawUdpBlastTest {
     @ParameterizedTest
     @EnumSource(value = IoMethod.class, names = {"NATIVE", "CHANNEL"})
     void everyDatagramArrives(IoMethod io) {
-        if (io == IoMethod.NATIVE) {
-            Loopback.assumeNative();
-        }
+        Loopback.assumeAvailable(io);
         long datagrams = 20_000;
         RawUdpBlast.Result r = RawUdpBlast.run(Loopback.config(io), 4096, datagrams, QUIET_NS);
         assertThat(r.method()).isEqualTo(io);
@@ -46,9 +44,7 @@ class RawUdpBlastTest {
     @ParameterizedTest
     @EnumSource(value = IoMethod.class, names = {"NATIVE", "CHANNEL"})
     void theCheckedBlastPlacesEveryPayload(IoMethod io) {
-        if (io == IoMethod.NATIVE) {
-            Loopback.assumeNative();
-        }
+        Loopback.assumeAvailable(io);
         int payload = 1024;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment source = arena.allocate(1000L * payload, 64);
