@@ -44,9 +44,11 @@ final class Forwarder {
     }
 
     /**
-     * Reads the next datagram waiting on {@code ch} into {@link #io} (position 0, its position then its length).
+     * Reads the next datagram waiting on {@code ch} into {@link #io} from position 0: its length is then the buffer's
+     * position.
      *
-     * @return where it came from, or null when none is waiting or the read failed (the relay reads on regardless)
+     * @return where it came from, or null when none is waiting or the read failed (either way the caller leaves this
+     *         socket for now)
      */
     InetSocketAddress receive(DatagramChannel ch) {
         io.clear();
