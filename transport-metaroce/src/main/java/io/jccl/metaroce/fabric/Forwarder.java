@@ -3,7 +3,9 @@ package io.jccl.metaroce.fabric;
 import io.jccl.metaroce.impair.Impairments;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.PriorityQueue;
@@ -39,6 +41,22 @@ final class Forwarder {
         this.counters = counters;
         this.impairments = impairments;
         this.baseDelayNs = baseDelayNs;
+    }
+
+    /**
+     * Reads the next datagram waiting on {@code ch} into {@link #io} from position 0: its length is then the buffer's
+     * position.
+     *
+     * @return where it came from, or null when none is waiting or the read failed (either way the caller leaves this
+     *         socket for now)
+     */
+    InetSocketAddress receive(DatagramChannel ch) {
+        io.clear();
+        try {
+            return (InetSocketAddress) ch.receive(io);
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** Checks a base delay for the relays' constructors. */

@@ -6,7 +6,6 @@ import io.jccl.metaroce.udp.UdpSockets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
@@ -240,17 +239,10 @@ public final class ImpairmentProxy extends OutageRelay {
         Object what = key.attachment();
         ByteBuffer io = forwarder.io;
         for (int n = 0; n < BATCH; n++) {
-            io.clear();
-            SocketAddress from;
-            try {
-                from = ch.receive(io);
-            } catch (IOException e) {
+            InetSocketAddress source = forwarder.receive(ch);
+            if (source == null) {
                 return;
             }
-            if (from == null) {
-                return;
-            }
-            InetSocketAddress source = (InetSocketAddress) from;
             switch (what) {
                 case Front f -> fromSender(f.endpoint(), f.path(), source, io.position());
                 case Flow flow -> fromEndpoint(flow, source, io.position());

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
@@ -171,19 +170,12 @@ public final class ImpairmentRelay extends OutageRelay {
         ByteBuffer io = forwarder.io;
         int n = 0;
         while (n < 64) {
-            io.clear();
-            SocketAddress from;
-            try {
-                from = ch.receive(io);
-            } catch (IOException e) {
-                break;
-            }
-            if (from == null) {
+            InetSocketAddress source = forwarder.receive(ch);
+            if (source == null) {
                 break;
             }
             n++;
             counters.increment(RelayCounters.RECEIVED);
-            InetSocketAddress source = (InetSocketAddress) from;
             AtomicReferenceArray<InetSocketAddress> known = fromA ? addressOfA : addressOfB;
             if (!source.equals(known.get(path))) {
                 known.set(path, source);   // that endpoint re-routed this path

@@ -123,21 +123,24 @@ final class MetaRoceRequest implements NetRequest, WorkOwner {
     /** Driving thread: reports success to the poster (once). */
     void succeed(long bytes) {
         if (!reported) {
-            reported = true;
             result = bytes;
-            state = DONE;
-            channel.signal();
+            report(DONE);
         }
     }
 
     /** Driving thread: reports a failure to the poster (once). */
     void fail(NetException e) {
         if (!reported) {
-            reported = true;
             failure = e;
-            state = FAILED;
-            channel.signal();
+            report(FAILED);
         }
+    }
+
+    /** Publishes the outcome ({@link #DONE} or {@link #FAILED}) whose result or failure is set, and wakes the poster. */
+    private void report(int outcome) {
+        reported = true;
+        state = outcome;
+        channel.signal();
     }
 
     @Override

@@ -57,8 +57,8 @@ public final class Fabric {
         final int dst;
         final int[] routeLink;
         final int[] routeOfPath = new int[PATH_LIMIT];
-        long[] downFromNs = new long[0];
-        long[] downUntilNs = new long[0];
+        /** When every route of the pair is down. */
+        final TimeWindows down = new TimeWindows();
 
         Pair(int src, int dst, int routes) {
             this.src = src;
@@ -68,16 +68,6 @@ public final class Fabric {
             for (int p = 0; p < PATH_LIMIT; p++) {
                 routeOfPath[p] = p % routes;
             }
-        }
-
-        boolean down(long nowNs) {
-            long[] from = downFromNs;
-            for (int i = 0; i < from.length; i++) {
-                if (nowNs >= from[i] && nowNs < downUntilNs[i]) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 
@@ -168,7 +158,7 @@ public final class Fabric {
      */
     public void blackHole(long source, long destination, int route, long fromNs, long untilNs) {
         checkWindow(fromNs, untilNs);
-        routeLink(pair(source, destination), checkRoute(route)).addBlackHole(fromNs, untilNs);
+        routeLink(pair(source, destination), checkRoute(route)).blackHoles.add(fromNs, untilNs);
     }
 
     /**
@@ -186,11 +176,7 @@ public final class Fabric {
     public void allPathsDown(long a, long b, long fromNs, long untilNs) {
         checkWindow(fromNs, untilNs);
         for (Pair p : new Pair[] {pair(a, b), pair(b, a)}) {
-            int n = p.downFromNs.length;
-            p.downFromNs = Arrays.copyOf(p.downFromNs, n + 1);
-            p.downUntilNs = Arrays.copyOf(p.downUntilNs, n + 1);
-            p.downFromNs[n] = fromNs;
-            p.downUntilNs[n] = untilNs;
+            p.down.add(fromNs, untilNs);
         }
     }
 
@@ -399,11 +385,11 @@ public final class Fabric {
         PacketPool pl = pool;
         Link l = links[pl.routeLink[h]];
         Pair p = pairs[pl.sourceNode[h] * pairStride + pl.destinationNode[h]];
-        if (p.downFromNs.length != 0 && p.down(nowNs)) {
+        if (p.down.contains(nowNs)) {
             drop(h, l, FabricCounter.DROPPED_ALL_PATHS_DOWN);
             return;
         }
-        if (l.holeFromNs.length != 0 && l.blackHoled(nowNs)) {
+        if (l.blackHoles.contains(nowNs)) {
             drop(h, l, FabricCounter.DROPPED_BLACK_HOLE);
             return;
         }

@@ -26,19 +26,15 @@ final class GoBackNConnection {
         long packets;
     }
 
-    /** Posted RECV. */
-    static final class Recv {
-        final long workId;
-        final MemorySegment memory;
-        final long offset;
-        final long capacity;
-
-        Recv(long workId, MemorySegment memory, long offset, long capacity) {
-            this.workId = workId;
-            this.memory = memory;
-            this.offset = offset;
-            this.capacity = capacity;
-        }
+    /**
+     * Posted RECV.
+     *
+     * @param workId   its work id
+     * @param memory   where the message lands
+     * @param offset   where in {@code memory}
+     * @param capacity the bytes it takes
+     */
+    record Recv(long workId, MemorySegment memory, long offset, long capacity) {
     }
 
     final int id;

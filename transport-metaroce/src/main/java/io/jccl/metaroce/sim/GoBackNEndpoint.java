@@ -302,7 +302,7 @@ public final class GoBackNEndpoint implements Verbs {
         c.control = 0;
         c.recvs.forEach((stream, q) -> {
             for (GoBackNConnection.Recv r : q) {
-                complete(c, r.workId, WorkKind.RECV, CompletionStatus.CONNECTION_CLOSED, 0);
+                complete(c, r.workId(), WorkKind.RECV, CompletionStatus.CONNECTION_CLOSED, 0);
             }
             q.clear();
         });
@@ -511,17 +511,18 @@ public final class GoBackNEndpoint implements Verbs {
                 c.reply(T_RNR);
                 return;
             }
-            long fits = Math.min(payload, Math.max(0, r.capacity - messageOffset));
+            long fits = Math.min(payload, Math.max(0, r.capacity() - messageOffset));
             if (fits > 0) {
-                MemorySegment.copy(array, src, r.memory, ValueLayout.JAVA_BYTE, r.offset + messageOffset, (int) fits);
+                MemorySegment.copy(array, src, r.memory(), ValueLayout.JAVA_BYTE, r.offset() + messageOffset,
+                        (int) fits);
                 counters.add(Counter.PAYLOAD_BYTES_PLACED, fits);
             }
             if ((flags & F_LAST) != 0) {
                 q.poll();
                 c.pendingWork--;
-                boolean truncated = messageLength > r.capacity;
-                complete(c, r.workId, WorkKind.RECV, truncated ? CompletionStatus.TRUNCATED : CompletionStatus.OK,
-                        Math.min(messageLength, r.capacity));
+                boolean truncated = messageLength > r.capacity();
+                complete(c, r.workId(), WorkKind.RECV, truncated ? CompletionStatus.TRUNCATED : CompletionStatus.OK,
+                        Math.min(messageLength, r.capacity()));
             }
         } else {
             MemorySegment region = regions.remotelyWritable(target);

@@ -3,7 +3,6 @@ package io.jccl.metaroce.sim;
 import io.jccl.metaroce.impair.Impairments;
 import io.jccl.metaroce.protocol.RingArrays;
 
-import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -37,8 +36,7 @@ final class Link {
     long passed;
 
     // Black-hole windows [from, until).
-    long[] holeFromNs = new long[0];
-    long[] holeUntilNs = new long[0];
+    final TimeWindows blackHoles = new TimeWindows();
 
     long packetsIn;
     long packetsDropped;
@@ -90,24 +88,6 @@ final class Link {
     long backlogBytes(long nowNs) {
         long nowFs = nowNs * 1_000_000L;
         return busyUntilFs > nowFs && femtosPerByte > 0 ? (busyUntilFs - nowFs) / femtosPerByte : 0;
-    }
-
-    boolean blackHoled(long nowNs) {
-        long[] from = holeFromNs;
-        for (int i = 0; i < from.length; i++) {
-            if (nowNs >= from[i] && nowNs < holeUntilNs[i]) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    void addBlackHole(long fromNs, long untilNs) {
-        int n = holeFromNs.length;
-        holeFromNs = Arrays.copyOf(holeFromNs, n + 1);
-        holeUntilNs = Arrays.copyOf(holeUntilNs, n + 1);
-        holeFromNs[n] = fromNs;
-        holeUntilNs[n] = untilNs;
     }
 
     /** Appends a held packet; the caller has made room. @return its ticket */

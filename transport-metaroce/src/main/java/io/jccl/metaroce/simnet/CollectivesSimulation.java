@@ -75,14 +75,7 @@ public final class CollectivesSimulation {
                     ranks.add(new SimRank(r, n, cluster, cluster.addRank(n, options), settings, ops, seed,
                             r == crashedRank ? crashAtOp : -1, shared, arena));
                 }
-                byte[][] handles = new byte[n][];
-                for (int r = 0; r < n; r++) {
-                    handles[r] = ranks.get(r).handle();
-                }
-                for (int r = 0; r < n; r++) {
-                    ranks.get(r).peers(handles);
-                    cluster.process(r, ranks.get(r));
-                }
+                cluster.connectAll(ranks);
                 injectPathFaults(cluster.simulator().fabric(), random, n);
                 cluster.wakeAll();
                 RunResult result = cluster.run(() -> allFinished(ranks), Long.MAX_VALUE / 4);

@@ -3,6 +3,7 @@ package io.jccl.metaroce.simnet;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** A fault the whole-stack simulation can inject; each seed draws its own intensities and times. */
 public enum Fault {
@@ -54,13 +55,6 @@ public enum Fault {
 
     /** @return the faults as the command line names them, comma-separated ({@code none} for none) */
     public static String format(Set<Fault> faults) {
-        if (faults.isEmpty()) {
-            return "none";
-        }
-        StringBuilder b = new StringBuilder();
-        for (Fault f : faults) {
-            b.append(b.isEmpty() ? "" : ",").append(f.cliName());
-        }
-        return b.toString();
+        return faults.isEmpty() ? "none" : faults.stream().map(Fault::cliName).collect(Collectors.joining(","));
     }
 }

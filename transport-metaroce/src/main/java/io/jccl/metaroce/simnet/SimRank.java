@@ -8,7 +8,6 @@ import io.jccl.check.WorkloadOp;
 import io.jccl.check.WorkloadRank;
 import io.jccl.core.SteppedCommunicator;
 import io.jccl.metaroce.net.MetaRoceNetTransport;
-import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.PendingConnect;
@@ -28,7 +27,7 @@ import java.util.Optional;
  * workload one operation at a time (the real API, plans, runner and executor), checks every element of every result,
  * then closes the communicator and the transport. A rank chosen to crash stops dead when it reaches its operation.
  */
-final class SimRank implements RankProcess {
+final class SimRank extends PeeredProcess {
     private static final int HELLO_MAGIC = 0x4A43484C;
     private static final int HELLO_BYTES = 12;
     private static final long HELLO_TAG = 0x53494D48L;
@@ -44,14 +43,11 @@ final class SimRank implements RankProcess {
     private final int rank;
     private final int size;
     private final SimulatedCluster cluster;
-    private final MetaRoceNetTransport transport;
     private final SimSettings settings;
     private final List<WorkloadOp> ops;
     private final WorkloadRank workload;
-    private final Listener listener;
     private final int crashAtOp;
     private final CollectivesSimulation.Shared shared;
-    private byte[][] handles;
 
     // Connecting: index 2 * peer + kind.
     private final PendingConnect[] pending;
@@ -86,16 +82,15 @@ final class SimRank implements RankProcess {
 
     SimRank(int rank, int size, SimulatedCluster cluster, MetaRoceNetTransport transport, SimSettings settings,
             List<WorkloadOp> ops, long seed, int crashAtOp, CollectivesSimulation.Shared shared, Arena arena) {
+        super(transport);
         this.rank = rank;
         this.size = size;
         this.cluster = cluster;
-        this.transport = transport;
         this.settings = settings;
         this.ops = ops;
         this.crashAtOp = crashAtOp;
         this.shared = shared;
         this.workload = new WorkloadRank(rank, size, seed, ops);
-        this.listener = transport.listen(null);
         this.pending = new PendingConnect[2 * size];
         this.sends = new SendConnection[2 * size];
         this.helloSends = new NetRequest[2 * size];
@@ -109,14 +104,6 @@ final class SimRank implements RankProcess {
     @Override
     public String toString() {
         return "rank " + rank + " " + phase + " at op " + opIndex;
-    }
-
-    byte[] handle() {
-        return listener.handle();
-    }
-
-    void peers(byte[][] allHandles) {
-        this.handles = allHandles;
     }
 
     boolean finished() {

@@ -112,6 +112,21 @@ public final class SimulatedCluster {
         ranks.get(rank).process = Objects.requireNonNull(process, "process");
     }
 
+    /**
+     * Gives each process every rank's listener handle, then makes it its rank's process ({@link #process}): process
+     * {@code r} runs rank {@code r}.
+     */
+    void connectAll(List<? extends PeeredProcess> processes) {
+        byte[][] handles = new byte[processes.size()][];
+        for (int r = 0; r < handles.length; r++) {
+            handles[r] = processes.get(r).handle();
+        }
+        for (int r = 0; r < handles.length; r++) {
+            processes.get(r).peers(handles);
+            process(r, processes.get(r));
+        }
+    }
+
     /** @return rank {@code rank}'s transport */
     public MetaRoceNetTransport transport(int rank) {
         return ranks.get(rank).transport;

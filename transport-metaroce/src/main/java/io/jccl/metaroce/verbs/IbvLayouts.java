@@ -27,6 +27,13 @@ final class IbvLayouts {
     /** The size of {@code ibv_device_attr.fw_ver}. */
     static final int FW_VER_MAX = 64;
 
+    /** {@code enum ibv_port_state}, by value. */
+    static final String[] PORT_STATE_NAMES = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    /** {@code enum ibv_transport_type}, by value. */
+    static final String[] TRANSPORT_NAMES = {"InfiniBand", "iWARP", "usNIC", "usNIC UDP", "unspecified"};
+    /** {@code IBV_LINK_LAYER_*}, by value. */
+    static final String[] LINK_LAYER_NAMES = {"unspecified", "InfiniBand", "Ethernet"};
+
     /**
      * {@code struct ibv_device} (664 bytes): two function pointers ({@code _ops}), then the node and transport type
      * enums, then fixed-size name and path arrays.
@@ -127,5 +134,15 @@ final class IbvLayouts {
     static final long PORT_LINK_LAYER = IBV_PORT_ATTR.byteOffset(groupElement("link_layer"));
 
     private IbvLayouts() {
+    }
+
+    /**
+     * @param value   a value of a C enum numbered from 0
+     * @param names   the enum's words, by value
+     * @param unknown the word for a value {@code names} does not have, followed by the value in parentheses
+     * @return the value as a word
+     */
+    static String enumName(int value, String[] names, String unknown) {
+        return value >= 0 && value < names.length ? names[value] : unknown + "(" + value + ")";
     }
 }

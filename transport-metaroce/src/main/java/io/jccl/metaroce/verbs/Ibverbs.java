@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import static io.jccl.metaroce.ffm.Downcalls.call;
 import static java.lang.foreign.MemoryLayout.PathElement.groupElement;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -150,65 +151,37 @@ final class Ibverbs {
      * @return the NULL-terminated array, {@link MemorySegment#NULL} on failure (see {@code errno})
      */
     MemorySegment getDeviceList(MemorySegment state, MemorySegment numDevices) {
-        try {
-            return (MemorySegment) getDeviceList.invokeExact(state, numDevices);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (MemorySegment) call(getDeviceList, state, numDevices);
     }
 
     /** {@code void ibv_free_device_list(struct ibv_device **list)}. */
     void freeDeviceList(MemorySegment list) {
-        try {
-            freeDeviceList.invokeExact(list);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        call(freeDeviceList, list);
     }
 
     /** @return {@code ibv_get_device_name(device)}, a NUL-terminated string owned by the library */
     MemorySegment getDeviceName(MemorySegment device) {
-        try {
-            return (MemorySegment) getDeviceName.invokeExact(device);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (MemorySegment) call(getDeviceName, device);
     }
 
     /** @return {@code ibv_get_device_guid(device)}: the node GUID in network byte order, as it lies in memory */
     long getDeviceGuid(MemorySegment device) {
-        try {
-            return (long) getDeviceGuid.invokeExact(device);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (long) call(getDeviceGuid, device);
     }
 
     /** @return {@code ibv_open_device(device)}: a context, or {@link MemorySegment#NULL} (see {@code errno}) */
     MemorySegment openDevice(MemorySegment state, MemorySegment device) {
-        try {
-            return (MemorySegment) openDevice.invokeExact(state, device);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (MemorySegment) call(openDevice, state, device);
     }
 
     /** @return {@code ibv_close_device(context)}: 0, or -1 */
     int closeDevice(MemorySegment context) {
-        try {
-            return (int) closeDevice.invokeExact(context);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) call(closeDevice, context);
     }
 
     /** @return {@code ibv_query_device(context, attr)}: 0, or an errno value */
     int queryDevice(MemorySegment context, MemorySegment deviceAttr) {
-        try {
-            return (int) queryDevice.invokeExact(context, deviceAttr);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return (int) call(queryDevice, context, deviceAttr);
     }
 
     /**
@@ -219,20 +192,6 @@ final class Ibverbs {
      * @return 0, or an errno value
      */
     int queryPort(MemorySegment context, int port, MemorySegment portAttr) {
-        try {
-            return (int) queryPort.invokeExact(context, (byte) port, portAttr);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
+        return (int) call(queryPort, context, (byte) port, portAttr);
     }
 }

@@ -285,14 +285,7 @@ public final class RdmaDiscovery {
 
     /** @return {@code enum ibv_transport_type} as a word */
     static String transportName(int transport) {
-        return switch (transport) {
-            case 0 -> "InfiniBand";
-            case 1 -> "iWARP";
-            case 2 -> "usNIC";
-            case 3 -> "usNIC UDP";
-            case 4 -> "unspecified";
-            default -> "unknown(" + transport + ")";
-        };
+        return IbvLayouts.enumName(transport, IbvLayouts.TRANSPORT_NAMES, "unknown");
     }
 
     private static String errnoText(int errno) {

@@ -12,9 +12,6 @@ import java.util.Objects;
  * @param linkLayer      {@code Ethernet} (RoCE), {@code InfiniBand}, or {@code unspecified}
  */
 public record RdmaPort(int number, String state, int activeMtuBytes, String linkLayer) {
-    /** {@code IBV_PORT_ACTIVE}. */
-    static final int IBV_PORT_ACTIVE = 4;
-
     /**
      * @throws IllegalArgumentException when the number is not 1-255 or the MTU is negative
      */
@@ -41,15 +38,7 @@ public record RdmaPort(int number, String state, int activeMtuBytes, String link
 
     /** @return {@code enum ibv_port_state} as a word */
     static String stateName(int state) {
-        return switch (state) {
-            case 0 -> "NOP";
-            case 1 -> "DOWN";
-            case 2 -> "INIT";
-            case 3 -> "ARMED";
-            case IBV_PORT_ACTIVE -> "ACTIVE";
-            case 5 -> "ACTIVE_DEFER";
-            default -> "UNKNOWN(" + state + ")";
-        };
+        return IbvLayouts.enumName(state, IbvLayouts.PORT_STATE_NAMES, "UNKNOWN");
     }
 
     /** @return {@code enum ibv_mtu} (1 = 256 ... 5 = 4096) in bytes, 0 when not one of those */
@@ -59,12 +48,7 @@ public record RdmaPort(int number, String state, int activeMtuBytes, String link
 
     /** @return {@code IBV_LINK_LAYER_*} as a word */
     static String linkLayerName(int linkLayer) {
-        return switch (linkLayer) {
-            case 1 -> "InfiniBand";
-            case 2 -> "Ethernet";
-            case 0 -> "unspecified";
-            default -> "unknown(" + linkLayer + ")";
-        };
+        return IbvLayouts.enumName(linkLayer, IbvLayouts.LINK_LAYER_NAMES, "unknown");
     }
 
     @Override

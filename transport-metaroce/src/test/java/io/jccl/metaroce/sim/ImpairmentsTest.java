@@ -37,7 +37,7 @@ class ImpairmentsTest {
     void randomLossAtItsRate() {
         PacketEngine b = run(Impairments.NONE.withLossRate(0.1), N, 1);
         long dropped = lastFabric.count(FabricCounter.DROPPED_RANDOM_LOSS);
-        assertThat(dropped).isBetween(1_700L, 2_300L).isEqualTo(N - b.arrivals);
+        assertThat(dropped).isBetween(1_700L, 2_300L).isEqualTo(N - b.arrivals());
         assertThat(meanRun(missing(b, N))).isLessThan(1.5); // independent losses: short runs
     }
 
@@ -48,7 +48,7 @@ class ImpairmentsTest {
         int n = 50_000;
         PacketEngine b = run(ge, n, 1);
         long dropped = lastFabric.count(FabricCounter.DROPPED_BURST_LOSS);
-        assertThat(dropped).isEqualTo(n - b.arrivals).isBetween(3_500L, 5_700L);
+        assertThat(dropped).isEqualTo(n - b.arrivals()).isBetween(3_500L, 5_700L);
         // Mean burst length 1 / p(bad->good) = 10 packets.
         assertThat(meanRun(missing(b, n))).isBetween(7.0, 13.0);
     }
@@ -58,10 +58,10 @@ class ImpairmentsTest {
         PacketEngine b = run(Impairments.NONE.withDuplicateRate(0.05), N, 1);
         long dups = lastFabric.count(FabricCounter.DUPLICATED);
         assertThat(dups).isBetween(850L, 1_150L);
-        assertThat(b.arrivals).isEqualTo(N + (int) dups);
+        assertThat(b.arrivals()).isEqualTo(N + (int) dups);
         int[] seen = new int[N];
-        for (int i = 0; i < b.arrivals; i++) {
-            seen[b.arrivalSeq[i]]++;
+        for (int i = 0; i < b.arrivals(); i++) {
+            seen[b.arrival(i).seq()]++;
         }
         assertThat(Arrays.stream(seen).filter(c -> c == 2).count()).isEqualTo(dups);
         assertThat(Arrays.stream(seen).filter(c -> c == 0).count()).isZero();
@@ -73,10 +73,10 @@ class ImpairmentsTest {
         long corrupted = lastFabric.count(FabricCounter.CORRUPTED);
         assertThat(corrupted).isBetween(850L, 1_150L);
         int bad = 0;
-        for (int i = 0; i < b.arrivals; i++) {
-            bad += b.arrivalCorrupt[i] ? 1 : 0;
+        for (int i = 0; i < b.arrivals(); i++) {
+            bad += b.arrival(i).corrupt() ? 1 : 0;
         }
-        assertThat(b.arrivals).isEqualTo(N);
+        assertThat(b.arrivals()).isEqualTo(N);
         assertThat(bad).isEqualTo((int) corrupted);
     }
 
@@ -85,11 +85,11 @@ class ImpairmentsTest {
         PacketEngine b = run(Impairments.NONE.withReorder(0.02, 10, 1_000_000_000L), N, 1);
         long reordered = lastFabric.count(FabricCounter.REORDERED);
         assertThat(reordered).isBetween(300L, 500L);
-        assertThat(b.arrivals).isEqualTo(N);
+        assertThat(b.arrivals()).isEqualTo(N);
         int[] overtakers = overtakers(b);
         int held = 0;
-        for (int i = 0; i < b.arrivals; i++) {
-            int s = b.arrivalSeq[i];
+        for (int i = 0; i < b.arrivals(); i++) {
+            int s = b.arrival(i).seq();
             if (overtakers[i] > 0) {
                 held++;
                 if (s < N - 10) {
@@ -103,9 +103,9 @@ class ImpairmentsTest {
     @Test
     void heldPacketsAreReleasedWhenTheRouteGoesQuiet() {
         PacketEngine b = run(Impairments.NONE.withReorder(1.0, 10, 50_000), 5, 1);
-        assertThat(b.arrivals).isEqualTo(5);
+        assertThat(b.arrivals()).isEqualTo(5);
         for (int i = 0; i < 5; i++) {
-            assertThat(b.arrivalNs[i] - b.arrivalSentNs[i]).isGreaterThanOrEqualTo(50_000);
+            assertThat(b.arrival(i).ns() - b.arrival(i).sentNs()).isGreaterThanOrEqualTo(50_000);
         }
         assertThat(lastFabric.packetsInFlight()).isZero();
     }
@@ -114,12 +114,12 @@ class ImpairmentsTest {
     void jitterAddsUpToItsBound() {
         PacketEngine b = run(Impairments.NONE.withJitterNs(1000), N, 1);
         double sum = 0;
-        for (int i = 0; i < b.arrivals; i++) {
-            long extra = b.arrivalNs[i] - b.arrivalSentNs[i] - 600;
+        for (int i = 0; i < b.arrivals(); i++) {
+            long extra = b.arrival(i).ns() - b.arrival(i).sentNs() - 600;
             assertThat(extra).isBetween(0L, 1000L);
             sum += extra;
         }
-        assertThat(sum / b.arrivals).isBetween(460.0, 540.0);
+        assertThat(sum / b.arrivals()).isBetween(460.0, 540.0);
     }
 
     @Test
@@ -131,8 +131,8 @@ class ImpairmentsTest {
         sim.run(null, Long.MAX_VALUE, Long.MAX_VALUE);
         int path0 = 0;
         int path1 = 0;
-        for (int i = 0; i < b.arrivals; i++) {
-            if (b.arrivalPath[i] == 0) {
+        for (int i = 0; i < b.arrivals(); i++) {
+            if (b.arrival(i).path() == 0) {
                 path0++;
             } else {
                 path1++;
@@ -156,7 +156,7 @@ class ImpairmentsTest {
             sim.addNode(2, b);
             sim.wake(1);
             sim.run(null, Long.MAX_VALUE, Long.MAX_VALUE);
-            h[k] = sim.traceHash() ^ Arrays.hashCode(Arrays.copyOf(b.arrivalSeq, b.arrivals));
+            h[k] = sim.traceHash() ^ Arrays.hashCode(b.seqs());
         }
         assertThat(h[0]).isEqualTo(h[1]).isNotEqualTo(h[2]);
     }
@@ -164,8 +164,8 @@ class ImpairmentsTest {
     /** Sequence numbers never delivered, in order. */
     private static int[] missing(PacketEngine b, int n) {
         boolean[] got = new boolean[n];
-        for (int i = 0; i < b.arrivals; i++) {
-            got[b.arrivalSeq[i]] = true;
+        for (int i = 0; i < b.arrivals(); i++) {
+            got[b.arrival(i).seq()] = true;
         }
         return java.util.stream.IntStream.range(0, n).filter(s -> !got[s]).toArray();
     }
@@ -187,13 +187,13 @@ class ImpairmentsTest {
     /** For each arrival, how many packets with a higher sequence number arrived before it (a Fenwick tree). */
     private static int[] overtakers(PacketEngine b) {
         int n = 0;
-        for (int i = 0; i < b.arrivals; i++) {
-            n = Math.max(n, b.arrivalSeq[i] + 1);
+        for (int i = 0; i < b.arrivals(); i++) {
+            n = Math.max(n, b.arrival(i).seq() + 1);
         }
         int[] tree = new int[n + 1];
-        int[] out = new int[b.arrivals];
-        for (int i = 0; i < b.arrivals; i++) {
-            int s = b.arrivalSeq[i];
+        int[] out = new int[b.arrivals()];
+        for (int i = 0; i < b.arrivals(); i++) {
+            int s = b.arrival(i).seq();
             int atMost = 0;
             for (int j = s + 1; j > 0; j -= j & -j) {
                 atMost += tree[j];

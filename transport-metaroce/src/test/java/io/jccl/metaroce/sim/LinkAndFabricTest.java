@@ -31,9 +31,9 @@ class LinkAndFabricTest {
         Simulator sim = pair(oneNsPerByte(), a, b);
         assertThat(sim.run(null, 1000, Long.MAX_VALUE).reason()).isEqualTo(StopReason.IDLE);
         // Each hop: 1000 ns serialization + its delay; the second packet waits 1000 ns behind the first.
-        assertThat(b.arrivals).isEqualTo(2);
-        assertThat(b.arrivalNs[0]).isEqualTo(3 * 1000 + 100 + 200 + 300);
-        assertThat(b.arrivalNs[1]).isEqualTo(b.arrivalNs[0] + 1000);
+        assertThat(b.arrivals()).isEqualTo(2);
+        assertThat(b.arrival(0).ns()).isEqualTo(3 * 1000 + 100 + 200 + 300);
+        assertThat(b.arrival(1).ns()).isEqualTo(b.arrival(0).ns() + 1000);
         assertThat(oneNsPerByte().oneWayNs(1000)).isEqualTo(3600);
         assertThat(sim.fabric().count(FabricCounter.DELIVERED)).isEqualTo(2);
         assertThat(sim.fabric().count(FabricCounter.BYTES_DELIVERED)).isEqualTo(2000);
@@ -53,8 +53,8 @@ class LinkAndFabricTest {
         sim.run(null, 1000, Long.MAX_VALUE);
         // Back-to-back packets leave every queue exactly 332.96 ns apart (no drift), rounded up to whole ns.
         long first = (long) Math.ceil(332.96);
-        assertThat(b.arrivalNs[0]).isEqualTo(3 * first);
-        assertThat(b.arrivalNs[2]).isEqualTo((long) Math.ceil(332.96 * 3) + 2 * first);
+        assertThat(b.arrival(0).ns()).isEqualTo(3 * first);
+        assertThat(b.arrival(2).ns()).isEqualTo((long) Math.ceil(332.96 * 3) + 2 * first);
     }
 
     @Test
@@ -67,9 +67,9 @@ class LinkAndFabricTest {
         PacketEngine b = new PacketEngine(2);
         Simulator sim = pair(f, a, b);
         sim.run(null, 1000, Long.MAX_VALUE);
-        assertThat(b.arrivals).isEqualTo(10);
+        assertThat(b.arrivals()).isEqualTo(10);
         for (int i = 0; i < 10; i++) {
-            assertThat(b.arrivalEcn[i]).as("packet %d", b.arrivalSeq[i]).isEqualTo(b.arrivalSeq[i] >= 4);
+            assertThat(b.arrival(i).ecn()).as("packet %d", b.arrival(i).seq()).isEqualTo(b.arrival(i).seq() >= 4);
         }
         assertThat(sim.fabric().count(FabricCounter.ECN_MARKED)).isEqualTo(6);
     }
@@ -84,7 +84,7 @@ class LinkAndFabricTest {
         PacketEngine b = new PacketEngine(2);
         Simulator sim = pair(f, a, b);
         sim.run(null, 1000, Long.MAX_VALUE);
-        assertThat(java.util.Arrays.copyOf(b.arrivalSeq, b.arrivals)).containsExactly(0, 1, 2, 3, 4, 8);
+        assertThat(b.seqs()).containsExactly(0, 1, 2, 3, 4, 8);
         assertThat(sim.fabric().count(FabricCounter.DROPPED_QUEUE_FULL)).isEqualTo(4);
         assertThat(sim.fabric().packetsInFlight()).isZero();
     }
@@ -102,11 +102,11 @@ class LinkAndFabricTest {
             sim.wake(e.id());
         }
         sim.run(null, 1000, Long.MAX_VALUE);
-        assertThat(r.arrivals).isEqualTo(3);
-        assertThat(r.arrivalNs[0]).isEqualTo(3600);
-        assertThat(r.arrivalNs[1]).isEqualTo(4600);
-        assertThat(r.arrivalNs[2]).isEqualTo(5600);
-        assertThat(java.util.Arrays.copyOf(r.arrivalSource, 3)).containsExactly(1, 2, 3);
+        assertThat(r.arrivals()).isEqualTo(3);
+        assertThat(r.arrival(0).ns()).isEqualTo(3600);
+        assertThat(r.arrival(1).ns()).isEqualTo(4600);
+        assertThat(r.arrival(2).ns()).isEqualTo(5600);
+        assertThat(r.sources()).containsExactly(1, 2, 3);
     }
 
     @Test
@@ -138,10 +138,10 @@ class LinkAndFabricTest {
         sim.fabric().blackHole(1, 2, 0, 10_100, 20_100); // packets sent at 10000..19000 on path 0
         sim.run(null, 10_000, Long.MAX_VALUE);
         assertThat(sim.fabric().count(FabricCounter.DROPPED_BLACK_HOLE)).isEqualTo(10);
-        assertThat(b.arrivals).isEqualTo(50);
-        for (int i = 0; i < b.arrivals; i++) {
-            if (b.arrivalPath[i] == 0) {
-                assertThat(b.arrivalSentNs[i] >= 10_000 && b.arrivalSentNs[i] <= 19_000).isFalse();
+        assertThat(b.arrivals()).isEqualTo(50);
+        for (int i = 0; i < b.arrivals(); i++) {
+            if (b.arrival(i).path() == 0) {
+                assertThat(b.arrival(i).sentNs() >= 10_000 && b.arrival(i).sentNs() <= 19_000).isFalse();
             }
         }
         assertThat(sim.fabric().routePacketCounts(1, 2, 0)).containsExactly(30, 10);
@@ -161,8 +161,8 @@ class LinkAndFabricTest {
         sim.fabric().allPathsDown(1, 2, 5_200, 10_200);
         sim.run(null, 10_000, Long.MAX_VALUE);
         assertThat(sim.fabric().count(FabricCounter.DROPPED_ALL_PATHS_DOWN)).isEqualTo(10);
-        assertThat(a.arrivals).isEqualTo(15);
-        assertThat(b.arrivals).isEqualTo(15);
+        assertThat(a.arrivals()).isEqualTo(15);
+        assertThat(b.arrivals()).isEqualTo(15);
     }
 
     @Test
@@ -183,8 +183,8 @@ class LinkAndFabricTest {
         assertThat(moved).isNotEqualTo(3).isBetween(0, 15);
         assertThat(sim.fabric().count(FabricCounter.REROUTES)).isEqualTo(1);
         assertThat(sim.fabric().count(FabricCounter.DROPPED_BLACK_HOLE)).isEqualTo(10);
-        assertThat(b.arrivals).isEqualTo(10);
-        assertThat(b.arrivalSentNs[0]).isEqualTo(10_000);
+        assertThat(b.arrivals()).isEqualTo(10);
+        assertThat(b.arrival(0).sentNs()).isEqualTo(10_000);
         // The reverse direction keeps its routes.
         assertThat(sim.fabric().routeOf(2, 1, 3)).isEqualTo(3);
     }

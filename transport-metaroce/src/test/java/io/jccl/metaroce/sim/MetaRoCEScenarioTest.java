@@ -29,6 +29,11 @@ class MetaRoCEScenarioTest {
         return TransferScenario.builder(seed).protocol(Protocols.metaRoCE()).paths(PATHS);
     }
 
+    /** @return a run of a 4 MiB WRITE among random work, under {@code impairments} */
+    private static ScenarioResult impaired(long seed, Impairments impairments) {
+        return scenario(seed).impairments(impairments).write(0, 1, 4 << 20).randomWork(20, 60_000, 3).build().run();
+    }
+
     @ParameterizedTest(name = "loss {0}")
     @ValueSource(doubles = {0, 0.001, 0.01, 0.05, 0.10, 0.30})
     void randomLoss(double loss) {
@@ -47,30 +52,26 @@ class MetaRoCEScenarioTest {
 
     @Test
     void burstyLoss() {
-        ScenarioResult r = scenario(201).impairments(Impairments.NONE.withBurstLoss(0.01, 0.2, 0.9))
-                .write(0, 1, 4 << 20).randomWork(20, 60_000, 3).build().run();
+        ScenarioResult r = impaired(201, Impairments.NONE.withBurstLoss(0.01, 0.2, 0.9));
         assertThat(r.fabric(FabricCounter.DROPPED_BURST_LOSS)).as(r.summary()).isPositive();
     }
 
     @Test
     void reorderingByTenAndMorePacketsIsNotLoss() {
-        ScenarioResult r = scenario(202).impairments(Impairments.NONE.withReorder(0.05, 16, 200_000))
-                .write(0, 1, 4 << 20).randomWork(20, 60_000, 3).build().run();
+        ScenarioResult r = impaired(202, Impairments.NONE.withReorder(0.05, 16, 200_000));
         assertThat(r.fabric(FabricCounter.REORDERED)).as(r.summary()).isPositive();
     }
 
     @Test
     void duplicatesArePlacedOnce() {
-        ScenarioResult r = scenario(203).impairments(Impairments.NONE.withDuplicateRate(0.05))
-                .write(0, 1, 4 << 20).randomWork(20, 60_000, 3).build().run();
+        ScenarioResult r = impaired(203, Impairments.NONE.withDuplicateRate(0.05));
         assertThat(r.fabric(FabricCounter.DUPLICATED)).as(r.summary()).isPositive();
         assertThat(r.endpoint(1, Counter.DUPLICATE_PACKETS_RECEIVED)).as(r.summary()).isPositive();
     }
 
     @Test
     void corruptedPacketsAreDroppedByTheCrcAndResent() {
-        ScenarioResult r = scenario(204).impairments(Impairments.NONE.withCorruptRate(0.01))
-                .write(0, 1, 4 << 20).randomWork(20, 60_000, 3).build().run();
+        ScenarioResult r = impaired(204, Impairments.NONE.withCorruptRate(0.01));
         assertThat(r.fabric(FabricCounter.CORRUPTED)).as(r.summary()).isPositive();
         assertThat(r.endpointDrops(1, DropReason.BAD_CRC)).as(r.summary()).isPositive();
     }

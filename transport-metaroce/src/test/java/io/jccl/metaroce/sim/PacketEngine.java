@@ -7,7 +7,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteOrder;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32;
 
 /**
@@ -20,25 +21,38 @@ final class PacketEngine implements Engine {
     private final UnsafeBuffer tx = new UnsafeBuffer(new byte[65536]);
     private final CRC32 crc = new CRC32();
 
+    /**
+     * A planned datagram, or a reroute.
+     *
+     * @param at      when
+     * @param dst     to which node
+     * @param path    on which path
+     * @param len     its length in bytes
+     * @param reroute -1: a datagram; else reroute the path to this generation
+     */
+    private record Planned(long at, long dst, int path, int len, int reroute) {
+    }
+
+    /**
+     * A datagram that arrived.
+     *
+     * @param ns      when it arrived
+     * @param seq     its sequence number
+     * @param sentNs  when it was sent (as planned)
+     * @param path    the path it came on
+     * @param source  the node that sent it
+     * @param ecn     whether it was ECN-marked
+     * @param corrupt whether its CRC was wrong
+     */
+    record Arrival(long ns, int seq, long sentNs, int path, long source, boolean ecn, boolean corrupt) {
+    }
+
     // Plan, sorted by time by the caller (plan in time order).
-    private long[] planAt = new long[16];
-    private long[] planDst = new long[16];
-    private int[] planPath = new int[16];
-    private int[] planLen = new int[16];
-    private int[] planReroute = new int[16]; // -1: a datagram; else reroute to this generation
-    private int planned;
+    private final List<Planned> plan = new ArrayList<>();
     private int next;
     private int seq;
 
-    // Arrivals.
-    long[] arrivalNs = new long[16];
-    int[] arrivalSeq = new int[16];
-    long[] arrivalSentNs = new long[16];
-    int[] arrivalPath = new int[16];
-    long[] arrivalSource = new long[16];
-    boolean[] arrivalEcn = new boolean[16];
-    boolean[] arrivalCorrupt = new boolean[16];
-    int arrivals;
+    private final List<Arrival> arrived = new ArrayList<>();
 
     PacketEngine(long id) {
         this.id = id;
@@ -63,50 +77,42 @@ final class PacketEngine implements Engine {
     }
 
     private void add(long at, long dst, int path, int len, int reroute) {
-        if (planned == planAt.length) {
-            int n = planned * 2;
-            planAt = Arrays.copyOf(planAt, n);
-            planDst = Arrays.copyOf(planDst, n);
-            planPath = Arrays.copyOf(planPath, n);
-            planLen = Arrays.copyOf(planLen, n);
-            planReroute = Arrays.copyOf(planReroute, n);
-        }
-        if (planned > 0 && at < planAt[planned - 1]) {
+        if (!plan.isEmpty() && at < plan.getLast().at()) {
             throw new IllegalArgumentException("plan in time order");
         }
-        planAt[planned] = at;
-        planDst[planned] = dst;
-        planPath[planned] = path;
-        planLen[planned] = len;
-        planReroute[planned] = reroute;
-        planned++;
+        plan.add(new Planned(at, dst, path, len, reroute));
+    }
+
+    /** @return how many datagrams arrived */
+    int arrivals() {
+        return arrived.size();
+    }
+
+    /** @return the {@code i}-th datagram that arrived */
+    Arrival arrival(int i) {
+        return arrived.get(i);
+    }
+
+    /** @return the sequence numbers of what arrived, in arrival order */
+    int[] seqs() {
+        return arrived.stream().mapToInt(Arrival::seq).toArray();
+    }
+
+    /** @return the sources of what arrived, in arrival order */
+    long[] sources() {
+        return arrived.stream().mapToLong(Arrival::source).toArray();
     }
 
     @Override
     public DropReason onDatagram(long nowNs, long source, int pathIndex, DirectBuffer buffer, int offset,
                                  int length, boolean ecnMarked) {
-        if (arrivals == arrivalNs.length) {
-            int n = arrivals * 2;
-            arrivalNs = Arrays.copyOf(arrivalNs, n);
-            arrivalSeq = Arrays.copyOf(arrivalSeq, n);
-            arrivalSentNs = Arrays.copyOf(arrivalSentNs, n);
-            arrivalPath = Arrays.copyOf(arrivalPath, n);
-            arrivalSource = Arrays.copyOf(arrivalSource, n);
-            arrivalEcn = Arrays.copyOf(arrivalEcn, n);
-            arrivalCorrupt = Arrays.copyOf(arrivalCorrupt, n);
-        }
         byte[] copy = new byte[length];
         buffer.getBytes(offset, copy);
         crc.reset();
         crc.update(copy, 0, length - 4);
-        int i = arrivals++;
-        arrivalNs[i] = nowNs;
-        arrivalSeq[i] = buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN);
-        arrivalSentNs[i] = buffer.getLong(offset + 4, ByteOrder.LITTLE_ENDIAN);
-        arrivalPath[i] = pathIndex;
-        arrivalSource[i] = source;
-        arrivalEcn[i] = ecnMarked;
-        arrivalCorrupt[i] = (int) crc.getValue() != buffer.getInt(offset + length - 4, ByteOrder.LITTLE_ENDIAN);
+        arrived.add(new Arrival(nowNs, buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN),
+                buffer.getLong(offset + 4, ByteOrder.LITTLE_ENDIAN), pathIndex, source, ecnMarked,
+                (int) crc.getValue() != buffer.getInt(offset + length - 4, ByteOrder.LITTLE_ENDIAN)));
         return null;
     }
 
@@ -116,28 +122,29 @@ final class PacketEngine implements Engine {
 
     @Override
     public long nextTimeoutNs() {
-        return next < planned ? planAt[next] : Long.MAX_VALUE;
+        return next < plan.size() ? plan.get(next).at() : Long.MAX_VALUE;
     }
 
     @Override
     public int pollTransmit(long nowNs, TransmitSink sink) {
         int n = 0;
-        while (next < planned && planAt[next] <= nowNs) {
+        while (next < plan.size() && plan.get(next).at() <= nowNs) {
             int k = next++;
-            if (planReroute[k] >= 0) {
-                sink.reroute(planDst[k], planPath[k], planReroute[k]);
+            Planned p = plan.get(k);
+            if (p.reroute() >= 0) {
+                sink.reroute(p.dst(), p.path(), p.reroute());
                 continue;
             }
-            int len = planLen[k];
+            int len = p.len();
             tx.putInt(0, seq++, ByteOrder.LITTLE_ENDIAN);
-            tx.putLong(4, planAt[k], ByteOrder.LITTLE_ENDIAN);
+            tx.putLong(4, p.at(), ByteOrder.LITTLE_ENDIAN);
             for (int j = 12; j < len - 4; j++) {
                 tx.putByte(j, (byte) (j * 31 + k));
             }
             crc.reset();
             crc.update(tx.byteArray(), 0, len - 4);
             tx.putInt(len - 4, (int) crc.getValue(), ByteOrder.LITTLE_ENDIAN);
-            sink.transmit(planDst[k], planPath[k], tx, 0, len);
+            sink.transmit(p.dst(), p.path(), tx, 0, len);
             n++;
         }
         return n;

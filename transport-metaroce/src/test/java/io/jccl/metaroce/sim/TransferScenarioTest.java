@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -72,6 +73,16 @@ class TransferScenarioTest {
         };
     }
 
+    /**
+     * @return how one WRITE of {@code bytes} from node 1 to node 2 fails where {@code broken} breaks node 2, checked
+     *         to name its seed
+     */
+    private static ScenarioFailure failedWrite(long seed, VerbsFactory broken, long bytes) {
+        ScenarioFailure f = failure(TransferScenario.builder(seed).protocol(broken).write(0, 1, bytes).build());
+        assertThat(f.getMessage()).contains("seed=" + seed);
+        return f;
+    }
+
     private static ScenarioFailure failure(TransferScenario s) {
         return assertThrows(ScenarioFailure.class, s::run, "the scenario passed but should have failed");
     }
@@ -116,9 +127,9 @@ class TransferScenarioTest {
                 }
             }
         });
-        ScenarioFailure f = failure(TransferScenario.builder(11).protocol(broken).write(0, 1, 20_000).build());
+        ScenarioFailure f = failedWrite(11, broken, 20_000);
         assertThat(f.seed()).isEqualTo(11);
-        assertThat(f.getMessage()).contains("seed=11").contains("WRITE #0 (node 1 -> node 2, 20000 bytes")
+        assertThat(f.getMessage()).contains("WRITE #0 (node 1 -> node 2, 20000 bytes")
                 .contains("byte 0 of 20000 differs in node 2's region at offset 16");
     }
 
@@ -152,32 +163,34 @@ class TransferScenarioTest {
                 .contains("stream 5");
     }
 
-    @Test
-    void aWriteOutsideTheRegionIsCaught() {
-        // The receiver writes one byte just past its region (into the guard zone of the backing array).
+    /** @return how a 5,000-byte WRITE fails where node 2 does {@code scribble} to its region as it registers it */
+    private static ScenarioFailure failedWriteScribbling(long seed, Consumer<MemorySegment> scribble) {
         VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
             @Override
             void onWritableRegion(MemorySegment memory) {
-                byte[] backing = (byte[]) memory.heapBase().orElseThrow();
-                int end = (int) (memory.address() + memory.byteSize());
-                backing[end] ^= 0x5A;
+                scribble.accept(memory);
             }
         });
-        ScenarioFailure f = failure(TransferScenario.builder(13).protocol(broken).write(0, 1, 5000).build());
-        assertThat(f.getMessage()).contains("seed=13").contains("a write landed outside its target")
+        return failedWrite(seed, broken, 5000);
+    }
+
+    @Test
+    void aWriteOutsideTheRegionIsCaught() {
+        // The receiver writes one byte just past its region (into the guard zone of the backing array).
+        ScenarioFailure f = failedWriteScribbling(13, memory -> {
+            byte[] backing = (byte[]) memory.heapBase().orElseThrow();
+            int end = (int) (memory.address() + memory.byteSize());
+            backing[end] ^= 0x5A;
+        });
+        assertThat(f.getMessage()).contains("a write landed outside its target")
                 .contains("guard zone after node 2's region");
     }
 
     @Test
     void aStrayWriteInsideTheRegionButOutsideEveryTargetIsCaught() {
-        VerbsFactory broken = brokenAtNode2(v -> new ScribblingVerbs(v) {
-            @Override
-            void onWritableRegion(MemorySegment memory) {
-                memory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x11); // in the leading gap
-            }
-        });
-        ScenarioFailure f = failure(TransferScenario.builder(14).protocol(broken).write(0, 1, 5000).build());
-        assertThat(f.getMessage()).contains("seed=14").contains("at offset 3 of node 2's region, outside every target");
+        ScenarioFailure f = failedWriteScribbling(14,   // in the leading gap
+                memory -> memory.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) 0x11));
+        assertThat(f.getMessage()).contains("at offset 3 of node 2's region, outside every target");
     }
 
     @Test
@@ -234,8 +247,8 @@ class TransferScenarioTest {
                 return doubled;
             }
         });
-        ScenarioFailure f = failure(TransferScenario.builder(17).protocol(broken).write(0, 1, 5000).build());
-        assertThat(f.getMessage()).contains("seed=17").contains("placed more than once");
+        ScenarioFailure f = failedWrite(17, broken, 5000);
+        assertThat(f.getMessage()).contains("placed more than once");
     }
 
     @Test
@@ -265,8 +278,8 @@ class TransferScenarioTest {
                 super.onTimeout(nowNs);
             }
         });
-        ScenarioFailure f = failure(TransferScenario.builder(18).protocol(broken).write(0, 1, 5000).build());
-        assertThat(f.getMessage()).contains("seed=18").contains("after the network drained")
+        ScenarioFailure f = failedWrite(18, broken, 5000);
+        assertThat(f.getMessage()).contains("after the network drained")
                 .contains("a late or stray write");
     }
 
@@ -279,8 +292,8 @@ class TransferScenarioTest {
                 throw new IllegalStateException("boom");
             }
         });
-        ScenarioFailure f = failure(TransferScenario.builder(19).protocol(broken).write(0, 1, 100).build());
-        assertThat(f.getMessage()).contains("seed=19").contains("boom");
+        ScenarioFailure f = failedWrite(19, broken, 100);
+        assertThat(f.getMessage()).contains("boom");
         assertThat(f.getCause()).isInstanceOf(IllegalStateException.class);
     }
 

@@ -37,14 +37,7 @@ class CloseRaceSimTest {
             for (int r = 0; r < ranks; r++) {
                 processes.add(new ExchangeRank(r, ranks, rounds, cluster.addRank(ranks, options), arena));
             }
-            byte[][] handles = new byte[ranks][];
-            for (int r = 0; r < ranks; r++) {
-                handles[r] = processes.get(r).handle();
-            }
-            for (int r = 0; r < ranks; r++) {
-                processes.get(r).peers(handles);
-                cluster.process(r, processes.get(r));
-            }
+            cluster.connectAll(processes);
             cluster.wakeAll();
             RunResult result = cluster.run(() -> processes.stream().allMatch(ExchangeRank::finished), LIMIT_NS);
             List<String> failures = new ArrayList<>();

@@ -1,7 +1,6 @@
 package io.jccl.metaroce.simnet;
 
 import io.jccl.metaroce.net.MetaRoceNetTransport;
-import io.jccl.net.Listener;
 import io.jccl.net.NetException;
 import io.jccl.net.NetRequest;
 import io.jccl.net.PendingConnect;
@@ -20,7 +19,7 @@ import java.lang.foreign.ValueLayout;
  * something from it (a message, an acknowledgement) makes that peer fail or hang: what {@link CloseRaceSimTest} looks
  * for.
  */
-final class ExchangeRank implements RankProcess {
+final class ExchangeRank extends PeeredProcess {
     static final long[] SIZES = {0, 8, 20_000};
     private static final long HELLO_TAG = 0x48454C4CL;
 
@@ -29,9 +28,6 @@ final class ExchangeRank implements RankProcess {
     private final int rank;
     private final int size;
     private final int rounds;
-    private final MetaRoceNetTransport transport;
-    private final Listener listener;
-    private byte[][] handles;
     private final PendingConnect[] connecting;
     private final SendConnection[] sendTo;
     private final RecvConnection[] recvFrom;
@@ -54,11 +50,10 @@ final class ExchangeRank implements RankProcess {
     long doneAtNs = -1;
 
     ExchangeRank(int rank, int size, int rounds, MetaRoceNetTransport transport, Arena arena) {
+        super(transport);
         this.rank = rank;
         this.size = size;
         this.rounds = rounds;
-        this.transport = transport;
-        this.listener = transport.listen(null);
         this.connecting = new PendingConnect[size];
         this.sendTo = new SendConnection[size];
         this.recvFrom = new RecvConnection[size];
@@ -70,14 +65,6 @@ final class ExchangeRank implements RankProcess {
         this.helloIn = arena.allocate(4L * size);
         this.sendBuffer = arena.allocate(SIZES[2]);
         this.recvBuffer = arena.allocate(SIZES[2]);
-    }
-
-    byte[] handle() {
-        return listener.handle();
-    }
-
-    void peers(byte[][] allHandles) {
-        this.handles = allHandles;
     }
 
     boolean finished() {

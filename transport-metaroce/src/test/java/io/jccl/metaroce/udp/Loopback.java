@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** UDP drivers on loopback for tests, and the loop that steps them from the test's thread. */
 public final class Loopback {
@@ -36,6 +37,19 @@ public final class Loopback {
     /** @return a driver with the default endpoint settings (8 paths) and these socket settings, seeded */
     public static UdpDriver driver(long seed, UdpDriverConfig config) {
         return new UdpDriver(EndpointConfig.defaults(KEY), config, new SplittableRandom(seed), new SystemNanoClock());
+    }
+
+    /** Skips the calling test where native I/O is not available here, saying why. */
+    public static void assumeNative() {
+        assumeTrue(DatagramIo.nativeUnavailableReason(config(IoMethod.NATIVE)) == null,
+                () -> "native I/O: " + DatagramIo.nativeUnavailableReason(config(IoMethod.NATIVE)));
+    }
+
+    /** Skips the calling test where {@code io} is {@link IoMethod#NATIVE} and native I/O is not available here. */
+    public static void assumeAvailable(IoMethod io) {
+        if (io == IoMethod.NATIVE) {
+            assumeNative();
+        }
     }
 
     /** @return the default socket settings on 127.0.0.1 with this I/O method */

@@ -2,6 +2,8 @@ package io.jccl.metaroce.udp;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -9,7 +11,6 @@ import java.lang.foreign.ValueLayout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The raw UDP reference of {@code jccl bench transport --driver udp}: flow-controlled, so it loses nothing. */
 @Tag("integration")
@@ -24,19 +25,10 @@ class RawUdpBlastTest {
         assertThat(RawUdpBlast.windowDatagrams(64 << 10, 65000, 64)).as("a small buffer: one batch").isEqualTo(64);
     }
 
-    @Test
-    void everyDatagramArrivesThroughNativeIo() {
-        assumeTrue(DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)) == null,
-                () -> "native I/O: " + DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)));
-        blastLosesNothing(IoMethod.NATIVE);
-    }
-
-    @Test
-    void everyDatagramArrivesThroughChannels() {
-        blastLosesNothing(IoMethod.CHANNEL);
-    }
-
-    private static void blastLosesNothing(IoMethod io) {
+    @ParameterizedTest
+    @EnumSource(value = IoMethod.class, names = {"NATIVE", "CHANNEL"})
+    void everyDatagramArrives(IoMethod io) {
+        Loopback.assumeAvailable(io);
         long datagrams = 20_000;
         RawUdpBlast.Result r = RawUdpBlast.run(Loopback.config(io), 4096, datagrams, QUIET_NS);
         assertThat(r.method()).isEqualTo(io);
@@ -48,20 +40,11 @@ class RawUdpBlastTest {
         assertThat(r.elapsedNs()).isPositive();
     }
 
-    @Test
-    void theCheckedBlastPlacesEveryPayloadThroughNativeIo() {
-        assumeTrue(DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)) == null,
-                () -> "native I/O: " + DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)));
-        checkedBlastPlacesEverything(IoMethod.NATIVE);
-    }
-
-    @Test
-    void theCheckedBlastPlacesEveryPayloadThroughChannels() {
-        checkedBlastPlacesEverything(IoMethod.CHANNEL);
-    }
-
     /** 3,000 datagrams over a source of 1,000 payloads: each payload lands at its offset, the last round on top. */
-    private static void checkedBlastPlacesEverything(IoMethod io) {
+    @ParameterizedTest
+    @EnumSource(value = IoMethod.class, names = {"NATIVE", "CHANNEL"})
+    void theCheckedBlastPlacesEveryPayload(IoMethod io) {
+        Loopback.assumeAvailable(io);
         int payload = 1024;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment source = arena.allocate(1000L * payload, 64);

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,11 +31,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @Tag("integration")
 class UdpDriverIoTest {
-    private static void assumeNative() {
-        assumeTrue(DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)) == null,
-                () -> "native I/O: " + DatagramIo.nativeUnavailableReason(Loopback.config(IoMethod.NATIVE)));
-    }
-
     /** WRITEs {@code bytes} from a to b (after a handshake) and checks them; returns nothing, asserts. */
     private static void writeExactly(UdpDriver a, UdpDriver b, long bytes, Runnable step) {
         try (Arena arena = Arena.ofConfined()) {
@@ -60,6 +56,20 @@ class UdpDriverIoTest {
             assertThat(statuses).as("a %s%nb %s", ea.counters(), b.endpoint().counters())
                     .containsExactly(CompletionStatus.OK);
             assertThat(dst.mismatch(src)).isEqualTo(-1);
+        }
+    }
+
+    /**
+     * Skips where native I/O is unavailable, else WRITEs {@code bytes} from a driver with {@code aConfig} to one with
+     * {@code bConfig} ({@link #writeExactly}) and runs {@code checks} on the two.
+     */
+    private static void writeBetween(UdpDriverConfig aConfig, UdpDriverConfig bConfig, long bytes,
+                                     BiConsumer<UdpDriver, UdpDriver> checks) {
+        Loopback.assumeNative();
+        try (UdpDriver a = Loopback.driver(1, aConfig); UdpDriver b = Loopback.driver(2, bConfig)) {
+            Loopback.introduce(a, b);
+            writeExactly(a, b, bytes, () -> { });
+            checks.accept(a, b);
         }
     }
 
@@ -105,10 +115,8 @@ class UdpDriverIoTest {
 
     @Test
     void nativeTrafficIsSentEct0AndLargeWritesGoAsGsoAndArriveThroughGro() {
-        assumeNative();
-        try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            Loopback.introduce(a, b);
-            writeExactly(a, b, 8 << 20, () -> { });
+        UdpDriverConfig io = Loopback.config(IoMethod.NATIVE);
+        writeBetween(io, io, 8 << 20, (a, b) -> {
             assertThat(b.ecnCapableReceived()).as("every datagram ECT(0)").isEqualTo(b.datagramsReceived())
                     .isPositive();
             assertThat(a.ecnCapableReceived()).isEqualTo(a.datagramsReceived()).isPositive();
@@ -123,30 +131,24 @@ class UdpDriverIoTest {
                 assertThat(a.gsoSegmentsSent()).isZero();
             }
             assertThat(a.ioErrors() + b.ioErrors()).isZero();
-        }
+        });
     }
 
     @Test
     void withGsoAndGroOffDatagramsStillGoInBatches() {
-        assumeNative();
         UdpDriverConfig plain = Loopback.config(IoMethod.NATIVE).withGso(false).withGro(false).withSendBatch(16);
-        try (UdpDriver a = Loopback.driver(1, plain); UdpDriver b = Loopback.driver(2, plain)) {
-            Loopback.introduce(a, b);
-            writeExactly(a, b, 4 << 20, () -> { });
+        writeBetween(plain, plain, 4 << 20, (a, b) -> {
             assertThat(a.gsoSegmentsSent() + b.groSegmentsReceived()).isZero();
             assertThat(a.sendCalls()).isLessThan(a.datagramsSent());
-        }
+        });
     }
 
     @Test
     void aChannelSenderIsHeardByANativeReceiverAndSendsEct0() {
-        assumeNative();
-        try (UdpDriver a = Loopback.driver(1, IoMethod.CHANNEL); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE)) {
-            Loopback.introduce(a, b);
-            writeExactly(a, b, 2 << 20, () -> { });
+        writeBetween(Loopback.config(IoMethod.CHANNEL), Loopback.config(IoMethod.NATIVE), 2 << 20, (a, b) -> {
             assertThat(b.ecnCapableReceived()).as("the JDK sets IP_TOS = ECT(0)").isEqualTo(b.datagramsReceived());
             assertThat(a.ecnCapableReceived() + a.ecnMarkedReceived()).as("a channel cannot read ECN").isZero();
-        }
+        });
     }
 
     /**
@@ -174,15 +176,7 @@ class UdpDriverIoTest {
         }
 
         List<InetSocketAddress> addresses() {
-            List<InetSocketAddress> out = new ArrayList<>();
-            for (DatagramChannel s : sockets) {
-                try {
-                    out.add((InetSocketAddress) s.getLocalAddress());
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-            return out;
+            return UdpSockets.localAddresses(sockets);
         }
 
         void step() {
@@ -219,7 +213,7 @@ class UdpDriverIoTest {
 
     @Test
     void aCeMarkReachesTheEndpointAsEcnMarked() throws IOException {
-        assumeNative();
+        Loopback.assumeNative();
         try (UdpDriver a = Loopback.driver(1, IoMethod.NATIVE); UdpDriver b = Loopback.driver(2, IoMethod.NATIVE);
              MarkingForwarder marking = new MarkingForwarder(a.localAddresses(), b.localAddresses())) {
             a.addPeer(marking.addresses());

@@ -47,6 +47,10 @@ class RdmaDeviceKindTest {
         assertThat(RdmaPort.stateName(9)).isEqualTo("UNKNOWN(9)");
         assertThat(RdmaPort.linkLayerName(2)).isEqualTo("Ethernet");
         assertThat(RdmaPort.linkLayerName(1)).isEqualTo("InfiniBand");
+        assertThat(RdmaPort.linkLayerName(0)).isEqualTo("unspecified");
+        assertThat(RdmaPort.linkLayerName(-1)).isEqualTo("unknown(-1)");
+        assertThat(RdmaPort.stateName(0)).isEqualTo("NOP");
+        assertThat(RdmaPort.stateName(5)).isEqualTo("ACTIVE_DEFER");
         assertThat(new RdmaPort(1, "ACTIVE", 4096, "Ethernet")).hasToString("port 1: ACTIVE, Ethernet, active MTU "
                 + "4096 bytes");
         assertThatThrownBy(() -> new RdmaPort(0, "ACTIVE", 0, "Ethernet")).hasMessage("an RDMA port number is 1-255, "

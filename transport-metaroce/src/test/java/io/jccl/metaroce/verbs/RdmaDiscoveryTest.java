@@ -149,5 +149,7 @@ class RdmaDiscoveryTest {
         }
         assertThat(RdmaDiscovery.transportName(0)).isEqualTo("InfiniBand");
         assertThat(RdmaDiscovery.transportName(1)).isEqualTo("iWARP");
+        assertThat(RdmaDiscovery.transportName(4)).isEqualTo("unspecified");
+        assertThat(RdmaDiscovery.transportName(5)).isEqualTo("unknown(5)");
     }
 }

@@ -1,6 +1,7 @@
 package io.jccl.metaroce.sim.dc;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -116,17 +117,15 @@ class ClosTopologyTest {
 
     @Test
     void badConfigurationsNameTheField() {
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(4, 4, 1, 1, 16, 400, 500, 1000,
-                0, 0, false)).getMessage().contains("tiers"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(3, 5, 1, 1, 16, 400, 500, 1000,
-                0, 0, false)).getMessage().contains("radix"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(3, 4, 1, 1, 17, 400, 500, 1000,
-                0, 0, false)).getMessage().contains("hosts"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(3, 4, 1, 1, 16, 300, 500, 1000,
-                0, 0, false)).getMessage().contains("picoseconds"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(3, 4, 1, 1, 16, 400, 500, 1000,
-                2000, 0, false)).getMessage().contains("ECN"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> new ClosConfig(3, 4, 1, 1, 16, 400, 500, 1000,
-                0, 1.0, false)).getMessage().contains("loss"));
+        assertRefusedNaming("tiers", () -> new ClosConfig(4, 4, 1, 1, 16, 400, 500, 1000, 0, 0, false));
+        assertRefusedNaming("radix", () -> new ClosConfig(3, 5, 1, 1, 16, 400, 500, 1000, 0, 0, false));
+        assertRefusedNaming("hosts", () -> new ClosConfig(3, 4, 1, 1, 17, 400, 500, 1000, 0, 0, false));
+        assertRefusedNaming("picoseconds", () -> new ClosConfig(3, 4, 1, 1, 16, 300, 500, 1000, 0, 0, false));
+        assertRefusedNaming("ECN", () -> new ClosConfig(3, 4, 1, 1, 16, 400, 500, 1000, 2000, 0, false));
+        assertRefusedNaming("loss", () -> new ClosConfig(3, 4, 1, 1, 16, 400, 500, 1000, 0, 1.0, false));
+    }
+
+    private static void assertRefusedNaming(String field, Executable build) {
+        assertTrue(assertThrows(IllegalArgumentException.class, build).getMessage().contains(field), field);
     }
 }

@@ -14,6 +14,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MetaRoceOnClosTest {
     private static final int MTU = 4096;
 
+    private static ClosFabric fabric(ClosConfig config, long seed) {
+        return new ClosFabric(new ClosTopology(config), seed);
+    }
+
+    /** Runs MetaRoCE ({@link #run}) and checks that every byte arrived. */
+    private static EngineHosts runEveryByte(ClosFabric fabric, Flows flows) {
+        EngineHosts hosts = run(fabric, flows);
+        assertEveryByteArrived(hosts, flows);
+        return hosts;
+    }
+
     private static EngineHosts run(ClosFabric fabric, Flows flows) {
         EngineHosts hosts = EngineHosts.attach(fabric, flows, MTU, true, 11);
         fabric.run(1_000_000_000_000L, flows);   // 1 s of virtual time: a hang shows as unfinished flows
@@ -31,13 +42,11 @@ class MetaRoceOnClosTest {
     @Test
     void aPermutationPlacesEveryFlowsOwnBytes() {
         Flows flows = Workloads.permutation(16, 300_000, 2);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
-        EngineHosts hosts = run(fabric, flows);
-        assertEveryByteArrived(hosts, flows);
+        EngineHosts hosts = runEveryByte(fabric(ClosConfig.fatTree(3, 4, 400), 1), flows);
         assertEquals(0, hosts.retransmissions(), "retransmissions on a lossless fabric");
         // The ideal transport bounds it: the same flows cannot finish sooner than at line rate.
         Flows ideal = Workloads.permutation(16, 300_000, 2);
-        ClosFabric idealFabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        ClosFabric idealFabric = fabric(ClosConfig.fatTree(3, 4, 400), 1);
         IdealSprayHost.attachAll(idealFabric, ideal, MTU);
         idealFabric.run(Long.MAX_VALUE, ideal);
         long[] metaroce = flows.sortedFctPs();
@@ -47,33 +56,24 @@ class MetaRoceOnClosTest {
 
     @Test
     void randomLossOnEveryLinkIsRecoveredByteForByte() {
-        Flows flows = Workloads.permutation(16, 400_000, 4);
-        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.03, true);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 7);
-        EngineHosts hosts = run(fabric, flows);
-        assertEveryByteArrived(hosts, flows);
+        ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400).withLoss(0.03, true), 7);
+        EngineHosts hosts = runEveryByte(fabric, Workloads.permutation(16, 400_000, 4));
         assertTrue(fabric.randomLosses() > 0, "no packet was lost");
         assertTrue(hosts.retransmissions() > 0, "losses were never resent");
     }
 
     @Test
     void anIncastOverflowingItsBuffersCompletes() {
-        Flows flows = Workloads.incast(16, 12, 200_000);
-        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withQueues(16 * MTU, 6 * MTU);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 3);
-        EngineHosts hosts = run(fabric, flows);
-        assertEveryByteArrived(hosts, flows);
+        ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400).withQueues(16 * MTU, 6 * MTU), 3);
+        runEveryByte(fabric, Workloads.incast(16, 12, 200_000));
         assertTrue(fabric.ecnMarks() > 0, "no ECN marks at the incast's bottleneck");
     }
 
     @Test
     void aFailedPlaneIsRoutedAround() {
-        Flows flows = Workloads.permutation(16, 2_000_000, 5);
-        ClosConfig config = ClosConfig.fatTree(3, 4, 400).withPlanes(2);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 1);
+        ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400).withPlanes(2), 1);
         fabric.failPlaneAt(1, 20_000_000);   // 20 us in, mid-flow
-        EngineHosts hosts = run(fabric, flows);
-        assertEveryByteArrived(hosts, flows);
+        runEveryByte(fabric, Workloads.permutation(16, 2_000_000, 5));
         assertTrue(fabric.failureDrops() > 0, "the failed plane dropped nothing");
     }
 
@@ -119,14 +119,14 @@ class MetaRoceOnClosTest {
     @Test
     void dcqcnCutsTheRoceSendersRatesInAnIncast() {
         Flows flows = Workloads.incast(16, 8, 2_000_000);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400), 1);
         EngineHosts hosts = EngineHosts.attachRoce(fabric, flows, MTU, true, 3, true);
         fabric.run(1_000_000_000_000L, flows);
         assertEveryByteArrived(hosts, flows);
         assertTrue(fabric.ecnMarks() > 0, "no ECN marks");
         assertTrue(hosts.total(io.jccl.metaroce.protocol.Counter.ECN_WINDOW_CUTS) > 0, "no DCQCN rate cut");
         Flows same = Workloads.incast(16, 8, 2_000_000);
-        ClosFabric without = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400)), 1);
+        ClosFabric without = fabric(ClosConfig.fatTree(3, 4, 400), 1);
         EngineHosts nocc = EngineHosts.attachRoce(without, same, MTU, true, 3, false);
         without.run(1_000_000_000_000L, same);
         assertEveryByteArrived(nocc, same);
@@ -141,13 +141,13 @@ class MetaRoceOnClosTest {
     void theRoceBaselineDeliversEveryByteAndLosesMoreTimeToLoss() {
         ClosConfig config = ClosConfig.fatTree(3, 4, 400).withLoss(0.01, false);
         Flows roce = Workloads.permutation(16, 400_000, 6);
-        ClosFabric roceFabric = new ClosFabric(new ClosTopology(config), 2);
+        ClosFabric roceFabric = fabric(config, 2);
         EngineHosts roceHosts = EngineHosts.attachRoce(roceFabric, roce, MTU, true, 2, true);
         roceFabric.run(1_000_000_000_000L, roce);
         assertEveryByteArrived(roceHosts, roce);
         assertTrue(roceHosts.retransmissions() > roceFabric.randomLosses(), "go-back-N resent no more than it lost");
         Flows metaroce = Workloads.permutation(16, 400_000, 6);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(config), 2);
+        ClosFabric fabric = fabric(config, 2);
         run(fabric, metaroce);
         assertTrue(mean(roce) > mean(metaroce), "RoCEv2 " + mean(roce) + " ps, MetaRoCE " + mean(metaroce));
     }
@@ -161,8 +161,7 @@ class MetaRoceOnClosTest {
     void aRingAllReduceAndAnAllToAllDeliverEveryByteOnBothEngines() {
         for (boolean roce : new boolean[] {false, true}) {
             for (Flows flows : new Flows[] {Workloads.ringAllReduce(16, 1 << 20), Workloads.allToAll(16, 100_000)}) {
-                ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.01,
-                        false)), 4);
+                ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400).withLoss(0.01, false), 4);
                 flows.onReady(f -> fabric.setTimer(flows.src(f), fabric.nowPs()));
                 EngineHosts hosts = roce ? EngineHosts.attachRoce(fabric, flows, MTU, true, 4, true)
                         : EngineHosts.attach(fabric, flows, MTU, true, 4);
@@ -180,8 +179,7 @@ class MetaRoceOnClosTest {
 
     private static long[] lossyRun(long seed) {
         Flows flows = Workloads.permutation(16, 200_000, seed);
-        ClosFabric fabric = new ClosFabric(new ClosTopology(ClosConfig.fatTree(3, 4, 400).withLoss(0.02, false)),
-                seed);
+        ClosFabric fabric = fabric(ClosConfig.fatTree(3, 4, 400).withLoss(0.02, false), seed);
         EngineHosts.attach(fabric, flows, MTU, true, seed);
         fabric.run(1_000_000_000_000L, flows);
         long[] out = new long[flows.count() + 1];
