@@ -1,5 +1,7 @@
 package io.jccl.cli.bench.loss.tun;
 
+import io.jccl.metaroce.ffm.Downcalls;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -329,7 +331,7 @@ final class Tun implements AutoCloseable {
         try {
             return (long) READ.invokeExact(s.callState, fd, buffer, count);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -337,7 +339,7 @@ final class Tun implements AutoCloseable {
         try {
             return (long) WRITE.invokeExact(s.callState, fd, buffer, count);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -345,7 +347,7 @@ final class Tun implements AutoCloseable {
         try {
             return (int) POLL.invokeExact(fds, count, timeoutMs);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
     }
 
@@ -367,17 +369,7 @@ final class Tun implements AutoCloseable {
         try {
             return call.invoke();
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.rethrow(t);
         }
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            throw r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException("native call failed", t);
     }
 }
