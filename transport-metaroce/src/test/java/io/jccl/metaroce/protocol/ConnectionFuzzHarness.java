@@ -643,10 +643,10 @@ final class ConnectionFuzzHarness {
             case PacketType.WRITE, PacketType.SEND -> forgeData(type, c, flags, path, generation, connection, tag, c2,
                     to);
             case PacketType.ACK -> {
-                fly.ack.wrap(forge, 0).putHeader(path, generation, connection, tag)
+                fly.ack().wrap(forge, 0).putHeader(path, generation, connection, tag)
                         .cumulativePsn(small()).ecnCount(small()).echoTimestampNs(clock());
                 int rate = in.u8();
-                fly.ack.rateHintBytesPerSecond(switch (rate & 3) {
+                fly.ack().rateHintBytesPerSecond(switch (rate & 3) {
                     case 0 -> 0;
                     case 1 -> (long) CONFIG.inboundBytesPerSecond() >>> (rate >>> 2);
                     case 2 -> rate >>> 2;
@@ -654,7 +654,7 @@ final class ConnectionFuzzHarness {
                 });
                 int sack = in.u8();
                 for (int w = 0; w < AckFlyweight.SACK_WORDS; w++) {
-                    fly.ack.sackWord(w, switch (sack & 3) {
+                    fly.ack().sackWord(w, switch (sack & 3) {
                         case 0 -> 0;
                         case 1 -> w == 0 ? in.u8() : 0;
                         case 2 -> w == 0 ? in.u32() & 0xFFFF_FFFFL : 0;
@@ -664,36 +664,36 @@ final class ConnectionFuzzHarness {
                 yield AckFlyweight.FRAME_LENGTH;
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                fly.probe.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
+                fly.probe().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
                         .probeSequence(small()).timestampNs(clock());
                 yield ProbeFlyweight.FRAME_LENGTH;
             }
             case PacketType.CLOSE -> {
-                fly.close.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0).reason(in.u8());
+                fly.close().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0).reason(in.u8());
                 yield CloseFlyweight.FRAME_LENGTH;
             }
             case PacketType.RNR -> {
-                fly.rnr.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
+                fly.rnr().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
                         .streamId(small()).messageSequence(small());
                 int retry = in.u8();
-                fly.rnr.retryAfterNs(retry == 0xFF ? in.u64() : retry * 1000L);
+                fly.rnr().retryAfterNs(retry == 0xFF ? in.u64() : retry * 1000L);
                 yield RnrFlyweight.FRAME_LENGTH;
             }
             case PacketType.HANDSHAKE_INIT -> {
                 // As the peer (or a stranger) would open a connection: real ids and nonce of the peer's side, or any.
                 Connection peer = nodes[1 - to].connection(mainConnection[1 - to]);
                 boolean real = (c2 & 64) == 0;
-                fly.init.wrap(forge, 0).putHeader(path, generation);
+                fly.init().wrap(forge, 0).putHeader(path, generation);
                 if ((c1 & 8) != 0) {
-                    fly.init.connectionId(connection);
+                    fly.init().connectionId(connection);
                 }
-                fly.init.initiatorConnectionId(real ? peer.localId : in.u32())
+                fly.init().initiatorConnectionId(real ? peer.localId : in.u32())
                         .paths(real ? CONFIG.paths() : in.u8() % 66)
                         .payloadBytes(real ? CONFIG.payloadBytes() : in.u16());
                 if (real) {
-                    fly.init.putNonce(peer.localNonce(), 0);
+                    fly.init().putNonce(peer.localNonce(), 0);
                 } else {
-                    fly.init.nonce(in.u64(), in.u64());
+                    fly.init().nonce(in.u64(), in.u64());
                 }
                 if ((c2 & 128) == 0) {
                     crypto.signInit(forge, 0);
@@ -702,8 +702,8 @@ final class ConnectionFuzzHarness {
             }
             default -> {   // HANDSHAKE_ACCEPT, answering connection c of endpoint `to`
                 boolean real = (c2 & 64) == 0;
-                fly.accept.wrap(forge, 0).putHeader(path, generation, connection);
-                fly.accept.acceptorConnectionId(real ? nodes[1 - to].connection(mainConnection[1 - to]).localId
+                fly.accept().wrap(forge, 0).putHeader(path, generation, connection);
+                fly.accept().acceptorConnectionId(real ? nodes[1 - to].connection(mainConnection[1 - to]).localId
                                 : in.u32())
                         .nonce(in.u64(), in.u64())
                         .grantedSessionTag(real ? c.sessionTag() : in.u32());
@@ -740,7 +740,7 @@ final class ConnectionFuzzHarness {
         long exact = Math.min(pb, messageLength - offset);
         int payload = (shape & 16) == 0 && exact >= 0 && exact <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
                 ? (int) exact : in.u16() % 1100;
-        fly.data.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, payload)
+        fly.data().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, payload)
                 .psn(psn).timestampNs(timestamp).message(message).target(target)
                 .messageOffset(offset).messageLength(messageLength).base(base);
         byte fill = (byte) (0xA0 | shape >>> 5);

@@ -20,9 +20,9 @@ abstract class ChunkedMessage {
         this.workId = workId;
         this.seq = seq;
         this.chunks = chunks;
-        this.done = false;
-        this.reported = false;
-        this.immediate = 0;
+        done = false;
+        reported = false;
+        immediate = 0;
     }
 
     /** @return the chunks of a message of {@code length} bytes, at least one (an empty message has one) */
