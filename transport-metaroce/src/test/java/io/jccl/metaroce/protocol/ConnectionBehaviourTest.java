@@ -34,6 +34,10 @@ class ConnectionBehaviourTest {
     private MiniFabric f;
     private int ca;
     private int cb;
+    /** B's session tag for its connection to A: what packets forged towards B carry. */
+    private int tag;
+    /** B's key for the region {@link #setUpWithRegion} registered. */
+    private int key;
 
     private void setUp(long seed, double loss) {
         setUp(seed, loss, EndpointConfig.defaults(KEY));
@@ -47,6 +51,19 @@ class ConnectionBehaviourTest {
         ca = a.connect(0, 1);
         assertThat(f.run(() -> a.isEstablished(ca), 1_000_000_000L)).isTrue();
         cb = b.connectionTo(0);
+        tag = b.connection(cb).sessionTag();
+    }
+
+    /**
+     * {@link #setUp} without loss, and a region at B open for writes.
+     *
+     * @return the region ({@link #key} is its key)
+     */
+    private MemorySegment setUpWithRegion(long seed, Arena arena, long bytes) {
+        setUp(seed, 0.0);
+        MemorySegment region = arena.allocate(bytes);
+        key = b.registerRegion(region, true);
+        return region;
     }
 
     private boolean until(int aCount, int bCount) {
@@ -262,13 +279,10 @@ class ConnectionBehaviourTest {
 
     @Test
     void forgedAndOutOfBoundsPacketsAreDroppedCountedAndTouchNothing() {
-        setUp(6, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment region = arena.allocate(8192);
+            MemorySegment region = setUpWithRegion(6, arena, 8192);
             MemorySegment readOnlyNeighbour = arena.allocate(8192);
-            int key = b.registerRegion(region, true);
             int keyNotWritable = b.registerRegion(readOnlyNeighbour, false);
-            int tag = b.connection(cb).sessionTag();
             int gen = 0;
             // Each is dropped, and onDatagram says why (a driver learns nothing from a dropped datagram).
             assertThat(deliver(write(cb + 1, tag, 0, gen, key, 0, 0, 100, 100)))         // unknown connection
@@ -335,11 +349,8 @@ class ConnectionBehaviourTest {
 
     @Test
     void aLateDuplicateOfAWriteThatCompletedOutOfOrderDoesNotLandAgain() {
-        setUp(7, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment region = arena.allocate(8192);
-            int key = b.registerRegion(region, true);
-            int tag = b.connection(cb).sessionTag();
+            MemorySegment region = setUpWithRegion(7, arena, 8192);
             byte[] second = write(cb, tag, 0, 0, 1, key, 4096, 0, 100, 100);   // WRITE 1 while WRITE 0 is missing
             deliver(second);
             assertThat(region.get(ValueLayout.JAVA_BYTE, 4096)).isEqualTo((byte) 0xEE);
@@ -414,11 +425,8 @@ class ConnectionBehaviourTest {
 
     @Test
     void aLateCopyOfAWriteWithImmediateIsAcknowledgedAfterItsRegionClosedAndNotReportedAgain() {
-        setUp(11, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment region = arena.allocate(8192);
-            int key = b.registerRegion(region, true);
-            int tag = b.connection(cb).sessionTag();
+            MemorySegment region = setUpWithRegion(11, arena, 8192);
             byte[] only = withImmediate(write(cb, tag, 0, 0, 0, key, 0, 0, 100, 100), 0x1234_5678);
             assertThat(deliver(only)).isNull();
             List<Done> reported = new ArrayList<>();
@@ -438,11 +446,8 @@ class ConnectionBehaviourTest {
 
     @Test
     void anImmediateOnlyRidesOnTheLastPacketOfAWrite() {
-        setUp(12, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment region = arena.allocate(1 << 16);
-            int key = b.registerRegion(region, true);
-            int tag = b.connection(cb).sessionTag();
+            MemorySegment region = setUpWithRegion(12, arena, 1 << 16);
             int payload = b.connection(cb).payloadBytes();
             // Flagged LAST (the validator's rule) but not the message's last packet by its offset.
             assertThat(deliver(withImmediate(write(cb, tag, 0, 0, 0, key, 0, 0, 2L * payload, payload), 7)))
@@ -466,11 +471,8 @@ class ConnectionBehaviourTest {
 
     @Test
     void writeIdsFarAheadOfTheOldestIncompleteOneAreDropped() {
-        setUp(8, 0.0);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment region = arena.allocate(8192);
-            int key = b.registerRegion(region, true);
-            int tag = b.connection(cb).sessionTag();
+            MemorySegment region = setUpWithRegion(8, arena, 8192);
             int limit = EndpointConfig.defaults(KEY).maxPendingWork();
             deliver(write(cb, tag, 0, 0, limit, key, 0, 0, 100, 100));       // no sender has that many outstanding
             deliver(write(cb, tag, 0, 0, limit - 1, key, 4096, 0, 100, 100));   // the last id a sender can use

@@ -9,6 +9,7 @@ import io.jccl.metaroce.protocol.wire.HandshakeAcceptFlyweight;
 import io.jccl.metaroce.protocol.wire.HandshakeCrypto;
 import io.jccl.metaroce.protocol.wire.HandshakeInitFlyweight;
 import io.jccl.metaroce.protocol.wire.HeaderFlyweight;
+import io.jccl.metaroce.protocol.wire.PacketFlyweights;
 import io.jccl.metaroce.protocol.wire.PacketType;
 import io.jccl.metaroce.protocol.wire.PacketValidator;
 import io.jccl.metaroce.protocol.wire.ProbeFlyweight;
@@ -156,13 +157,8 @@ final class ConnectionFuzzHarness {
     private final Crc32c crc = new Crc32c();
     private final HandshakeCrypto crypto = new HandshakeCrypto(KEY);
     private final HeaderFlyweight header = new HeaderFlyweight();
-    private final DataFlyweight data = new DataFlyweight();
-    private final AckFlyweight ack = new AckFlyweight();
-    private final ProbeFlyweight probe = new ProbeFlyweight();
-    private final CloseFlyweight close = new CloseFlyweight();
-    private final RnrFlyweight rnr = new RnrFlyweight();
-    private final HandshakeInitFlyweight init = new HandshakeInitFlyweight();
-    private final HandshakeAcceptFlyweight accept = new HandshakeAcceptFlyweight();
+    /** One flyweight per packet type, over the packets the harness forges. */
+    private final PacketFlyweights fly = new PacketFlyweights();
 
     // ---- Per input ----
     private final Endpoint[] nodes = new Endpoint[2];
@@ -171,6 +167,8 @@ final class ConnectionFuzzHarness {
     private final boolean[] regionFrozen = new boolean[2];
     private final long[][] slotWork = new long[2][SLOT_CAPACITY.length];   // 0: never posted, >0 posted, <0 frozen
     private final List<Map<Long, Work>> works = List.of(new HashMap<>(), new HashMap<>());
+    /** Per node: the completions of its {@link #works}, by work id. */
+    private final List<Map<Long, Completed>> completed = List.of(new HashMap<>(), new HashMap<>());
     private final long[] legitIds = new long[LEGIT.size() + 1];
     /** How often each node reported {@link #LEGIT_IMMEDIATE}. */
     private final int[] legitImmediateReports = new int[2];
@@ -186,22 +184,11 @@ final class ConnectionFuzzHarness {
     private In in;
 
     /** Posted work, as the harness remembers it. */
-    private static final class Work {
-        final int node;
-        final int connection;
-        final WorkKind kind;
-        final long length;
-        final int slot;
-        CompletionStatus status;
-        long bytes;
+    private record Work(long id, int node, int connection, WorkKind kind, long length, int slot) {
+    }
 
-        Work(int node, int connection, WorkKind kind, long length, int slot) {
-            this.node = node;
-            this.connection = connection;
-            this.kind = kind;
-            this.length = length;
-            this.slot = slot;
-        }
+    /** How posted work completed (once). */
+    private record Completed(CompletionStatus status, long bytes) {
     }
 
     /** A datagram the endpoints sent: to an endpoint of the harness (0, 1) or to a stranger (-1). */
@@ -286,6 +273,7 @@ final class ConnectionFuzzHarness {
             regionFrozen[n] = false;
             java.util.Arrays.fill(slotWork[n], 0);
             works.get(n).clear();
+            completed.get(n).clear();
             legitImmediateReports[n] = 0;
         }
         mainConnection[0] = nodes[0].connect(now, 1);
@@ -324,7 +312,7 @@ final class ConnectionFuzzHarness {
     private long track(int node, int connection, WorkKind kind, long length, int slot, long id) {
         if (id != Verbs.QUEUE_FULL) {
             check(id > 0, "work ids are positive");
-            check(works.get(node).put(id, new Work(node, connection, kind, length, slot)) == null,
+            check(works.get(node).put(id, new Work(id, node, connection, kind, length, slot)) == null,
                     "a work id is handed out once");
         }
         return id;
@@ -647,10 +635,10 @@ final class ConnectionFuzzHarness {
             case PacketType.WRITE, PacketType.SEND -> forgeData(type, c, flags, path, generation, connection, tag, c2,
                     to);
             case PacketType.ACK -> {
-                ack.wrap(forge, 0).putHeader(path, generation, connection, tag)
+                fly.ack().wrap(forge, 0).putHeader(path, generation, connection, tag)
                         .cumulativePsn(small()).ecnCount(small()).echoTimestampNs(clock());
                 int rate = in.u8();
-                ack.rateHintBytesPerSecond(switch (rate & 3) {
+                fly.ack().rateHintBytesPerSecond(switch (rate & 3) {
                     case 0 -> 0;
                     case 1 -> (long) CONFIG.inboundBytesPerSecond() >>> (rate >>> 2);
                     case 2 -> rate >>> 2;
@@ -658,7 +646,7 @@ final class ConnectionFuzzHarness {
                 });
                 int sack = in.u8();
                 for (int w = 0; w < AckFlyweight.SACK_WORDS; w++) {
-                    ack.sackWord(w, switch (sack & 3) {
+                    fly.ack().sackWord(w, switch (sack & 3) {
                         case 0 -> 0;
                         case 1 -> w == 0 ? in.u8() : 0;
                         case 2 -> w == 0 ? in.u32() & 0xFFFF_FFFFL : 0;
@@ -668,36 +656,36 @@ final class ConnectionFuzzHarness {
                 yield AckFlyweight.FRAME_LENGTH;
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                probe.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
+                fly.probe().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
                         .probeSequence(small()).timestampNs(clock());
                 yield ProbeFlyweight.FRAME_LENGTH;
             }
             case PacketType.CLOSE -> {
-                close.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0).reason(in.u8());
+                fly.close().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0).reason(in.u8());
                 yield CloseFlyweight.FRAME_LENGTH;
             }
             case PacketType.RNR -> {
-                rnr.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
+                fly.rnr().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, 0)
                         .streamId(small()).messageSequence(small());
                 int retry = in.u8();
-                rnr.retryAfterNs(retry == 0xFF ? in.u64() : retry * 1000L);
+                fly.rnr().retryAfterNs(retry == 0xFF ? in.u64() : retry * 1000L);
                 yield RnrFlyweight.FRAME_LENGTH;
             }
             case PacketType.HANDSHAKE_INIT -> {
                 // As the peer (or a stranger) would open a connection: real ids and nonce of the peer's side, or any.
                 Connection peer = nodes[1 - to].connection(mainConnection[1 - to]);
                 boolean real = (c2 & 64) == 0;
-                init.wrap(forge, 0).putHeader(path, generation);
+                fly.init().wrap(forge, 0).putHeader(path, generation);
                 if ((c1 & 8) != 0) {
-                    init.connectionId(connection);
+                    fly.init().connectionId(connection);
                 }
-                init.initiatorConnectionId(real ? peer.localId : in.u32())
+                fly.init().initiatorConnectionId(real ? peer.localId : in.u32())
                         .paths(real ? CONFIG.paths() : in.u8() % 66)
                         .payloadBytes(real ? CONFIG.payloadBytes() : in.u16());
                 if (real) {
-                    init.putNonce(peer.localNonce(), 0);
+                    fly.init().putNonce(peer.localNonce(), 0);
                 } else {
-                    init.nonce(in.u64(), in.u64());
+                    fly.init().nonce(in.u64(), in.u64());
                 }
                 if ((c2 & 128) == 0) {
                     crypto.signInit(forge, 0);
@@ -706,8 +694,8 @@ final class ConnectionFuzzHarness {
             }
             default -> {   // HANDSHAKE_ACCEPT, answering connection c of endpoint `to`
                 boolean real = (c2 & 64) == 0;
-                accept.wrap(forge, 0).putHeader(path, generation, connection);
-                accept.acceptorConnectionId(real ? nodes[1 - to].connection(mainConnection[1 - to]).localId
+                fly.accept().wrap(forge, 0).putHeader(path, generation, connection);
+                fly.accept().acceptorConnectionId(real ? nodes[1 - to].connection(mainConnection[1 - to]).localId
                                 : in.u32())
                         .nonce(in.u64(), in.u64())
                         .grantedSessionTag(real ? c.sessionTag() : in.u32());
@@ -744,7 +732,7 @@ final class ConnectionFuzzHarness {
         long exact = Math.min(pb, messageLength - offset);
         int payload = (shape & 16) == 0 && exact >= 0 && exact <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
                 ? (int) exact : in.u16() % 1100;
-        data.wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, payload)
+        fly.data().wrap(forge, 0).putHeader(type, flags, path, generation, connection, tag, payload)
                 .psn(psn).timestampNs(timestamp).message(message).target(target)
                 .messageOffset(offset).messageLength(messageLength).base(base);
         byte fill = (byte) (0xA0 | shape >>> 5);
@@ -828,17 +816,16 @@ final class ConnectionFuzzHarness {
             }
             Work w = works.get(n).get(workId);
             check(w != null, "endpoint " + n + ": completion of unknown work " + workId);
-            check(w.status == null, "work " + workId + " completes once (again as " + status + ")");
-            check(w.connection == connection && w.kind == kind, "work " + workId + " completes as posted");
-            w.status = status;
-            w.bytes = bytes;
+            check(completed.get(n).put(workId, new Completed(status, bytes)) == null,
+                    "work " + workId + " completes once (again as " + status + ")");
+            check(w.connection() == connection && w.kind() == kind, "work " + workId + " completes as posted");
             switch (status) {
-                case OK -> check(w.length < 0 || (kind == WorkKind.RECV ? bytes <= w.length : bytes == w.length),
-                        "OK " + kind + " " + workId + " reports " + bytes + " bytes of " + w.length);
+                case OK -> check(w.length() < 0 || (kind == WorkKind.RECV ? bytes <= w.length() : bytes == w.length()),
+                        "OK " + kind + " " + workId + " reports " + bytes + " bytes of " + w.length());
                 default -> check(bytes == 0, status + " reports no bytes");
             }
             check(status != CompletionStatus.TRUNCATED || kind == WorkKind.RECV, "only receives truncate");
-            if (w.slot >= 0) {
+            if (w.slot() >= 0) {
                 receiveCompleted(n, w, status, bytes);
             }
         });
@@ -867,8 +854,14 @@ final class ConnectionFuzzHarness {
         }
     }
 
+    /** @return how node {@code n}'s work {@code id} completed; null while it has not */
+    private CompletionStatus statusOf(int n, long id) {
+        Completed c = completed.get(n).get(id);
+        return c == null ? null : c.status();
+    }
+
     private void receiveCompleted(int n, Work w, CompletionStatus status, long bytes) {
-        int slot = w.slot;
+        int slot = w.slot();
         byte[] snap = slotSnapshot[n][slot];
         int at = SLOT_AT[slot];
         long from = switch (status) {
@@ -906,7 +899,7 @@ final class ConnectionFuzzHarness {
             Legit l = i < LEGIT.size() ? LEGIT.get(i) : LATE_RECV;
             int n = l.node();
             long id = legitIds[i];
-            if (id > 0 && works.get(n).get(id).status == null && !(l.kind() == WorkKind.RECV
+            if (id > 0 && statusOf(n, id) == null && !(l.kind() == WorkKind.RECV
                     && nodes[1 - n].connection(mainConnection[1 - n]).state() == Connection.State.CLOSED)) {
                 return false;
             }
@@ -943,9 +936,9 @@ final class ConnectionFuzzHarness {
                 check(differs < 0, "endpoint " + n + ": the region changed at " + differs + " after deregistration");
             }
             for (Work w : works.get(n).values()) {
-                Connection c = nodes[n].connection(w.connection);
+                Connection c = nodes[n].connection(w.connection());
                 check(c.pendingWork() >= 0 && c.pendingWork() <= CONFIG.maxPendingWork(), "pending work in range");
-                check(w.status != null || c.state() != Connection.State.CLOSED,
+                check(statusOf(n, w.id()) != null || c.state() != Connection.State.CLOSED,
                         "endpoint " + n + ": work of a closed connection has not completed");
             }
         }
@@ -985,19 +978,19 @@ final class ConnectionFuzzHarness {
                 continue;
             }
             int n = l.node();
-            Work w = works.get(n).get(id);
-            if (w.status == null) {
+            Completed done = completed.get(n).get(id);
+            if (done == null) {
                 continue;   // a receive whose peer failed (see legitDone)
             }
-            check(w.status == l.expected() || w.status == CompletionStatus.CONNECTION_CLOSED,
-                    "legitimate " + l + " ended " + w.status);
-            if (w.status != CompletionStatus.OK) {
+            check(done.status() == l.expected() || done.status() == CompletionStatus.CONNECTION_CLOSED,
+                    "legitimate " + l + " ended " + done.status());
+            if (done.status() != CompletionStatus.OK) {
                 continue;
             }
             MemorySegment src = source[l.kind() == WorkKind.RECV ? 1 - n : n].asSlice(l.srcOffset(), l.length());
             switch (l.kind()) {
                 case RECV -> {
-                    check(w.bytes == l.length(), "legitimate " + l + " received " + w.bytes + " bytes");
+                    check(done.bytes() == l.length(), "legitimate " + l + " received " + done.bytes() + " bytes");
                     check(memory[n].asSlice(SLOT_AT[l.slot()], l.length()).mismatch(src) < 0,
                             "legitimate " + l + ": the received bytes differ");
                 }
@@ -1017,7 +1010,7 @@ final class ConnectionFuzzHarness {
                         Legit r = j < LEGIT.size() ? LEGIT.get(j) : LATE_RECV;
                         if (r.kind() == WorkKind.RECV && r.node() == 1 - n && r.stream() == l.stream()
                                 && legitIds[j] > 0) {
-                            check(works.get(1 - n).get(legitIds[j]).status == r.expected(),
+                            check(statusOf(1 - n, legitIds[j]) == r.expected(),
                                     "legitimate " + l + " completed OK, its receive did not");
                         }
                     }

@@ -13,6 +13,7 @@ import java.util.function.Predicate;
 
 import io.jccl.metaroce.protocol.ConnectionFuzzHarness.Outcome;
 import io.jccl.metaroce.protocol.ConnectionFuzzHarness.Script;
+import io.jccl.metaroce.protocol.wire.PacketType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,15 +27,15 @@ class ConnectionFuzzSeedsTest {
     private static final String DIR = "ConnectionFuzzTestInputs/datagrams";
 
     // Type indexes into ConnectionFuzzHarness.TYPES.
-    private static final int WRITE = 0;
-    private static final int SEND = 1;
-    private static final int ACK = 2;
-    private static final int INIT = 3;
-    private static final int ACCEPT = 4;
-    private static final int PROBE = 5;
-    private static final int PROBE_REPLY = 6;
-    private static final int CLOSE = 7;
-    private static final int RNR = 8;
+    private static final int WRITE = typeIndex(PacketType.WRITE);
+    private static final int SEND = typeIndex(PacketType.SEND);
+    private static final int ACK = typeIndex(PacketType.ACK);
+    private static final int INIT = typeIndex(PacketType.HANDSHAKE_INIT);
+    private static final int ACCEPT = typeIndex(PacketType.HANDSHAKE_ACCEPT);
+    private static final int PROBE = typeIndex(PacketType.PROBE);
+    private static final int PROBE_REPLY = typeIndex(PacketType.PROBE_REPLY);
+    private static final int CLOSE = typeIndex(PacketType.CLOSE);
+    private static final int RNR = typeIndex(PacketType.RNR);
     /** Endpoint 1 (B) as the target, in c1. */
     private static final int TO_B = 1;
     /** c1: the next path generation. */
@@ -45,6 +46,16 @@ class ConnectionFuzzSeedsTest {
     private static final int NOT_REAL = 64;
 
     record Seed(byte[] input, Predicate<Outcome> reaches) {
+    }
+
+    /** @return where {@code type} stands in {@link ConnectionFuzzHarness#TYPES}: the index an input names it by */
+    private static int typeIndex(int type) {
+        for (int i = 0; i < ConnectionFuzzHarness.TYPES.length; i++) {
+            if (ConnectionFuzzHarness.TYPES[i] == type) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("the harness forges no packets of type " + type);
     }
 
     static Map<String, Seed> seeds() {

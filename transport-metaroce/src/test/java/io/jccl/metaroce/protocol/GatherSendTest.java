@@ -20,13 +20,24 @@ class GatherSendTest {
     record Done(long work, WorkKind kind, CompletionStatus status, long bytes) {
     }
 
+    /**
+     * @return endpoints with the default settings (randomness seeded {@code seedA} and {@code seedB}) as nodes 0 and
+     *         1 of a fabric seeded {@code fabricSeed} that offers claims and gathers sends
+     */
+    private static MiniFabric gatheringFabric(long seedA, long seedB, long fabricSeed) {
+        MiniFabric f = new MiniFabric(fabricSeed,
+                new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seedA)),
+                new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seedB)));
+        f.gather = true;
+        return f;
+    }
+
     @Test
     void writesWithImmediatesAndSendsFromNativeMemoryGoInPiecesAndArriveIntact() {
         for (long seed = 1; seed <= 4; seed++) {
-            Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed));
-            Endpoint b = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(seed + 100));
-            MiniFabric f = new MiniFabric(seed, a, b);
-            f.gather = true;
+            MiniFabric f = gatheringFabric(seed, seed + 100, seed);
+            Endpoint a = (Endpoint) f.nodes[0];
+            Endpoint b = (Endpoint) f.nodes[1];
             f.loss = 0.05;
             f.duplicate = 0.05;
             f.jitterNs = 20_000;   // reordering
@@ -63,10 +74,9 @@ class GatherSendTest {
 
     @Test
     void aPayloadOnTheHeapIsCopiedIntoTheBatch() {
-        Endpoint a = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(7));
-        Endpoint b = new Endpoint(EndpointConfig.defaults(KEY), new SplittableRandom(8));
-        MiniFabric f = new MiniFabric(9, a, b);
-        f.gather = true;
+        MiniFabric f = gatheringFabric(7, 8, 9);
+        Endpoint a = (Endpoint) f.nodes[0];
+        Endpoint b = (Endpoint) f.nodes[1];
         int ca = a.connect(0, 1);
         assertThat(f.run(() -> a.isEstablished(ca), 1_000_000_000L)).isTrue();
         try (Arena arena = Arena.ofConfined()) {

@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
+import java.util.stream.Stream;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -41,8 +42,10 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -166,35 +169,30 @@ class PurityTest {
         return rules("io.jccl.metaroce.protocol..");
     }
 
+    /**
+     * The core's rules on the core, and the simulator's on the simulator: it runs on virtual time and seeded
+     * randomness too, so a seed replays a run exactly.
+     */
+    static Stream<Arguments> rulesAndTheirClasses() {
+        return Stream.concat(coreRules().stream().map(rule -> Arguments.of(rule, Named.of("core", CORE))),
+                rules("io.jccl.metaroce.sim..", true).stream()
+                        .map(rule -> Arguments.of(rule, Named.of("simulator", SIMULATOR))));
+    }
+
     @Test
-    void theCoreIsImported() {
+    void theCoreAndTheSimulatorAreImported() {
         // Guards against a silently empty import (e.g. a class file version the importer cannot read).
         assertThat(CORE.contain("io.jccl.metaroce.protocol.Engine")).isTrue();
         assertThat(CORE.contain("io.jccl.metaroce.protocol.wire.PacketValidator")).isTrue();
         assertThat(CORE.contain("io.jccl.metaroce.protocol.PurityTest")).isFalse();
-    }
-
-    @ParameterizedTest
-    @MethodSource("coreRules")
-    void theCoreIsPure(PurityRule rule) {
-        rule.rule().check(CORE);
-    }
-
-    static List<PurityRule> simulatorRules() {
-        return rules("io.jccl.metaroce.sim..", true);
-    }
-
-    @Test
-    void theSimulatorIsImported() {
         assertThat(SIMULATOR.contain("io.jccl.metaroce.sim.Simulator")).isTrue();
         assertThat(SIMULATOR.contain("io.jccl.metaroce.sim.dc.ClosRun")).isTrue();
     }
 
-    /** The simulator runs on virtual time and seeded randomness too: a seed replays a run exactly. */
     @ParameterizedTest
-    @MethodSource("simulatorRules")
-    void theSimulatorIsPure(PurityRule rule) {
-        rule.rule().check(SIMULATOR);
+    @MethodSource("rulesAndTheirClasses")
+    void theCoreAndTheSimulatorArePure(PurityRule rule, JavaClasses classes) {
+        rule.rule().check(classes);
     }
 
     @ParameterizedTest

@@ -23,12 +23,24 @@ public final class FairShare {
 
     private final double capacityBytesPerSecond;
     private final long intervalNs;
-    private long[] bytes = new long[8];
-    private double[] rate = new double[8];
-    private double[] hint = new double[8];
-    private int[] idle = new int[8];
-    private boolean[] active = new boolean[8];
-    private boolean[] fresh = new boolean[8];
+
+    /** What is known of the sender in one slot; made when the slot is first used, then reused. */
+    private static final class Sender {
+        /** Payload bytes delivered this interval. */
+        long bytes;
+        /** Its rate (bytes per second), measured per interval and smoothed. */
+        double rate;
+        /** The share granted to it. */
+        double hint;
+        /** Intervals in a row with nothing delivered. */
+        int idle;
+        boolean active;
+        /** Active but not measured over an interval yet. */
+        boolean fresh;
+    }
+
+    /** Slots {@code 0} to {@code slots - 1}. */
+    private Sender[] senders = new Sender[8];
     private int slots;
     private long lastUpdateNs = Long.MIN_VALUE;
     private long packets;
@@ -46,19 +58,21 @@ public final class FairShare {
         this.intervalNs = intervalNs;
     }
 
-    private void ensure(int slot) {
-        if (slot >= bytes.length) {
-            int n = Math.max(slot + 1, bytes.length * 2);
-            bytes = Arrays.copyOf(bytes, n);
-            rate = Arrays.copyOf(rate, n);
-            hint = Arrays.copyOf(hint, n);
-            idle = Arrays.copyOf(idle, n);
-            active = Arrays.copyOf(active, n);
-            fresh = Arrays.copyOf(fresh, n);
-            scratch = new double[n];
-            order = new int[n];
+    /** @return the sender in {@code slot}, made (with every slot before it) when the slot is new */
+    private Sender sender(int slot) {
+        if (slot >= slots) {
+            if (slot >= senders.length) {
+                int n = Math.max(slot + 1, senders.length * 2);
+                senders = Arrays.copyOf(senders, n);
+                scratch = new double[n];
+                order = new int[n];
+            }
+            for (int i = slots; i <= slot; i++) {
+                senders[i] = new Sender();
+            }
+            slots = slot + 1;
         }
-        slots = Math.max(slots, slot + 1);
+        return senders[slot];
     }
 
     /**
@@ -67,26 +81,27 @@ public final class FairShare {
      * @param ecnMarked the packet carried an ECN congestion mark
      */
     public void onBytes(int slot, long payloadBytes, boolean ecnMarked, long nowNs) {
-        ensure(slot);
+        Sender s = sender(slot);
         packets++;
         if (ecnMarked) {
             markedPackets++;
         }
-        if (!active[slot]) {
-            active[slot] = true;
-            fresh[slot] = true;
-            idle[slot] = 0;
-            rate[slot] = 0;
+        if (!s.active) {
+            s.active = true;
+            s.fresh = true;
+            s.idle = 0;
+            s.rate = 0;
             recompute();   // a newcomer gets its share at once
         }
-        bytes[slot] += payloadBytes;
+        s.bytes += payloadBytes;
     }
 
     /** Forgets a sender (its connection closed). */
     public void remove(int slot) {
         if (slot < slots) {
-            active[slot] = false;
-            bytes[slot] = 0;
+            Sender s = senders[slot];
+            s.active = false;
+            s.bytes = 0;
             recompute();
         }
     }
@@ -102,18 +117,19 @@ public final class FairShare {
             return;
         }
         for (int i = 0; i < slots; i++) {
-            if (!active[i]) {
+            Sender s = senders[i];
+            if (!s.active) {
                 continue;
             }
-            double measured = bytes[i] * 1e9 / dt;
-            rate[i] = fresh[i] ? measured : 0.5 * rate[i] + 0.5 * measured;
-            fresh[i] = false;
-            if (bytes[i] == 0 && ++idle[i] >= IDLE_INTERVALS) {
-                active[i] = false;
-            } else if (bytes[i] > 0) {
-                idle[i] = 0;
+            double measured = s.bytes * 1e9 / dt;
+            s.rate = s.fresh ? measured : 0.5 * s.rate + 0.5 * measured;
+            s.fresh = false;
+            if (s.bytes == 0 && ++s.idle >= IDLE_INTERVALS) {
+                s.active = false;
+            } else if (s.bytes > 0) {
+                s.idle = 0;
             }
-            bytes[i] = 0;
+            s.bytes = 0;
         }
         lastUpdateNs = nowNs;
         followMarks();
@@ -144,10 +160,11 @@ public final class FairShare {
     private void recompute() {
         int n = 0;
         for (int i = 0; i < slots; i++) {
-            if (active[i]) {
+            Sender s = senders[i];
+            if (s.active) {
                 order[n] = i;
                 // A newcomer's demand is unknown: treat it as unlimited.
-                scratch[n] = fresh[i] || rate[i] == 0 ? Double.MAX_VALUE : rate[i] * GROWTH;
+                scratch[n] = s.fresh || s.rate == 0 ? Double.MAX_VALUE : s.rate * GROWTH;
                 n++;
             }
         }
@@ -168,7 +185,7 @@ public final class FairShare {
         for (int k = 0; k < n; k++) {
             double equal = remaining / (n - k);
             double share = Math.min(scratch[k], equal);
-            hint[order[k]] = share;
+            senders[order[k]].hint = share;
             remaining -= share;
         }
         // When every sender wants less than it could have, hand out the rest too: a demand measured low (a sender
@@ -176,21 +193,21 @@ public final class FairShare {
         // interval.
         if (n > 0 && remaining > 0) {
             for (int k = 0; k < n; k++) {
-                hint[order[k]] += remaining / n;
+                senders[order[k]].hint += remaining / n;
             }
         }
     }
 
     /** @return the share (bytes per second) granted to a sender; the whole capacity for an unknown one */
     public double hint(int slot) {
-        return slot < slots && active[slot] ? hint[slot] : capacityBytesPerSecond;
+        return slot < slots && senders[slot].active ? senders[slot].hint : capacityBytesPerSecond;
     }
 
     /** @return how many senders are active */
     public int activeSenders() {
         int n = 0;
         for (int i = 0; i < slots; i++) {
-            n += active[i] ? 1 : 0;
+            n += senders[i].active ? 1 : 0;
         }
         return n;
     }

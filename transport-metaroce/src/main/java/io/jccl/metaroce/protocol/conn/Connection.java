@@ -729,11 +729,12 @@ public final class Connection {
      * {@code testing} a suspect path with a new chunk).
      */
     private boolean sendOne(long nowNs, TransmitSink sink, SenderPath path, boolean testing) {
-        if (!outbound.takeNext(nowNs, testing)) {
+        OutboundMessage m = outbound.takeNext(nowNs, testing);
+        if (m == null) {
             return false;
         }
         Counter retransmitted = outbound.takenCause();
-        transmit(nowNs, sink, path, outbound.taken(), outbound.takenChunk(), retransmitted != null);
+        transmit(nowNs, sink, path, m, outbound.takenChunk(), retransmitted != null);
         if (retransmitted != null) {
             counters.increment(retransmitted);   // by the cause that queued it
         }

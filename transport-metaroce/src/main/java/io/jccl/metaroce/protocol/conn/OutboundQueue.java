@@ -44,8 +44,7 @@ final class OutboundQueue implements PathHealth.Owner {
     /** Retransmissions queued by tail probes, counted as such when they are sent (after the timeouts'). */
     private int tailRetransmits;
 
-    // What takeNext chose.
-    private OutboundMessage taken;
+    // The chunk of the message takeNext returned, and why it goes again (null: it is new).
     private int takenChunk;
     private Counter takenCause;
 
@@ -360,9 +359,10 @@ final class OutboundQueue implements PathHealth.Owner {
      * first when {@code testing} (a suspect path while a new chunk waits: it is tested with that). The caller sends
      * it at once.
      *
-     * @return whether there was one: {@link #taken}, {@link #takenChunk} and {@link #takenCause} say which
+     * @return the message of the chunk taken ({@link #takenChunk} and {@link #takenCause} say which chunk and why
+     *         it goes), or null when there was none
      */
-    boolean takeNext(long nowNs, boolean testing) {
+    OutboundMessage takeNext(long nowNs, boolean testing) {
         while (!testing && retxCount > 0) {
             int at = retxHead * 3;
             int ref = retx[at];
@@ -406,19 +406,13 @@ final class OutboundQueue implements PathHealth.Owner {
             }
             return take(m, chunk, null);
         }
-        return false;
+        return null;
     }
 
-    private boolean take(OutboundMessage m, int chunk, Counter cause) {
-        taken = m;
+    private OutboundMessage take(OutboundMessage m, int chunk, Counter cause) {
         takenChunk = chunk;
         takenCause = cause;
-        return true;
-    }
-
-    /** @return the message of the chunk {@link #takeNext} took */
-    OutboundMessage taken() {
-        return taken;
+        return m;
     }
 
     /** @return the chunk {@link #takeNext} took */

@@ -210,32 +210,31 @@ public final class SenderPath {
         if (inUse != null && slots == mask + 1) {
             throw new IllegalStateException("more than " + WINDOW + " PSNs outstanding on path " + index);
         }
-        boolean[] u = new boolean[slots];
-        int[] m = new int[slots];
-        int[] c = new int[slots];
-        int[] e = new int[slots];
-        int[] b = new int[slots];
-        long[] t = new long[slots];
         int newMask = slots - 1;
-        if (inUse != null) {
+        inUse = moved(inUse, new boolean[slots], newMask);
+        message = moved(message, new int[slots], newMask);
+        chunk = moved(chunk, new int[slots], newMask);
+        epoch = moved(epoch, new int[slots], newMask);
+        bytes = moved(bytes, new int[slots], newMask);
+        sentNs = moved(sentNs, new long[slots], newMask);
+        mask = newMask;
+    }
+
+    /**
+     * Moves each outstanding packet's entry of one ring array to its slot in the grown ring (only while growing).
+     *
+     * @param old     the array (null before the first send)
+     * @param grown   an empty array of the same type, of {@code newMask + 1} slots
+     * @param newMask the grown ring's mask
+     * @return {@code grown}
+     */
+    private <A> A moved(A old, A grown, int newMask) {
+        if (old != null) {
             for (int psn = lowestOutstanding; psn - nextPsn < 0; psn++) {
-                int from = psn & mask;
-                int to = psn & newMask;
-                u[to] = inUse[from];
-                m[to] = message[from];
-                c[to] = chunk[from];
-                e[to] = epoch[from];
-                b[to] = bytes[from];
-                t[to] = sentNs[from];
+                System.arraycopy(old, psn & mask, grown, psn & newMask, 1);
             }
         }
-        inUse = u;
-        message = m;
-        chunk = c;
-        epoch = e;
-        bytes = b;
-        sentNs = t;
-        mask = newMask;
+        return grown;
     }
 
     /** Slots of a path's ring at its first send (doubled as needed up to {@link #WINDOW}). */

@@ -11,11 +11,20 @@ import java.util.Objects;
 public final class RegionTable {
     private static final int INDEX_BITS = 16;
     private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
-    private MemorySegment[] segments = new MemorySegment[8];
-    private RegionSink[] sinks = new RegionSink[8];
-    private long[] sizes = new long[8];
-    private boolean[] writable = new boolean[8];
-    private int[] generations = new int[8];
+
+    /** A slot: one registered region, or a free one (size -1). Reused for every region its index holds. */
+    private static final class Region {
+        /** The memory; null when a sink stands for it. */
+        MemorySegment memory;
+        RegionSink sink;
+        long size = -1;
+        boolean writable;
+        /** Bumped by every registration in this slot: a key names the slot and its generation. */
+        int generation;
+    }
+
+    /** Slots {@code 0} to {@code count - 1}, made as first used. */
+    private Region[] regions = new Region[8];
     private int count;
     private int[] free = new int[8];
     private int freeCount;
@@ -57,39 +66,42 @@ public final class RegionTable {
                 throw new IllegalStateException("too many regions (" + INDEX_MASK + ")");
             }
             index = count++;
-            if (index == segments.length) {
-                segments = Arrays.copyOf(segments, index * 2);
-                sinks = Arrays.copyOf(sinks, index * 2);
-                sizes = Arrays.copyOf(sizes, index * 2);
-                writable = Arrays.copyOf(writable, index * 2);
-                generations = Arrays.copyOf(generations, index * 2);
+            if (index == regions.length) {
+                regions = Arrays.copyOf(regions, index * 2);
             }
+            regions[index] = new Region();
         }
-        segments[index] = memory;
-        sinks[index] = sink;
-        sizes[index] = sizeBytes;
-        writable[index] = remoteWritable;
-        generations[index] = (generations[index] + 1) & 0x7FFF;
-        return generations[index] << INDEX_BITS | index;
+        Region r = regions[index];
+        r.memory = memory;
+        r.sink = sink;
+        r.size = sizeBytes;
+        r.writable = remoteWritable;
+        r.generation = (r.generation + 1) & 0x7FFF;
+        return r.generation << INDEX_BITS | index;
     }
 
     /** @param key a key; unknown or stale keys are ignored */
     public void deregister(int key) {
-        int index = key & INDEX_MASK;
-        if (valid(key)) {
-            segments[index] = null;
-            sinks[index] = null;
-            sizes[index] = -1;
+        Region r = current(key);
+        if (r != null) {
+            r.memory = null;
+            r.sink = null;
+            r.size = -1;
             if (freeCount == free.length) {
                 free = Arrays.copyOf(free, freeCount * 2);
             }
-            free[freeCount++] = index;
+            free[freeCount++] = key & INDEX_MASK;
         }
     }
 
-    private boolean valid(int key) {
+    /** @return the current region of {@code key}, or null when the key is unknown or stale */
+    private Region current(int key) {
         int index = key & INDEX_MASK;
-        return key >= 0 && index < count && sizes[index] >= 0 && generations[index] == key >>> INDEX_BITS;
+        if (key < 0 || index >= count) {
+            return null;
+        }
+        Region r = regions[index];
+        return r.size >= 0 && r.generation == key >>> INDEX_BITS ? r : null;
     }
 
     /**
@@ -97,7 +109,8 @@ public final class RegionTable {
      * @return the region's size if the key is current and open for remote writes, else -1
      */
     public long writableBytes(int key) {
-        return valid(key) && writable[key & INDEX_MASK] ? sizes[key & INDEX_MASK] : -1;
+        Region r = current(key);
+        return r != null && r.writable ? r.size : -1;
     }
 
     /**
@@ -105,7 +118,7 @@ public final class RegionTable {
      * @return the region's memory, or null when a sink stands for it ({@link #sink})
      */
     public MemorySegment memory(int key) {
-        return segments[key & INDEX_MASK];
+        return regions[key & INDEX_MASK].memory;
     }
 
     /**
@@ -113,6 +126,6 @@ public final class RegionTable {
      * @return the sink standing for the region, or null when it is memory
      */
     public RegionSink sink(int key) {
-        return sinks[key & INDEX_MASK];
+        return regions[key & INDEX_MASK].sink;
     }
 }

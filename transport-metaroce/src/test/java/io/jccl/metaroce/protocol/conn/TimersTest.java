@@ -15,6 +15,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TimersTest {
+    /** @return timers of one slot per value, slot {@code i} set to {@code dueNs[i]} ({@link Timers#NONE}: unset) */
+    private static Timers timersDueAt(long... dueNs) {
+        Timers timers = new Timers(dueNs.length);
+        for (int i = 0; i < dueNs.length; i++) {
+            timers.set(i, dueNs[i]);
+        }
+        return timers;
+    }
+
     @Test
     void nothingIsPendingAtFirst() {
         Timers timers = new Timers(4);
@@ -24,10 +33,7 @@ class TimersTest {
 
     @Test
     void theEarliestFollowsASlotThatMovesLaterOrClears() {
-        Timers timers = new Timers(3);
-        timers.set(0, 500);
-        timers.set(1, 300);
-        timers.set(2, 400);
+        Timers timers = timersDueAt(500, 300, 400);
         assertThat(timers.earliestNs()).isEqualTo(300);
         timers.set(1, 900);   // the earliest moved later: the next is slot 2's
         assertThat(timers.earliestNs()).isEqualTo(400);
@@ -40,8 +46,7 @@ class TimersTest {
 
     @Test
     void aSlotDueAtOnceIsDueWhateverTheClock() {
-        Timers timers = new Timers(2);
-        timers.set(1, Long.MIN_VALUE);
+        Timers timers = timersDueAt(Timers.NONE, Long.MIN_VALUE);
         assertThat(timers.earliestNs()).isEqualTo(Long.MIN_VALUE);
         assertThat(timers.anyDue(1, 1, Long.MIN_VALUE + 5)).isTrue();
         assertThat(timers.anyDue(0, 1, 0)).isFalse();
@@ -49,8 +54,7 @@ class TimersTest {
 
     @Test
     void anyDueLooksOnlyAtTheSlotsAsked() {
-        Timers timers = new Timers(6);
-        timers.set(4, 100);
+        Timers timers = timersDueAt(Timers.NONE, Timers.NONE, Timers.NONE, Timers.NONE, 100, Timers.NONE);
         assertThat(timers.anyDue(0, 4, 1_000)).isFalse();
         assertThat(timers.anyDue(4, 2, 99)).isFalse();
         assertThat(timers.anyDue(4, 2, 100)).isTrue();

@@ -119,7 +119,7 @@ class AllocationTest {
         final int type = buffer.getByte(offset + HeaderFlyweight.TYPE_FIELD_OFFSET) & 0xFF;
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> {
-                final DataFlyweight d = fly.data.wrap(buffer, offset);
+                final DataFlyweight d = fly.data().wrap(buffer, offset);
                 sink += d.magic() + d.version() + d.flags() + d.pathId() + d.pathGeneration() + d.connectionId()
                         + d.sessionTag() + d.bodyLength() + d.reserved() + d.psn() + d.timestampNs() + d.writeId()
                         + d.messageSequence() + d.regionKey() + d.streamId() + d.messageOffset() + d.messageLength()
@@ -131,7 +131,7 @@ class AllocationTest {
                         d.bodyLength());
             }
             case PacketType.ACK -> {
-                final AckFlyweight a = fly.ack.wrap(buffer, offset);
+                final AckFlyweight a = fly.ack().wrap(buffer, offset);
                 sink += a.cumulativePsn() + a.ecnCount() + a.echoTimestampNs() + a.rateHintBytesPerSecond();
                 for (int w = 0; w < AckFlyweight.SACK_WORDS; w++) {
                     sink += a.sackWord(w);
@@ -144,31 +144,31 @@ class AllocationTest {
                         .rateHintBytesPerSecond(a.rateHintBytesPerSecond());
             }
             case PacketType.HANDSHAKE_INIT -> {
-                final HandshakeInitFlyweight h = fly.init.wrap(buffer, offset);
+                final HandshakeInitFlyweight h = fly.init().wrap(buffer, offset);
                 sink += h.initiatorConnectionId() + h.nonceLow() + h.nonceHigh() + h.paths() + h.payloadBytes()
                         + h.initReserved();
                 h.initiatorConnectionId(h.initiatorConnectionId()).nonce(h.nonceLow(), h.nonceHigh())
                         .paths(h.paths()).payloadBytes(h.payloadBytes());
             }
             case PacketType.HANDSHAKE_ACCEPT -> {
-                final HandshakeAcceptFlyweight h = fly.accept.wrap(buffer, offset);
+                final HandshakeAcceptFlyweight h = fly.accept().wrap(buffer, offset);
                 sink += h.initiatorConnectionId() + h.acceptorConnectionId() + h.nonceLow() + h.nonceHigh()
                         + h.grantedSessionTag();
                 h.acceptorConnectionId(h.acceptorConnectionId()).nonce(h.nonceLow(), h.nonceHigh())
                         .grantedSessionTag(h.grantedSessionTag());
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                final ProbeFlyweight p = fly.probe.wrap(buffer, offset);
+                final ProbeFlyweight p = fly.probe().wrap(buffer, offset);
                 sink += p.probeSequence() + p.timestampNs() + p.echoTimestampNs() + (p.isReply() ? 1 : 0);
                 p.probeSequence(p.probeSequence()).timestampNs(p.timestampNs());
             }
             case PacketType.CLOSE -> {
-                final CloseFlyweight c = fly.close.wrap(buffer, offset);
+                final CloseFlyweight c = fly.close().wrap(buffer, offset);
                 sink += c.reason();
                 c.reason(c.reason());
             }
             case PacketType.RNR -> {
-                final RnrFlyweight r = fly.rnr.wrap(buffer, offset);
+                final RnrFlyweight r = fly.rnr().wrap(buffer, offset);
                 sink += r.streamId() + r.messageSequence() + r.retryAfterNs();
                 r.streamId(r.streamId()).messageSequence(r.messageSequence()).retryAfterNs(r.retryAfterNs());
             }

@@ -3,6 +3,8 @@ package io.jccl.metaroce.protocol.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.function.IntUnaryOperator;
+
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -35,6 +37,63 @@ class FlyweightRoundTripTest {
 
     private static int odd(int k) {
         return 2 * k + 1;
+    }
+
+    /** Checks the common header's fields as {@code putHeader} writes them (magic, version and reserved 0 included). */
+    private static void assertHeader(HeaderFlyweight h, int type, int flags, int pathId, int generation,
+                                     int connectionId, int sessionTag, int bodyLength) {
+        assertThat(h.magic()).isEqualTo(HeaderFlyweight.MAGIC);
+        assertThat(h.version()).isEqualTo(HeaderFlyweight.VERSION);
+        assertThat(h.type()).isEqualTo(type);
+        assertThat(h.flags()).isEqualTo(flags);
+        assertThat(h.pathId()).isEqualTo(pathId);
+        assertThat(h.pathGeneration()).isEqualTo(generation);
+        assertThat(h.connectionId()).isEqualTo(connectionId);
+        assertThat(h.sessionTag()).isEqualTo(sessionTag);
+        assertThat(h.bodyLength()).isEqualTo(bodyLength);
+        assertThat(h.reserved()).isZero();
+    }
+
+    /** Checks a packet's frame length and that nothing outside its frame was written. */
+    private static void assertFrame(HeaderFlyweight h, MutableDirectBuffer buffer, int offset, int frameLength) {
+        assertThat(h.frameLength()).isEqualTo(frameLength);
+        assertOutsideUntouched(buffer, offset, frameLength);
+    }
+
+    /** @return MAC bytes {@code byteAt(0)} to {@code byteAt(31)} (low 8 bits) */
+    private static byte[] mac(IntUnaryOperator byteAt) {
+        final byte[] mac = new byte[HandshakeFlyweight.MAC_LENGTH];
+        for (int i = 0; i < mac.length; i++) {
+            mac[i] = (byte) byteAt.applyAsInt(i);
+        }
+        return mac;
+    }
+
+    /**
+     * Checks what both handshakes share: the common header (no flags, session tag 0, no body), the nonce and MAC as
+     * written (the nonce also copied out and in as 16 bytes, little-endian, low long first) and the frame.
+     */
+    private static void assertHandshake(HandshakeFlyweight<?> h, MutableDirectBuffer buffer, int offset, int type,
+                                        int pathId, int generation, int connectionId, long nonceLow, long nonceHigh,
+                                        byte[] mac) {
+        assertHeader(h, type, 0, pathId, generation, connectionId, 0, 0);
+        assertThat(h.nonceLow()).isEqualTo(nonceLow);
+        assertThat(h.nonceHigh()).isEqualTo(nonceHigh);
+        final byte[] macOut = new byte[HandshakeFlyweight.MAC_LENGTH];
+        h.getMac(macOut, 0);
+        assertThat(macOut).isEqualTo(mac);
+        final byte[] nonce = new byte[HandshakeFlyweight.NONCE_LENGTH + 2];
+        h.getNonce(nonce, 1);
+        final UnsafeBuffer nonceBuffer = new UnsafeBuffer(nonce);
+        assertThat(nonceBuffer.getLong(1, HeaderFlyweight.BYTE_ORDER)).isEqualTo(nonceLow);
+        assertThat(nonceBuffer.getLong(9, HeaderFlyweight.BYTE_ORDER)).isEqualTo(nonceHigh);
+        h.putNonce(new byte[18], 1);
+        assertThat(h.nonceLow()).isZero();
+        assertThat(h.nonceHigh()).isZero();
+        h.putNonce(nonce, 1);
+        assertThat(h.nonceLow()).isEqualTo(nonceLow);
+        assertThat(h.nonceHigh()).isEqualTo(nonceHigh);
+        assertFrame(h, buffer, offset, HandshakeFlyweight.FRAME_LENGTH);
     }
 
     @Property(tries = 300)
@@ -70,16 +129,7 @@ class FlyweightRoundTripTest {
         // putHeader writes the same fields plus magic, version and reserved 0.
         new HeaderFlyweight().wrap(buffer, offset)
                 .putHeader(type, flags, pathId, generation, connectionId, sessionTag, bodyLength);
-        assertThat(h.magic()).isEqualTo(HeaderFlyweight.MAGIC);
-        assertThat(h.version()).isEqualTo(HeaderFlyweight.VERSION);
-        assertThat(h.type()).isEqualTo(type);
-        assertThat(h.flags()).isEqualTo(flags);
-        assertThat(h.pathId()).isEqualTo(pathId);
-        assertThat(h.pathGeneration()).isEqualTo(generation);
-        assertThat(h.connectionId()).isEqualTo(connectionId);
-        assertThat(h.sessionTag()).isEqualTo(sessionTag);
-        assertThat(h.bodyLength()).isEqualTo(bodyLength);
-        assertThat(h.reserved()).isZero();
+        assertHeader(h, type, flags, pathId, generation, connectionId, sessionTag, bodyLength);
         assertOutsideUntouched(buffer, offset, HeaderFlyweight.HEADER_LENGTH);
     }
 
@@ -104,14 +154,9 @@ class FlyweightRoundTripTest {
                 .messageLength(messageLength).base(base).putPayload(payload, 0, payloadLength);
         new Crc32c().finish(buffer, offset, d.lengthWithoutCrc());
 
-        assertThat(d.type()).isEqualTo(type);
+        assertHeader(d, type, flags, pathId, generation, connectionId, sessionTag, payloadLength);
         assertThat(d.isWrite()).isEqualTo(write);
         assertThat(d.isSend()).isEqualTo(!write);
-        assertThat(d.flags()).isEqualTo(flags);
-        assertThat(d.pathId()).isEqualTo(pathId);
-        assertThat(d.pathGeneration()).isEqualTo(generation);
-        assertThat(d.connectionId()).isEqualTo(connectionId);
-        assertThat(d.sessionTag()).isEqualTo(sessionTag);
         assertThat(d.psn()).isEqualTo(psn);
         assertThat(d.timestampNs()).isEqualTo(timestampNs);
         assertThat(d.message()).isEqualTo(message);
@@ -123,17 +168,15 @@ class FlyweightRoundTripTest {
         assertThat(d.messageOffset()).isEqualTo(messageOffset);
         assertThat(d.messageLength()).isEqualTo(messageLength);
         assertThat(d.base()).isEqualTo(base);
-        assertThat(d.bodyLength()).isEqualTo(payloadLength);
         assertThat(d.payloadLength()).isEqualTo(payloadLength);
         assertThat(d.payloadIndex()).isEqualTo(offset + DataFlyweight.PAYLOAD_FIELD_OFFSET);
         assertThat(d.lengthWithoutCrc()).isEqualTo(frame - Crc32c.LENGTH);
-        assertThat(d.frameLength()).isEqualTo(frame);
         final UnsafeBuffer copy = new UnsafeBuffer(new byte[payloadLength]);
         d.getPayload(copy, 0);
         assertThat(copy.byteArray()).isEqualTo(payload.byteArray());
         assertThat(new Crc32c().verify(buffer, offset, frame)).isTrue();
         assertThat(d.crc()).isEqualTo(new Crc32c().compute(buffer, offset, frame - Crc32c.LENGTH));
-        assertOutsideUntouched(buffer, offset, frame);
+        assertFrame(d, buffer, offset, frame);
 
         // The alias setters write the same fields.
         d.writeId(~message).regionKey(~target);
@@ -158,13 +201,7 @@ class FlyweightRoundTripTest {
                 .rateHintBytesPerSecond(rateHint).sackWord(0, w0).sackWord(1, w1).sackWord(2, w2).sackWord(3, w3);
         new Crc32c().finish(buffer, offset, a.lengthWithoutCrc());
 
-        assertThat(a.type()).isEqualTo(PacketType.ACK);
-        assertThat(a.flags()).isZero();
-        assertThat(a.bodyLength()).isZero();
-        assertThat(a.pathId()).isEqualTo(pathId);
-        assertThat(a.pathGeneration()).isEqualTo(generation);
-        assertThat(a.connectionId()).isEqualTo(connectionId);
-        assertThat(a.sessionTag()).isEqualTo(sessionTag);
+        assertHeader(a, PacketType.ACK, 0, pathId, generation, connectionId, sessionTag, 0);
         assertThat(a.cumulativePsn()).isEqualTo(cumulativePsn);
         assertThat(a.ecnCount()).isEqualTo(ecnCount);
         assertThat(a.echoTimestampNs()).isEqualTo(echoNs);
@@ -179,8 +216,7 @@ class FlyweightRoundTripTest {
             final int byteValue = buffer.getByte(offset + AckFlyweight.SACK_FIELD_OFFSET + i / 8);
             assertThat(((byteValue >>> (i % 8)) & 1) != 0).isEqualTo(a.sackBit(i));
         }
-        assertThat(a.frameLength()).isEqualTo(AckFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, AckFlyweight.FRAME_LENGTH);
+        assertFrame(a, buffer, offset, AckFlyweight.FRAME_LENGTH);
 
         // One bit set and cleared changes only that bit.
         final boolean before = a.sackBit(bit);
@@ -210,43 +246,17 @@ class FlyweightRoundTripTest {
                        @ForAll @IntRange(max = 255) int reserved, @ForAll byte macSeed) {
         final int offset = odd(k);
         final MutableDirectBuffer buffer = canaryBuffer(kind, offset, HandshakeInitFlyweight.FRAME_LENGTH);
-        final byte[] mac = new byte[HandshakeInitFlyweight.MAC_LENGTH];
-        for (int i = 0; i < mac.length; i++) {
-            mac[i] = (byte) (macSeed + i * 7);
-        }
+        final byte[] mac = mac(i -> macSeed + i * 7);
         final HandshakeInitFlyweight h = new HandshakeInitFlyweight().wrap(buffer, offset)
                 .putHeader(pathId, generation).initiatorConnectionId(initiatorId).nonce(nonceLow, nonceHigh)
                 .paths(paths).payloadBytes(payloadBytes).initReserved(reserved).putMac(mac, 0);
         new Crc32c().finish(buffer, offset, h.lengthWithoutCrc());
 
-        assertThat(h.type()).isEqualTo(PacketType.HANDSHAKE_INIT);
-        assertThat(h.flags()).isZero();
-        assertThat(h.connectionId()).isZero();
-        assertThat(h.sessionTag()).isZero();
-        assertThat(h.bodyLength()).isZero();
-        assertThat(h.pathId()).isEqualTo(pathId);
-        assertThat(h.pathGeneration()).isEqualTo(generation);
+        assertHandshake(h, buffer, offset, PacketType.HANDSHAKE_INIT, pathId, generation, 0, nonceLow, nonceHigh, mac);
         assertThat(h.initiatorConnectionId()).isEqualTo(initiatorId);
-        assertThat(h.nonceLow()).isEqualTo(nonceLow);
-        assertThat(h.nonceHigh()).isEqualTo(nonceHigh);
         assertThat(h.paths()).isEqualTo(paths);
         assertThat(h.payloadBytes()).isEqualTo(payloadBytes);
         assertThat(h.initReserved()).isEqualTo(reserved);
-        final byte[] macOut = new byte[HandshakeInitFlyweight.MAC_LENGTH];
-        h.getMac(macOut, 0);
-        assertThat(macOut).isEqualTo(mac);
-        final byte[] nonce = new byte[HandshakeInitFlyweight.NONCE_LENGTH + 2];
-        h.getNonce(nonce, 1);
-        final UnsafeBuffer nonceBuffer = new UnsafeBuffer(nonce);
-        assertThat(nonceBuffer.getLong(1, HeaderFlyweight.BYTE_ORDER)).isEqualTo(nonceLow);
-        assertThat(nonceBuffer.getLong(9, HeaderFlyweight.BYTE_ORDER)).isEqualTo(nonceHigh);
-        h.putNonce(new byte[18], 1);
-        assertThat(h.nonceLow()).isZero();
-        assertThat(h.nonceHigh()).isZero();
-        h.putNonce(nonce, 1);
-        assertThat(h.nonceLow()).isEqualTo(nonceLow);
-        assertThat(h.frameLength()).isEqualTo(HandshakeInitFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, HandshakeInitFlyweight.FRAME_LENGTH);
     }
 
     @Property(tries = 300)
@@ -256,38 +266,17 @@ class FlyweightRoundTripTest {
                          @ForAll long nonceHigh, @ForAll int tag, @ForAll byte macSeed) {
         final int offset = odd(k);
         final MutableDirectBuffer buffer = canaryBuffer(kind, offset, HandshakeAcceptFlyweight.FRAME_LENGTH);
-        final byte[] mac = new byte[HandshakeAcceptFlyweight.MAC_LENGTH];
-        for (int i = 0; i < mac.length; i++) {
-            mac[i] = (byte) (macSeed ^ i * 13);
-        }
+        final byte[] mac = mac(i -> macSeed ^ i * 13);
         final HandshakeAcceptFlyweight h = new HandshakeAcceptFlyweight().wrap(buffer, offset)
                 .putHeader(pathId, generation, initiatorId).acceptorConnectionId(acceptorId)
                 .nonce(nonceLow, nonceHigh).grantedSessionTag(tag).putMac(mac, 0);
         new Crc32c().finish(buffer, offset, h.lengthWithoutCrc());
 
-        assertThat(h.type()).isEqualTo(PacketType.HANDSHAKE_ACCEPT);
-        assertThat(h.flags()).isZero();
-        assertThat(h.sessionTag()).isZero();
-        assertThat(h.bodyLength()).isZero();
-        assertThat(h.pathId()).isEqualTo(pathId);
-        assertThat(h.pathGeneration()).isEqualTo(generation);
-        assertThat(h.connectionId()).isEqualTo(initiatorId);
+        assertHandshake(h, buffer, offset, PacketType.HANDSHAKE_ACCEPT, pathId, generation, initiatorId, nonceLow,
+                nonceHigh, mac);
         assertThat(h.initiatorConnectionId()).isEqualTo(initiatorId);
         assertThat(h.acceptorConnectionId()).isEqualTo(acceptorId);
-        assertThat(h.nonceLow()).isEqualTo(nonceLow);
-        assertThat(h.nonceHigh()).isEqualTo(nonceHigh);
         assertThat(h.grantedSessionTag()).isEqualTo(tag);
-        final byte[] macOut = new byte[HandshakeAcceptFlyweight.MAC_LENGTH];
-        h.getMac(macOut, 0);
-        assertThat(macOut).isEqualTo(mac);
-        final byte[] nonce = new byte[HandshakeAcceptFlyweight.NONCE_LENGTH];
-        h.getNonce(nonce, 0);
-        h.nonce(0, 0);
-        h.putNonce(nonce, 0);
-        assertThat(h.nonceLow()).isEqualTo(nonceLow);
-        assertThat(h.nonceHigh()).isEqualTo(nonceHigh);
-        assertThat(h.frameLength()).isEqualTo(HandshakeAcceptFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, HandshakeAcceptFlyweight.FRAME_LENGTH);
     }
 
     @Property(tries = 200)
@@ -302,18 +291,14 @@ class FlyweightRoundTripTest {
                 .probeSequence(sequence).timestampNs(timestampNs);
         new Crc32c().finish(buffer, offset, p.lengthWithoutCrc());
 
-        assertThat(p.type()).isEqualTo(type);
+        assertHeader(p, type, 0, pathId, 9, connectionId, sessionTag, 0);
         assertThat(p.isReply()).isEqualTo(reply);
-        assertThat(p.pathId()).isEqualTo(pathId);
-        assertThat(p.connectionId()).isEqualTo(connectionId);
-        assertThat(p.sessionTag()).isEqualTo(sessionTag);
         assertThat(p.probeSequence()).isEqualTo(sequence);
         assertThat(p.timestampNs()).isEqualTo(timestampNs);
         assertThat(p.echoTimestampNs()).isEqualTo(timestampNs);
         p.echoTimestampNs(~timestampNs);
         assertThat(p.timestampNs()).isEqualTo(~timestampNs);
-        assertThat(p.frameLength()).isEqualTo(ProbeFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, ProbeFlyweight.FRAME_LENGTH);
+        assertFrame(p, buffer, offset, ProbeFlyweight.FRAME_LENGTH);
     }
 
     @Property(tries = 200)
@@ -325,12 +310,9 @@ class FlyweightRoundTripTest {
                 .putHeader(PacketType.CLOSE, 0, 5, 6, connectionId, sessionTag, 0).reason(reason);
         new Crc32c().finish(buffer, offset, c.lengthWithoutCrc());
 
-        assertThat(c.type()).isEqualTo(PacketType.CLOSE);
-        assertThat(c.connectionId()).isEqualTo(connectionId);
-        assertThat(c.sessionTag()).isEqualTo(sessionTag);
+        assertHeader(c, PacketType.CLOSE, 0, 5, 6, connectionId, sessionTag, 0);
         assertThat(c.reason()).isEqualTo(reason);
-        assertThat(c.frameLength()).isEqualTo(CloseFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, CloseFlyweight.FRAME_LENGTH);
+        assertFrame(c, buffer, offset, CloseFlyweight.FRAME_LENGTH);
     }
 
     @Property(tries = 200)
@@ -343,14 +325,11 @@ class FlyweightRoundTripTest {
                 .streamId(streamId).messageSequence(messageSequence).retryAfterNs(retryAfterNs);
         new Crc32c().finish(buffer, offset, r.lengthWithoutCrc());
 
-        assertThat(r.type()).isEqualTo(PacketType.RNR);
-        assertThat(r.connectionId()).isEqualTo(connectionId);
-        assertThat(r.sessionTag()).isEqualTo(sessionTag);
+        assertHeader(r, PacketType.RNR, 0, 0, 0, connectionId, sessionTag, 0);
         assertThat(r.streamId()).isEqualTo(streamId);
         assertThat(r.messageSequence()).isEqualTo(messageSequence);
         assertThat(r.retryAfterNs()).isEqualTo(retryAfterNs);
-        assertThat(r.frameLength()).isEqualTo(RnrFlyweight.FRAME_LENGTH);
-        assertOutsideUntouched(buffer, offset, RnrFlyweight.FRAME_LENGTH);
+        assertFrame(r, buffer, offset, RnrFlyweight.FRAME_LENGTH);
     }
 
     @Test

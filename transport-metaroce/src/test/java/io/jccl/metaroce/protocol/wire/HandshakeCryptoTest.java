@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The handshake MACs are exactly the spec's, verify, and fail on any change. */
 class HandshakeCryptoTest {
     private static final byte[] SECRET = "rendezvous secret of job 42".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] KEY = HandshakeCrypto.deriveHandshakeKey(SECRET);
 
     private static byte[] hmac(byte[] key, byte[] message) throws Exception {
         final Mac mac = Mac.getInstance("HmacSHA256");
@@ -62,45 +63,58 @@ class HandshakeCryptoTest {
         return new Crc32c().finish(buffer, offset, accept.lengthWithoutCrc());
     }
 
+    /**
+     * @param length the MAC input's length as the spec gives it
+     * @param label  the label it starts with
+     * @return a little-endian buffer for the MAC input, the label already in it
+     */
+    private static ByteBuffer macInput(int length, String label) {
+        return ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN)
+                .put(label.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Checks that the handshake carries the HMAC (with {@link #KEY}) of {@code input}, which must fill exactly
+     * {@code inputLength} bytes.
+     */
+    private static void assertMacIsHmacOf(HandshakeFlyweight<?> handshake, ByteBuffer input, int inputLength)
+            throws Exception {
+        assertThat(input.position()).isEqualTo(inputLength);
+        final byte[] mac = new byte[32];
+        handshake.getMac(mac, 0);
+        assertThat(mac).isEqualTo(hmac(KEY, input.array()));
+    }
+
     @ParameterizedTest
     @EnumSource(BufferKind.class)
     void initMacIsTheDocumentedInput(BufferKind kind) throws Exception {
-        final byte[] key = HandshakeCrypto.deriveHandshakeKey(SECRET);
         final MutableDirectBuffer buffer = kind.allocate(90);
-        final int length = writeInit(buffer, 7, new HandshakeCrypto(key));
+        final int length = writeInit(buffer, 7, new HandshakeCrypto(KEY));
 
-        final ByteBuffer input = ByteBuffer.allocate(27).order(ByteOrder.LITTLE_ENDIAN);
-        input.put("init".getBytes(StandardCharsets.US_ASCII)).putInt(0x11223344);
+        final ByteBuffer input = macInput(27, "init").putInt(0x11223344);
         for (int i = 0; i < 16; i++) {
             input.put((byte) i);
         }
         input.put((byte) 16).putShort((short) 4096);
-        assertThat(input.position()).isEqualTo(HandshakeCrypto.INIT_MAC_INPUT_LENGTH);
-        final byte[] mac = new byte[32];
-        new HandshakeInitFlyweight().wrap(buffer, 7).getMac(mac, 0);
-        assertThat(mac).isEqualTo(hmac(key, input.array()));
-        assertThat(new HandshakeCrypto(key).verifyInit(buffer, 7)).isTrue();
+        assertMacIsHmacOf(new HandshakeInitFlyweight().wrap(buffer, 7), input, HandshakeCrypto.INIT_MAC_INPUT_LENGTH);
+        assertThat(new HandshakeCrypto(KEY).verifyInit(buffer, 7)).isTrue();
         assertThat(new PacketValidator().check(buffer, 7, length)).isNull();
     }
 
     @ParameterizedTest
     @EnumSource(BufferKind.class)
     void acceptMacIsTheDocumentedInput(BufferKind kind) throws Exception {
-        final byte[] key = HandshakeCrypto.deriveHandshakeKey(SECRET);
         final MutableDirectBuffer buffer = kind.allocate(90);
-        final int length = writeAccept(buffer, 3, new HandshakeCrypto(key));
+        final int length = writeAccept(buffer, 3, new HandshakeCrypto(KEY));
 
-        final ByteBuffer input = ByteBuffer.allocate(50).order(ByteOrder.LITTLE_ENDIAN);
-        input.put("accept".getBytes(StandardCharsets.US_ASCII)).putInt(0x11223344).putInt(0x55667788);
+        final ByteBuffer input = macInput(50, "accept").putInt(0x11223344).putInt(0x55667788);
         for (int i = 0; i < 32; i++) {
             input.put((byte) i); // initiator's nonce 00..0f, then the acceptor's 10..1f
         }
         input.putInt(0xA5A5F00D);
-        assertThat(input.position()).isEqualTo(HandshakeCrypto.ACCEPT_MAC_INPUT_LENGTH);
-        final byte[] mac = new byte[32];
-        new HandshakeAcceptFlyweight().wrap(buffer, 3).getMac(mac, 0);
-        assertThat(mac).isEqualTo(hmac(key, input.array()));
-        final HandshakeCrypto crypto = new HandshakeCrypto(key);
+        assertMacIsHmacOf(new HandshakeAcceptFlyweight().wrap(buffer, 3), input,
+                HandshakeCrypto.ACCEPT_MAC_INPUT_LENGTH);
+        final HandshakeCrypto crypto = new HandshakeCrypto(KEY);
         assertThat(crypto.verifyAccept(buffer, 3, 0x0706050403020100L, 0x0F0E0D0C0B0A0908L)).isTrue();
         assertThat(crypto.verifyAccept(buffer, 3, 0x0706050403020101L, 0x0F0E0D0C0B0A0908L)).isFalse();
         assertThat(crypto.verifyAccept(buffer, 3, 0x0706050403020100L, 0x8F0E0D0C0B0A0908L)).isFalse();
@@ -109,8 +123,7 @@ class HandshakeCryptoTest {
 
     @Test
     void anyChangedByteOfTheCoveredFieldsOrTheMacFailsVerification() {
-        final byte[] key = HandshakeCrypto.deriveHandshakeKey(SECRET);
-        final HandshakeCrypto crypto = new HandshakeCrypto(key);
+        final HandshakeCrypto crypto = new HandshakeCrypto(KEY);
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[80]);
         final SplittableRandom random = new SplittableRandom(5);
 
@@ -144,7 +157,7 @@ class HandshakeCryptoTest {
 
     @Test
     void anotherKeyFailsAndTheMacObjectIsReusable() {
-        final HandshakeCrypto mine = new HandshakeCrypto(HandshakeCrypto.deriveHandshakeKey(SECRET));
+        final HandshakeCrypto mine = new HandshakeCrypto(KEY);
         final HandshakeCrypto theirs = new HandshakeCrypto(HandshakeCrypto.deriveHandshakeKey(new byte[] {1}));
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[80]);
         for (int round = 0; round < 3; round++) {

@@ -40,52 +40,52 @@ final class Packets {
         final int sessionTag = random.nextInt();
         final int lengthWithoutCrc = switch (type) {
             case PacketType.WRITE, PacketType.SEND -> {
-                fly.data.wrap(buffer, offset)
+                fly.data().wrap(buffer, offset)
                         .putHeader(type, flags, pathId, generation, connectionId, sessionTag, payloadLength)
                         .psn(random.nextInt()).timestampNs(random.nextLong()).message(random.nextInt())
                         .target(random.nextInt()).messageOffset(random.nextLong() >>> 1)
                         .messageLength(random.nextLong() >>> 1)
                         .base(type == PacketType.WRITE ? random.nextLong() >>> 1 : 0);
                 for (int i = 0; i < payloadLength; i++) {
-                    buffer.putByte(fly.data.payloadIndex() + i, (byte) random.nextInt());
+                    buffer.putByte(fly.data().payloadIndex() + i, (byte) random.nextInt());
                 }
                 yield DataFlyweight.DATA_HEADER_LENGTH + payloadLength;
             }
             case PacketType.ACK -> {
-                fly.ack.wrap(buffer, offset).putHeader(pathId, generation, connectionId, sessionTag)
+                fly.ack().wrap(buffer, offset).putHeader(pathId, generation, connectionId, sessionTag)
                         .cumulativePsn(random.nextInt()).ecnCount(random.nextInt())
                         .echoTimestampNs(random.nextLong()).rateHintBytesPerSecond(random.nextLong());
                 for (int w = 0; w < AckFlyweight.SACK_WORDS; w++) {
-                    fly.ack.sackWord(w, random.nextLong());
+                    fly.ack().sackWord(w, random.nextLong());
                 }
                 yield AckFlyweight.FRAME_LENGTH - Crc32c.LENGTH;
             }
             case PacketType.HANDSHAKE_INIT -> {
-                fly.init.wrap(buffer, offset).putHeader(pathId, generation)
+                fly.init().wrap(buffer, offset).putHeader(pathId, generation)
                         .initiatorConnectionId(random.nextInt()).nonce(random.nextLong(), random.nextLong())
                         .paths(random.nextInt(1, 65)).payloadBytes(random.nextInt(256, 65001));
                 crypto.signInit(buffer, offset);
                 yield HandshakeInitFlyweight.FRAME_LENGTH - Crc32c.LENGTH;
             }
             case PacketType.HANDSHAKE_ACCEPT -> {
-                fly.accept.wrap(buffer, offset).putHeader(pathId, generation, connectionId)
+                fly.accept().wrap(buffer, offset).putHeader(pathId, generation, connectionId)
                         .acceptorConnectionId(random.nextInt()).nonce(random.nextLong(), random.nextLong())
                         .grantedSessionTag(random.nextInt());
                 crypto.signAccept(buffer, offset, random.nextLong(), random.nextLong());
                 yield HandshakeAcceptFlyweight.FRAME_LENGTH - Crc32c.LENGTH;
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                fly.probe.wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
+                fly.probe().wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
                         .probeSequence(random.nextInt()).timestampNs(random.nextLong());
                 yield ProbeFlyweight.FRAME_LENGTH - Crc32c.LENGTH;
             }
             case PacketType.CLOSE -> {
-                fly.close.wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
+                fly.close().wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
                         .reason(random.nextInt());
                 yield CloseFlyweight.FRAME_LENGTH - Crc32c.LENGTH;
             }
             case PacketType.RNR -> {
-                fly.rnr.wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
+                fly.rnr().wrap(buffer, offset).putHeader(type, 0, pathId, generation, connectionId, sessionTag, 0)
                         .streamId(random.nextInt()).messageSequence(random.nextInt())
                         .retryAfterNs(random.nextLong());
                 yield RnrFlyweight.FRAME_LENGTH - Crc32c.LENGTH;

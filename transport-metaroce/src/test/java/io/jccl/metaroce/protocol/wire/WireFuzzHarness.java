@@ -105,7 +105,7 @@ final class WireFuzzHarness {
     }
 
     private void readEverything(MutableDirectBuffer buffer, int offset, int length) {
-        final HeaderFlyweight header = fly.data.wrap(buffer, offset);
+        final HeaderFlyweight header = fly.data().wrap(buffer, offset);
         check(header.magic() == HeaderFlyweight.MAGIC && header.version() == HeaderFlyweight.VERSION, "magic/version");
         check(header.frameLength() == length, "frame length");
         check(header.pathId() <= HeaderFlyweight.MAX_PATH_ID, "path id");
@@ -116,7 +116,7 @@ final class WireFuzzHarness {
         final int type = header.type();
         switch (type) {
             case PacketType.WRITE, PacketType.SEND -> {
-                final DataFlyweight d = fly.data.wrap(buffer, offset);
+                final DataFlyweight d = fly.data().wrap(buffer, offset);
                 check(d.payloadLength() <= HeaderFlyweight.MAX_PAYLOAD_LENGTH
                         && (d.payloadLength() >= 1 || d.messageLength() == 0), "payload (empty only for an empty message)");
                 check(d.payloadIndex() + d.payloadLength() + (d.hasImmediate() ? DataFlyweight.IMMEDIATE_LENGTH : 0)
@@ -134,7 +134,7 @@ final class WireFuzzHarness {
                 }
             }
             case PacketType.ACK -> {
-                final AckFlyweight a = fly.ack.wrap(buffer, offset);
+                final AckFlyweight a = fly.ack().wrap(buffer, offset);
                 check(a.bodyLength() == 0 && a.flags() == 0, "ack body/flags");
                 sink += a.cumulativePsn() + a.ecnCount() + a.echoTimestampNs() + a.rateHintBytesPerSecond();
                 long bits = 0;
@@ -148,7 +148,7 @@ final class WireFuzzHarness {
                 check(bits == words, "sack bits and words agree");
             }
             case PacketType.HANDSHAKE_INIT -> {
-                final HandshakeInitFlyweight h = fly.init.wrap(buffer, offset);
+                final HandshakeInitFlyweight h = fly.init().wrap(buffer, offset);
                 check(h.connectionId() == 0 && h.sessionTag() == 0 && h.initReserved() == 0, "init header");
                 check(h.paths() >= 1 && h.paths() <= 64, "paths");
                 check(h.payloadBytes() >= 256 && h.payloadBytes() <= 65_000, "payload bytes");
@@ -158,7 +158,7 @@ final class WireFuzzHarness {
                 sink += crypto.verifyInit(buffer, offset) ? 1 : 0;
             }
             case PacketType.HANDSHAKE_ACCEPT -> {
-                final HandshakeAcceptFlyweight h = fly.accept.wrap(buffer, offset);
+                final HandshakeAcceptFlyweight h = fly.accept().wrap(buffer, offset);
                 check(h.sessionTag() == 0, "accept header");
                 sink += h.initiatorConnectionId() + h.acceptorConnectionId() + h.nonceLow() + h.nonceHigh()
                         + h.grantedSessionTag();
@@ -167,12 +167,12 @@ final class WireFuzzHarness {
                 sink += crypto.verifyAccept(buffer, offset, h.nonceLow(), h.nonceHigh()) ? 1 : 0;
             }
             case PacketType.PROBE, PacketType.PROBE_REPLY -> {
-                final ProbeFlyweight p = fly.probe.wrap(buffer, offset);
+                final ProbeFlyweight p = fly.probe().wrap(buffer, offset);
                 sink += p.probeSequence() + p.timestampNs() + p.echoTimestampNs() + (p.isReply() ? 1 : 0);
             }
-            case PacketType.CLOSE -> sink += fly.close.wrap(buffer, offset).reason();
+            case PacketType.CLOSE -> sink += fly.close().wrap(buffer, offset).reason();
             case PacketType.RNR -> {
-                final RnrFlyweight r = fly.rnr.wrap(buffer, offset);
+                final RnrFlyweight r = fly.rnr().wrap(buffer, offset);
                 sink += r.streamId() + r.messageSequence() + r.retryAfterNs();
             }
             default -> throw new AssertionError("accepted an unknown type " + type);

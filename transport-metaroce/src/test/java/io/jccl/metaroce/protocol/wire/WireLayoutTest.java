@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
+import java.util.function.Function;
 import java.util.zip.CRC32C;
 
 import org.agrona.MutableDirectBuffer;
@@ -71,6 +72,17 @@ class WireLayoutTest {
         return b;
     }
 
+    /**
+     * Checks that {@code write} puts exactly {@code expected} into a buffer: it wraps a flyweight at {@code offset}
+     * of a buffer that ends with the packet and fills in the fields; the CRC is added here.
+     */
+    private static void assertWrites(byte[] expected, int offset, Function<UnsafeBuffer, HeaderFlyweight> write) {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[offset + expected.length]);
+        final HeaderFlyweight packet = write.apply(buffer);
+        new Crc32c().finish(buffer, offset, packet.lengthWithoutCrc());
+        assertThat(packet(buffer, offset, expected.length)).isEqualTo(expected);
+    }
+
     private static byte[] seq(int n, int start) {
         final byte[] b = new byte[n];
         for (int i = 0; i < n; i++) {
@@ -88,26 +100,20 @@ class WireLayoutTest {
 
     @Test
     void offsetsAndLengthsMatchTheSpec() {
-        assertThat(HeaderFlyweight.HEADER_LENGTH).isEqualTo(20);
-        assertThat(DataFlyweight.DATA_HEADER_LENGTH).isEqualTo(64);
-        assertThat(DataFlyweight.TYPE_HEADER_LENGTH).isEqualTo(44);
-        assertThat(AckFlyweight.TYPE_HEADER_LENGTH).isEqualTo(56);
+        assertThat(new int[] {HeaderFlyweight.HEADER_LENGTH, DataFlyweight.DATA_HEADER_LENGTH,
+                DataFlyweight.TYPE_HEADER_LENGTH, AckFlyweight.TYPE_HEADER_LENGTH, ProbeFlyweight.TYPE_HEADER_LENGTH,
+                CloseFlyweight.TYPE_HEADER_LENGTH, RnrFlyweight.TYPE_HEADER_LENGTH})
+                .containsExactly(20, 64, 44, 56, 12, 4, 16);
         assertThat(AckFlyweight.SACK_FIELD_OFFSET + AckFlyweight.SACK_LENGTH)
                 .isEqualTo(HeaderFlyweight.HEADER_LENGTH + AckFlyweight.TYPE_HEADER_LENGTH);
         assertThat(HandshakeInitFlyweight.MAC_FIELD_OFFSET + HandshakeInitFlyweight.MAC_LENGTH)
                 .isEqualTo(HeaderFlyweight.HEADER_LENGTH + HandshakeInitFlyweight.TYPE_HEADER_LENGTH);
         assertThat(HandshakeAcceptFlyweight.MAC_FIELD_OFFSET + HandshakeAcceptFlyweight.MAC_LENGTH)
                 .isEqualTo(HeaderFlyweight.HEADER_LENGTH + HandshakeAcceptFlyweight.TYPE_HEADER_LENGTH);
-        assertThat(ProbeFlyweight.TYPE_HEADER_LENGTH).isEqualTo(12);
-        assertThat(CloseFlyweight.TYPE_HEADER_LENGTH).isEqualTo(4);
-        assertThat(RnrFlyweight.TYPE_HEADER_LENGTH).isEqualTo(16);
-        assertThat(AckFlyweight.FRAME_LENGTH).isEqualTo(80);
-        assertThat(HandshakeInitFlyweight.FRAME_LENGTH).isEqualTo(80);
-        assertThat(HandshakeAcceptFlyweight.FRAME_LENGTH).isEqualTo(80);
-        assertThat(ProbeFlyweight.FRAME_LENGTH).isEqualTo(36);
-        assertThat(CloseFlyweight.FRAME_LENGTH).isEqualTo(28);
-        assertThat(RnrFlyweight.FRAME_LENGTH).isEqualTo(40);
-        assertThat(DataFlyweight.MAX_FRAME_LENGTH).isEqualTo(65_068);
+        assertThat(new int[] {AckFlyweight.FRAME_LENGTH, HandshakeInitFlyweight.FRAME_LENGTH,
+                HandshakeAcceptFlyweight.FRAME_LENGTH, ProbeFlyweight.FRAME_LENGTH, CloseFlyweight.FRAME_LENGTH,
+                RnrFlyweight.FRAME_LENGTH, DataFlyweight.MAX_FRAME_LENGTH})
+                .containsExactly(80, 80, 80, 36, 28, 40, 65_068);
     }
 
     @ParameterizedTest
@@ -149,14 +155,11 @@ class WireLayoutTest {
                 .header(PacketType.SEND, Flags.RETRANSMISSION, 63, 0xFFFF, -2, 0x7FFFFFFF, 3)
                 .le(-1, 4).le(Long.MIN_VALUE, 8).le(9, 4).le(0x11223344, 4).le(0x0102030405060708L, 8)
                 .le(0x1122334455667788L, 8).le(0, 8).bytes(seq(3, 0xF0)).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length + 1]);
-        final DataFlyweight d = new DataFlyweight().wrap(buffer, 1)
+        assertWrites(expected, 1, buffer -> new DataFlyweight().wrap(buffer, 1)
                 .putHeader(PacketType.SEND, Flags.RETRANSMISSION, 63, 0xFFFF, -2, 0x7FFFFFFF, 0)
                 .psn(-1).timestampNs(Long.MIN_VALUE).messageSequence(9).streamId(0x11223344)
                 .messageOffset(0x0102030405060708L).messageLength(0x1122334455667788L).base(0)
-                .putPayload(new UnsafeBuffer(seq(3, 0xF0)), 0, 3);
-        new Crc32c().finish(buffer, 1, d.lengthWithoutCrc());
-        assertThat(packet(buffer, 1, expected.length)).isEqualTo(expected);
+                .putPayload(new UnsafeBuffer(seq(3, 0xF0)), 0, 3));
     }
 
     @Test
@@ -167,40 +170,28 @@ class WireLayoutTest {
         final byte[] expected = new Reference()
                 .header(PacketType.ACK, 0, 7, 3, 0x0A0B0C0D, 0x55AA55AA, 0)
                 .le(1000, 4).le(12, 4).le(123_456_789L, 8).le(12_500_000_000L, 8).bytes(sack).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-        final AckFlyweight a = new AckFlyweight().wrap(buffer, 0).putHeader(7, 3, 0x0A0B0C0D, 0x55AA55AA)
+        assertWrites(expected, 0, buffer -> new AckFlyweight().wrap(buffer, 0).putHeader(7, 3, 0x0A0B0C0D, 0x55AA55AA)
                 .cumulativePsn(1000).ecnCount(12).echoTimestampNs(123_456_789L)
-                .rateHintBytesPerSecond(12_500_000_000L).clearSack().setSackBit(0).setSackBit(2).setSackBit(255);
-        new Crc32c().finish(buffer, 0, a.lengthWithoutCrc());
-        assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
+                .rateHintBytesPerSecond(12_500_000_000L).clearSack().setSackBit(0).setSackBit(2).setSackBit(255));
     }
 
     @Test
-    void handshakeInitMatchesTheTable() {
-        final byte[] nonce = seq(16, 0x30);
-        final byte[] mac = seq(32, 0x80);
-        final byte[] expected = new Reference()
-                .header(PacketType.HANDSHAKE_INIT, 0, 1, 0, 0, 0, 0)
-                .le(77, 4).bytes(nonce).le(16, 1).le(0, 1).le(4096, 2).bytes(mac).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-        final HandshakeInitFlyweight h = new HandshakeInitFlyweight().wrap(buffer, 0).putHeader(1, 0)
-                .initiatorConnectionId(77).putNonce(nonce, 0).paths(16).payloadBytes(4096).putMac(mac, 0);
-        new Crc32c().finish(buffer, 0, h.lengthWithoutCrc());
-        assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
-    }
+    void handshakeInitAndAcceptMatchTheTables() {
+        final byte[] initNonce = seq(16, 0x30);
+        final byte[] initMac = seq(32, 0x80);
+        assertWrites(new Reference().header(PacketType.HANDSHAKE_INIT, 0, 1, 0, 0, 0, 0)
+                        .le(77, 4).bytes(initNonce).le(16, 1).le(0, 1).le(4096, 2).bytes(initMac).withCrc(), 0,
+                buffer -> new HandshakeInitFlyweight().wrap(buffer, 0).putHeader(1, 0)
+                        .initiatorConnectionId(77).putNonce(initNonce, 0).paths(16).payloadBytes(4096)
+                        .putMac(initMac, 0));
 
-    @Test
-    void handshakeAcceptMatchesTheTable() {
-        final byte[] nonce = seq(16, 0x40);
-        final byte[] mac = seq(32, 0x90);
-        final byte[] expected = new Reference()
-                .header(PacketType.HANDSHAKE_ACCEPT, 0, 1, 0, 77, 0, 0)
-                .le(88, 4).bytes(nonce).le(0xCAFEBABEL, 4).bytes(mac).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-        final HandshakeAcceptFlyweight h = new HandshakeAcceptFlyweight().wrap(buffer, 0).putHeader(1, 0, 77)
-                .acceptorConnectionId(88).putNonce(nonce, 0).grantedSessionTag(0xCAFEBABE).putMac(mac, 0);
-        new Crc32c().finish(buffer, 0, h.lengthWithoutCrc());
-        assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
+        final byte[] acceptNonce = seq(16, 0x40);
+        final byte[] acceptMac = seq(32, 0x90);
+        assertWrites(new Reference().header(PacketType.HANDSHAKE_ACCEPT, 0, 1, 0, 77, 0, 0)
+                        .le(88, 4).bytes(acceptNonce).le(0xCAFEBABEL, 4).bytes(acceptMac).withCrc(), 0,
+                buffer -> new HandshakeAcceptFlyweight().wrap(buffer, 0).putHeader(1, 0, 77)
+                        .acceptorConnectionId(88).putNonce(acceptNonce, 0).grantedSessionTag(0xCAFEBABE)
+                        .putMac(acceptMac, 0));
     }
 
     @Test
@@ -208,11 +199,8 @@ class WireLayoutTest {
         for (int type : new int[] {PacketType.PROBE, PacketType.PROBE_REPLY}) {
             final byte[] expected = new Reference().header(type, 0, 2, 9, 5, 6, 0)
                     .le(31, 4).le(0x0102030405060708L, 8).withCrc();
-            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-            final ProbeFlyweight p = new ProbeFlyweight().wrap(buffer, 0).putHeader(type, 0, 2, 9, 5, 6, 0)
-                    .probeSequence(31).timestampNs(0x0102030405060708L);
-            new Crc32c().finish(buffer, 0, p.lengthWithoutCrc());
-            assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
+            assertWrites(expected, 0, buffer -> new ProbeFlyweight().wrap(buffer, 0).putHeader(type, 0, 2, 9, 5, 6, 0)
+                    .probeSequence(31).timestampNs(0x0102030405060708L));
         }
     }
 
@@ -220,22 +208,16 @@ class WireLayoutTest {
     void closeMatchesTheTable() {
         final byte[] expected = new Reference().header(PacketType.CLOSE, 0, 0, 1, 5, 6, 0)
                 .le(CloseFlyweight.REASON_SHUTDOWN, 4).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-        final CloseFlyweight c = new CloseFlyweight().wrap(buffer, 0).putHeader(PacketType.CLOSE, 0, 0, 1, 5, 6, 0)
-                .reason(CloseFlyweight.REASON_SHUTDOWN);
-        new Crc32c().finish(buffer, 0, c.lengthWithoutCrc());
-        assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
+        assertWrites(expected, 0, buffer -> new CloseFlyweight().wrap(buffer, 0)
+                .putHeader(PacketType.CLOSE, 0, 0, 1, 5, 6, 0).reason(CloseFlyweight.REASON_SHUTDOWN));
     }
 
     @Test
     void rnrMatchesTheTable() {
         final byte[] expected = new Reference().header(PacketType.RNR, 0, 3, 4, 5, 6, 0)
                 .le(12, 4).le(34, 4).le(50_000, 8).withCrc();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[expected.length]);
-        final RnrFlyweight r = new RnrFlyweight().wrap(buffer, 0).putHeader(PacketType.RNR, 0, 3, 4, 5, 6, 0)
-                .streamId(12).messageSequence(34).retryAfterNs(50_000);
-        new Crc32c().finish(buffer, 0, r.lengthWithoutCrc());
-        assertThat(packet(buffer, 0, expected.length)).isEqualTo(expected);
+        assertWrites(expected, 0, buffer -> new RnrFlyweight().wrap(buffer, 0)
+                .putHeader(PacketType.RNR, 0, 3, 4, 5, 6, 0).streamId(12).messageSequence(34).retryAfterNs(50_000));
     }
 
     @Test
