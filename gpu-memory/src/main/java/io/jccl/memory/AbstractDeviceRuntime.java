@@ -73,6 +73,22 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
     }
 
     /**
+     * {@link #done(int, String)} for a query polled on a progress path: the call's text is made only for a failure.
+     *
+     * @param error    the code a query returned
+     * @param function the query's function, e.g. {@code hipEventQuery}
+     * @param handle   the stream or event it asked about
+     * @return true when done, false for "not ready"
+     * @throws DeviceException for any other failure
+     */
+    protected final boolean done(int error, String function, long handle) {
+        if (error == codes().notReady() || error == SUCCESS) {
+            return error == SUCCESS;
+        }
+        throw failure(error, function + "(" + hex(handle) + ")");
+    }
+
+    /**
      * @param function  the copy function's name, e.g. {@code hipMemcpyAsync}
      * @param dst       where the copy writes
      * @param src       where it reads

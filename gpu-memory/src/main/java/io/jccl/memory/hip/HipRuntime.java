@@ -385,8 +385,13 @@ final class HipRuntime extends AbstractDeviceRuntime {
         return callWithOut(ADDRESS, call, call + "()", out -> (int) h.invokeExact(out), HipRuntime::addressAnswer);
     }
 
+    /** Called directly, not through {@link #call}: the queries are polled, and a capturing lambda may allocate. */
     private int onHandle(MethodHandle h, String function, long handle) {
-        return call(function, () -> (int) h.invokeExact(pointer(handle)));
+        try {
+            return (int) h.invokeExact(pointer(handle));
+        } catch (Throwable t) {
+            throw bindingBug(function, t);
+        }
     }
 
     /** {@code hipError_t hipStreamCreate(hipStream_t* stream)}: on the calling thread's current device. */
@@ -411,7 +416,7 @@ final class HipRuntime extends AbstractDeviceRuntime {
     /** {@code hipError_t hipStreamQuery(hipStream_t stream)}: true when done, false for hipErrorNotReady. */
     @Override
     public boolean streamQuery(long stream) {
-        return done(onHandle(streamQuery, "hipStreamQuery", stream), "hipStreamQuery(" + hex(stream) + ")");
+        return done(onHandle(streamQuery, "hipStreamQuery", stream), "hipStreamQuery", stream);
     }
 
     // ---- Events ----
@@ -432,7 +437,7 @@ final class HipRuntime extends AbstractDeviceRuntime {
     /** {@code hipError_t hipEventQuery(hipEvent_t event)}: true when done, false for hipErrorNotReady. */
     @Override
     public boolean eventQuery(long event) {
-        return done(onHandle(eventQuery, "hipEventQuery", event), "hipEventQuery(" + hex(event) + ")");
+        return done(onHandle(eventQuery, "hipEventQuery", event), "hipEventQuery", event);
     }
 
     /** {@code hipError_t hipEventSynchronize(hipEvent_t event)}. */
