@@ -320,11 +320,11 @@ final class Tun implements AutoCloseable {
     }
 
     private static int open(Scratch s, long path, int flags) {
-        return setupCall(() -> (int) OPEN.invokeExact(s.callState, path, flags, 0));
+        return (int) Downcalls.call(OPEN, s.callState, path, flags, 0);
     }
 
     private static int ioctl(Scratch s, int fd, long request, long argument) {
-        return setupCall(() -> (int) IOCTL.invokeExact(s.callState, fd, request, argument));
+        return (int) Downcalls.call(IOCTL, s.callState, fd, request, argument);
     }
 
     private static long read(Scratch s, int fd, long buffer, long count) {
@@ -352,24 +352,10 @@ final class Tun implements AutoCloseable {
     }
 
     private static int close(Scratch s, int fd) {
-        return setupCall(() -> (int) CLOSE.invokeExact(s.callState, fd));
+        return (int) Downcalls.call(CLOSE, s.callState, fd);
     }
 
     private static int eventfd(Scratch s, int initialValue, int flags) {
-        return setupCall(() -> (int) EVENTFD.invokeExact(s.callState, initialValue, flags));
-    }
-
-    /** A downcall made once per link, opening or closing it; the per-packet calls are made directly. */
-    @FunctionalInterface
-    private interface SetupCall {
-        int invoke() throws Throwable;
-    }
-
-    private static int setupCall(SetupCall call) {
-        try {
-            return call.invoke();
-        } catch (Throwable t) {
-            throw Downcalls.rethrow(t);
-        }
+        return (int) Downcalls.call(EVENTFD, s.callState, initialValue, flags);
     }
 }
