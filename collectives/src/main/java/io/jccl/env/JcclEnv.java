@@ -7,15 +7,11 @@ import java.util.Map;
  * {@code JCCL_LOCAL_RANK} and {@code JCCL_LOCAL_SIZE}; the rendezvous must be given (jccl run sets
  * {@code JCCL_COMM_ID}).
  */
-final class JcclEnv extends MarkedEnv {
+final class JcclEnv implements EnvAdapter {
     static final String RANK = "JCCL_RANK";
     static final String SIZE = "JCCL_SIZE";
     static final String LOCAL_RANK = "JCCL_LOCAL_RANK";
     static final String LOCAL_SIZE = "JCCL_LOCAL_SIZE";
-
-    JcclEnv() {
-        super(RANK, SIZE);
-    }
 
     @Override
     public boolean detects(Map<String, String> env) {
@@ -32,5 +28,10 @@ final class JcclEnv extends MarkedEnv {
                     + "=host:port (rank 0 listens there) or " + RendezvousChoice.ID_FILE);
         });
         return p.in("jccl", r);
+    }
+
+    @Override
+    public String sizeVariable(Map<String, String> env) {
+        return SIZE;
     }
 }

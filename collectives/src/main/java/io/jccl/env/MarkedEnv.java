@@ -19,7 +19,7 @@ abstract class MarkedEnv implements EnvAdapter {
     }
 
     @Override
-    public boolean detects(Map<String, String> env) {
+    public final boolean detects(Map<String, String> env) {
         return EnvVars.isSet(env, marker);
     }
 

@@ -8,17 +8,13 @@ import java.util.Map;
  * port {@code MASTER_PORT + 1}: {@code MASTER_PORT} itself is torchrun's own TCP store, which the agent on that
  * host already listens on.
  */
-final class TorchrunEnv extends MarkedEnv {
+final class TorchrunEnv implements EnvAdapter {
     static final String RANK = "RANK";
     static final String SIZE = "WORLD_SIZE";
     static final String LOCAL_RANK = "LOCAL_RANK";
     static final String LOCAL_SIZE = "LOCAL_WORLD_SIZE";
     static final String MASTER_ADDR = "MASTER_ADDR";
     static final String MASTER_PORT = "MASTER_PORT";
-
-    TorchrunEnv() {
-        super(RANK, SIZE);
-    }
 
     @Override
     public boolean detects(Map<String, String> env) {
@@ -55,5 +51,10 @@ final class TorchrunEnv extends MarkedEnv {
                     MASTER_ADDR + "=" + addr + ", " + MASTER_PORT + "+1=" + (port + 1));
         });
         return p.in("torchrun", r);
+    }
+
+    @Override
+    public String sizeVariable(Map<String, String> env) {
+        return SIZE;
     }
 }
