@@ -82,8 +82,11 @@ public abstract class AbstractDeviceRuntime implements DeviceRuntime {
      * @throws DeviceException for any other failure
      */
     protected final boolean done(int error, String function, long handle) {
-        if (error == codes().notReady() || error == SUCCESS) {
-            return error == SUCCESS;
+        if (error == SUCCESS) {
+            return true;
+        }
+        if (error == codes().notReady()) {
+            return false;
         }
         throw failure(error, function + "(" + hex(handle) + ")");
     }

@@ -317,7 +317,6 @@ final class TcpListener extends AbstractListener {
         Quietly.close(channel);
     }
 
-
     private static String remoteOf(SocketChannel channel) {
         try {
             return String.valueOf(channel.getRemoteAddress());

@@ -389,7 +389,6 @@ final class TcpNetTransport implements NetTransport {
         }
     }
 
-
     @Override
     public String toString() {
         return "tcp transport of rank " + context.self().rank();
