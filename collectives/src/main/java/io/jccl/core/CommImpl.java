@@ -371,7 +371,7 @@ public final class CommImpl implements Communicator {
             return null;
         }
         rule.checkSameMemory(send, recv);
-        return DeviceArgs.of((DeviceBuffer) send, (DeviceBuffer) recv);
+        return DeviceArgs.of(rule, (DeviceBuffer) send, (DeviceBuffer) recv);
     }
 
     @Override

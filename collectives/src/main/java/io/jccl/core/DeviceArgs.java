@@ -26,6 +26,8 @@ import java.util.Optional;
  * order), the caller never waits for a device, and staging is only held by the operation that runs.
  */
 final class DeviceArgs {
+    /** The operation's argument rules, which say how many bytes of each buffer it uses. */
+    private final OpRule rule;
     private final DeviceBuffer sendBuffer;
     private final DeviceBuffer recvBuffer;
     private final MemorySegment sendSegment;
@@ -42,7 +44,8 @@ final class DeviceArgs {
     private HostStaging recvStaging;
     private MemorySegment recvLease;
 
-    private DeviceArgs(DeviceBuffer sendBuffer, DeviceBuffer recvBuffer) {
+    private DeviceArgs(OpRule rule, DeviceBuffer sendBuffer, DeviceBuffer recvBuffer) {
+        this.rule = rule;
         this.sendBuffer = sendBuffer;
         this.recvBuffer = recvBuffer;
         this.sendSegment = standIn("send", sendBuffer);
@@ -50,13 +53,14 @@ final class DeviceArgs {
     }
 
     /**
+     * @param rule the operation's argument rules
      * @param send the operation's send buffer, or null
      * @param recv its receive buffer, or null
      * @return the arguments, with segments standing in for the buffers
      * @throws JcclException INVALID_ARGUMENT for a buffer that is freed or reports an inconsistent size or address
      */
-    static DeviceArgs of(DeviceBuffer send, DeviceBuffer recv) {
-        return new DeviceArgs(send, recv);
+    static DeviceArgs of(OpRule rule, DeviceBuffer send, DeviceBuffer recv) {
+        return new DeviceArgs(rule, send, recv);
     }
 
     private static MemorySegment standIn(String name, DeviceBuffer b) {
@@ -119,8 +123,8 @@ final class DeviceArgs {
         this.op = request;
         stageSend = request.send != null && isStaged(sendBuffer);
         stageRecv = request.recv != null && isStaged(recvBuffer);
-        sendBytes = stageSend ? sendBytes(request, size) : 0;
-        recvBytes = stageRecv ? recvBytes(request, size) : 0;
+        sendBytes = stageSend ? rule.sendBytes(request, size) : 0;
+        recvBytes = stageRecv ? rule.recvBytes(request, size) : 0;
         if (stageSend) {
             request.send = null;
         }
@@ -128,34 +132,6 @@ final class DeviceArgs {
             request.recv = null;
         }
         request.device = stageSend || stageRecv ? this : null;
-    }
-
-    private static long sendBytes(OpRequest op, int size) {
-        int es = op.dataType.sizeBytes();
-        return switch (op.kind) {
-            case ALL_TO_ALLV -> extent(op.sendCounts, op.sendDispls, es);
-            case REDUCE_SCATTER, SCATTER, ALL_TO_ALL -> op.count * size * es;
-            default -> op.count * es;
-        };
-    }
-
-    private static long recvBytes(OpRequest op, int size) {
-        int es = op.dataType.sizeBytes();
-        return switch (op.kind) {
-            case ALL_TO_ALLV -> extent(op.recvCounts, op.recvDispls, es);
-            case ALL_GATHER, GATHER, ALL_TO_ALL -> op.count * size * es;
-            default -> op.count * es;
-        };
-    }
-
-    private static long extent(long[] counts, long[] displs, int es) {
-        long end = 0;
-        for (int i = 0; i < counts.length; i++) {
-            if (counts[i] > 0) {
-                end = Math.max(end, (displs[i] + counts[i]) * es);
-            }
-        }
-        return end;
     }
 
     /**

@@ -168,13 +168,38 @@ enum OpRule {
         if (rankName != null) {
             ArgChecks.rank(rankName, root, size);
         }
-        long sendBytes = send == Size.NONE ? 0 : bytes(countName, count, blocks(send, size), type);
-        long recvBytes = recv == Size.NONE ? 0 : bytes(countName, count, blocks(recv, size), type);
+        long sendBytes = bufferBytes(send, count, size, type);
+        long recvBytes = bufferBytes(recv, count, size, type);
         return checkBuffers(rank, root, executor, sendSegment, sendBytes, recvSegment, recvBytes);
     }
 
-    private static int blocks(Size size, int ranks) {
-        return size == Size.RANKS || size == Size.RANKS_AT_ROOT ? ranks : 1;
+    /**
+     * @param request a request this rule checked
+     * @param size    the communicator's ranks
+     * @return the bytes of the send buffer the request uses (0 when the operation has none)
+     */
+    long sendBytes(OpRequest request, int size) {
+        return send == Size.COUNTS ? extent("send", null, request.sendCounts, request.sendDispls, request.dataType)
+                : bufferBytes(send, request.count, size, request.dataType);
+    }
+
+    /**
+     * @param request a request this rule checked
+     * @param size    the communicator's ranks
+     * @return the bytes of the receive buffer the request uses (0 when the operation has none)
+     */
+    long recvBytes(OpRequest request, int size) {
+        return recv == Size.COUNTS ? extent("recv", null, request.recvCounts, request.recvDispls, request.dataType)
+                : bufferBytes(recv, request.count, size, request.dataType);
+    }
+
+    /** @return the bytes a buffer of a count-based size holds ({@link Size#COUNTS} has {@link #extent} instead) */
+    private long bufferBytes(Size buffer, long count, int ranks, DataType type) {
+        if (buffer == Size.NONE) {
+            return 0;
+        }
+        int blocks = buffer == Size.RANKS || buffer == Size.RANKS_AT_ROOT ? ranks : 1;
+        return bytes(countName, count, blocks, type);
     }
 
     /**
