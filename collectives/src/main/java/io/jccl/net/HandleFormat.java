@@ -1,6 +1,7 @@
 package io.jccl.net;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.function.Function;
 
 /**
@@ -9,6 +10,33 @@ import java.util.function.Function;
  */
 public final class HandleFormat {
     private HandleFormat() {
+    }
+
+    /**
+     * Starts decoding a handle: checks that there is one of at least {@code minBytes}, then reads its magic number and
+     * version ({@link #readMagicAndVersion}).
+     *
+     * @param bytes     the handle as received
+     * @param minBytes  the fewest bytes a handle of the transport has
+     * @param order     the transport's byte order
+     * @param magic     the transport's magic number
+     * @param version   the version this side reads
+     * @param malformed makes the exception for a handle that is not valid, from why it is not
+     * @return the handle's bytes in {@code order}, positioned after the version
+     * @throws NetException made by {@code malformed} when the handle is null, too short, or has another magic number
+     *                      or version
+     */
+    public static ByteBuffer open(byte[] bytes, int minBytes, ByteOrder order, int magic, int version,
+                                  Function<String, NetException> malformed) {
+        if (bytes == null) {
+            throw malformed.apply("it is null");
+        }
+        if (bytes.length < minBytes) {
+            throw malformed.apply("it has " + bytes.length + " bytes, fewer than the " + minBytes + " it needs");
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes).order(order);
+        readMagicAndVersion(in, magic, version, malformed);
+        return in;
     }
 
     /**

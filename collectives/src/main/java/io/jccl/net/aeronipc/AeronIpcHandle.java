@@ -61,14 +61,8 @@ record AeronIpcHandle(String directory, int streamId, long pid, HandleToken toke
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when the bytes are not a valid handle
      */
     static AeronIpcHandle decode(byte[] bytes) {
-        if (bytes == null) {
-            throw malformed("it is null");
-        }
-        if (bytes.length < FIXED_BYTES + 1) {
-            throw malformed("it has " + bytes.length + " bytes, fewer than the " + (FIXED_BYTES + 1) + " it needs");
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, AeronIpcHandle::malformed);
+        ByteBuffer in = HandleFormat.open(bytes, FIXED_BYTES + 1, ByteOrder.LITTLE_ENDIAN, MAGIC, VERSION,
+                AeronIpcHandle::malformed);
         int reserved = Byte.toUnsignedInt(in.get());
         int dirBytes = Short.toUnsignedInt(in.getShort());
         int streamId = in.getInt();

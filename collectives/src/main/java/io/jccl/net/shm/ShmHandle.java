@@ -54,14 +54,10 @@ record ShmHandle(int listenerId, long pid, long fd, long segmentBytes, HandleTok
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when the bytes are not a valid handle
      */
     static ShmHandle decode(byte[] bytes) {
-        if (bytes == null) {
-            throw malformed("it is null");
-        }
+        ByteBuffer in = HandleFormat.open(bytes, BYTES, ByteOrder.LITTLE_ENDIAN, MAGIC, VERSION, ShmHandle::malformed);
         if (bytes.length != BYTES) {
             throw malformed("it has " + bytes.length + " bytes, not " + BYTES);
         }
-        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, ShmHandle::malformed);
         int listenerId = Byte.toUnsignedInt(in.get());
         int reserved = Short.toUnsignedInt(in.getShort());
         long pid = in.getLong();

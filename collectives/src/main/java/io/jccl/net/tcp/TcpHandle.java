@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -56,14 +57,8 @@ record TcpHandle(InetSocketAddress address, HandleToken token) {
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when the bytes are not a valid handle
      */
     static TcpHandle decode(byte[] bytes) {
-        if (bytes == null) {
-            throw malformed("it is null");
-        }
-        if (bytes.length < FIXED_BYTES) {
-            throw malformed("it has " + bytes.length + " bytes, fewer than the " + FIXED_BYTES + "-byte fixed part");
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        HandleFormat.readMagicAndVersion(in, MAGIC, VERSION, TcpHandle::malformed);
+        ByteBuffer in = HandleFormat.open(bytes, FIXED_BYTES, ByteOrder.BIG_ENDIAN, MAGIC, VERSION,
+                TcpHandle::malformed);
         int addressBytes = Byte.toUnsignedInt(in.get());
         if (addressBytes != 4 && addressBytes != 16) {
             throw malformed("address length " + addressBytes + " is neither 4 (IPv4) nor 16 (IPv6)");
