@@ -3,8 +3,8 @@ package io.jccl.net.aeron;
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
+import io.jccl.net.AbstractPendingConnect;
 import io.jccl.net.NetException;
-import io.jccl.net.PendingConnect;
 import io.jccl.net.SendConnection;
 
 /**
@@ -17,9 +17,8 @@ import io.jccl.net.SendConnection;
  * passes or the transport finds the listener {@linkplain #listenerProblem gone}; with
  * {@link NetException.Reason#CLOSED} once cancelled.
  */
-public abstract class HelloConnect implements PendingConnect {
+public abstract class HelloConnect extends AbstractPendingConnect {
     private final Aeron aeron;
-    private final String what;
     private final int rank;
     private final int magic;
     private final byte[] token;
@@ -31,10 +30,7 @@ public abstract class HelloConnect implements PendingConnect {
     private ExclusivePublication hello;
     private Publication data;
     private boolean helloSent;
-    private SendConnection connection;
-    private NetException failure;
     private boolean released;
-    private volatile boolean cancelled;
 
     /**
      * @param aeron             the transport's client
@@ -49,8 +45,8 @@ public abstract class HelloConnect implements PendingConnect {
      */
     protected HelloConnect(Aeron aeron, String what, int rank, int magic, byte[] token, long helloRegistration,
                            long dataRegistration, int dataStreamId, long timeoutNs) {
+        super(what);
         this.aeron = aeron;
-        this.what = what;
         this.rank = rank;
         this.magic = magic;
         this.token = token.clone();
@@ -85,16 +81,7 @@ public abstract class HelloConnect implements PendingConnect {
     }
 
     @Override
-    public final synchronized SendConnection poll() {
-        if (connection != null) {
-            return connection;
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        if (cancelled) {
-            throw new NetException(NetException.Reason.CLOSED, what + " was cancelled");
-        }
+    protected final SendConnection attempt() {
         try {
             if (hello == null) {
                 hello = aeron.getExclusivePublication(helloRegistration);
@@ -110,7 +97,7 @@ public abstract class HelloConnect implements PendingConnect {
         }
         if (helloSent && data.isConnected()) {
             closeQuietly(hello, helloRegistration);
-            connection = open(data);
+            SendConnection connection = open(data);
             released = true;
             ended(true);
             return connection;
@@ -138,22 +125,11 @@ public abstract class HelloConnect implements PendingConnect {
     }
 
     private NetException fail(String why, Throwable cause) {
-        failure = new NetException(cancelled ? NetException.Reason.CLOSED : NetException.Reason.IO_ERROR,
-                what + " failed: " + why, cause);
-        release();
-        return failure;
+        return new NetException(NetException.Reason.IO_ERROR, description + " failed: " + why, cause);
     }
 
     @Override
-    public final synchronized void cancel() {
-        if (connection != null || cancelled) {
-            return;
-        }
-        cancelled = true;
-        release();
-    }
-
-    private void release() {
+    protected final void release() {
         if (released) {
             return;
         }
@@ -173,10 +149,5 @@ public abstract class HelloConnect implements PendingConnect {
         } catch (RuntimeException ignored) {
             // the client is gone: nothing left to remove
         }
-    }
-
-    @Override
-    public final String toString() {
-        return what;
     }
 }

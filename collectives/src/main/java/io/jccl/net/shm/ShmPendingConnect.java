@@ -1,7 +1,7 @@
 package io.jccl.net.shm;
 
+import io.jccl.net.AbstractPendingConnect;
 import io.jccl.net.NetException;
-import io.jccl.net.PendingConnect;
 import io.jccl.net.SendConnection;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -13,7 +13,7 @@ import java.lang.invoke.VarHandle;
  * reaches the listener); later polls wait for the listener's answer, within the connect timeout, while the listening
  * process lives.
  */
-final class ShmPendingConnect implements PendingConnect {
+final class ShmPendingConnect extends AbstractPendingConnect {
     private static final VarHandle LONG = Layouts.LONG;
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG;
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
@@ -23,47 +23,29 @@ final class ShmPendingConnect implements PendingConnect {
     private final Peer peer;
     private final long deadlineNs;
     private final Scratch scratch;
-    private final String description;
     private int slot = -1;
     private long at;
-    private ShmSendConnection connection;
-    private NetException failure;
-    private boolean cancelled;
     private long lastLivenessCheckNs;
 
     ShmPendingConnect(ShmTransport transport, ShmHandle handle, Peer peer, long timeoutNs) {
+        super("shm connection of rank " + transport.rank() + " to rank " + handle.rank() + " (pid " + handle.pid()
+                + ")");
         this.transport = transport;
         this.handle = handle;
         this.peer = peer;
         this.deadlineNs = System.nanoTime() + timeoutNs;
         this.scratch = transport.newScratch();
-        this.description = "shm connection of rank " + transport.rank() + " to rank " + handle.rank() + " (pid "
-                + handle.pid() + ")";
     }
 
     @Override
-    public synchronized SendConnection poll() {
-        if (failure != null) {
-            throw failure;
-        }
-        if (connection != null) {
-            return connection;
-        }
-        if (cancelled) {
-            throw new NetException(NetException.Reason.CLOSED, description + " was cancelled");
-        }
+    protected SendConnection attempt() {
         try {
             if (slot < 0) {
                 offer();
             }
             return answer();
-        } catch (NetException e) {
-            fail(e);
-            throw e;
         } catch (IllegalStateException e) {
-            NetException closed = new NetException(NetException.Reason.CLOSED, description + " failed: " + e.getMessage());
-            fail(closed);
-            throw closed;
+            throw new NetException(NetException.Reason.CLOSED, description + " failed: " + e.getMessage());
         }
     }
 
@@ -112,8 +94,7 @@ final class ShmPendingConnect implements PendingConnect {
                 throw new NetException(NetException.Reason.PROTOCOL_ERROR, description + " failed: the listener"
                         + " answered with mode " + mode);
             }
-            connection = transport.openSend(peer.segment.slot(slot), peer, handle.rank(), mode);
-            return connection;
+            return transport.openSend(peer.segment.slot(slot), peer, handle.rank(), mode);
         }
         if (state == Layout.STATE_REFUSED) {
             int reason = m.get(INT, at + Layout.S_MODE);
@@ -150,18 +131,9 @@ final class ShmPendingConnect implements PendingConnect {
         return null;
     }
 
-    private void fail(NetException e) {
-        failure = e;
-        transport.forget(this);
-        transport.releasePeer(peer);
-    }
-
+    /** Withdraws the offer; an accepted one the connection was never taken from is closed for the receiving end. */
     @Override
-    public synchronized void cancel() {
-        if (connection != null || failure != null || cancelled) {
-            return;
-        }
-        cancelled = true;
+    protected void withdraw() {
         try {
             if (slot >= 0 && peer.segment.isOpen()) {
                 MemorySegment m = peer.segment.memory;
@@ -174,14 +146,12 @@ final class ShmPendingConnect implements PendingConnect {
             }
         } catch (IllegalStateException ignored) {
             // the transport is closing
-        } finally {
-            transport.forget(this);
-            transport.releasePeer(peer);
         }
     }
 
     @Override
-    public String toString() {
-        return description;
+    protected void release() {
+        transport.forget(this);
+        transport.releasePeer(peer);
     }
 }

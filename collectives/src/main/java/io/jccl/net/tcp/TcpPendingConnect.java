@@ -1,7 +1,7 @@
 package io.jccl.net.tcp;
 
+import io.jccl.net.AbstractPendingConnect;
 import io.jccl.net.NetException;
-import io.jccl.net.PendingConnect;
 import io.jccl.net.SendConnection;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -18,7 +18,7 @@ import java.nio.channels.SocketChannel;
  * <p>Taking a peer's offered connection for the other direction, the sockets are connected already and belong to
  * that receive connection: only the REVERSE hellos are written, and a failure or cancel leaves the sockets to it.
  */
-final class TcpPendingConnect implements PendingConnect {
+final class TcpPendingConnect extends AbstractPendingConnect {
     private final TcpNetTransport transport;
     private final SocketChannel[] channels;
     private final InetSocketAddress peer;
@@ -30,9 +30,6 @@ final class TcpPendingConnect implements PendingConnect {
     private final TcpRecvConnection sharedWith;
     /** Whether the hellos offer the sockets to the peer for the other direction. */
     private final boolean offered;
-    private TcpSendConnection connection;
-    private NetException failure;
-    private volatile boolean cancelled;
 
     /**
      * @param channels  the connection's sockets, connecting
@@ -43,6 +40,7 @@ final class TcpPendingConnect implements PendingConnect {
      */
     TcpPendingConnect(TcpNetTransport transport, SocketChannel[] channels, InetSocketAddress peer, ByteBuffer[] hellos,
                       boolean[] connected, TcpRecvConnection sharedWith, boolean offered) {
+        super("connection attempt to " + peer);
         this.sharedWith = sharedWith;
         this.offered = offered;
         this.transport = transport;
@@ -55,16 +53,7 @@ final class TcpPendingConnect implements PendingConnect {
     }
 
     @Override
-    public SendConnection poll() {
-        if (connection != null) {
-            return connection;
-        }
-        if (failure != null) {
-            throw failure;
-        }
-        if (cancelled) {
-            throw new NetException(NetException.Reason.CLOSED, "connection attempt to " + peer + " was cancelled");
-        }
+    protected SendConnection attempt() {
         int ready = 0;
         try {
             for (int i = 0; i < channels.length; i++) {
@@ -82,7 +71,7 @@ final class TcpPendingConnect implements PendingConnect {
             throw fail("connecting to " + peer + " failed" + socketsSoFar(ready) + ": " + e, e);
         }
         if (ready == channels.length) {
-            connection = transport.openSend(channels, peer, sharedWith, offered);
+            TcpSendConnection connection = transport.openSend(channels, peer, sharedWith, offered);
             transport.forget(this);
             return connection;
         }
@@ -99,22 +88,12 @@ final class TcpPendingConnect implements PendingConnect {
         return channels.length == 1 ? "" : " (" + ready + " of its " + channels.length + " sockets were connected)";
     }
 
-    private NetException fail(String message, Throwable cause) {
-        failure = new NetException(cancelled ? NetException.Reason.CLOSED : NetException.Reason.IO_ERROR, message, cause);
-        release();
-        return failure;
+    private static NetException fail(String message, Throwable cause) {
+        return new NetException(NetException.Reason.IO_ERROR, message, cause);
     }
 
     @Override
-    public void cancel() {
-        if (connection != null || cancelled) {
-            return;
-        }
-        cancelled = true;
-        release();
-    }
-
-    private void release() {
+    protected void release() {
         if (sharedWith != null) {
             transport.forget(this);   // the sockets stay the receive connection's
             return;
