@@ -1,5 +1,6 @@
 package io.jccl.net.aeronudp;
 
+import io.jccl.net.HandleFormat;
 import io.jccl.net.HandleToken;
 import io.jccl.net.NetException;
 import java.net.InetAddress;
@@ -57,18 +58,11 @@ record AeronUdpHandle(InetAddress address, int port, int streamId, HandleToken t
      * @throws NetException with {@link NetException.Reason#PROTOCOL_ERROR} when the bytes are not a valid handle
      */
     static AeronUdpHandle decode(byte[] bytes) {
-        if (bytes == null || (bytes.length != FIXED_BYTES + 4 && bytes.length != FIXED_BYTES + 16)) {
-            throw malformed("it has " + (bytes == null ? "no" : bytes.length) + " bytes instead of " + (FIXED_BYTES + 4)
-                    + " or " + (FIXED_BYTES + 16));
-        }
-        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-        int magic = in.getInt();
-        if (magic != MAGIC) {
-            throw malformed("bad magic 0x" + Integer.toHexString(magic) + "; is it a handle of another transport?");
-        }
-        int version = Byte.toUnsignedInt(in.get());
-        if (version != VERSION) {
-            throw malformed("unsupported version " + version + " (this side reads " + VERSION + ")");
+        ByteBuffer in = HandleFormat.open(bytes, FIXED_BYTES + 4, ByteOrder.LITTLE_ENDIAN, MAGIC, VERSION,
+                AeronUdpHandle::malformed);
+        if (bytes.length != FIXED_BYTES + 4 && bytes.length != FIXED_BYTES + 16) {
+            throw malformed("it has " + bytes.length + " bytes instead of " + (FIXED_BYTES + 4) + " or "
+                    + (FIXED_BYTES + 16));
         }
         int addressBytes = Byte.toUnsignedInt(in.get());
         int port = Short.toUnsignedInt(in.getShort());
