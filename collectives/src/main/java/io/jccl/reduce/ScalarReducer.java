@@ -27,7 +27,7 @@ final class ScalarReducer extends ResolvedReducer {
     }
 
     private ScalarReducer(DataType type, ReduceOp op, OpSpec spec) {
-        super(Objects.requireNonNull(type, "type"), op, spec, new Elements(type, op, spec).loops());
+        super(Objects.requireNonNull(type, "type"), op, spec, new Elements(type, spec).loops());
     }
 
     /** The loops over elements one at a time, for one (type, operation, rank count). */
@@ -42,7 +42,7 @@ final class ScalarReducer extends ResolvedReducer {
         private final float scalarFloat;
         private final double scalarDouble;
 
-        Elements(DataType type, ReduceOp op, OpSpec spec) {
+        Elements(DataType type, OpSpec spec) {
             this.type = type;
             this.kind = spec.kind();
             this.prepare = spec.prepare();
@@ -50,8 +50,8 @@ final class ScalarReducer extends ResolvedReducer {
             this.nRanks = spec.nRanks();
             this.size = type.sizeBytes();
             this.scalarBits = type.isInteger() && kind == ReduceOp.Kind.PRE_MUL_SUM ? spec.wrappedIntegerScalar() : 0;
-            this.scalarFloat = (float) op.scalar();
-            this.scalarDouble = op.scalar();
+            this.scalarFloat = (float) spec.scalar();
+            this.scalarDouble = spec.scalar();
         }
 
         /** @return the loops; the fused variants pass whether to finish down to one loop over the elements */
