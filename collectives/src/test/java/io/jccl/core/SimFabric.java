@@ -148,17 +148,13 @@ final class SimFabric {
             @Override
             public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag,
                                     MemoryRegistration mr) {
-                NetRequest r = post(true, buffer, offset, sizeBytes, tag);
-                allSends += r == null ? 0 : 1;
-                return r;
+                return postSend(false, buffer, offset, sizeBytes, tag);
             }
 
             @Override
             public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
                                               MemoryRegistration mr) {
-                NetRequest r = isend(buffer, offset, sizeBytes, tag, mr);
-                singleCopySends += r == null ? 0 : 1;
-                return r;
+                return postSend(true, buffer, offset, sizeBytes, tag);
             }
 
             @Override
@@ -203,6 +199,16 @@ final class SimFabric {
             this.capacity = capacity;
             this.random = random;
             this.receiverDriven = receiverDriven;
+        }
+
+        /** Posts a send and counts it, in {@link #singleCopySends} too where it was posted as one. */
+        private NetRequest postSend(boolean singleCopy, MemorySegment buffer, long offset, long sizeBytes, long tag) {
+            NetRequest r = post(true, buffer, offset, sizeBytes, tag);
+            if (r != null) {
+                allSends++;
+                singleCopySends += singleCopy ? 1 : 0;
+            }
+            return r;
         }
 
         private NetRequest post(boolean sendSide, MemorySegment buffer, long offset, long bytes, long tag) {
