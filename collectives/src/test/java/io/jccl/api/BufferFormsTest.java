@@ -48,16 +48,7 @@ class BufferFormsTest {
      */
     record Form(String name, Class<?> bufClass, DataType type, IntFunction<Object> alloc) {
         MemorySegment view(Object buffer) {
-            return switch (buffer) {
-                case byte[] a -> MemorySegment.ofArray(a);
-                case short[] a -> MemorySegment.ofArray(a);
-                case int[] a -> MemorySegment.ofArray(a);
-                case long[] a -> MemorySegment.ofArray(a);
-                case float[] a -> MemorySegment.ofArray(a);
-                case double[] a -> MemorySegment.ofArray(a);
-                case ByteBuffer b -> MemorySegment.ofBuffer(b);
-                default -> throw new IllegalArgumentException(buffer.getClass().toString());
-            };
+            return Views.of(buffer).segment();
         }
 
         /** For ByteBuffers: the bytes around the window must keep their fill. */
@@ -188,17 +179,26 @@ class BufferFormsTest {
 
     /** The buffer {@code Buffer.of} makes of an array or ByteBuffer (null for null), by its runtime type. */
     private static Buffer buffer(Object o) {
-        return switch (o) {
-            case null -> null;
-            case byte[] a -> Buffer.of(a);
-            case short[] a -> Buffer.of(a);
-            case int[] a -> Buffer.of(a);
-            case long[] a -> Buffer.of(a);
-            case float[] a -> Buffer.of(a);
-            case double[] a -> Buffer.of(a);
-            case ByteBuffer bb -> Buffer.of(bb);
-            default -> throw new IllegalArgumentException(o.getClass().toString());
-        };
+        return o == null ? null : Views.of(o).buffer();
+    }
+
+    /**
+     * An array or ByteBuffer as the test reads and writes it (the JDK's own segment of it, independent of the code
+     * under test) and as {@code Buffer.of} passes it, chosen by one switch on its runtime type.
+     */
+    private record Views(MemorySegment segment, Buffer buffer) {
+        static Views of(Object o) {
+            return switch (o) {
+                case byte[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case short[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case int[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case long[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case float[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case double[] a -> new Views(MemorySegment.ofArray(a), Buffer.of(a));
+                case ByteBuffer b -> new Views(MemorySegment.ofBuffer(b), Buffer.of(b));
+                default -> throw new IllegalArgumentException(o.getClass().toString());
+            };
+        }
     }
 
     @TestFactory

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntBinaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -123,15 +124,10 @@ final class CommAssertions {
     static void assertAllReduceWorks(List<Communicator> comms, int count) {
         int n = comms.size();
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment[] send = new MemorySegment[n];
-            MemorySegment[] recv = new MemorySegment[n];
+            MemorySegment[] send = intsPerRank(arena, n, count, (r, i) -> (r + 1) * 1000 + i);
+            MemorySegment[] recv = segmentsPerRank(arena, n, 4L * count);
             List<CollectiveFuture> fs = new ArrayList<>();
             for (int r = 0; r < n; r++) {
-                send[r] = arena.allocate(4L * count);
-                recv[r] = arena.allocate(4L * count);
-                for (int i = 0; i < count; i++) {
-                    send[r].setAtIndex(ValueLayout.JAVA_INT, i, (r + 1) * 1000 + i);
-                }
                 fs.add(comms.get(r).allReduce(Buffer.of(send[r]), Buffer.of(recv[r]), count, DataType.INT32,
                         ReduceOp.SUM));
             }
@@ -144,6 +140,26 @@ final class CommAssertions {
                 }
             }
         }
+    }
+
+    /** @return one zeroed segment of {@code bytes} per rank of {@code n}, from {@code arena} */
+    static MemorySegment[] segmentsPerRank(Arena arena, int n, long bytes) {
+        MemorySegment[] segments = new MemorySegment[n];
+        for (int r = 0; r < n; r++) {
+            segments[r] = arena.allocate(bytes);
+        }
+        return segments;
+    }
+
+    /** @return one segment of {@code count} INT32 per rank of {@code n}, element i of rank r holding value(r, i) */
+    static MemorySegment[] intsPerRank(Arena arena, int n, int count, IntBinaryOperator value) {
+        MemorySegment[] segments = segmentsPerRank(arena, n, 4L * count);
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < count; i++) {
+                segments[r].setAtIndex(ValueLayout.JAVA_INT, i, value.applyAsInt(r, i));
+            }
+        }
+        return segments;
     }
 
     /** Runs one task per rank on its own thread (for blocking calls such as split) and returns the results. */

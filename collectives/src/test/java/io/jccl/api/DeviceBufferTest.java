@@ -15,6 +15,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.stream.IntStream;
 
 import static io.jccl.api.CommAssertions.abortAll;
 import static io.jccl.api.CommAssertions.assertThrowsJccl;
@@ -54,30 +56,38 @@ class DeviceBufferTest {
         return v;
     }
 
+    /** @return one of what {@code make} makes of each rank, in rank order */
+    private static <T> List<T> perRank(IntFunction<T> make) {
+        return IntStream.range(0, N).mapToObj(make).toList();
+    }
+
+    /** @return the futures of {@code call} issued on every rank, in rank order */
+    private static List<CollectiveFuture> issueOnEveryRank(IntFunction<CollectiveFuture> call) {
+        return perRank(call);
+    }
+
+    private static int[] filled(int count, int value) {
+        int[] v = new int[count];
+        java.util.Arrays.fill(v, value);
+        return v;
+    }
+
     @Test
     void allReduceOutOfPlaceAndInPlace() {
         int count = 1000;
-        List<FakeDevice.Memory> send = new ArrayList<>();
-        List<FakeDevice.Memory> recv = new ArrayList<>();
-        List<CollectiveFuture> fs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            send.add(device.allocateInts(ramp(r, count)));
-            recv.add(device.allocate(4L * count));
-            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(recv.get(r)), count, DataType.INT32,
-                    ReduceOp.SUM));
-        }
-        awaitAll(fs);
-        fs.clear();
+        List<FakeDevice.Memory> send = perRank(r -> device.allocateInts(ramp(r, count)));
+        List<FakeDevice.Memory> recv = perRank(r -> device.allocate(4L * count));
+        awaitAll(issueOnEveryRank(r -> comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(recv.get(r)), count,
+                DataType.INT32, ReduceOp.SUM)));
         for (int r = 0; r < N; r++) {
             int[] got = recv.get(r).ints();
             for (int i = 0; i < count; i++) {
                 assertThat(got[i]).as("rank %d element %d", r, i).isEqualTo(6000 + 3 * i);
             }
             assertThat(send.get(r).ints()).as("send untouched").isEqualTo(ramp(r, count));
-            fs.add(comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(send.get(r)), count, DataType.INT32,
-                    ReduceOp.MAX));
         }
-        awaitAll(fs);
+        awaitAll(issueOnEveryRank(r -> comms.get(r).allReduce(Buffer.of(send.get(r)), Buffer.of(send.get(r)), count,
+                DataType.INT32, ReduceOp.MAX)));
         for (int r = 0; r < N; r++) {
             assertThat(send.get(r).ints()).as("in place, rank %d", r).isEqualTo(ramp(N - 1, count));
         }
@@ -91,7 +101,7 @@ class DeviceBufferTest {
         int count = 5;
         List<CollectiveFuture> fs = new ArrayList<>();
         List<FakeDevice.Memory> gathered = new ArrayList<>();
-        List<FakeDevice.Memory> scattered = new ArrayList<>();
+        List<FakeDevice.Memory> scattered = perRank(r -> device.allocateInts(ramp(r, count * N)));
         for (int r = 0; r < N; r++) {
             int[] mine = new int[count * N];
             System.arraycopy(ramp(r, count), 0, mine, r * count, count);
@@ -99,8 +109,7 @@ class DeviceBufferTest {
             gathered.add(g);
             DeviceBuffer sendSlice = g.slice(4L * count * r, 4L * count);
             fs.add(comms.get(r).allGather(sendSlice, g, count, DataType.INT32));
-            FakeDevice.Memory s = device.allocateInts(ramp(r, count * N));
-            scattered.add(s);
+            FakeDevice.Memory s = scattered.get(r);
             fs.add(comms.get(r).reduceScatter(s, Buffer.of(s.slice(4L * count * r, 4L * count)), count, DataType.INT32,
                     ReduceOp.SUM));
         }
@@ -123,18 +132,11 @@ class DeviceBufferTest {
     @Test
     void copiesRunWhenTheOperationRunsNotWhenIssued() {
         int count = 64;
-        List<FakeDevice.Memory> bufs = new ArrayList<>();
+        List<FakeDevice.Memory> bufs = perRank(r -> device.allocateInts(filled(count, 1)));
         List<CollectiveFuture> fs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            int[] ones = new int[count];
-            java.util.Arrays.fill(ones, 1);
-            bufs.add(device.allocateInts(ones));
-        }
         for (int round = 0; round < 4; round++) {   // queued back to back: each must see the previous sum
-            for (int r = 0; r < N; r++) {
-                fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
-                        ReduceOp.SUM));
-            }
+            fs.addAll(issueOnEveryRank(r -> comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)),
+                    count, DataType.INT32, ReduceOp.SUM)));
         }
         awaitAll(fs);
         for (int r = 0; r < N; r++) {
@@ -150,17 +152,10 @@ class DeviceBufferTest {
             counts[j] = 2;
             displs[j] = 3L * j;   // a gap of one element after each block
         }
-        List<FakeDevice.Memory> recv = new ArrayList<>();
-        List<CollectiveFuture> fs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            FakeDevice.Memory s = device.allocateInts(ramp(r, 3 * N));
-            int[] marks = new int[3 * N];
-            java.util.Arrays.fill(marks, -7);
-            FakeDevice.Memory d = device.allocateInts(marks);
-            recv.add(d);
-            fs.add(comms.get(r).allToAllv(s, counts, displs, d, counts, displs, DataType.INT32));
-        }
-        awaitAll(fs);
+        List<FakeDevice.Memory> send = perRank(r -> device.allocateInts(ramp(r, 3 * N)));
+        List<FakeDevice.Memory> recv = perRank(r -> device.allocateInts(filled(3 * N, -7)));
+        awaitAll(issueOnEveryRank(r -> comms.get(r).allToAllv(send.get(r), counts, displs, recv.get(r), counts, displs,
+                DataType.INT32)));
         for (int r = 0; r < N; r++) {
             int[] got = recv.get(r).ints();
             for (int j = 0; j < N; j++) {
@@ -174,24 +169,15 @@ class DeviceBufferTest {
     @Test
     void sendAndReceiveInAGroupIncludingSelf() {
         int count = 17;
-        List<FakeDevice.Memory> recv = new ArrayList<>();
-        List<FakeDevice.Memory> self = new ArrayList<>();
-        List<CollectiveFuture> fs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            FakeDevice.Memory s = device.allocateInts(ramp(r, count));
-            FakeDevice.Memory d = device.allocate(4L * count);
-            FakeDevice.Memory me = device.allocate(4L * count);
-            recv.add(d);
-            self.add(me);
-            int rank = r;
-            fs.add(comms.get(r).group(c -> {
-                c.send(s, count, DataType.INT32, (rank + 1) % N);
-                c.recv(d, count, DataType.INT32, (rank + N - 1) % N);
-                c.send(s, count, DataType.INT32, rank);
-                c.recv(me, count, DataType.INT32, rank);
-            }));
-        }
-        awaitAll(fs);
+        List<FakeDevice.Memory> send = perRank(r -> device.allocateInts(ramp(r, count)));
+        List<FakeDevice.Memory> recv = perRank(r -> device.allocate(4L * count));
+        List<FakeDevice.Memory> self = perRank(r -> device.allocate(4L * count));
+        awaitAll(issueOnEveryRank(rank -> comms.get(rank).group(c -> {
+            c.send(send.get(rank), count, DataType.INT32, (rank + 1) % N);
+            c.recv(recv.get(rank), count, DataType.INT32, (rank + N - 1) % N);
+            c.send(send.get(rank), count, DataType.INT32, rank);
+            c.recv(self.get(rank), count, DataType.INT32, rank);
+        })));
         for (int r = 0; r < N; r++) {
             assertThat(recv.get(r).ints()).isEqualTo(ramp((r + N - 1) % N, count));
             assertThat(self.get(r).ints()).isEqualTo(ramp(r, count));
@@ -202,16 +188,10 @@ class DeviceBufferTest {
     @Test
     void aFailedCopyToHostFailsTheOperationAndTellsThePeers() {
         int count = 32;
-        List<CollectiveFuture> fs = new ArrayList<>();
-        List<FakeDevice.Memory> bufs = new ArrayList<>();
-        for (int r = 0; r < N; r++) {
-            bufs.add(device.allocate(4L * count));
-        }
+        List<FakeDevice.Memory> bufs = perRank(r -> device.allocate(4L * count));
         device.toHostFailsAfter.set(0);   // the first staging copy of whichever rank starts first
-        for (int r = 0; r < N; r++) {
-            fs.add(comms.get(r).allReduce(Buffer.of(bufs.get(r)), Buffer.of(bufs.get(r)), count, DataType.INT32,
-                    ReduceOp.SUM));
-        }
+        List<CollectiveFuture> fs = issueOnEveryRank(r -> comms.get(r).allReduce(Buffer.of(bufs.get(r)),
+                Buffer.of(bufs.get(r)), count, DataType.INT32, ReduceOp.SUM));
         int local = 0;
         for (CollectiveFuture f : fs) {
             io.jccl.JcclException e = awaitFailure(f);
@@ -231,12 +211,10 @@ class DeviceBufferTest {
     @Test
     void aFailedCopyBackFailsTheOperation() {
         int count = 8;
-        List<CollectiveFuture> fs = new ArrayList<>();
         device.fromHostFailsAfter.set(0);
-        for (int r = 0; r < N; r++) {
-            FakeDevice.Memory b = device.allocate(4L * count);
-            fs.add(comms.get(r).allReduce(b, b, count, DataType.INT32, ReduceOp.SUM));
-        }
+        List<FakeDevice.Memory> bufs = perRank(r -> device.allocate(4L * count));
+        List<CollectiveFuture> fs = issueOnEveryRank(r -> comms.get(r).allReduce(bufs.get(r), bufs.get(r), count,
+                DataType.INT32, ReduceOp.SUM));
         boolean sawLocal = false;
         for (CollectiveFuture f : fs) {
             try {
@@ -280,16 +258,9 @@ class DeviceBufferTest {
     @Test
     void hostAddressableBuffersAreUsedDirectly() {
         try (Arena arena = Arena.ofShared()) {
-            List<CollectiveFuture> fs = new ArrayList<>();
-            List<MemorySegment> mem = new ArrayList<>();
-            for (int r = 0; r < N; r++) {
-                MemorySegment m = arena.allocate(40);
-                m.copyFrom(MemorySegment.ofArray(ramp(r, 10)));
-                mem.add(m);
-                fs.add(comms.get(r).allReduce(Buffer.of(device.host(m)), Buffer.of(device.host(m)), 10, DataType.INT32,
-                        ReduceOp.SUM));
-            }
-            awaitAll(fs);
+            List<MemorySegment> mem = perRank(r -> arena.allocate(40).copyFrom(MemorySegment.ofArray(ramp(r, 10))));
+            awaitAll(issueOnEveryRank(r -> comms.get(r).allReduce(Buffer.of(device.host(mem.get(r))),
+                    Buffer.of(device.host(mem.get(r))), 10, DataType.INT32, ReduceOp.SUM)));
             for (int r = 0; r < N; r++) {
                 assertThat(mem.get(r).toArray(java.lang.foreign.ValueLayout.JAVA_INT)).containsExactly(
                         6000, 6003, 6006, 6009, 6012, 6015, 6018, 6021, 6024, 6027);

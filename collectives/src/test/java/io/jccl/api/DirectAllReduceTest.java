@@ -206,23 +206,15 @@ class DirectAllReduceTest {
         int countA = 1000;
         int countB = 777;
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment[] a = new MemorySegment[n];
-            MemorySegment[] sum = new MemorySegment[n];
-            MemorySegment[] b = new MemorySegment[n];
-            MemorySegment[] bcast = new MemorySegment[n];
+            MemorySegment[] a = CommAssertions.intsPerRank(arena, n, countA, (r, i) -> r * 100 + i);
+            MemorySegment[] sum = CommAssertions.segmentsPerRank(arena, n, 4L * countA);
+            MemorySegment[] b = CommAssertions.segmentsPerRank(arena, n, 8L * countB);
+            MemorySegment[] bcast = CommAssertions.intsPerRank(arena, n, 4, (r, i) -> i == 0 ? 42 + r : 0);
             List<CollectiveFuture> fs = new ArrayList<>();
             for (int r = 0; r < n; r++) {
-                a[r] = arena.allocate(4L * countA);
-                sum[r] = arena.allocate(4L * countA);
-                b[r] = arena.allocate(8L * countB);
-                bcast[r] = arena.allocate(16);
-                for (int i = 0; i < countA; i++) {
-                    a[r].setAtIndex(ValueLayout.JAVA_INT, i, r * 100 + i);
-                }
                 for (int i = 0; i < countB; i++) {
                     b[r].setAtIndex(ValueLayout.JAVA_DOUBLE, i, (i + r) % n == 0 ? i + 0.5 : -i);
                 }
-                bcast[r].setAtIndex(ValueLayout.JAVA_INT, 0, 42 + r);
                 int rank = r;
                 fs.add(comms.get(r).group(c -> {
                     c.allReduce(Buffer.of(a[rank]), Buffer.of(sum[rank]), countA, DataType.INT32, SUM);

@@ -80,83 +80,79 @@ class MismatchTest {
     record Case(String name, Issue issue, boolean allFail, Written written, String... fragments) {
     }
 
+    /** One rank's call in which one value may differ from the other ranks' calls. */
+    @FunctionalInterface
+    interface Varied<T> {
+        CollectiveFuture issue(Communicator c, MemorySegment send, MemorySegment recv, T value);
+    }
+
+    /** One rank's call of a collective, on 100 FLOAT32 (sum, root 0) where it takes them. */
+    @FunctionalInterface
+    interface Call {
+        CollectiveFuture issue(Communicator c, MemorySegment send, MemorySegment recv);
+    }
+
+    static final Call ALL_REDUCE = (c, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM);
+    static final Call BROADCAST = (c, s, r) -> c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, 0);
+    static final Call REDUCE = (c, s, r) -> c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, 0);
+    static final Call ALL_GATHER = (c, s, r) -> c.allGather(Buffer.of(s), Buffer.of(r), 100, FLOAT32);
+    static final Call REDUCE_SCATTER = (c, s, r) -> c.reduceScatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM);
+    static final Call BARRIER = (c, s, r) -> c.barrier();
+
+    /** The difference as a failure names it, with either call first: {@code "<what> a vs b"}, {@code "<what> b vs a"}. */
+    static String[] either(String what, Object a, Object b) {
+        return new String[] {what + " " + a + " vs " + b, what + " " + b + " vs " + a};
+    }
+
+    /** {@code op} where the odd rank passes {@code odd} as its {@code what} and the others pass {@code even}. */
+    static <T> Case differs(String op, String what, T even, T odd, boolean allFail, Written written, Varied<T> call) {
+        return new Case(op + " " + what + " " + even + " vs " + odd,
+                (c, isOdd, s, r) -> call.issue(c, s, r, isOdd ? odd : even), allFail, written, either(what, even, odd));
+    }
+
+    /** The odd rank calls {@code oddOp} where the others call {@code evenOp}. */
+    static Case operations(String evenOp, Call even, String oddOp, Call odd, boolean allFail, Written written) {
+        return new Case(evenOp + " vs " + oddOp, (c, isOdd, s, r) -> (isOdd ? odd : even).issue(c, s, r), allFail,
+                written, either("operation", evenOp, oddOp));
+    }
+
     static List<Case> cases() {
-        List<Case> cs = new ArrayList<>();
         Written nothing = Written.NOTHING;
-        cs.add(new Case("allReduce count 1000 vs 1001",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 1001 : 1000, FLOAT32, SUM), true,
-                        nothing,
-                "count 1000 vs 1001", "count 1001 vs 1000"));
-        cs.add(new Case("allReduce type FLOAT32 vs INT32",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, odd ? INT32 : FLOAT32, SUM), true,
-                        nothing,
-                "type FLOAT32 vs INT32", "type INT32 vs FLOAT32"));
-        cs.add(new Case("allReduce op sum vs max",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? ReduceOp.MAX : SUM),
-                        true, nothing,
-                "reduction sum vs max", "reduction max vs sum"));
-        cs.add(new Case("allReduce count 0 vs 64",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 0 : 64, FLOAT32, SUM), true, nothing,
-                "count 0 vs 64", "count 64 vs 0"));
-        cs.add(new Case("allReduce INT64 count 1 vs 2",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 2 : 1, DataType.INT64, SUM), true,
-                        nothing,
-                "count 1 vs 2", "count 2 vs 1"));
-        cs.add(new Case("broadcast root 0 vs 1",
-                (c, odd, s, r) -> c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
-                        Written.BROADCAST_OF_RANK_0,
-                "root 0 vs 1", "root 1 vs 0"));
-        cs.add(new Case("in-place broadcast root 0 vs 1",
-                (c, odd, s, r) -> c.broadcast(Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false, Written.NOT_CHECKED,
-                "root 0 vs 1", "root 1 vs 0"));
-        cs.add(new Case("broadcast count 0 vs 100",
-                (c, odd, s, r) -> c.broadcast(Buffer.of(s), Buffer.of(r), odd ? 0 : 100, FLOAT32, 0), false,
-                        Written.BROADCAST_OF_RANK_0,
-                "count 0 vs 100", "count 100 vs 0"));
-        cs.add(new Case("reduce root 0 vs 1",
-                (c, odd, s, r) -> c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, odd ? 1 : 0), false, nothing,
-                "root 0 vs 1", "root 1 vs 0"));
-        cs.add(new Case("gather root 0 vs 1",
-                (c, odd, s, r) -> c.gather(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
-                        Written.NOT_CHECKED,
-                "root 0 vs 1", "root 1 vs 0"));
-        cs.add(new Case("scatter root 0 vs 1",
-                (c, odd, s, r) -> c.scatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32, odd ? 1 : 0), false,
-                        Written.SCATTER_OF_RANK_0,
-                "root 0 vs 1", "root 1 vs 0"));
-        cs.add(new Case("scatter count 100 vs 101",
-                (c, odd, s, r) -> c.scatter(Buffer.of(s), Buffer.of(r), odd ? 101 : 100, FLOAT32, 0), false,
-                        Written.SCATTER_OF_RANK_0,
-                "count 100 vs 101", "count 101 vs 100"));
-        cs.add(new Case("broadcast vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
-                        SUM) : c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, 0),
-                false, Written.NOT_CHECKED, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
-        cs.add(new Case("allGather vs reduceScatter",
-                (c, odd, s, r) -> odd ? c.reduceScatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
-                        SUM) : c.allGather(Buffer.of(s), Buffer.of(r), 100, FLOAT32),
-                true, Written.NOT_CHECKED, "operation allGather vs reduceScatter",
-                "operation reduceScatter vs allGather"));
-        cs.add(new Case("reduce vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
-                        SUM) : c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, 0),
-                false, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
-        cs.add(new Case("barrier vs allReduce",
-                (c, odd, s, r) -> odd ? c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM) : c.barrier(),
-                        false, nothing,
-                "operation barrier vs allReduce", "operation allReduce vs barrier"));
-        cs.add(new Case("allGather count 100 vs 101",
-                (c, odd, s, r) -> c.allGather(Buffer.of(s), Buffer.of(r), odd ? 101 : 100, FLOAT32), true,
-                        Written.NOT_CHECKED,
-                "count 100 vs 101", "count 101 vs 100"));
-        cs.add(new Case("reduceScatter count 100 vs 99",
-                (c, odd, s, r) -> c.reduceScatter(Buffer.of(s), Buffer.of(r), odd ? 99 : 100, FLOAT32, SUM), true,
-                        nothing,
-                "count 100 vs 99", "count 99 vs 100"));
-        cs.add(new Case("allToAll count 50 vs 51",
-                (c, odd, s, r) -> c.allToAll(Buffer.of(s), Buffer.of(r), odd ? 51 : 50, FLOAT32), true,
-                        Written.NOT_CHECKED,
-                "count 50 vs 51", "count 51 vs 50"));
+        Varied<Integer> allReduceCount = (c, s, r, count) -> c.allReduce(Buffer.of(s), Buffer.of(r), count, FLOAT32,
+                SUM);
+        List<Case> cs = new ArrayList<>(List.of(
+                differs("allReduce", "count", 1000, 1001, true, nothing, allReduceCount),
+                differs("allReduce", "type", FLOAT32, INT32, true, nothing,
+                        (c, s, r, type) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, type, SUM)),
+                differs("allReduce", "reduction", SUM, ReduceOp.MAX, true, nothing,
+                        (c, s, r, op) -> c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, op)),
+                differs("allReduce", "count", 64, 0, true, nothing, allReduceCount),
+                differs("allReduce INT64", "count", 1, 2, true, nothing,
+                        (c, s, r, count) -> c.allReduce(Buffer.of(s), Buffer.of(r), count, DataType.INT64, SUM)),
+                differs("broadcast", "root", 0, 1, false, Written.BROADCAST_OF_RANK_0,
+                        (c, s, r, root) -> c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32, root)),
+                differs("in-place broadcast", "root", 0, 1, false, Written.NOT_CHECKED,
+                        (c, s, r, root) -> c.broadcast(Buffer.of(r), 100, FLOAT32, root)),
+                differs("broadcast", "count", 100, 0, false, Written.BROADCAST_OF_RANK_0,
+                        (c, s, r, count) -> c.broadcast(Buffer.of(s), Buffer.of(r), count, FLOAT32, 0)),
+                differs("reduce", "root", 0, 1, false, nothing,
+                        (c, s, r, root) -> c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM, root)),
+                differs("gather", "root", 0, 1, false, Written.NOT_CHECKED,
+                        (c, s, r, root) -> c.gather(Buffer.of(s), Buffer.of(r), 100, FLOAT32, root)),
+                differs("scatter", "root", 0, 1, false, Written.SCATTER_OF_RANK_0,
+                        (c, s, r, root) -> c.scatter(Buffer.of(s), Buffer.of(r), 100, FLOAT32, root)),
+                differs("scatter", "count", 100, 101, false, Written.SCATTER_OF_RANK_0,
+                        (c, s, r, count) -> c.scatter(Buffer.of(s), Buffer.of(r), count, FLOAT32, 0)),
+                operations("broadcast", BROADCAST, "allReduce", ALL_REDUCE, false, Written.NOT_CHECKED),
+                operations("allGather", ALL_GATHER, "reduceScatter", REDUCE_SCATTER, true, Written.NOT_CHECKED),
+                operations("reduce", REDUCE, "allReduce", ALL_REDUCE, false, nothing),
+                operations("barrier", BARRIER, "allReduce", ALL_REDUCE, false, nothing),
+                differs("allGather", "count", 100, 101, true, Written.NOT_CHECKED,
+                        (c, s, r, count) -> c.allGather(Buffer.of(s), Buffer.of(r), count, FLOAT32)),
+                differs("reduceScatter", "count", 100, 99, true, nothing,
+                        (c, s, r, count) -> c.reduceScatter(Buffer.of(s), Buffer.of(r), count, FLOAT32, SUM)),
+                differs("allToAll", "count", 50, 51, true, Written.NOT_CHECKED,
+                        (c, s, r, count) -> c.allToAll(Buffer.of(s), Buffer.of(r), count, FLOAT32))));
         cs.add(new Case("allToAllv: the odd rank sends rank 0 one element more",
                 (c, odd, s, r) -> {
                     int n = c.size();
@@ -174,10 +170,10 @@ class MismatchTest {
                 }, false, Written.NOT_CHECKED, "message of 44 bytes", "receive buffer of 40 bytes"));
         cs.add(new Case("send/recv ring, the odd rank sends 12 elements, its peer expects 10",
                 (c, odd, s, r) -> ring(c, s, r, odd ? 12 : 10, 10, FLOAT32, FLOAT32), false, Written.NOT_CHECKED,
-                "count 10 vs 12", "count 12 vs 10"));
+                either("count", 10, 12)));
         cs.add(new Case("send/recv ring, the odd rank sends INT32, its peer expects FLOAT32",
                 (c, odd, s, r) -> ring(c, s, r, 10, 10, odd ? INT32 : FLOAT32, FLOAT32), false, Written.NOT_CHECKED,
-                "type FLOAT32 vs INT32", "type INT32 vs FLOAT32"));
+                either("type", FLOAT32, INT32)));
         return cs;
     }
 
@@ -223,26 +219,15 @@ class MismatchTest {
             }
         }
         Written nothing = Written.NOTHING;
-        cs.add(new Case("allReduce vs reduce, the odd rank reduces",
-                (c, odd, s, r) -> odd ? c.reduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM,
-                        0) : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM),
-                true, nothing, "operation reduce vs allReduce", "operation allReduce vs reduce"));
-        cs.add(new Case("allReduce vs barrier, the odd rank waits in a barrier",
-                (c, odd, s, r) -> odd ? c.barrier() : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM), true,
-                        nothing,
-                "operation barrier vs allReduce", "operation allReduce vs barrier"));
-        cs.add(new Case("allReduce vs broadcast, the odd rank receives a broadcast",
-                (c, odd, s, r) -> odd ? c.broadcast(Buffer.of(s), Buffer.of(r), 100, FLOAT32,
-                        0) : c.allReduce(Buffer.of(s), Buffer.of(r), 100, FLOAT32, SUM),
-                true, nothing, "operation broadcast vs allReduce", "operation allReduce vs broadcast"));
+        cs.add(operations("allReduce", ALL_REDUCE, "reduce", REDUCE, true, nothing));
+        cs.add(operations("allReduce", ALL_REDUCE, "barrier", BARRIER, true, nothing));
+        cs.add(operations("allReduce", ALL_REDUCE, "broadcast", BROADCAST, true, nothing));
         cs.add(new Case("allReduce pre-mul-sum vs sum, count 4000 vs 4096",
                 (c, odd, s, r) -> c.allReduce(Buffer.of(s), Buffer.of(r), odd ? 4096 : 4000, FLOAT32,
                         odd ? SUM : ReduceOp.preMulSum(2)),
-                true, nothing, "reduction pre_mul_sum vs sum", "reduction sum vs pre_mul_sum"));
-        cs.add(new Case("in-place allReduce count 4000 vs 4001",
-                (c, odd, s, r) -> c.allReduce(Buffer.of(r), Buffer.of(r), odd ? 4001 : 4000, DataType.INT32,
-                        ReduceOp.MIN), true, nothing,
-                "count 4000 vs 4001", "count 4001 vs 4000"));
+                true, nothing, either("reduction", "pre_mul_sum", "sum")));
+        cs.add(differs("in-place allReduce", "count", 4000, 4001, true, nothing,
+                (c, s, r, count) -> c.allReduce(Buffer.of(r), Buffer.of(r), count, DataType.INT32, ReduceOp.MIN)));
         return cs;
     }
 

@@ -5,6 +5,7 @@ import io.jccl.JcclException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetAddress;
@@ -29,35 +30,33 @@ class NetworkInterfacesTest {
             nic("ens5", true, "2001:db8::5"),
             nic("wlan0", true, "fe80::9"));
 
-    static Stream<Arguments> selections() {
-        return Stream.of(
-                // ifname spec, family, expected interface, expected address
-                arguments(null, null, "eth0", "192.0.2.2"),
-                arguments("", null, "eth0", "192.0.2.2"),
-                arguments("  ", null, "eth0", "192.0.2.2"),
-                arguments("eth", null, "eth0", "192.0.2.2"),
-                arguments("eth1", null, "eth1", "198.51.100.7"),
-                arguments("=eth1", null, "eth1", "198.51.100.7"),
-                arguments("=eth1,eth0", null, "eth0", "192.0.2.2"),
-                arguments("ib,eth1", null, "eth1", "198.51.100.7"),
-                arguments(" eth1 , ens ", null, "eth1", "198.51.100.7"),
-                arguments("^eth,lo", null, "docker0", "172.17.0.1"),
-                arguments("^docker", null, "lo", "127.0.0.1"),
-                arguments("^=eth0,lo", null, "eth1", "198.51.100.7"),
-                arguments("^=eth", null, "lo", "127.0.0.1"),
-                arguments("lo", null, "lo", "127.0.0.1"),
-                arguments("=lo", "AF_INET6", "lo", "::1"),
-                arguments("docker", null, "docker0", "172.17.0.1"),
-                arguments("ens", null, "ens5", "2001:db8::5"),
-                arguments("ens,eth", "AF_INET6", "eth0", "2001:db8::2"),
-                arguments(null, "AF_INET6", "eth0", "2001:db8::2"),
-                arguments(null, "AF_INET", "eth0", "192.0.2.2"),
-                arguments("^eth", "AF_INET6", "lo", "::1"),
-                arguments("^lo,eth", "AF_INET6", "ens5", "2001:db8::5"));
-    }
-
+    /** IFNAME spec and family (empty: unset), and the interface and address chosen on {@link #MACHINE}. */
     @ParameterizedTest(name = "IFNAME={0} FAMILY={1} -> {2} {3}")
-    @MethodSource("selections")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            # ifname spec  | family   | interface | address
+                           |          | eth0      | 192.0.2.2
+            ""             |          | eth0      | 192.0.2.2
+            "  "           |          | eth0      | 192.0.2.2
+            eth            |          | eth0      | 192.0.2.2
+            eth1           |          | eth1      | 198.51.100.7
+            =eth1          |          | eth1      | 198.51.100.7
+            =eth1,eth0     |          | eth0      | 192.0.2.2
+            ib,eth1        |          | eth1      | 198.51.100.7
+            " eth1 , ens " |          | eth1      | 198.51.100.7
+            ^eth,lo        |          | docker0   | 172.17.0.1
+            ^docker        |          | lo        | 127.0.0.1
+            ^=eth0,lo      |          | eth1      | 198.51.100.7
+            ^=eth          |          | lo        | 127.0.0.1
+            lo             |          | lo        | 127.0.0.1
+            =lo            | AF_INET6 | lo        | ::1
+            docker         |          | docker0   | 172.17.0.1
+            ens            |          | ens5      | 2001:db8::5
+            ens,eth        | AF_INET6 | eth0      | 2001:db8::2
+                           | AF_INET6 | eth0      | 2001:db8::2
+                           | AF_INET  | eth0      | 192.0.2.2
+            ^eth           | AF_INET6 | lo        | ::1
+            ^lo,eth        | AF_INET6 | ens5      | 2001:db8::5
+            """)
     void selectsByTheRules(String spec, String family, String expectedInterface, String expectedAddress) {
         NetworkInterfaces.Selection selection = NetworkInterfaces.select(env(spec, family), MACHINE);
 

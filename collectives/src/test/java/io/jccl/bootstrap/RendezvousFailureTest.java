@@ -37,7 +37,7 @@ class RendezvousFailureTest {
     @Test
     void aRankThatDisconnectsMidwayMakesTheOthersFailWithRemoteError() throws Exception {
         int n = 3;
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             List<CompletableFuture<byte[][]>> ranks = Ranks.run(2, rank -> {
                 try (TcpBootstrap bootstrap = TcpBootstrap.join(rv.id, rank, n, TIMEOUT)) {
                     bootstrap.allGather(payload(rank, 0, 32));
@@ -54,14 +54,13 @@ class RendezvousFailureTest {
                 assertFailed(rank, ErrorCode.REMOTE_ERROR, "rank 2 left the rendezvous", "was closed",
                         "all-gather round 1");
             }
-            rv.assertTerminates();
-        }
+        });
     }
 
     @Test
     void aRankThatClosesAfterFewerRoundsThanTheOthersMakesThemFail() throws Exception {
         int n = 3;
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
                 byte[][] table = bootstrap.allGather(payload(rank, 0, 8));
                 return rank == 1 ? table : bootstrap.allGather(payload(rank, 1, 8));
@@ -72,8 +71,7 @@ class RendezvousFailureTest {
                 assertFailed(ranks.get(rank), ErrorCode.REMOTE_ERROR,
                         "rank 1 left the rendezvous after 1 all-gather rounds");
             }
-            rv.assertTerminates();
-        }
+        });
     }
 
     @Test
@@ -139,7 +137,7 @@ class RendezvousFailureTest {
     @Test
     void aTimeoutListsOnlyTheRanksThatHaveNotArrived() throws Exception {
         int n = 4;
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             TcpBootstrap rank1 = TcpBootstrap.join(rv.id, 1, n, TIMEOUT);
             CompletableFuture<byte[][]> patient = Ranks.async("rank-1", () -> {
                 try (rank1) {
@@ -156,8 +154,7 @@ class RendezvousFailureTest {
             // Rank 0 gave up and left, so the rendezvous fails for rank 1 rather than keeping it waiting.
             assertFailed(patient, ErrorCode.REMOTE_ERROR,
                     "rank 0 left the rendezvous: it gave up: rank 0 waited 300 ms");
-            rv.assertTerminates();
-        }
+        });
     }
 
     @Test
@@ -195,7 +192,7 @@ class RendezvousFailureTest {
 
     @Test
     void closingTheServerFailsTheWaitingRanks() throws Exception {
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             TcpBootstrap rank0 = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
             CompletableFuture<byte[][]> waiting = Ranks.async("rank-0", () -> rank0.allGather(new byte[] {0}));
 
@@ -203,13 +200,12 @@ class RendezvousFailureTest {
 
             assertFailed(waiting, ErrorCode.REMOTE_ERROR, "was closed by its owner");
             rank0.close();
-            rv.assertTerminates();
-        }
+        });
     }
 
     @Test
     void closingABootstrapFromAnotherThreadAbortsItsWaitingCall() throws Exception {
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             TcpBootstrap rank0 = TcpBootstrap.join(rv.id, 0, 2, TIMEOUT);
             TcpBootstrap rank1 = TcpBootstrap.join(rv.id, 1, 2, TIMEOUT);
             CompletableFuture<byte[][]> waiting = Ranks.async("rank-0", () -> rank0.allGather(new byte[] {0}));
@@ -222,8 +218,7 @@ class RendezvousFailureTest {
             assertThrowsJccl(() -> rank1.allGather(new byte[] {1}), ErrorCode.REMOTE_ERROR,
                     "rank 0 left the rendezvous");
             rank1.close();
-            rv.assertTerminates();
-        }
+        });
     }
 
     /** Speaks the handshake with a proof it cannot have computed. */

@@ -32,7 +32,7 @@ class RendezvousRefusalTest {
     @Test
     void aWrongSecretIsRefusedWhileTheOthersComplete() throws Exception {
         int n = 3;
-        try (TestRendezvous rv = TestRendezvous.start()) {
+        TestRendezvous.runToItsEnd(rv -> {
             List<CompletableFuture<byte[][]>> ranks = rv.runJoined(n, (rank, bootstrap) -> {
                 bootstrap.allGather(payload(rank, 0, 16));
                 return bootstrap.allGather(payload(rank, 1, 16));
@@ -49,8 +49,7 @@ class RendezvousRefusalTest {
             for (byte[][] table : Ranks.awaitAll(ranks)) {
                 assertThat(table).isDeepEqualTo(new byte[][] {payload(0, 1, 16), payload(1, 1, 16), payload(2, 1, 16)});
             }
-            rv.assertTerminates();
-        }
+        });
     }
 
     /**

@@ -48,6 +48,26 @@ final class TestRendezvous implements AutoCloseable {
         return secret;
     }
 
+    /** What a test does with a rendezvous. */
+    @FunctionalInterface
+    interface RendezvousBody {
+        void run(TestRendezvous rv) throws Exception;
+    }
+
+    /**
+     * Starts a rendezvous, runs {@code body} with it, then checks that the server ended by itself (the ranks left or
+     * failed it), and closes it.
+     *
+     * @param body the test
+     * @throws Exception what {@code body} throws
+     */
+    static void runToItsEnd(RendezvousBody body) throws Exception {
+        try (TestRendezvous rv = start()) {
+            body.run(rv);
+            rv.assertTerminates();
+        }
+    }
+
     /** What one rank does once joined to the rendezvous; its bootstrap is closed after it. */
     @FunctionalInterface
     interface JoinedRank<T> {

@@ -5,6 +5,7 @@ import io.jccl.UniqueId;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetAddress;
@@ -118,6 +119,7 @@ class UniqueIdTest {
         assertNoSecret(id.toString());
     }
 
+    /** Inputs wrong before the address: the scheme, its version, or a missing separator. */
     static Stream<Arguments> badIds() {
         String s = SECRET_TEXT;
         return Stream.of(
@@ -129,48 +131,77 @@ class UniqueIdTest {
                 arguments("jccl2@192.0.2.2:1#" + s, "version 2 is not supported"),
                 arguments("jccl17@192.0.2.2:1#" + s, "version 17 is not supported"),
                 arguments("jccl1@192.0.2.2:1", "no '#'"),
-                arguments("jccl1@192.0.2.2#" + s, "has no ':<port>'"),
-                arguments("jccl1@example.com:1#" + s, "host 'example.com' is not an IPv4 address"),
-                arguments("jccl1@:1#" + s, "host '' is not an IPv4 address"),
-                arguments("jccl1@1.2.3:1#" + s, "host '1.2.3' is not an IPv4 address"),
-                arguments("jccl1@1.2.3.4.5:1#" + s, "host '1.2.3.4.5' is not an IPv4 address"),
-                arguments("jccl1@01.2.3.4:1#" + s, "host '01.2.3.4' is not an IPv4 address"),
-                arguments("jccl1@1.2.3.256:1#" + s, "has the part 256, above 255"),
-                arguments("jccl1@0.0.0.0:1#" + s, "wildcard"),
-                arguments("jccl1@224.0.0.1:1#" + s, "multicast"),
-                arguments("jccl1@::1:1#" + s, "host '::1' is not an IPv4 address"),
-                arguments("jccl1@[::1:1#" + s, "not a bracketed IPv6 address"),
-                arguments("jccl1@[]:1#" + s, "not a bracketed IPv6 address"),
-                arguments("jccl1@[1.2.3.4]:1#" + s, "is not an IPv6 address"),
-                arguments("jccl1@[::ffff:1.2.3.4]:1#" + s, "IPv4-mapped"),
-                arguments("jccl1@[fe80::1%eth0]:1#" + s, "is not an IPv6 address"),
-                arguments("jccl1@[fe80::1]:1#" + s, "link-local"),
-                arguments("jccl1@[gggg::1]:1#" + s, "is not an IPv6 address"),
-                arguments("jccl1@[1:2:3:4:5:6:7:8:9]:1#" + s, "is not an IPv6 address"),
-                arguments("jccl1@192.0.2.2:0#" + s, "port 0 is out of range 1..65535"),
-                arguments("jccl1@192.0.2.2:65536#" + s, "port 65536 is out of range 1..65535"),
-                arguments("jccl1@192.0.2.2:99999#" + s, "port 99999 is out of range"),
-                arguments("jccl1@192.0.2.2:-1#" + s, "port '-1' is not a number"),
-                arguments("jccl1@192.0.2.2:+1#" + s, "port '+1' is not a number"),
-                arguments("jccl1@192.0.2.2:#" + s, "port '' is not a number"),
-                arguments("jccl1@192.0.2.2:123456#" + s, "port '123456' is not a number"),
-                arguments("jccl1@192.0.2.2:http#" + s, "port 'http' is not a number"),
-                arguments("jccl1@192.0.2.2:1#", "secret has 0 characters; expected 43"),
-                arguments("jccl1@192.0.2.2:1#" + s.substring(1), "secret has 42 characters; expected 43"),
-                arguments("jccl1@192.0.2.2:1#" + s + "A", "1 unexpected characters after its secret"),
-                arguments("jccl1@192.0.2.2:1#" + s + " ", "1 unexpected characters after its secret"),
-                arguments("jccl1@192.0.2.2:1#" + s + "\n", "1 unexpected characters after its secret"),
-                arguments("jccl1@192.0.2.2:1#" + s + "#" + s, "44 unexpected characters after its secret"),
-                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 42) + "=", "outside base64url"),
-                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 20) + "+" + s.substring(21), "outside base64url"),
-                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 20) + "/" + s.substring(21), "outside base64url"),
-                arguments("jccl1@192.0.2.2:1#" + s.substring(0, 42) + "B", "not in canonical base64url"),
-                arguments("jccl1@192.0.2.2:1#" + s.repeat(6), "at most 256"));
+                arguments("jccl1@192.0.2.2#" + s, "has no ':<port>'"));
     }
 
     @ParameterizedTest(name = "[{index}] {1}")
     @MethodSource("badIds")
     void parseRejectsBadInputSayingWhatIsWrongWithoutTheSecret(String input, String expectedFragment) {
+        assertRejected(input, expectedFragment);
+    }
+
+    @ParameterizedTest(name = "host {0}: {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            example.com          | host 'example.com' is not an IPv4 address
+            ""                   | host '' is not an IPv4 address
+            1.2.3                | host '1.2.3' is not an IPv4 address
+            1.2.3.4.5            | host '1.2.3.4.5' is not an IPv4 address
+            01.2.3.4             | host '01.2.3.4' is not an IPv4 address
+            1.2.3.256            | has the part 256, above 255
+            0.0.0.0              | wildcard
+            224.0.0.1            | multicast
+            ::1                  | host '::1' is not an IPv4 address
+            [::1                 | not a bracketed IPv6 address
+            []                   | not a bracketed IPv6 address
+            [1.2.3.4]            | is not an IPv6 address
+            [::ffff:1.2.3.4]     | IPv4-mapped
+            [fe80::1%eth0]       | is not an IPv6 address
+            [fe80::1]            | link-local
+            [gggg::1]            | is not an IPv6 address
+            [1:2:3:4:5:6:7:8:9]  | is not an IPv6 address
+            """)
+    void parseRejectsABadHostSayingWhatIsWrongWithoutTheSecret(String host, String expectedFragment) {
+        assertRejected("jccl1@" + host + ":1#" + SECRET_TEXT, expectedFragment);
+    }
+
+    @ParameterizedTest(name = "port {0}: {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            0       | port 0 is out of range 1..65535
+            65536   | port 65536 is out of range 1..65535
+            99999   | port 99999 is out of range
+            -1      | port '-1' is not a number
+            +1      | port '+1' is not a number
+            ""      | port '' is not a number
+            123456  | port '123456' is not a number
+            http    | port 'http' is not a number
+            """)
+    void parseRejectsABadPortSayingWhatIsWrongWithoutTheSecret(String port, String expectedFragment) {
+        assertRejected("jccl1@192.0.2.2:" + port + "#" + SECRET_TEXT, expectedFragment);
+    }
+
+    static Stream<Arguments> badSecrets() {
+        String s = SECRET_TEXT;
+        return Stream.of(
+                arguments("", "secret has 0 characters; expected 43"),
+                arguments(s.substring(1), "secret has 42 characters; expected 43"),
+                arguments(s + "A", "1 unexpected characters after its secret"),
+                arguments(s + " ", "1 unexpected characters after its secret"),
+                arguments(s + "\n", "1 unexpected characters after its secret"),
+                arguments(s + "#" + s, "44 unexpected characters after its secret"),
+                arguments(s.substring(0, 42) + "=", "outside base64url"),
+                arguments(s.substring(0, 20) + "+" + s.substring(21), "outside base64url"),
+                arguments(s.substring(0, 20) + "/" + s.substring(21), "outside base64url"),
+                arguments(s.substring(0, 42) + "B", "not in canonical base64url"),
+                arguments(s.repeat(6), "at most 256"));
+    }
+
+    @ParameterizedTest(name = "[{index}] {1}")
+    @MethodSource("badSecrets")
+    void parseRejectsABadSecretSayingWhatIsWrongWithoutTheSecret(String secret, String expectedFragment) {
+        assertRejected("jccl1@192.0.2.2:1#" + secret, expectedFragment);
+    }
+
+    private static void assertRejected(String input, String expectedFragment) {
         assertThatThrownBy(() -> UniqueId.parse(input))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(expectedFragment)

@@ -11,26 +11,26 @@ class JitQuietTest {
     private final AtomicLong nowNs = new AtomicLong(1_000_000_000L);
     private final JitQuiet jit = new JitQuiet(compiledMs::get, nowNs::get);
 
+    /** Lets {@code ns} pass on the clock, then asks whether the JIT is quiet. */
+    private boolean quietAfter(long ns) {
+        nowNs.addAndGet(ns);
+        return jit.quiet();
+    }
+
     @Test
     void quietOnlyOnceNoCompilationEndedForTheWholePeriod() {
         assertThat(jit.quiet()).as("just created").isFalse();
-        nowNs.addAndGet(JitQuiet.QUIET_NS - 1);
-        assertThat(jit.quiet()).isFalse();
-        nowNs.addAndGet(1);
-        assertThat(jit.quiet()).isTrue();
+        assertThat(quietAfter(JitQuiet.QUIET_NS - 1)).isFalse();
+        assertThat(quietAfter(1)).isTrue();
     }
 
     @Test
     void aCompilationEndingStartsThePeriodAgain() {
-        nowNs.addAndGet(JitQuiet.QUIET_NS);
-        assertThat(jit.quiet()).isTrue();
+        assertThat(quietAfter(JitQuiet.QUIET_NS)).isTrue();
         compiledMs.addAndGet(3);
-        nowNs.addAndGet(10);
-        assertThat(jit.quiet()).as("a compilation ended since the last look").isFalse();
-        nowNs.addAndGet(JitQuiet.QUIET_NS - 10);
-        assertThat(jit.quiet()).isFalse();
-        nowNs.addAndGet(10);
-        assertThat(jit.quiet()).isTrue();
+        assertThat(quietAfter(10)).as("a compilation ended since the last look").isFalse();
+        assertThat(quietAfter(JitQuiet.QUIET_NS - 10)).isFalse();
+        assertThat(quietAfter(10)).isTrue();
     }
 
     @Test

@@ -31,11 +31,13 @@ class BoxAllReduceTest {
 
     /** The box lines of {@code size} ranks and each rank's view of its peers; counts the wake-ups. */
     private static final class Host {
+        final Arena arena;
         final MemorySegment[] lines;
         final int[] wakes;
         final BoxAllReduce[] runs;
 
         Host(Arena arena, int size) {
+            this.arena = arena;
             lines = new MemorySegment[size];
             wakes = new int[size];
             for (int r = 0; r < size; r++) {
@@ -68,6 +70,22 @@ class BoxAllReduceTest {
         void start(int rank, OpRequest request, long seq, long announcedCount) {
             runs[rank].start(request, seq, tag(seq, announcedCount),
                     Reducers.of(DataType.INT64, ReduceOp.SUM, runs.length));
+        }
+
+        /** Starts {@code rank}'s first call, as {@link #startFirstCall}, and steps it once: that publishes its line. */
+        void publishFirstCall(int rank, long count) {
+            startFirstCall(rank, count);
+            runs[rank].progress();
+        }
+
+        /** Announces that {@code rank} runs call {@code seq}, of {@code count} INT64, by another algorithm. */
+        void announce(int rank, long seq, long count) {
+            runs[rank].announce(seq, tag(seq, count));
+        }
+
+        /** Starts {@code rank}'s in-place all-reduce of {@code count} INT64 in fresh memory, as call 0. */
+        void startFirstCall(int rank, long count) {
+            start(rank, allReduce(count, arena.allocate(8 * count)), 0, count);
         }
     }
 
@@ -178,7 +196,7 @@ class BoxAllReduceTest {
                     try {
                         for (long seq = 0; seq < calls; seq++) {
                             if (seq % 2 == 1) {
-                                host.runs[rank].announce(seq, tag(seq, 3));
+                                host.announce(rank, seq, 3);
                                 continue;
                             }
                             send.set(ValueLayout.JAVA_LONG, 0, seq * 10 + rank);
@@ -230,7 +248,7 @@ class BoxAllReduceTest {
             assertThat(host.runs[0].done()).isTrue();
             // Call 1 by another algorithm that completes at once on rank 0 (a root's broadcast, say), then call 2 by
             // the box: its line is call 0's, which rank 1 has not read.
-            host.runs[0].announce(1, tag(1, 1));
+            host.announce(0, 1, 1);
             sends[0].set(ValueLayout.JAVA_LONG, 0, 1000);
             start(host, 0, 2, sends[0], arena.allocate(8));
             host.runs[0].progress();
@@ -241,7 +259,7 @@ class BoxAllReduceTest {
             assertThat(recvs[1].get(ValueLayout.JAVA_LONG, 0)).as("rank 1 read call 0's line intact").isEqualTo(21);
             assertThat(recvs[0].get(ValueLayout.JAVA_LONG, 0)).isEqualTo(21);
             // Once rank 1 starts call 1, rank 0 publishes call 2.
-            host.runs[1].announce(1, tag(1, 1));
+            host.announce(1, 1, 1);
             host.runs[0].progress();
             assertThat(host.runs[0].waitingFor()).isEqualTo("the box lines of ranks [1]");
         }
@@ -251,14 +269,9 @@ class BoxAllReduceTest {
     void aPeerThatCalledWithAnotherCountFailsTheCallWithBothNamed() {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 2);
-            MemorySegment send = arena.allocate(16);
-            host.start(0, allReduce(1, send), 0, 1);
-            host.start(1, allReduce(2, send), 0, 2);
-            host.runs[1].progress();
-            assertThatThrownBy(() -> host.runs[0].progress()).isInstanceOf(JcclException.class)
-                    .satisfies(e -> assertThat(((JcclException) e).code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                    .hasMessageContaining("do not match").hasMessageContaining("rank 1 called allReduce(count=2")
-                    .hasMessageContaining("rank 0 called allReduce(count=1");
+            host.startFirstCall(0, 1);
+            host.publishFirstCall(1, 2);
+            assertRank0FailsAsAMismatchNaming(host, "rank 1 called allReduce(count=2", "rank 0 called allReduce(count=1");
         }
     }
 
@@ -266,13 +279,10 @@ class BoxAllReduceTest {
     void aPeerThatRunsAnotherAlgorithmForTheSameCallFailsTheCall() {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 3);
-            MemorySegment send = arena.allocate(8);
-            host.start(0, allReduce(1, send), 0, 1);
-            host.runs[0].progress();
+            host.publishFirstCall(0, 1);
             assertThat(host.runs[0].done()).isFalse();
-            host.runs[2].announce(0, tag(0, 100));   // rank 2 called with 800 bytes: not by the box
-            assertThatThrownBy(() -> host.runs[0].progress()).isInstanceOf(JcclException.class)
-                    .hasMessageContaining("rank 2 called allReduce(count=100");
+            host.announce(2, 0, 100);   // rank 2 called with 800 bytes: not by the box
+            assertRank0FailsAsAMismatchNaming(host, "rank 2 called allReduce(count=100");
         }
     }
 
@@ -280,12 +290,19 @@ class BoxAllReduceTest {
     void publishingAndAnnouncingWakeEveryPeerAndOnlyThem() {
         try (Arena arena = Arena.ofConfined()) {
             Host host = new Host(arena, 3);
-            host.start(1, allReduce(1, arena.allocate(8)), 0, 1);
-            host.runs[1].progress();
+            host.publishFirstCall(1, 1);
             assertThat(host.wakes).containsExactly(1, 0, 1);
-            host.runs[2].announce(0, tag(0, 1));
+            host.announce(2, 0, 1);
             assertThat(host.wakes).containsExactly(2, 1, 1);
         }
+    }
+
+    /** Rank 0's next step fails its call with INVALID_USAGE, as calls that do not match, naming each fragment. */
+    private static void assertRank0FailsAsAMismatchNaming(Host host, String... fragments) {
+        assertThatThrownBy(() -> host.runs[0].progress()).isInstanceOf(JcclException.class)
+                .satisfies(e -> assertThat(((JcclException) e).code()).isEqualTo(ErrorCode.INVALID_USAGE))
+                .hasMessageContaining("do not match")
+                .satisfies(e -> assertThat(e.getMessage()).contains(fragments));
     }
 
     private static void start(Host host, int rank, long seq, MemorySegment send, MemorySegment recv) {

@@ -49,7 +49,7 @@ final class SimFabric {
     }
 
     SendConnection sendEnd(int from, int to) {
-        return links[from][to].send;
+        return links[from][to];
     }
 
     /** @return {single-copy sends, all sends} posted on the link from {@code from} to {@code to} */
@@ -58,7 +58,7 @@ final class SimFabric {
     }
 
     RecvConnection recvEnd(int from, int to) {
-        return links[from][to].recv;
+        return links[from][to];
     }
 
     /** @return true when a message was delivered (matched, checked, copied) */
@@ -130,8 +130,9 @@ final class SimFabric {
      * One direction between two ranks, modelled on the in-JVM transport: message k holds one of
      * {@code capacity} slots, shared by its send and its receive, from the first post until both sides have seen
      * it complete; a side may post message k only while k is below the oldest unretired message plus capacity.
+     * It is both ends of its direction: the send end the sender is given and the receive end the receiver is given.
      */
-    private static final class Link {
+    private static final class Link implements SendConnection, RecvConnection {
         final int capacity;
         final SplittableRandom random;
         final boolean receiverDriven;
@@ -144,65 +145,64 @@ final class SimFabric {
         /** Sends posted with {@code isendSingleCopy}, and all sends. */
         int singleCopySends;
         int allSends;
-        final SendConnection send = new SendConnection() {
-            @Override
-            public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag,
-                                    MemoryRegistration mr) {
-                NetRequest r = post(true, buffer, offset, sizeBytes, tag);
-                allSends += r == null ? 0 : 1;
-                return r;
-            }
-
-            @Override
-            public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
-                                              MemoryRegistration mr) {
-                NetRequest r = isend(buffer, offset, sizeBytes, tag, mr);
-                singleCopySends += r == null ? 0 : 1;
-                return r;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        final RecvConnection recv = new RecvConnection() {
-            @Override
-            public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
-                                    MemoryRegistration mr) {
-                return post(false, buffer, offset, capacityBytes, expectedTag);
-            }
-
-            @Override
-            public boolean receivesAhead() {
-                return receiverDriven;
-            }
-
-            @Override
-            public boolean acceptsSinks() {
-                return receiverDriven;
-            }
-
-            @Override
-            public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
-                if (!receiverDriven) {
-                    return RecvConnection.super.irecv(sink, capacityBytes, expectedTag);
-                }
-                Req r = (Req) post(false, null, 0, capacityBytes, expectedTag);
-                if (r != null) {
-                    r.sink = sink;
-                }
-                return r;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-
         Link(int capacity, SplittableRandom random, boolean receiverDriven) {
             this.capacity = capacity;
             this.random = random;
             this.receiverDriven = receiverDriven;
+        }
+
+        @Override
+        public NetRequest isend(MemorySegment buffer, long offset, long sizeBytes, long tag, MemoryRegistration mr) {
+            return postSend(false, buffer, offset, sizeBytes, tag);
+        }
+
+        @Override
+        public NetRequest isendSingleCopy(MemorySegment buffer, long offset, long sizeBytes, long tag,
+                                          MemoryRegistration mr) {
+            return postSend(true, buffer, offset, sizeBytes, tag);
+        }
+
+        @Override
+        public NetRequest irecv(MemorySegment buffer, long offset, long capacityBytes, long expectedTag,
+                                MemoryRegistration mr) {
+            return post(false, buffer, offset, capacityBytes, expectedTag);
+        }
+
+        @Override
+        public boolean receivesAhead() {
+            return receiverDriven;
+        }
+
+        @Override
+        public boolean acceptsSinks() {
+            return receiverDriven;
+        }
+
+        @Override
+        public NetRequest irecv(RecvSink sink, long capacityBytes, long expectedTag) {
+            if (!receiverDriven) {
+                return RecvConnection.super.irecv(sink, capacityBytes, expectedTag);
+            }
+            Req r = (Req) post(false, null, 0, capacityBytes, expectedTag);
+            if (r != null) {
+                r.sink = sink;
+            }
+            return r;
+        }
+
+        /** Closes both ends: there is nothing to release. */
+        @Override
+        public void close() {
+        }
+
+        /** Posts a send and counts it, in {@link #singleCopySends} too where it was posted as one. */
+        private NetRequest postSend(boolean singleCopy, MemorySegment buffer, long offset, long sizeBytes, long tag) {
+            NetRequest r = post(true, buffer, offset, sizeBytes, tag);
+            if (r != null) {
+                allSends++;
+                singleCopySends += singleCopy ? 1 : 0;
+            }
+            return r;
         }
 
         private NetRequest post(boolean sendSide, MemorySegment buffer, long offset, long bytes, long tag) {

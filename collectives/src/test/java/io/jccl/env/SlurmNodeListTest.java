@@ -1,6 +1,8 @@
 package io.jccl.env;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.util.List;
 
@@ -40,21 +42,24 @@ class SlurmNodeListTest {
         assertThat(SlurmNodeList.first("r[2-3]n[5-6],x")).isEqualTo("r2n5");
     }
 
-    @Test
-    void malformedListsNameTheProblemAndPosition() {
-        assertThatThrownBy(() -> SlurmNodeList.expand("")).hasMessageContaining("empty");
-        assertThatThrownBy(() -> SlurmNodeList.expand("a,,b")).hasMessageContaining("empty host name at character 2");
-        assertThatThrownBy(() -> SlurmNodeList.expand("a,")).hasMessageContaining("empty host name");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[1-3")).hasMessageContaining("'[' is never closed");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n1-3]")).hasMessageContaining("']' without '['");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[1-[2]]")).hasMessageContaining("nested");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[]")).hasMessageContaining("empty brackets");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[1,]")).hasMessageContaining("empty range");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[3-1]")).hasMessageContaining("range 3-1 runs backwards");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[a-b]")).hasMessageContaining("'a' is not a number");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[1-]")).hasMessageContaining("'' is not a number");
-        assertThatThrownBy(() -> SlurmNodeList.expand("n[0-9999999]")).hasMessageContaining("more than");
-        assertThatThrownBy(() -> SlurmNodeList.expand("a[0-999]b[0-9999]")).hasMessageContaining("more than");
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            ""                 | empty
+            a,,b               | empty host name at character 2
+            a,                 | empty host name
+            n[1-3              | '[' is never closed
+            n1-3]              | ']' without '['
+            n[1-[2]]           | nested
+            n[]                | empty brackets
+            n[1,]              | empty range
+            n[3-1]             | range 3-1 runs backwards
+            n[a-b]             | 'a' is not a number
+            n[1-]              | '' is not a number
+            n[0-9999999]       | more than
+            a[0-999]b[0-9999]  | more than
+            """)
+    void malformedListsNameTheProblemAndPosition(String list, String expectedFragment) {
+        assertThatThrownBy(() -> SlurmNodeList.expand(list)).hasMessageContaining(expectedFragment);
     }
 
     @Test

@@ -2,6 +2,8 @@ package io.jccl.reduce;
 
 import java.math.BigDecimal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A small binary float format described only by its field widths, with reference conversions written from the
  * definitions and independent of the production codecs: decoding by the textbook formula, encoding by searching
@@ -167,6 +169,41 @@ final class ReferenceFormat {
 
     private int nanCode() {
         return (1 << (totalBits - 1)) - 1;
+    }
+
+    /**
+     * Asserts that a decoding of {@code bits} (by a codec, or by the JDK) is this reference's value to the bit, as a
+     * double (so the sign of zero counts); for a NaN pattern only that it is NaN, since payloads are the codec's.
+     *
+     * @param bits    the pattern
+     * @param decoded what the implementation under test decoded it to
+     */
+    void assertDecodes(int bits, float decoded) {
+        double expected = decode(bits);
+        if (Double.isNaN(expected)) {
+            assertThat(decoded).as("%s 0x%04x is NaN", name, bits).isNaN();
+        } else {
+            assertThat(Double.doubleToRawLongBits(decoded)).as("%s 0x%04x = %s", name, bits, expected)
+                    .isEqualTo(Double.doubleToRawLongBits(expected));
+        }
+    }
+
+    /**
+     * Asserts that an encoding of {@code value} is the pattern {@link #round} gives; where that is NaN, that it is
+     * some NaN with the same sign (the formats keep the input's sign, and payloads are the codec's).
+     *
+     * @param value   the float encoded
+     * @param encoded the pattern the implementation under test gave (low {@link #totalBits} bits)
+     */
+    void assertEncodes(float value, int encoded) {
+        int expected = round(value);
+        if (isNaN(expected)) {
+            assertThat(isNaN(encoded)).as("%s %s gives NaN", name, value).isTrue();
+            assertThat(encoded & signBit).as("%s %s gives NaN of its sign", name, value)
+                    .isEqualTo(expected & signBit);
+        } else {
+            assertThat(encoded).as("%s %s (0x%08x)", name, value, Float.floatToRawIntBits(value)).isEqualTo(expected);
+        }
     }
 
     /** @return the value of a non-negative finite code */
