@@ -1,5 +1,7 @@
 package io.jccl.metaroce.protocol;
 
+import io.jccl.config.Arguments;
+
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -44,30 +46,23 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
 
     /** Checks every value. */
     public EndpointConfig {
-        check(paths >= 1 && paths <= MAX_PATHS, "paths", paths, "1-64");
-        check(payloadBytes >= 256 && payloadBytes <= 65000, "payloadBytes", payloadBytes, "256-65000");
-        check(initialWindowPackets >= 1 && initialWindowPackets <= MAX_OUTSTANDING_PER_PATH, "initialWindowPackets",
-                initialWindowPackets, "1-256");
-        check(rtoFloorNs > 0 && rtoMaxNs >= rtoFloorNs, "rtoFloorNs/rtoMaxNs", rtoFloorNs + "/" + rtoMaxNs,
-                "0 < floor <= max");
-        check(ackEveryPackets >= 1 && ackEveryPackets <= 64, "ackEveryPackets", ackEveryPackets, "1-64");
-        check(delayedAckNs > 0, "delayedAckNs", delayedAckNs, "> 0");
-        check(inboundBytesPerSecond > 0, "inboundBytesPerSecond", inboundBytesPerSecond, "> 0");
-        check(failAfterRtos >= 1, "failAfterRtos", failAfterRtos, ">= 1");
-        check(probeIntervalNs > 0, "probeIntervalNs", probeIntervalNs, "> 0");
-        check(probesToReadmit >= 1, "probesToReadmit", probesToReadmit, ">= 1");
-        check(connectionDeadNs > 0, "connectionDeadNs", connectionDeadNs, "> 0");
-        check(maxPendingWork >= 1 && maxPendingWork <= 1 << 20, "maxPendingWork", maxPendingWork, "1-1048576");
-        check(rnrRetryNs > 0, "rnrRetryNs", rnrRetryNs, "> 0");
+        Arguments.inRange("paths", paths, 1, MAX_PATHS);
+        Arguments.inRange("payloadBytes", payloadBytes, 256, 65000);
+        Arguments.inRange("initialWindowPackets", initialWindowPackets, 1, MAX_OUTSTANDING_PER_PATH);
+        Arguments.require(rtoFloorNs > 0 && rtoMaxNs >= rtoFloorNs, "rtoFloorNs/rtoMaxNs",
+                rtoFloorNs + "/" + rtoMaxNs, "0 < floor <= max");
+        Arguments.inRange("ackEveryPackets", ackEveryPackets, 1, 64);
+        Arguments.positive("delayedAckNs", delayedAckNs);
+        Arguments.positive("inboundBytesPerSecond", inboundBytesPerSecond);
+        Arguments.atLeast("failAfterRtos", failAfterRtos, 1);
+        Arguments.positive("probeIntervalNs", probeIntervalNs);
+        Arguments.atLeast("probesToReadmit", probesToReadmit, 1);
+        Arguments.positive("connectionDeadNs", connectionDeadNs);
+        Arguments.inRange("maxPendingWork", maxPendingWork, 1, 1 << 20);
+        Arguments.positive("rnrRetryNs", rnrRetryNs);
         Objects.requireNonNull(handshakeKey, "handshakeKey");
-        check(handshakeKey.length >= 16, "handshakeKey", handshakeKey.length + " bytes", ">= 16 bytes");
+        Arguments.require(handshakeKey.length >= 16, "handshakeKey", handshakeKey.length + " bytes", ">= 16 bytes");
         handshakeKey = handshakeKey.clone();
-    }
-
-    private static void check(boolean ok, String name, Object value, String range) {
-        if (!ok) {
-            throw new IllegalArgumentException(name + "=" + value + " is out of range (" + range + ")");
-        }
     }
 
     /**

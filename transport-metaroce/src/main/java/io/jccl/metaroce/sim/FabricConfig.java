@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 import io.jccl.metaroce.impair.Impairments;
 
 import java.util.Objects;
@@ -42,15 +44,9 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(destinationPort, "destinationPort");
         Objects.requireNonNull(impairments, "impairments");
-        if (routesPerPair < 1 || routesPerPair > 1024) {
-            throw new IllegalArgumentException("routesPerPair=" + routesPerPair + " must be 1-1024");
-        }
-        if (maxDatagramBytes < 64 || maxDatagramBytes > 65536) {
-            throw new IllegalArgumentException("maxDatagramBytes=" + maxDatagramBytes + " must be 64-65536");
-        }
-        if (wireOverheadBytes < 0 || wireOverheadBytes > 1024) {
-            throw new IllegalArgumentException("wireOverheadBytes=" + wireOverheadBytes + " must be 0-1024");
-        }
+        Arguments.inRange("routesPerPair", routesPerPair, 1, 1024);
+        Arguments.inRange("maxDatagramBytes", maxDatagramBytes, 64, 65536);
+        Arguments.inRange("wireOverheadBytes", wireOverheadBytes, 0, 1024);
     }
 
     /**
