@@ -69,9 +69,8 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
             throw new IllegalArgumentException("link rate " + gbps + " Gbit/s must be in (0, 1e6]");
         }
         long bps = Math.round(gbps * 1e9);
-        return new FabricConfig(sourcePort.withRateBitsPerSecond(bps), route.withRateBitsPerSecond(bps),
-                destinationPort.withRateBitsPerSecond(bps), routesPerPair, maxDatagramBytes, wireOverheadBytes,
-                impairments);
+        return withLinks(sourcePort.withRateBitsPerSecond(bps), route.withRateBitsPerSecond(bps),
+                destinationPort.withRateBitsPerSecond(bps));
     }
 
     /** @return a copy whose one-way propagation totals {@code ns}, split 1:2:1 over source port, route, port */
@@ -80,21 +79,18 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
             throw new IllegalArgumentException("one-way delay " + ns + " ns must be >= 0");
         }
         long edge = ns / 4;
-        return new FabricConfig(sourcePort.withDelayNs(edge), route.withDelayNs(ns - 2 * edge),
-                destinationPort.withDelayNs(edge), routesPerPair, maxDatagramBytes, wireOverheadBytes, impairments);
+        return withLinks(sourcePort.withDelayNs(edge), route.withDelayNs(ns - 2 * edge),
+                destinationPort.withDelayNs(edge));
     }
 
     /** @return a copy whose switch ports (routes and destination ports) hold {@code bytes} */
     public FabricConfig withSwitchBufferBytes(long bytes) {
-        return new FabricConfig(sourcePort, route.withBufferBytes(bytes), destinationPort.withBufferBytes(bytes),
-                routesPerPair, maxDatagramBytes, wireOverheadBytes, impairments);
+        return withLinks(sourcePort, route.withBufferBytes(bytes), destinationPort.withBufferBytes(bytes));
     }
 
     /** @return a copy whose switch ports mark above {@code bytes} */
     public FabricConfig withEcnThresholdBytes(long bytes) {
-        return new FabricConfig(sourcePort, route.withEcnThresholdBytes(bytes),
-                destinationPort.withEcnThresholdBytes(bytes), routesPerPair, maxDatagramBytes, wireOverheadBytes,
-                impairments);
+        return withLinks(sourcePort, route.withEcnThresholdBytes(bytes), destinationPort.withEcnThresholdBytes(bytes));
     }
 
     /** @return a copy with other links */
