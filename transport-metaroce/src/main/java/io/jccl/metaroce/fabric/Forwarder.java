@@ -1,7 +1,6 @@
 package io.jccl.metaroce.fabric;
 
 import io.jccl.config.Arguments;
-
 import io.jccl.metaroce.impair.Impairments;
 
 import java.io.IOException;

@@ -1,7 +1,6 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.config.Arguments;
-
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;

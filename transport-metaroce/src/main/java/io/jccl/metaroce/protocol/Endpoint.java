@@ -1,7 +1,6 @@
 package io.jccl.metaroce.protocol;
 
 import io.jccl.config.Arguments;
-
 import io.jccl.metaroce.protocol.cc.FairShare;
 import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.conn.DataPacket;

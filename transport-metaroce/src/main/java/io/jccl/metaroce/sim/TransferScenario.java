@@ -1,7 +1,6 @@
 package io.jccl.metaroce.sim;
 
 import io.jccl.config.Arguments;
-
 import io.jccl.metaroce.impair.Impairments;
 
 import io.jccl.metaroce.protocol.CompletionHandler;

@@ -1,7 +1,6 @@
 package io.jccl.metaroce.udp;
 
 import io.jccl.config.Arguments;
-
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
