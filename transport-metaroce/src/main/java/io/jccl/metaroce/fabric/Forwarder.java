@@ -1,5 +1,6 @@
 package io.jccl.metaroce.fabric;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.impair.Impairments;
 
 import java.io.IOException;
@@ -61,9 +62,7 @@ final class Forwarder {
 
     /** Checks a base delay for the relays' constructors. */
     static void checkBaseDelay(long baseDelayNs) {
-        if (baseDelayNs < 0 || baseDelayNs > 10_000_000_000L) {
-            throw new IllegalArgumentException("baseDelayNs=" + baseDelayNs + " must be 0-10 s");
-        }
+        Arguments.require(baseDelayNs >= 0 && baseDelayNs <= 10_000_000_000L, "baseDelayNs", baseDelayNs, "0-10 s");
     }
 
     /** Handles the datagram in {@link #io}{@code [0, length)}, received at {@code nowNs}, bound along {@code lane}. */

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.fabric;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.impair.Impairments;
 
 import java.net.InetAddress;
@@ -30,19 +31,12 @@ public record ProxyConfig(InetAddress bindAddress, int controlPort, Impairments 
             throw new IllegalArgumentException("bindAddress: the proxy publishes its sockets' addresses, so it needs "
                     + "an address the endpoints can reach, not the wildcard " + bindAddress.getHostAddress());
         }
-        if (controlPort < 0 || controlPort > 65535) {
-            throw new IllegalArgumentException("controlPort=" + controlPort + " must be 0-65535");
-        }
+        Arguments.inRange("controlPort", controlPort, 0, 65535);
         Forwarder.checkBaseDelay(baseDelayNs);
-        if (maxEndpoints < 1 || maxEndpoints > 1024) {
-            throw new IllegalArgumentException("maxEndpoints=" + maxEndpoints + " must be 1-1024");
-        }
-        if (maxFlows < 1 || maxFlows > 65536) {
-            throw new IllegalArgumentException("maxFlows=" + maxFlows + " must be 1-65536");
-        }
-        if (flowIdleTimeoutNs < 1_000_000 || flowIdleTimeoutNs > 3_600_000_000_000L) {
-            throw new IllegalArgumentException("flowIdleTimeoutNs=" + flowIdleTimeoutNs + " must be 1 ms to 1 h");
-        }
+        Arguments.inRange("maxEndpoints", maxEndpoints, 1, 1024);
+        Arguments.inRange("maxFlows", maxFlows, 1, 65536);
+        Arguments.require(flowIdleTimeoutNs >= 1_000_000 && flowIdleTimeoutNs <= 3_600_000_000_000L,
+                "flowIdleTimeoutNs", flowIdleTimeoutNs, "1 ms to 1 h");
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.fabric;
 
+import io.jccl.config.Arguments;
+
 /**
  * A relay's bottleneck, per path and direction (per flow direction in proxy mode): datagrams wait in a queue drained
  * at {@code bytesPerSecond} by a token bucket; one that would take the queue past {@code queueLimitBytes} is dropped
@@ -19,15 +21,11 @@ public record RateLimit(long bytesPerSecond, int queueLimitBytes, int ecnThresho
 
     /** Checks every value. */
     public RateLimit {
-        if (bytesPerSecond < 0 || bytesPerSecond > 1_000_000_000_000L) {
-            throw new IllegalArgumentException("bytesPerSecond=" + bytesPerSecond + " must be 0 (none) to 1e12");
-        }
-        if (bytesPerSecond > 0 && (queueLimitBytes < 1024 || queueLimitBytes > 1 << 30)) {
-            throw new IllegalArgumentException("queueLimitBytes=" + queueLimitBytes + " must be 1 KiB to 1 GiB");
-        }
-        if (ecnThresholdBytes < 0) {
-            throw new IllegalArgumentException("ecnThresholdBytes=" + ecnThresholdBytes + " must be >= 0");
-        }
+        Arguments.require(bytesPerSecond >= 0 && bytesPerSecond <= 1_000_000_000_000L, "bytesPerSecond",
+                bytesPerSecond, "0 (none) to 1e12");
+        Arguments.require(bytesPerSecond == 0 || queueLimitBytes >= 1024 && queueLimitBytes <= 1 << 30,
+                "queueLimitBytes", queueLimitBytes, "1 KiB to 1 GiB");
+        Arguments.atLeast("ecnThresholdBytes", ecnThresholdBytes, 0);
     }
 
     /** @return a rate limit that never marks ECN */

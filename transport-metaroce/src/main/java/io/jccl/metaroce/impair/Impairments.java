@@ -1,5 +1,7 @@
 package io.jccl.metaroce.impair;
 
+import io.jccl.config.Arguments;
+
 /**
  * What a route does to the packets crossing it, beyond queueing; every draw comes from the route's own seeded
  * random stream, so a route's fate does not depend on traffic elsewhere. Applied in this order when a packet
@@ -53,15 +55,9 @@ public record Impairments(double lossRate, double burstGoodToBad, double burstBa
             throw new IllegalArgumentException("burstBadToGood must be > 0 when burstGoodToBad > 0 (else the route "
                     + "stays bad for ever)");
         }
-        if (jitterNs < 0) {
-            throw new IllegalArgumentException("jitterNs=" + jitterNs + " must be >= 0");
-        }
-        if (reorderDepthPackets < 1 || reorderDepthPackets > 1024) {
-            throw new IllegalArgumentException("reorderDepthPackets=" + reorderDepthPackets + " must be 1-1024");
-        }
-        if (reorderMaxHoldNs <= 0) {
-            throw new IllegalArgumentException("reorderMaxHoldNs=" + reorderMaxHoldNs + " must be > 0");
-        }
+        Arguments.atLeast("jitterNs", jitterNs, 0);
+        Arguments.inRange("reorderDepthPackets", reorderDepthPackets, 1, 1024);
+        Arguments.positive("reorderMaxHoldNs", reorderMaxHoldNs);
     }
 
     private static void probability(String name, double p) {

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.net;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.protocol.CompletionStatus;
 import io.jccl.metaroce.protocol.Verbs;
 import io.jccl.metaroce.protocol.WorkKind;
@@ -117,10 +118,7 @@ abstract class Channel {
      */
     final MetaRoceRequest claimSink(RecvSink sink, long capacityBytes, long tag) {
         Objects.requireNonNull(sink, "sink");
-        if (capacityBytes < 0 || capacityBytes > MetaRoceNetTransport.MAX_MESSAGE_BYTES) {
-            throw new IllegalArgumentException("capacityBytes=" + capacityBytes + " is outside 0-"
-                    + MetaRoceNetTransport.MAX_MESSAGE_BYTES);
-        }
+        Arguments.inRange("capacityBytes", capacityBytes, 0, MetaRoceNetTransport.MAX_MESSAGE_BYTES);
         throwIfClosed();
         return claimSlot(MemorySegment.NULL, 0, capacityBytes, tag, sink);
     }

@@ -175,12 +175,12 @@ final class ConnectionSetup {
                 return;
             }
             if (status == CompletionStatus.OK && ControlMessages.isHello(box, bytes)) {
-                int listenerId = ControlMessages.helloListener(box);
+                int listenerId = ControlMessages.i32(box, ControlMessages.HELLO_LISTENER_AT);
                 MetaRoceListener listener = listeners.get(listenerId);
-                int peerRank = ControlMessages.helloRank(box);
+                int peerRank = ControlMessages.i32(box, ControlMessages.HELLO_RANK_AT);
                 accepting.peerRanks.put(connection, peerRank);
                 MetaRoceRecvConnection channel = new MetaRoceRecvConnection(transport, accepting,
-                        connection, ControlMessages.helloChannel(box), peerRank,
+                        connection, ControlMessages.i32(box, ControlMessages.HELLO_CHANNEL_AT), peerRank,
                         listener == null ? ProgressSignal.NONE : listener.signal(), options.maxInflight(), arena);
                 channels.add(channel);
                 channel.open();

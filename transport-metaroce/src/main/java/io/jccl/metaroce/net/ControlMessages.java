@@ -96,96 +96,73 @@ final class ControlMessages {
         return channel + 1;
     }
 
+    // Where each field lies (byte offsets): the writers below and the readers' callers share them.
+    static final long HELLO_MAGIC_AT = 0;
+    static final long HELLO_VERSION_AT = 4;
+    static final long HELLO_LISTENER_AT = 8;
+    static final long HELLO_CHANNEL_AT = 12;
+    static final long HELLO_RANK_AT = 16;
+
+    static final long CTS_REGION_KEY_AT = 0;
+    static final long CTS_FLAGS_AT = 4;
+    static final long CTS_OFFSET_AT = 8;
+    static final long CTS_CAPACITY_AT = 16;
+    static final long CTS_TAG_AT = 24;
+    static final long CTS_MESSAGE_AT = 32;
+    static final long CTS_CREDITS_AT = 36;
+
+    static final long FIN_STATUS_AT = 0;
+    static final long FIN_FLAGS_AT = 2;
+    /** The number of the message a FIN or RTS is for (0 for a CLOSED FIN). */
+    static final long FIN_MESSAGE_AT = 4;
+    static final long FIN_SIZE_AT = 8;
+    static final long FIN_TAG_AT = 16;
+
     static void putHello(MemorySegment box, int listenerId, int channel, int rank) {
-        box.set(INT, 0, HELLO_MAGIC);
-        box.set(INT, 4, VERSION);
-        box.set(INT, 8, listenerId);
-        box.set(INT, 12, channel);
-        box.set(INT, 16, rank);
+        box.set(INT, HELLO_MAGIC_AT, HELLO_MAGIC);
+        box.set(INT, HELLO_VERSION_AT, VERSION);
+        box.set(INT, HELLO_LISTENER_AT, listenerId);
+        box.set(INT, HELLO_CHANNEL_AT, channel);
+        box.set(INT, HELLO_RANK_AT, rank);
     }
 
     static boolean isHello(MemorySegment box, long bytes) {
-        return bytes == HELLO_BYTES && box.get(INT, 0) == HELLO_MAGIC && box.get(INT, 4) == VERSION
-                && box.get(INT, 12) >= 0 && box.get(INT, 12) < Integer.MAX_VALUE - 1 && box.get(INT, 16) >= 0;
-    }
-
-    static int helloListener(MemorySegment box) {
-        return box.get(INT, 8);
-    }
-
-    static int helloChannel(MemorySegment box) {
-        return box.get(INT, 12);
-    }
-
-    static int helloRank(MemorySegment box) {
-        return box.get(INT, 16);
+        return bytes == HELLO_BYTES && i32(box, HELLO_MAGIC_AT) == HELLO_MAGIC && i32(box, HELLO_VERSION_AT) == VERSION
+                && i32(box, HELLO_CHANNEL_AT) >= 0 && i32(box, HELLO_CHANNEL_AT) < Integer.MAX_VALUE - 1
+                && i32(box, HELLO_RANK_AT) >= 0;
     }
 
     static void putCts(MemorySegment box, int regionKey, int flags, long offset, long capacity, long tag,
                        int message, int credits) {
-        box.set(INT, 0, regionKey);
-        box.set(INT, 4, flags);
-        box.set(LONG, 8, offset);
-        box.set(LONG, 16, capacity);
-        box.set(LONG, 24, tag);
-        box.set(INT, 32, message);
-        box.set(INT, 36, credits);
-    }
-
-    static int ctsRegionKey(MemorySegment box) {
-        return box.get(INT, 0);
-    }
-
-    static int ctsFlags(MemorySegment box) {
-        return box.get(INT, 4);
-    }
-
-    static long ctsOffset(MemorySegment box) {
-        return box.get(LONG, 8);
-    }
-
-    static long ctsCapacity(MemorySegment box) {
-        return box.get(LONG, 16);
-    }
-
-    static long ctsTag(MemorySegment box) {
-        return box.get(LONG, 24);
-    }
-
-    static int ctsMessage(MemorySegment box) {
-        return box.get(INT, 32);
-    }
-
-    static int ctsCredits(MemorySegment box) {
-        return box.get(INT, 36);
+        box.set(INT, CTS_REGION_KEY_AT, regionKey);
+        box.set(INT, CTS_FLAGS_AT, flags);
+        box.set(LONG, CTS_OFFSET_AT, offset);
+        box.set(LONG, CTS_CAPACITY_AT, capacity);
+        box.set(LONG, CTS_TAG_AT, tag);
+        box.set(INT, CTS_MESSAGE_AT, message);
+        box.set(INT, CTS_CREDITS_AT, credits);
     }
 
     static void putFin(MemorySegment box, int status, int flags, int message, long size, long tag) {
-        box.set(SHORT, 0, (short) status);
-        box.set(SHORT, 2, (short) flags);
-        box.set(INT, 4, message);
-        box.set(LONG, 8, size);
-        box.set(LONG, 16, tag);
+        box.set(SHORT, FIN_STATUS_AT, (short) status);
+        box.set(SHORT, FIN_FLAGS_AT, (short) flags);
+        box.set(INT, FIN_MESSAGE_AT, message);
+        box.set(LONG, FIN_SIZE_AT, size);
+        box.set(LONG, FIN_TAG_AT, tag);
     }
 
-    static int finStatus(MemorySegment box) {
-        return box.get(SHORT, 0) & 0xFFFF;
+    /** @return the unsigned 16-bit field at {@code at} (a FIN's status or flags) */
+    static int u16(MemorySegment box, long at) {
+        return box.get(SHORT, at) & 0xFFFF;
     }
 
-    static int finFlags(MemorySegment box) {
-        return box.get(SHORT, 2) & 0xFFFF;
+    /** @return the 32-bit field at {@code at} */
+    static int i32(MemorySegment box, long at) {
+        return box.get(INT, at);
     }
 
-    /** @return the number of the message a FIN or RTS is for (0 for a CLOSED FIN) */
-    static int finMessage(MemorySegment box) {
-        return box.get(INT, 4);
-    }
-
-    static long finSize(MemorySegment box) {
-        return box.get(LONG, 8);
-    }
-
-    static long finTag(MemorySegment box) {
-        return box.get(LONG, 16);
+    /** @return the 64-bit field at {@code at} */
+    static long i64(MemorySegment box, long at) {
+        return box.get(LONG, at);
     }
 }

@@ -242,14 +242,15 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         heldHead = (heldHead + 1) % held.length;
         heldCount--;
         MemorySegment b = finBoxes[box];
-        boolean rts = ControlMessages.finStatus(b) == ControlMessages.FIN_RTS;
+        boolean rts = ControlMessages.u16(b, ControlMessages.FIN_STATUS_AT) == ControlMessages.FIN_RTS;
         if (senderGoneReason != null) {
             // The sender needs no CTS nor credits any more (and its connection may be gone): take the message and,
             // after the last one held, fail the channel.
             if (rts) {
                 r.fail(new NetException(senderGoneReason, senderGoneWhy));
             } else {
-                takeInline(r, ControlMessages.finSize(b), ControlMessages.finTag(b), b);
+                takeInline(r, ControlMessages.i64(b, ControlMessages.FIN_SIZE_AT),
+                        ControlMessages.i64(b, ControlMessages.FIN_TAG_AT), b);
                 finishIfDone(r);
             }
             if (heldCount == 0) {
@@ -268,7 +269,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             pending[(pendingHead + pendingCount++) % pending.length] = r;
             return;
         }
-        takeInline(r, ControlMessages.finSize(b), ControlMessages.finTag(b), b);
+        takeInline(r, ControlMessages.i64(b, ControlMessages.FIN_SIZE_AT),
+                ControlMessages.i64(b, ControlMessages.FIN_TAG_AT), b);
         repostEagerBox(box);
         finishIfDone(r);   // outstandingWork is 0
     }
@@ -382,13 +384,14 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
             return;   // broken already
         }
         MemorySegment b = finBoxes[box];
-        int finStatus = ControlMessages.finStatus(b);
-        int flags = ControlMessages.finFlags(b);
-        int message = ControlMessages.finMessage(b);
+        int finStatus = ControlMessages.u16(b, ControlMessages.FIN_STATUS_AT);
+        int flags = ControlMessages.u16(b, ControlMessages.FIN_FLAGS_AT);
+        int message = ControlMessages.i32(b, ControlMessages.FIN_MESSAGE_AT);
         boolean eager = flags == ControlMessages.FIN_EAGER;
         boolean rts = finStatus == ControlMessages.FIN_RTS;
         boolean closed = finStatus == ControlMessages.FIN_CLOSED;
-        long inlineBytes = finStatus == ControlMessages.FIN_INLINE ? ControlMessages.finSize(b) : 0;
+        long inlineBytes = finStatus == ControlMessages.FIN_INLINE
+                ? ControlMessages.i64(b, ControlMessages.FIN_SIZE_AT) : 0;
         // Its receive is posted (pending, found by number), not posted yet (the next ones, in order), or complete: a
         // WRITE with immediate completes its receive off the stream, so an RTS that went before its message's CTS
         // came may arrive after the message is complete; it is stale then.
@@ -397,7 +400,7 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         if (status != CompletionStatus.OK || inlineBytes < 0 || inlineBytes > inlineMaxBytes
                 || bytes != ControlMessages.FIN_BYTES + inlineBytes || (flags != 0 && !eager)
                 || (eager && finStatus != ControlMessages.FIN_INLINE && !rts) || (rts && !eager)
-                || (rts && ControlMessages.finSize(b) <= inlineMaxBytes)
+                || (rts && ControlMessages.i64(b, ControlMessages.FIN_SIZE_AT) <= inlineMaxBytes)
                 || (notPosted && (!eager || message != nextMessage + heldCount || heldCount == held.length))
                 || (!closed && !notPosted && at < 0 && !rts)) {
             broken(NetException.Reason.PROTOCOL_ERROR, "the sending end sent a malformed FIN (" + bytes + " bytes, "
@@ -429,8 +432,8 @@ final class MetaRoceRecvConnection extends Channel implements RecvConnection {
         }
         removePending(at);
         release(r);
-        long size = ControlMessages.finSize(b);
-        long tag = ControlMessages.finTag(b);
+        long size = ControlMessages.i64(b, ControlMessages.FIN_SIZE_AT);
+        long tag = ControlMessages.i64(b, ControlMessages.FIN_TAG_AT);
         switch (finStatus) {
             case ControlMessages.FIN_OK -> {
                 if (size < 0 || size > r.sizeBytes || tag != r.tag) {

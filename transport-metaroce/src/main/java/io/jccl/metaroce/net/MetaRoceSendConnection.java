@@ -175,8 +175,8 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
             return;   // broken already
         }
         MemorySegment b = ctsBoxes[box];
-        int flags = ControlMessages.ctsFlags(b);
-        int credits = ControlMessages.ctsCredits(b);
+        int flags = ControlMessages.i32(b, ControlMessages.CTS_FLAGS_AT);
+        int credits = ControlMessages.i32(b, ControlMessages.CTS_CREDITS_AT);
         if (status != CompletionStatus.OK || bytes != ControlMessages.CTS_BYTES || credits < 0 || credits > eagerOut
                 || (flags != ControlMessages.CTS_OPEN && flags != ControlMessages.CTS_CLOSED
                 && flags != ControlMessages.CTS_CREDIT)) {
@@ -186,7 +186,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         }
         eagerOut -= credits;
         if (flags == ControlMessages.CTS_CLOSED) {
-            receiverClosed(ControlMessages.ctsMessage(b));
+            receiverClosed(ControlMessages.i32(b, ControlMessages.CTS_MESSAGE_AT));
             readyCount = 0;   // the receives those CTSs named were failed and withdrawn too
             receiverGone = true;
             startInOrder();
@@ -205,7 +205,7 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
      * @return false when the CTS broke the protocol (the channel is broken)
      */
     private boolean take(MemorySegment b) {
-        int message = ControlMessages.ctsMessage(b);
+        int message = ControlMessages.i32(b, ControlMessages.CTS_MESSAGE_AT);
         int oldest = waitCount > 0 ? waiting[waitHead].message : nextMessage;
         if (message - oldest < 0) {
             return true;   // its message went eagerly: the receiver checks its tag and size itself
@@ -226,11 +226,11 @@ final class MetaRoceSendConnection extends Channel implements SendConnection {
         } else {
             at = (readyHead + readyCount++) % readyKey.length;
         }
-        readyKey[at] = ControlMessages.ctsRegionKey(b);
-        readyFlags[at] = ControlMessages.ctsFlags(b);
-        readyOffset[at] = ControlMessages.ctsOffset(b);
-        readyCapacity[at] = ControlMessages.ctsCapacity(b);
-        readyTag[at] = ControlMessages.ctsTag(b);
+        readyKey[at] = ControlMessages.i32(b, ControlMessages.CTS_REGION_KEY_AT);
+        readyFlags[at] = ControlMessages.i32(b, ControlMessages.CTS_FLAGS_AT);
+        readyOffset[at] = ControlMessages.i64(b, ControlMessages.CTS_OFFSET_AT);
+        readyCapacity[at] = ControlMessages.i64(b, ControlMessages.CTS_CAPACITY_AT);
+        readyTag[at] = ControlMessages.i64(b, ControlMessages.CTS_TAG_AT);
         readyMessage[at] = message;
         return true;
     }

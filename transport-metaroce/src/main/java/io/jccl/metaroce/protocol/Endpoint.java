@@ -1,5 +1,6 @@
 package io.jccl.metaroce.protocol;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.protocol.cc.FairShare;
 import io.jccl.metaroce.protocol.conn.Connection;
 import io.jccl.metaroce.protocol.conn.DataPacket;
@@ -209,12 +210,8 @@ public final class Endpoint implements Verbs, Connection.Context {
      * @return the local connection id
      */
     public int connect(long nowNs, long peer, byte[] peerHandshakeKey, int payloadBytes, int paths) {
-        if (payloadBytes < 256 || payloadBytes > 65000) {
-            throw new IllegalArgumentException("payloadBytes=" + payloadBytes + " is out of range (256-65000)");
-        }
-        if (paths < 1 || paths > config.paths()) {
-            throw new IllegalArgumentException("paths=" + paths + " is out of range (1-" + config.paths() + ")");
-        }
+        Arguments.inRange("payloadBytes", payloadBytes, 256, 65000);
+        Arguments.inRange("paths", paths, 1, config.paths());
         long existing = byPeer.get(peer);
         if (existing != Long.MIN_VALUE) {
             Connection live = byId.get((int) existing);

@@ -1,7 +1,10 @@
 package io.jccl.metaroce.protocol;
 
+import io.jccl.config.Arguments;
+
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * Settings of a MetaRoCE endpoint, checked when built. Times are nanoseconds, sizes bytes.
@@ -44,30 +47,23 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
 
     /** Checks every value. */
     public EndpointConfig {
-        check(paths >= 1 && paths <= MAX_PATHS, "paths", paths, "1-64");
-        check(payloadBytes >= 256 && payloadBytes <= 65000, "payloadBytes", payloadBytes, "256-65000");
-        check(initialWindowPackets >= 1 && initialWindowPackets <= MAX_OUTSTANDING_PER_PATH, "initialWindowPackets",
-                initialWindowPackets, "1-256");
-        check(rtoFloorNs > 0 && rtoMaxNs >= rtoFloorNs, "rtoFloorNs/rtoMaxNs", rtoFloorNs + "/" + rtoMaxNs,
-                "0 < floor <= max");
-        check(ackEveryPackets >= 1 && ackEveryPackets <= 64, "ackEveryPackets", ackEveryPackets, "1-64");
-        check(delayedAckNs > 0, "delayedAckNs", delayedAckNs, "> 0");
-        check(inboundBytesPerSecond > 0, "inboundBytesPerSecond", inboundBytesPerSecond, "> 0");
-        check(failAfterRtos >= 1, "failAfterRtos", failAfterRtos, ">= 1");
-        check(probeIntervalNs > 0, "probeIntervalNs", probeIntervalNs, "> 0");
-        check(probesToReadmit >= 1, "probesToReadmit", probesToReadmit, ">= 1");
-        check(connectionDeadNs > 0, "connectionDeadNs", connectionDeadNs, "> 0");
-        check(maxPendingWork >= 1 && maxPendingWork <= 1 << 20, "maxPendingWork", maxPendingWork, "1-1048576");
-        check(rnrRetryNs > 0, "rnrRetryNs", rnrRetryNs, "> 0");
+        Arguments.inRange("paths", paths, 1, MAX_PATHS);
+        Arguments.inRange("payloadBytes", payloadBytes, 256, 65000);
+        Arguments.inRange("initialWindowPackets", initialWindowPackets, 1, MAX_OUTSTANDING_PER_PATH);
+        Arguments.require(rtoFloorNs > 0 && rtoMaxNs >= rtoFloorNs, "rtoFloorNs/rtoMaxNs",
+                rtoFloorNs + "/" + rtoMaxNs, "0 < floor <= max");
+        Arguments.inRange("ackEveryPackets", ackEveryPackets, 1, 64);
+        Arguments.positive("delayedAckNs", delayedAckNs);
+        Arguments.positive("inboundBytesPerSecond", inboundBytesPerSecond);
+        Arguments.atLeast("failAfterRtos", failAfterRtos, 1);
+        Arguments.positive("probeIntervalNs", probeIntervalNs);
+        Arguments.atLeast("probesToReadmit", probesToReadmit, 1);
+        Arguments.positive("connectionDeadNs", connectionDeadNs);
+        Arguments.inRange("maxPendingWork", maxPendingWork, 1, 1 << 20);
+        Arguments.positive("rnrRetryNs", rnrRetryNs);
         Objects.requireNonNull(handshakeKey, "handshakeKey");
-        check(handshakeKey.length >= 16, "handshakeKey", handshakeKey.length + " bytes", ">= 16 bytes");
+        Arguments.require(handshakeKey.length >= 16, "handshakeKey", handshakeKey.length + " bytes", ">= 16 bytes");
         handshakeKey = handshakeKey.clone();
-    }
-
-    private static void check(boolean ok, String name, Object value, String range) {
-        if (!ok) {
-            throw new IllegalArgumentException(name + "=" + value + " is out of range (" + range + ")");
-        }
     }
 
     /**
@@ -81,65 +77,96 @@ public record EndpointConfig(int paths, int payloadBytes, int initialWindowPacke
 
     /** @return a copy with another number of paths */
     public EndpointConfig withPaths(int n) {
-        return new EndpointConfig(n, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.paths = n);
     }
 
     /** @return a copy with another payload size */
     public EndpointConfig withPayloadBytes(int bytes) {
-        return new EndpointConfig(paths, bytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.payloadBytes = bytes);
     }
 
     /** @return a copy with another initial window per path */
     public EndpointConfig withInitialWindowPackets(int packets) {
-        return new EndpointConfig(paths, payloadBytes, packets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.initialWindowPackets = packets);
     }
 
     /** @return a copy with another inbound capacity */
     public EndpointConfig withInboundBytesPerSecond(double bytesPerSecond) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, bytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.inboundBytesPerSecond = bytesPerSecond);
     }
 
     /** @return a copy with other retransmission timeout bounds */
     public EndpointConfig withRto(long floorNs, long maxNs) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, floorNs, maxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> {
+            c.rtoFloorNs = floorNs;
+            c.rtoMaxNs = maxNs;
+        });
     }
 
     /** @return a copy with another silence limit ({@code connectionDeadNs}) */
     public EndpointConfig withConnectionDeadNs(long deadNs) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, deadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.connectionDeadNs = deadNs);
     }
 
     /** @return a copy that probes a failed path every {@code ns} */
     public EndpointConfig withProbeIntervalNs(long ns) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, ns, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.probeIntervalNs = ns);
     }
 
     /** @return a copy whose receivers hold an ACK at most {@code ns} (unless asked for one at once) */
     public EndpointConfig withDelayedAckNs(long ns) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                ns, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                maxPendingWork, rnrRetryNs, handshakeKey);
+        return with(c -> c.delayedAckNs = ns);
     }
 
     /** @return a copy that holds at most {@code n} posted and unfinished work items per connection */
     public EndpointConfig withMaxPendingWork(int n) {
-        return new EndpointConfig(paths, payloadBytes, initialWindowPackets, rtoFloorNs, rtoMaxNs, ackEveryPackets,
-                delayedAckNs, inboundBytesPerSecond, failAfterRtos, probeIntervalNs, probesToReadmit, connectionDeadNs,
-                n, rnrRetryNs, handshakeKey);
+        return with(c -> c.maxPendingWork = n);
+    }
+
+    /** One place that lists every component for the copies above, so a new setting is added once, not per copy. */
+    private EndpointConfig with(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return new EndpointConfig(d.paths, d.payloadBytes, d.initialWindowPackets, d.rtoFloorNs, d.rtoMaxNs,
+                d.ackEveryPackets, d.delayedAckNs, d.inboundBytesPerSecond, d.failAfterRtos, d.probeIntervalNs,
+                d.probesToReadmit, d.connectionDeadNs, d.maxPendingWork, d.rnrRetryNs, d.handshakeKey);
+    }
+
+    /** The components of a config being copied, open to change until the copy is built (and checked). */
+    private static final class Draft {
+        int paths;
+        int payloadBytes;
+        int initialWindowPackets;
+        long rtoFloorNs;
+        long rtoMaxNs;
+        int ackEveryPackets;
+        long delayedAckNs;
+        double inboundBytesPerSecond;
+        int failAfterRtos;
+        long probeIntervalNs;
+        int probesToReadmit;
+        long connectionDeadNs;
+        int maxPendingWork;
+        long rnrRetryNs;
+        final byte[] handshakeKey;
+
+        Draft(EndpointConfig c) {
+            paths = c.paths;
+            payloadBytes = c.payloadBytes;
+            initialWindowPackets = c.initialWindowPackets;
+            rtoFloorNs = c.rtoFloorNs;
+            rtoMaxNs = c.rtoMaxNs;
+            ackEveryPackets = c.ackEveryPackets;
+            delayedAckNs = c.delayedAckNs;
+            inboundBytesPerSecond = c.inboundBytesPerSecond;
+            failAfterRtos = c.failAfterRtos;
+            probeIntervalNs = c.probeIntervalNs;
+            probesToReadmit = c.probesToReadmit;
+            connectionDeadNs = c.connectionDeadNs;
+            maxPendingWork = c.maxPendingWork;
+            rnrRetryNs = c.rnrRetryNs;
+            handshakeKey = c.handshakeKey;
+        }
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 /**
  * Settings of DCQCN, RoCEv2's rate control (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments",
  * SIGCOMM 2015), as the go-back-N baseline runs it ({@link DcqcnRate}, {@link GoBackNConfig#dcqcn()}). The receiver
@@ -43,9 +45,7 @@ public record DcqcnConfig(long cnpIntervalNs, double gain, long alphaPeriodNs, l
      *         steps of 0.1% and 1% of the line rate, at least 0.1% of it
      */
     public static DcqcnConfig paper(long lineRateBitsPerSecond) {
-        if (lineRateBitsPerSecond < 1000) {
-            throw new IllegalArgumentException("lineRateBitsPerSecond=" + lineRateBitsPerSecond + " must be >= 1000");
-        }
+        Arguments.atLeast("lineRateBitsPerSecond", lineRateBitsPerSecond, 1000);
         long step = lineRateBitsPerSecond / 1000;
         return new DcqcnConfig(50_000, 1.0 / 256, 55_000, 55_000, 10_000_000, 5, step, 10 * step, step);
     }

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 /**
  * The sending rate of one connection under DCQCN's reaction point (see {@link DcqcnConfig}), as a state machine with
  * injected time. It starts at the line rate and stays there, with no timers, until the first CNP. A CNP makes the
@@ -30,9 +32,7 @@ public final class DcqcnRate {
      */
     public DcqcnRate(DcqcnConfig config, long lineRateBitsPerSecond) {
         this.config = java.util.Objects.requireNonNull(config, "config");
-        if (lineRateBitsPerSecond < 1) {
-            throw new IllegalArgumentException("lineRateBitsPerSecond=" + lineRateBitsPerSecond + " must be >= 1");
-        }
+        Arguments.atLeast("lineRateBitsPerSecond", lineRateBitsPerSecond, 1);
         this.lineRateBps = lineRateBitsPerSecond;
         this.rateBps = lineRateBps;
         this.targetBps = lineRateBps;

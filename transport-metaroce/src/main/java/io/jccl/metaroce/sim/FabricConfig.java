@@ -1,5 +1,6 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.impair.Impairments;
 
 import java.util.Objects;
@@ -42,15 +43,9 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(destinationPort, "destinationPort");
         Objects.requireNonNull(impairments, "impairments");
-        if (routesPerPair < 1 || routesPerPair > 1024) {
-            throw new IllegalArgumentException("routesPerPair=" + routesPerPair + " must be 1-1024");
-        }
-        if (maxDatagramBytes < 64 || maxDatagramBytes > 65536) {
-            throw new IllegalArgumentException("maxDatagramBytes=" + maxDatagramBytes + " must be 64-65536");
-        }
-        if (wireOverheadBytes < 0 || wireOverheadBytes > 1024) {
-            throw new IllegalArgumentException("wireOverheadBytes=" + wireOverheadBytes + " must be 0-1024");
-        }
+        Arguments.inRange("routesPerPair", routesPerPair, 1, 1024);
+        Arguments.inRange("maxDatagramBytes", maxDatagramBytes, 64, 65536);
+        Arguments.inRange("wireOverheadBytes", wireOverheadBytes, 0, 1024);
     }
 
     /**
@@ -73,9 +68,8 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
             throw new IllegalArgumentException("link rate " + gbps + " Gbit/s must be in (0, 1e6]");
         }
         long bps = Math.round(gbps * 1e9);
-        return new FabricConfig(sourcePort.withRateBitsPerSecond(bps), route.withRateBitsPerSecond(bps),
-                destinationPort.withRateBitsPerSecond(bps), routesPerPair, maxDatagramBytes, wireOverheadBytes,
-                impairments);
+        return withLinks(sourcePort.withRateBitsPerSecond(bps), route.withRateBitsPerSecond(bps),
+                destinationPort.withRateBitsPerSecond(bps));
     }
 
     /** @return a copy whose one-way propagation totals {@code ns}, split 1:2:1 over source port, route, port */
@@ -84,21 +78,18 @@ public record FabricConfig(LinkConfig sourcePort, LinkConfig route, LinkConfig d
             throw new IllegalArgumentException("one-way delay " + ns + " ns must be >= 0");
         }
         long edge = ns / 4;
-        return new FabricConfig(sourcePort.withDelayNs(edge), route.withDelayNs(ns - 2 * edge),
-                destinationPort.withDelayNs(edge), routesPerPair, maxDatagramBytes, wireOverheadBytes, impairments);
+        return withLinks(sourcePort.withDelayNs(edge), route.withDelayNs(ns - 2 * edge),
+                destinationPort.withDelayNs(edge));
     }
 
     /** @return a copy whose switch ports (routes and destination ports) hold {@code bytes} */
     public FabricConfig withSwitchBufferBytes(long bytes) {
-        return new FabricConfig(sourcePort, route.withBufferBytes(bytes), destinationPort.withBufferBytes(bytes),
-                routesPerPair, maxDatagramBytes, wireOverheadBytes, impairments);
+        return withLinks(sourcePort, route.withBufferBytes(bytes), destinationPort.withBufferBytes(bytes));
     }
 
     /** @return a copy whose switch ports mark above {@code bytes} */
     public FabricConfig withEcnThresholdBytes(long bytes) {
-        return new FabricConfig(sourcePort, route.withEcnThresholdBytes(bytes),
-                destinationPort.withEcnThresholdBytes(bytes), routesPerPair, maxDatagramBytes, wireOverheadBytes,
-                impairments);
+        return withLinks(sourcePort, route.withEcnThresholdBytes(bytes), destinationPort.withEcnThresholdBytes(bytes));
     }
 
     /** @return a copy with other links */

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 /**
  * Settings of the RoCEv2 go-back-N baseline ({@link GoBackNEndpoint}) beyond those it takes from
  * {@link io.jccl.metaroce.protocol.EndpointConfig} (payload size, ACK coalescing, delayed-ACK time, RNR retry time,
@@ -24,24 +26,12 @@ public record GoBackNConfig(int windowPackets, long rtoNs, int dupAckThreshold, 
                             int wireOverheadBytes, long burstNs, DcqcnConfig dcqcn) {
     /** Checks every value. */
     public GoBackNConfig {
-        if (windowPackets < 1 || windowPackets > 1 << 22) {
-            throw new IllegalArgumentException("windowPackets=" + windowPackets + " must be 1-4194304");
-        }
-        if (rtoNs <= 0) {
-            throw new IllegalArgumentException("rtoNs=" + rtoNs + " must be > 0");
-        }
-        if (dupAckThreshold < 1) {
-            throw new IllegalArgumentException("dupAckThreshold=" + dupAckThreshold + " must be >= 1");
-        }
-        if (lineRateBitsPerSecond < 0) {
-            throw new IllegalArgumentException("lineRateBitsPerSecond=" + lineRateBitsPerSecond + " must be >= 0");
-        }
-        if (wireOverheadBytes < 0) {
-            throw new IllegalArgumentException("wireOverheadBytes=" + wireOverheadBytes + " must be >= 0");
-        }
-        if (burstNs < 0) {
-            throw new IllegalArgumentException("burstNs=" + burstNs + " must be >= 0");
-        }
+        Arguments.inRange("windowPackets", windowPackets, 1, 1 << 22);
+        Arguments.positive("rtoNs", rtoNs);
+        Arguments.atLeast("dupAckThreshold", dupAckThreshold, 1);
+        Arguments.atLeast("lineRateBitsPerSecond", lineRateBitsPerSecond, 0);
+        Arguments.atLeast("wireOverheadBytes", wireOverheadBytes, 0);
+        Arguments.atLeast("burstNs", burstNs, 0);
         if (dcqcn != null && lineRateBitsPerSecond == 0) {
             throw new IllegalArgumentException("DCQCN paces below a line rate: lineRateBitsPerSecond must be > 0");
         }

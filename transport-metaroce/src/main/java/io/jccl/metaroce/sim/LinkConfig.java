@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 /**
  * One store-and-forward queue with its outgoing wire: a packet waits behind the bytes already queued, is
  * serialized at {@code rateBitsPerSecond}, then travels {@code delayNs}. The queue holds at most
@@ -20,21 +22,13 @@ public record LinkConfig(long rateBitsPerSecond, long delayNs, long bufferBytes,
 
     /** Checks every value. */
     public LinkConfig {
-        if (rateBitsPerSecond < 0) {
-            throw new IllegalArgumentException("rateBitsPerSecond=" + rateBitsPerSecond + " must be >= 0");
-        }
+        Arguments.atLeast("rateBitsPerSecond", rateBitsPerSecond, 0);
         if (rateBitsPerSecond > 0 && Math.round(8e15 / rateBitsPerSecond) < 1) {
             throw new IllegalArgumentException("rateBitsPerSecond=" + rateBitsPerSecond + " is above 8e15");
         }
-        if (delayNs < 0) {
-            throw new IllegalArgumentException("delayNs=" + delayNs + " must be >= 0");
-        }
-        if (bufferBytes <= 0) {
-            throw new IllegalArgumentException("bufferBytes=" + bufferBytes + " must be > 0");
-        }
-        if (ecnThresholdBytes < 0) {
-            throw new IllegalArgumentException("ecnThresholdBytes=" + ecnThresholdBytes + " must be >= 0");
-        }
+        Arguments.atLeast("delayNs", delayNs, 0);
+        Arguments.positive("bufferBytes", bufferBytes);
+        Arguments.atLeast("ecnThresholdBytes", ecnThresholdBytes, 0);
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
+
 import java.util.Arrays;
 
 /**
@@ -21,9 +23,7 @@ public final class RateMonitor implements DeliveryObserver {
      * @param binNs       bin width
      */
     public RateMonitor(long destination, long[] sources, long binNs) {
-        if (binNs <= 0) {
-            throw new IllegalArgumentException("binNs=" + binNs + " must be > 0");
-        }
+        Arguments.positive("binNs", binNs);
         if (sources.length == 0) {
             throw new IllegalArgumentException("no sources");
         }

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.sim;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.impair.Impairments;
 
 import io.jccl.metaroce.protocol.CompletionHandler;
@@ -263,28 +264,20 @@ public final class TransferScenario {
 
         /** Sets the virtual-time limit (default 60 s). */
         public Builder timeLimitNs(long ns) {
-            if (ns <= 0 || ns > 8_000_000_000_000L) {
-                throw new IllegalArgumentException("timeLimitNs=" + ns + " must be in (0, 8e12]");
-            }
+            Arguments.require(ns > 0 && ns <= 8_000_000_000_000L, "timeLimitNs", ns, "in (0, 8e12]");
             timeLimitNs = ns;
             return this;
         }
 
         /** Sets the event budget (default 4e9). */
         public Builder maxEvents(long n) {
-            if (n <= 0) {
-                throw new IllegalArgumentException("maxEvents=" + n + " must be > 0");
-            }
-            maxEvents = n;
+            maxEvents = Arguments.positive("maxEvents", n);
             return this;
         }
 
         /** Sets how long the network keeps running after the last completion before the final checks (2 ms). */
         public Builder drainNs(long ns) {
-            if (ns < 0) {
-                throw new IllegalArgumentException("drainNs=" + ns + " must be >= 0");
-            }
-            drainNs = ns;
+            drainNs = Arguments.atLeast("drainNs", ns, 0);
             return this;
         }
 
@@ -373,10 +366,7 @@ public final class TransferScenario {
         }
 
         private static long checkBytes(long bytes) {
-            if (bytes < 0 || bytes > Integer.MAX_VALUE - (1 << 22)) {
-                throw new IllegalArgumentException("bytes=" + bytes + " must be 0-" + (Integer.MAX_VALUE - (1 << 22)));
-            }
-            return bytes;
+            return Arguments.inRange("bytes", bytes, 0, Integer.MAX_VALUE - (1 << 22));
         }
 
         private static long checkTime(long ns) {

@@ -29,9 +29,7 @@ final class ChannelDatagramIo implements DatagramIo {
     private final UnsafeBuffer receiveView = new UnsafeBuffer(receiveBuffer);
     private final ByteBuffer sendBuffer = ByteBuffer.allocateDirect(MAX_DATAGRAM_BYTES);
     private DatagramChannel channel;
-    private InetSocketAddress localAddress;
-    private int grantedReceiveBufferBytes;
-    private int grantedSendBufferBytes;
+    private BoundSocket bound;
     /** The JDK hands back the same address object while the sender stays the same: its key, computed once. */
     private SocketAddress lastSource;
     private long lastSourceKey = AddressKeys.NONE;
@@ -52,9 +50,8 @@ final class ChannelDatagramIo implements DatagramIo {
             } catch (IOException | UnsupportedOperationException e) {
                 LOG.debug("cannot set IP_TOS on a DatagramChannel: {}", e.getMessage());
             }
-            grantedReceiveBufferBytes = ch.getOption(StandardSocketOptions.SO_RCVBUF);
-            grantedSendBufferBytes = ch.getOption(StandardSocketOptions.SO_SNDBUF);
-            localAddress = (InetSocketAddress) ch.getLocalAddress();
+            bound = new BoundSocket(IoMethod.CHANNEL, (InetSocketAddress) ch.getLocalAddress(),
+                    ch.getOption(StandardSocketOptions.SO_RCVBUF), ch.getOption(StandardSocketOptions.SO_SNDBUF));
             return ch;
         } catch (IOException | RuntimeException e) {
             ch.close();
@@ -63,23 +60,8 @@ final class ChannelDatagramIo implements DatagramIo {
     }
 
     @Override
-    public IoMethod method() {
-        return IoMethod.CHANNEL;
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return localAddress;
-    }
-
-    @Override
-    public int grantedReceiveBufferBytes() {
-        return grantedReceiveBufferBytes;
-    }
-
-    @Override
-    public int grantedSendBufferBytes() {
-        return grantedSendBufferBytes;
+    public BoundSocket bound() {
+        return bound;
     }
 
     @Override

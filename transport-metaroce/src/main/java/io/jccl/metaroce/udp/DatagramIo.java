@@ -32,17 +32,28 @@ interface DatagramIo extends AutoCloseable {
         void onDatagram(long source, DirectBuffer buffer, int offset, int length, int ecn);
     }
 
+    /** @return what the socket, as bound now, is */
+    BoundSocket bound();
+
     /** @return {@link IoMethod#NATIVE} or {@link IoMethod#CHANNEL} */
-    IoMethod method();
+    default IoMethod method() {
+        return bound().method();
+    }
 
     /** @return the address the socket is bound to */
-    InetSocketAddress localAddress();
+    default InetSocketAddress localAddress() {
+        return bound().localAddress();
+    }
 
     /** @return the receive buffer the kernel granted (Linux reports twice what it books) */
-    int grantedReceiveBufferBytes();
+    default int grantedReceiveBufferBytes() {
+        return bound().grantedReceiveBufferBytes();
+    }
 
     /** @return the send buffer the kernel granted */
-    int grantedSendBufferBytes();
+    default int grantedSendBufferBytes() {
+        return bound().grantedSendBufferBytes();
+    }
 
     /** @return whether sends go out as UDP GSO messages (native, asked for, and the kernel took it); else false */
     default boolean gsoActive() {

@@ -123,9 +123,7 @@ final class NativeDatagramIo implements DatagramIo {
     private int sendAreaUsed;
 
     private int fd = -1;
-    private InetSocketAddress localAddress;
-    private int grantedReceiveBufferBytes;
-    private int grantedSendBufferBytes;
+    private BoundSocket bound;
     private boolean gsoActive;
     private boolean groActive;
     private boolean closed;
@@ -279,9 +277,8 @@ final class NativeDatagramIo implements DatagramIo {
             int port = scratch.get(NET_SHORT, SIN_PORT) & 0xFFFF;
             int granted = getInt(s, LinuxSyscalls.SOL_SOCKET, LinuxSyscalls.SO_RCVBUF, "SO_RCVBUF");
             int grantedSend = getInt(s, LinuxSyscalls.SOL_SOCKET, LinuxSyscalls.SO_SNDBUF, "SO_SNDBUF");
-            localAddress = new InetSocketAddress(config.bindAddress(), port);
-            grantedReceiveBufferBytes = granted;
-            grantedSendBufferBytes = grantedSend;
+            bound = new BoundSocket(IoMethod.NATIVE, new InetSocketAddress(config.bindAddress(), port), granted,
+                    grantedSend);
             gsoActive = gso;
             groActive = gro;
             return s;
@@ -316,23 +313,8 @@ final class NativeDatagramIo implements DatagramIo {
     }
 
     @Override
-    public IoMethod method() {
-        return IoMethod.NATIVE;
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return localAddress;
-    }
-
-    @Override
-    public int grantedReceiveBufferBytes() {
-        return grantedReceiveBufferBytes;
-    }
-
-    @Override
-    public int grantedSendBufferBytes() {
-        return grantedSendBufferBytes;
+    public BoundSocket bound() {
+        return bound;
     }
 
     @Override
@@ -650,7 +632,7 @@ final class NativeDatagramIo implements DatagramIo {
                     || errno == LinuxSyscalls.ENOPROTOOPT || errno == LinuxSyscalls.EMSGSIZE)) {
                 gsoActive = false;
                 LOG.info("UDP GSO refused by the kernel on {} (errno {}): this socket sends datagram by datagram"
-                        + " from now on", localAddress, errno);
+                        + " from now on", bound.localAddress(), errno);
                 return messageFirstDatagram[k];
             }
             counters.ioErrors++;   // this message is lost; the rest still goes

@@ -1,5 +1,6 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.config.Arguments;
 import io.jccl.metaroce.protocol.wire.Crc32c;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -82,9 +83,7 @@ public final class RawUdpBlast {
      * receiver's count may stand still before what is in flight counts as lost (tests on loaded machines).
      */
     static Result run(UdpDriverConfig config, int datagramBytes, long datagrams, long quietNs) {
-        if (datagramBytes < 1 || datagramBytes > 65507) {
-            throw new IllegalArgumentException("datagramBytes=" + datagramBytes + " is out of range (1-65507)");
-        }
+        Arguments.inRange("datagramBytes", datagramBytes, 1, 65507);
         UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(datagramBytes));
         return blast(config, datagramBytes, datagrams, quietNs,
                 (tx, to, index) -> tx.send(to, payload, 0, datagramBytes),
@@ -184,9 +183,7 @@ public final class RawUdpBlast {
 
     private static Result blast(UdpDriverConfig config, int datagramBytes, long datagrams, long quietNs, Sender sender,
                                 Taker taker) {
-        if (datagrams < 1) {
-            throw new IllegalArgumentException("datagrams=" + datagrams + " must be at least 1");
-        }
+        Arguments.atLeast("datagrams", datagrams, 1);
         IoMethod method = UdpDriver.resolve(config);
         IoCounters txCounters = new IoCounters();
         IoCounters rxCounters = new IoCounters();

@@ -1,5 +1,7 @@
 package io.jccl.metaroce.udp;
 
+import io.jccl.config.Arguments;
+
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -29,15 +31,10 @@ public record UdpDriverConfig(InetAddress bindAddress, int socketBufferBytes, in
     public UdpDriverConfig {
         Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(io, "io");
-        if (socketBufferBytes < 64 << 10 || socketBufferBytes > 1 << 30) {
-            throw new IllegalArgumentException("socketBufferBytes=" + socketBufferBytes + " is out of range (64 KiB-1 GiB)");
-        }
-        if (receiveBatch < 1 || receiveBatch > 4096) {
-            throw new IllegalArgumentException("receiveBatch=" + receiveBatch + " is out of range (1-4096)");
-        }
-        if (sendBatch < 1 || sendBatch > 1024) {
-            throw new IllegalArgumentException("sendBatch=" + sendBatch + " is out of range (1-1024)");
-        }
+        Arguments.require(socketBufferBytes >= 64 << 10 && socketBufferBytes <= 1 << 30, "socketBufferBytes",
+                socketBufferBytes, "64 KiB-1 GiB");
+        Arguments.inRange("receiveBatch", receiveBatch, 1, 4096);
+        Arguments.inRange("sendBatch", sendBatch, 1, 1024);
         if (!(firstPort == 0 && lastPort == 0) && (firstPort < 1 || lastPort > 65535 || firstPort > lastPort)) {
             throw new IllegalArgumentException("ports " + firstPort + "-" + lastPort + " are not a range of 1-65535"
                     + " (0-0: ephemeral ports)");
