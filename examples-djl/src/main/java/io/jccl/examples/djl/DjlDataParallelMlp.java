@@ -112,7 +112,7 @@ public final class DjlDataParallelMlp implements Callable<Integer> {
                 globalBatch, learningRate, seed, strategy);
         try (Communicator comm = Communicator.fromEnvironment();
              MetricsEndpoint endpoint = metricsPort < 0 ? null
-                     : MetricsEndpoint.start(metricsPort == 0 ? 0 : metricsPort + comm.rank())) {
+                     : MetricsEndpoint.startForRank(metricsPort, comm.rank())) {
             run(comm, settings, endpoint, System.out);
         }
         return 0;

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The examples' command-line options: {@code --name value} or {@code --name=value}, each read once with a default
@@ -102,20 +103,8 @@ public final class ExampleArgs {
      * @throws IllegalArgumentException when it is not a whole number in {@code [min, max]}
      */
     public long longValue(String name, long defaultValue, long min, long max) {
-        String text = values.remove(name);
-        if (text == null) {
-            return defaultValue;
-        }
-        long v;
-        try {
-            v = Long.parseLong(text.replace("_", ""));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + ": '" + text + "' is not a whole number");
-        }
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got " + v);
-        }
-        return v;
+        return number(name, defaultValue, text -> Long.parseLong(text.replace("_", "")), "a whole number",
+                v -> v >= min && v <= max, min, max);
     }
 
     /** {@link #longValue} for an {@code int}. */
@@ -132,17 +121,29 @@ public final class ExampleArgs {
      * @throws IllegalArgumentException when it is not a finite number in {@code [min, max]}
      */
     public double doubleValue(String name, double defaultValue, double min, double max) {
+        return number(name, defaultValue, Double::parseDouble, "a number", v -> v >= min && v <= max, min, max);
+    }
+
+    /**
+     * What {@link #longValue} and {@link #doubleValue} share: the default when the option is not given, else the
+     * value parsed and checked, each error naming the option and what was given.
+     *
+     * @param kind    what the text must be, for the error when it does not parse, e.g. {@code "a whole number"}
+     * @param inRange whether a parsed value is valid (false for NaN)
+     */
+    private <N extends Number> N number(String name, N defaultValue, Function<String, N> parse, String kind,
+                                        Predicate<N> inRange, N min, N max) {
         String text = values.remove(name);
         if (text == null) {
             return defaultValue;
         }
-        double v;
+        N v;
         try {
-            v = Double.parseDouble(text);
+            v = parse.apply(text);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + ": '" + text + "' is not a number");
+            throw new IllegalArgumentException(name + ": '" + text + "' is not " + kind);
         }
-        if (!(v >= min && v <= max)) {
+        if (!inRange.test(v)) {
             throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], got " + text);
         }
         return v;

@@ -34,8 +34,9 @@ public final class ExampleMetrics implements AutoCloseable {
     }
 
     /**
-     * Serves {@code http://127.0.0.1:(basePort + localRank)/metrics}, as {@code jccl perf --metrics-port} does, so
-     * that the ranks of one host do not collide; {@code basePort} 0 picks a free port per process.
+     * Serves {@code http://127.0.0.1:(basePort + localRank)/metrics}, as {@code jccl perf --metrics-port} does
+     * ({@link MetricsEndpoint#startForRank}): the ranks of one host do not collide; {@code basePort} 0 picks a free
+     * port per process.
      *
      * @param basePort  {@link #OFF}, 0, or the port of the host's first rank
      * @param localRank this process's index among the ranks of its host (0 for a single process)
@@ -47,11 +48,7 @@ public final class ExampleMetrics implements AutoCloseable {
         if (basePort == OFF) {
             return new ExampleMetrics(null);
         }
-        if (basePort < 0 || localRank < 0 || (basePort > 0 && basePort + (long) localRank > 65535)) {
-            throw new IllegalArgumentException("--metrics-port " + basePort + " + local rank " + localRank
-                    + " is not a port");
-        }
-        return new ExampleMetrics(MetricsEndpoint.start(basePort == 0 ? 0 : basePort + localRank));
+        return new ExampleMetrics(MetricsEndpoint.startForRank(basePort, localRank));
     }
 
     /** @return whether metrics are served */

@@ -44,6 +44,25 @@ public final class MetricsEndpoint implements AutoCloseable {
     }
 
     /**
+     * Serves one rank of a job whose ranks on a host share {@code --metrics-port P}: on 127.0.0.1:{@code P + rank},
+     * so that the ranks of a host do not collide, or on any free port when P is 0. {@code jccl perf}, {@code bench
+     * collective} and the examples serve so.
+     *
+     * @param basePort the port of the host's first rank, or 0 for any free port per rank
+     * @param rank     the rank's index among those serving from {@code basePort} (its local rank)
+     * @return the endpoint
+     * @throws IllegalArgumentException when {@code basePort + rank} is not a port
+     * @throws UncheckedIOException     when the port cannot be bound
+     */
+    public static MetricsEndpoint startForRank(int basePort, int rank) {
+        if (basePort < 0 || rank < 0 || (basePort > 0 && basePort + (long) rank > 65535)) {
+            throw new IllegalArgumentException("--metrics-port " + basePort + " + local rank " + rank
+                    + " is not a port");
+        }
+        return start(basePort == 0 ? 0 : basePort + rank);
+    }
+
+    /**
      * Serves on {@code address}: binds a new {@link JcclMetrics} (all communicators of the JVM) to a new
      * Prometheus registry.
      *

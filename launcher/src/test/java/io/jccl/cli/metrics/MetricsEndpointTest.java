@@ -7,6 +7,8 @@ import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,8 +16,12 @@ import java.net.http.HttpResponse;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** GET /metrics answers 200 with the collective meters in Prometheus text format. */
+/**
+ * GET /metrics answers 200 with the collective meters in Prometheus text format; a rank serves on the base port plus
+ * its rank, or any free port from base 0.
+ */
 class MetricsEndpointTest {
     @Test
     void servesThePrometheusScrape() throws Exception {
@@ -41,5 +47,21 @@ class MetricsEndpointTest {
                             + "transport=\"local\",type=\"float32\"} 6")
                     .contains("jccl_collective_bytes_total{");
         }
+    }
+
+    @Test
+    void eachRankServesOnTheBasePortPlusItsRankOrAnyFreePortFromZero() throws Exception {
+        int base;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            base = probe.getLocalPort();   // free a moment ago; base + 1 may not be, so rank 0 only
+        }
+        try (MetricsEndpoint first = MetricsEndpoint.startForRank(base, 0);
+             MetricsEndpoint any = MetricsEndpoint.startForRank(0, 5)) {
+            assertThat(first.port()).isEqualTo(base);
+            assertThat(any.port()).isPositive().isNotEqualTo(5);
+        }
+        assertThatThrownBy(() -> MetricsEndpoint.startForRank(65535, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--metrics-port 65535 + local rank 1 is not a port");
+        assertThatThrownBy(() -> MetricsEndpoint.startForRank(-1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

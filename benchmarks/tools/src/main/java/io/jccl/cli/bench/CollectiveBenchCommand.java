@@ -87,10 +87,10 @@ public final class CollectiveBenchCommand implements Callable<Integer> {
     long timeoutSeconds;
 
     @Mixin
-    TableOutput output;
+    ReportOutput output;
 
     @Option(names = "--metrics-port", defaultValue = "-1", description = "serve Prometheus metrics (docs/metrics.md) "
-            + "at http://127.0.0.1:P+rank/metrics while the run lasts (default: off)")
+            + "at http://127.0.0.1:P+rank/metrics while the run lasts; 0: any free port per rank (default: off)")
     int metricsPort;
 
     /**

@@ -82,7 +82,7 @@ public final class CollectiveBenchRank {
         }
         int metricsPort = args.length == 11 ? Integer.parseInt(args[10]) : -1;
         try (io.jccl.cli.metrics.MetricsEndpoint metrics = metricsPort < 0 ? null
-                     : io.jccl.cli.metrics.MetricsEndpoint.start(metricsPort + rank);
+                     : io.jccl.cli.metrics.MetricsEndpoint.startForRank(metricsPort, rank);
              Communicator comm = Communicator.init(UniqueId.parse(encoded), rank, ranks, config.build());
              Arena statsArena = Arena.ofShared()) {
             MemorySegment stats = statsArena.allocate(ValueLayout.JAVA_LONG, 2);

@@ -18,6 +18,7 @@ import io.jccl.net.NetTransportProvider;
 import me.tongfei.progressbar.ProgressBar;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -45,7 +46,7 @@ import java.util.function.LongConsumer;
         description = {"Send --bytes from one JVM to another over each transport, through a link that drops each "
                 + "packet at random with each --loss probability (each direction), checking every byte; print "
                 + "goodput, its ratio to the same transport at loss 0, what the link dropped and forwarded, and the "
-                + "time.",
+                + "time. Each side holds the whole transfer in memory: --bytes is at most 1G.",
                 "",
                 "Links: tun (a TUN packet relay between two network namespaces: any transport; needs root, "
                 + "/dev/net/tun and ip netns) or relay (the user-space UDP relay: MetaRoCE only). A run past "
@@ -78,17 +79,8 @@ public final class LossBenchCommand implements Callable<Integer> {
                     + "0 is always run, as the reference of the ratio (default ${DEFAULT-VALUE})")
     List<Double> losses;
 
-    @Option(names = "--paths", defaultValue = "8", description = "paths per MetaRoCE connection, 1-64 "
-            + "(default ${DEFAULT-VALUE})")
-    int paths;
-
-    @Option(names = "--bytes", defaultValue = "64M", converter = SelftestCommand.BytesConverter.class,
-            description = "bytes per transfer, up to 1G (default ${DEFAULT-VALUE})")
-    long bytes;
-
-    @Option(names = "--message-bytes", defaultValue = "4M", converter = SelftestCommand.BytesConverter.class,
-            description = "bytes per message (default ${DEFAULT-VALUE})")
-    long messageBytes;
+    @Mixin
+    TransferOptions transfer;
 
     @Option(names = "--warmup-bytes", defaultValue = "8M", converter = SelftestCommand.BytesConverter.class,
             description = "bytes moved before each transfer, unmeasured, at the same loss: every run starts two "
@@ -100,9 +92,8 @@ public final class LossBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     int inflight;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of the link's drops and of the bytes "
-            + "(default ${DEFAULT-VALUE})")
-    long seed;
+    @Mixin
+    SeedOption seed;
 
     @Option(names = "--timeout", defaultValue = "120", description = "seconds one run may take, JVM starts "
             + "included (default ${DEFAULT-VALUE})")
@@ -125,12 +116,8 @@ public final class LossBenchCommand implements Callable<Integer> {
             + "simulator at the same losses, and draw it")
     boolean model;
 
-    @Option(names = "--json", description = "print exactly one JSON object instead of the table")
-    boolean json;
-
-    @Option(names = "--no-progress", description = "no progress bar (it is drawn on standard error only on a "
-            + "terminal, and never with --json)")
-    boolean noProgress;
+    @Mixin
+    ReportOutput output;
 
     @Override
     public Integer call() throws InterruptedException {
@@ -158,7 +145,7 @@ public final class LossBenchCommand implements Callable<Integer> {
         Map<String, List<LossTransfer.Outcome>> outcomes = new HashMap<>();
         List<ModelPoint> modelPoints = List.of();
         try (ProgressBar bar = Progress.bar("jccl bench loss", total, "runs",
-                Progress.shown(noProgress ? Boolean.FALSE : null, json))) {
+                output.progressShown())) {
             for (int pass = 1; pass <= repeat; pass++) {
                 for (LinkChoice c : choices) {
                     if (!c.runs()) {
@@ -171,7 +158,7 @@ public final class LossBenchCommand implements Callable<Integer> {
                         bar.setExtraMessage(label);
                         outcomes.computeIfAbsent(c.transport() + "@" + loss, k -> new ArrayList<>()).add(runOne(c, loss,
                                 got -> bar.setExtraMessage(String.format(Locale.ROOT, "%s: %.0f%%", label,
-                                        100.0 * got / bytes))));
+                                        100.0 * got / transfer.bytes))));
                         done++;
                     }
                 }
@@ -187,7 +174,7 @@ public final class LossBenchCommand implements Callable<Integer> {
             double reference = Double.NaN;
             for (double loss : order) {
                 if (!c.runs()) {
-                    rows.add(new LossRow(c.transport(), loss, "none", bytes, LossTransfer.Outcome.skipped(
+                    rows.add(new LossRow(c.transport(), loss, "none", transfer.bytes, LossTransfer.Outcome.skipped(
                             c.skipReason()), Double.NaN, 0));
                     continue;
                 }
@@ -196,7 +183,7 @@ public final class LossBenchCommand implements Callable<Integer> {
                 if (loss == 0 && o.status() == LossTransfer.Status.OK) {
                     reference = o.goodputBytesPerSec();
                 }
-                rows.add(new LossRow(c.transport(), loss, c.link().label(), bytes, o,
+                rows.add(new LossRow(c.transport(), loss, c.link().label(), transfer.bytes, o,
                         o.goodputBytesPerSec() / reference, runs.size()));
             }
         }
@@ -206,7 +193,7 @@ public final class LossBenchCommand implements Callable<Integer> {
                 .thenComparingInt(r -> shown.indexOf(r.loss())));
         PrintStream out = System.out;
         PrintStream err = System.err;
-        if (json) {
+        if (output.json()) {
             out.println(LossReport.json(rows, modelPoints));
         } else {
             LossReport.table(out, header(choices), rows, modelPoints);
@@ -214,12 +201,12 @@ public final class LossBenchCommand implements Callable<Integer> {
         if (plot != null) {
             try {
                 LossReport.plot(plot, String.format(Locale.ROOT, "jccl bench loss: goodput under random loss, "
-                        + "%s per transfer", sizeText(bytes)), shown, rows, modelPoints);
+                        + "%s per transfer", sizeText(transfer.bytes)), shown, rows, modelPoints);
             } catch (IOException | UncheckedIOException e) {
                 err.println("jccl bench loss: --plot: cannot write " + plot + ": " + e.getMessage());
                 return 1;
             }
-            if (!json) {
+            if (!output.json()) {
                 out.println("# plot: " + plot);
             }
         }
@@ -231,15 +218,16 @@ public final class LossBenchCommand implements Callable<Integer> {
             throws InterruptedException {
         LossLink l;
         try {
-            l = c.link() == LinkKind.TUN ? TunLink.open(loss, seed) : RelayLossLink.open(loss, seed);
+            l = c.link() == LinkKind.TUN ? TunLink.open(loss, seed.seed()) : RelayLossLink.open(loss, seed.seed());
         } catch (RuntimeException e) {
             return new LossTransfer.Outcome(LossTransfer.Status.ERROR, Double.NaN, Double.NaN, 0,
                     LinkCounters.UNKNOWN, 0, "cannot set the " + c.link().label()
                     + " link up: " + e.getMessage());
         }
         try {
-            return LossTransfer.run(new LossTransfer.Spec(c.transport(), bytes, Math.min(messageBytes, bytes),
-                    inflight, paths, seed, Math.min(warmupBytes, bytes), timeoutSeconds), l, delivered);
+            return LossTransfer.run(new LossTransfer.Spec(c.transport(), transfer.bytes, transfer.messageBytesUsed(),
+                    inflight, transfer.paths, seed.seed(), Math.min(warmupBytes, transfer.bytes), timeoutSeconds),
+                    l, delivered);
         } finally {
             try {
                 l.close();
@@ -259,8 +247,8 @@ public final class LossBenchCommand implements Callable<Integer> {
             lossList.append(lossList.isEmpty() ? "" : ",").append(l);
         }
         new CommandLine(sim).parseArgs("--protocol", "gbn", "--loss", lossList.toString(), "--bytes",
-                Long.toString(bytes), "--message-bytes", Long.toString(Math.min(messageBytes, bytes)), "--seed",
-                Long.toString(seed));
+                Long.toString(transfer.bytes), "--message-bytes", Long.toString(transfer.messageBytesUsed()),
+                "--seed", Long.toString(seed.seed()));
         List<ModelPoint> points = new ArrayList<>();
         try {
             for (TransportBench.Result r : TransportBench.run(sim.settings(), line -> { }).results()) {
@@ -276,14 +264,15 @@ public final class LossBenchCommand implements Callable<Integer> {
         List<String> h = new ArrayList<>();
         h.add(String.format(Locale.ROOT, "JCCL %s bench loss: %d bytes (%s) from one JVM to another in %d-byte "
                 + "messages, %d in flight, after %s of warm-up; every byte checked; seed %d; at most %d s per run%s",
-                VersionCommand.version(), bytes, sizeText(bytes), Math.min(messageBytes, bytes), inflight,
-                sizeText(Math.min(warmupBytes, bytes)), seed, timeoutSeconds, repeat == 1 ? ""
+                VersionCommand.version(), transfer.bytes, sizeText(transfer.bytes), transfer.messageBytesUsed(),
+                inflight, sizeText(Math.min(warmupBytes, transfer.bytes)), seed.seed(), timeoutSeconds, repeat == 1 ? ""
                         : "; each row the median of " + repeat + " runs (in " + repeat + " passes over the sweep)"));
         boolean relay = choices.stream().anyMatch(c -> c.link() == LinkKind.RELAY);
         boolean tun = choices.stream().anyMatch(c -> c.link() == LinkKind.TUN);
         if (relay) {
             h.add("relay link: the user-space UDP relay (ImpairmentProxy) on 127.0.0.1 in this JVM; MetaRoCE with "
-                    + paths + " paths and " + RelayLossLink.PAYLOAD_BYTES + "-byte payloads registers with it");
+                    + transfer.paths + " paths and " + RelayLossLink.PAYLOAD_BYTES
+                    + "-byte payloads registers with it");
         }
         if (tun) {
             h.add("tun link: a TUN packet relay between two network namespaces; every IP packet crosses it");
@@ -338,20 +327,12 @@ public final class LossBenchCommand implements Callable<Integer> {
             }
             names.add(name);
         }
-        Map<Double, Boolean> seen = new HashMap<>();
-        for (double l : losses) {
-            if (seen.put(l, true) != null) {
-                throw usage("--loss: " + l + " is listed twice");
-            }
-        }
-        OptionChecks.within(spec, "--paths", paths, 1, 64);
-        if (bytes < 1 || bytes > MAX_BYTES) {
-            throw usage("--bytes must be between 1 and 1G, got " + bytes);
-        }
-        OptionChecks.atLeast(spec, "--message-bytes", messageBytes, 1);
-        if ((bytes + messageBytes - 1) / messageBytes > MAX_MESSAGES) {
-            throw usage("--message-bytes " + messageBytes + " makes " + (bytes + messageBytes - 1) / messageBytes
-                    + " messages of --bytes " + bytes + "; at most " + MAX_MESSAGES);
+        OptionChecks.noRepeats(spec, "--loss", losses);
+        transfer.checkPathsAndMessage();
+        transfer.checkBytes(MAX_BYTES, "1G");
+        if (transfer.messages() > MAX_MESSAGES) {
+            throw usage("--message-bytes " + transfer.messageBytes + " makes " + transfer.messages()
+                    + " messages of --bytes " + transfer.bytes + "; at most " + MAX_MESSAGES);
         }
         if (warmupBytes < 0 || warmupBytes > MAX_BYTES) {
             throw usage("--warmup-bytes must be between 0 and 1G, got " + warmupBytes);

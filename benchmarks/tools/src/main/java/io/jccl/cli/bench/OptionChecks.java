@@ -3,6 +3,10 @@ package io.jccl.cli.bench;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * The range checks the tools' commands make of their numeric options, with the same words everywhere: a value out of
  * range is a usage error (exit status 2) naming the option, the range and the value.
@@ -51,6 +55,21 @@ public final class OptionChecks {
     public static void atLeast(CommandSpec spec, String option, long value, long min) {
         if (value < min) {
             throw usage(spec, option + " must be at least " + min + ", got " + value);
+        }
+    }
+
+    /**
+     * @param spec   the command's spec
+     * @param option the option's name
+     * @param values what was given, in order
+     * @throws CommandLine.ParameterException "OPTION: VALUE is listed twice" for the first value given again
+     */
+    public static void noRepeats(CommandSpec spec, String option, List<?> values) {
+        Set<Object> seen = new HashSet<>();
+        for (Object v : values) {
+            if (!seen.add(v)) {
+                throw usage(spec, option + ": " + v + " is listed twice");
+            }
         }
     }
 

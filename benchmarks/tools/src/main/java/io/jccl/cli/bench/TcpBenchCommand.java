@@ -89,7 +89,7 @@ public final class TcpBenchCommand implements Callable<Integer> {
     boolean cpu;
 
     @Mixin
-    TableOutput output;
+    ReportOutput output;
 
     @Override
     public Integer call() {

@@ -31,6 +31,7 @@ import java.util.concurrent.Callable;
                 "ratio to the same protocol at loss 0, retransmissions, simulated time and the",
                 "simulator's speed. Random loss applies to every route, both ways. Runs are",
                 "deterministic: the same --seed gives the same numbers (except wall time).",
+                "A transfer posts all its WRITEs (--message-bytes each) at once.",
                 "",
                 "Default fabric: 100 Gbit/s links; 4 us one-way propagation (NIC-leaf 1,",
                 "leaf-spine-leaf 2, leaf-NIC 1); switch ports with 1 MiB buffers (tail drop)",
@@ -63,17 +64,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE})")
     List<Double> losses;
 
-    @Option(names = "--paths", defaultValue = "8", description = "paths per MetaRoCE connection, 1-64 "
-            + "(default ${DEFAULT-VALUE}; go-back-N uses one)")
-    int paths;
-
-    @Option(names = "--bytes", defaultValue = "64M", converter = SelftestCommand.BytesConverter.class,
-            description = "bytes per transfer, e.g. 1M, 64M (default ${DEFAULT-VALUE})")
-    long bytes;
-
-    @Option(names = "--message-bytes", defaultValue = "4M", converter = SelftestCommand.BytesConverter.class,
-            description = "bytes per WRITE; a transfer posts them all at once (default ${DEFAULT-VALUE})")
-    long messageBytes;
+    @Mixin
+    TransferOptions transfer;
 
     @Option(names = "--footprint", converter = SelftestCommand.BytesConverter.class,
             description = "with --driver udp: the bytes of memory the WRITEs are sent from and placed into, a multiple "
@@ -85,15 +77,15 @@ public final class TransportBenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     int payloadBytes;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of every run (default ${DEFAULT-VALUE})")
-    long seed;
+    @Mixin
+    SeedOption seed;
 
     @Option(names = "--incast", defaultValue = "0", description = "also run an incast of N senders into one "
             + "receiver for each protocol and loss (0: none)")
     int incast;
 
     @Mixin
-    TableOutput output;
+    ReportOutput output;
 
     @Option(names = "--link-gbps", defaultValue = "100", description = "link rate, Gbit/s (default ${DEFAULT-VALUE})")
     double linkGbps;
@@ -171,9 +163,9 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         boolean relayed = parsed.hasMatchedOption("--loss");
         checkTransferOptions();
-        if (bytes < 1 || bytes > 1L << 30) {
-            throw usage("--bytes must be between 1 and 1G with --driver udp, got " + bytes);
-        }
+        int paths = transfer.paths;
+        long bytes = transfer.bytes;
+        transfer.checkBytes(1L << 30, "1G with --driver udp");
         if (incast != 0) {
             throw usage("--incast runs on the simulator only (--driver sim)");
         }
@@ -193,7 +185,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
                 output.progressShown())) {
             for (double loss : runs) {
                 bar.setExtraMessage("loss " + loss);
-                results.add(UdpLoopbackBench.run(paths, bytes, messageBytes, footprint, payloadBytes,
+                results.add(UdpLoopbackBench.run(paths, bytes, transfer.messageBytes, footprint, payloadBytes,
                         relayed ? loss : null, !relayed, ioMethod, floorUs * 1000));
                 bar.step();
             }
@@ -232,7 +224,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "# JCCL transport benchmark, UDP on loopback%s: %d bytes in %d-byte WRITEs%s, %d-byte "
                 + "payloads, %d paths (one socket each), one thread per side, %s, RTO floor %d us%n",
                 relayed ? " through the impairment relay (random loss on every path, both ways)" : "", bytes,
-                Math.min(messageBytes, bytes), footprint == bytes ? "" : " from and into " + footprint
+                transfer.messageBytesUsed(), footprint == bytes ? "" : " from and into " + footprint
                         + " bytes of memory in turn", payloadBytes, paths, used == IoMethod.NATIVE
                         ? "native I/O (recvmmsg/sendmmsg, UDP GSO/GRO, ECN)" : "DatagramChannel I/O", floorUs);
         out.printf(Locale.ROOT, "# %-9s %5s %5s %11s %14s %7s %11s %9s %12s %8s%n", "protocol", "loss", "paths",
@@ -274,10 +266,11 @@ public final class TransportBenchCommand implements Callable<Integer> {
 
     /** @return {@code --footprint}, checked: the transfer size when not given */
     private long footprint() {
+        long bytes = transfer.bytes;
         if (footprintBytes == null) {
             return bytes;
         }
-        long message = Math.min(messageBytes, bytes);
+        long message = transfer.messageBytesUsed();
         if (footprintBytes < message || footprintBytes > bytes || footprintBytes % message != 0) {
             throw usage("--footprint must be a multiple of the WRITE size (" + message + " bytes) up to --bytes ("
                     + bytes + "), got " + footprintBytes);
@@ -287,8 +280,7 @@ public final class TransportBenchCommand implements Callable<Integer> {
 
     /** Checks what shapes a transfer on either driver: paths, message size, payload ({@code --bytes} differs). */
     private void checkTransferOptions() {
-        OptionChecks.within(spec, "--paths", paths, 1, 64);
-        OptionChecks.atLeast(spec, "--message-bytes", messageBytes, 1);
+        transfer.checkPathsAndMessage();
         OptionChecks.within(spec, "--payload", payloadBytes, 256, 65000);
     }
 
@@ -322,17 +314,10 @@ public final class TransportBenchCommand implements Callable<Integer> {
             }
             names.add(name);
         }
-        List<Double> lossList = new ArrayList<>();
-        for (double l : losses) {
-            if (lossList.contains(l)) {
-                throw usage("--loss: " + l + " is listed twice");
-            }
-            lossList.add(l);
-        }
+        OptionChecks.noRepeats(spec, "--loss", losses);
+        List<Double> lossList = new ArrayList<>(losses);
         checkTransferOptions();
-        if (bytes < 1 || bytes > (1L << 31) - (1 << 23)) {
-            throw usage("--bytes must be between 1 and 2040M, got " + bytes);
-        }
+        transfer.checkBytes((1L << 31) - (1 << 23), "2040M");
         if (incast != 0 && (incast < 2 || incast > 1000)) {
             throw usage("--incast must be 0 (none) or 2-1000 senders, got " + incast);
         }
@@ -366,8 +351,8 @@ public final class TransportBenchCommand implements Callable<Integer> {
         }
         GoBackNConfig gbn = GoBackNConfig.defaults().withWindowPackets(gbnWindow).withRtoNs(Math.round(gbnRtoUs * 1000))
                 .withLineRate(fabric.sourcePort().rateBitsPerSecond(), fabric.wireOverheadBytes());
-        return new TransportBench.Settings(names, lossList, paths, bytes, messageBytes, payloadBytes, seed, incast,
-                fabric, gbn, timeLimitMs * 1_000_000L, System::nanoTime);
+        return new TransportBench.Settings(names, lossList, transfer.paths, transfer.bytes, transfer.messageBytes,
+                payloadBytes, seed.seed(), incast, fabric, gbn, timeLimitMs * 1_000_000L, System::nanoTime);
     }
 
     static String json(TransportBench.Settings s, TransportBench.Report report) {

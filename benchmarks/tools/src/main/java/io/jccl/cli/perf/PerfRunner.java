@@ -121,8 +121,7 @@ final class PerfRunner {
             return null;
         }
         LaunchEnvironment env = LaunchEnvironment.detect();
-        int port = s.metricsPort() + Math.max(0, env.localRank());
-        MetricsEndpoint endpoint = MetricsEndpoint.start(port);
+        MetricsEndpoint endpoint = MetricsEndpoint.startForRank(s.metricsPort(), Math.max(0, env.localRank()));
         System.err.println("jccl perf: rank " + env.rank() + " serves metrics at http://127.0.0.1:" + endpoint.port()
                 + "/metrics");
         return endpoint;

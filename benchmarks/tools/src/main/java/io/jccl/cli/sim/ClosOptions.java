@@ -2,8 +2,9 @@ package io.jccl.cli.sim;
 
 import io.jccl.CommConfig;
 import io.jccl.cli.bench.Json;
+import io.jccl.cli.bench.ReportOutput;
+import io.jccl.cli.bench.SeedOption;
 import io.jccl.cli.progress.Progress;
-import io.jccl.cli.progress.ProgressOption;
 import io.jccl.metaroce.sim.dc.ClosConfig;
 import io.jccl.metaroce.sim.dc.ClosRun;
 import io.jccl.metaroce.sim.dc.Flows;
@@ -118,19 +119,15 @@ public final class ClosOptions {
             + "Routing does not converge around it: the transport must move its paths. Repeatable.")
     List<String> failures = new ArrayList<>();
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (workload, loss). "
-            + "Default: ${DEFAULT-VALUE}.")
-    long seed;
+    @Mixin
+    SeedOption seed;
 
     @Option(names = "--until-us", defaultValue = "1000000", description = "Virtual-time limit, us; flows not done "
             + "by then are reported unfinished. Default: ${DEFAULT-VALUE}.")
     double untilUs;
 
-    @Option(names = "--json", description = "Print one JSON object instead of the report line.")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    ReportOutput output;
 
     /** Created by picocli. */
     public ClosOptions() {
@@ -266,7 +263,7 @@ public final class ClosOptions {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        boolean showProgress = progress.shown(json);
+        boolean showProgress = output.progressShown();
         long bucketPs = timelineUs == null ? 0 : Math.max(1, Math.round(timelineUs * 1e6));
         int status = 0;
         List<Run> runs = new ArrayList<>();
@@ -278,7 +275,7 @@ public final class ClosOptions {
                 ClosRun.Report r;
                 try (ProgressBar bar = Progress.bar(protocolName(p) + ", loss " + percent(lossValue),
                         workload.count(), "flows", showProgress)) {
-                    r = ClosRun.run(c, workload, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed, events,
+                    r = ClosRun.run(c, workload, p, pay, tuning, mtu, Math.round(untilUs * 1e6), seed.seed(), events,
                             bucketPs, showProgress ? n -> {
                                 bar.stepTo(workload.count() - workload.unfinished());
                                 bar.setExtraMessage((n >> 20) + " M events");
@@ -357,7 +354,7 @@ public final class ClosOptions {
                        List<FailureEvent> events, Run run) {
         ClosRun.Report r = run.report();
         ClosRun.Protocol p = run.protocol();
-        if (!json) {
+        if (!output.json()) {
             System.out.println("# " + simulation + ", " + protocolName(p) + ", " + config.tiers() + "-tier radix "
                     + config.radix() + ", " + config.planes() + " plane(s), loss " + config.lossProbability() + ": " + r
                     + String.format(Locale.ROOT, ", throughput %.2f GB/s", run.throughputGBps()));
@@ -376,7 +373,7 @@ public final class ClosOptions {
                 .field("mtu", mtu)
                 .field("loss", config.lossProbability())
                 .field("payload", p == ClosRun.Protocol.IDEAL ? "none" : pay.name().toLowerCase(Locale.ROOT))
-                .field("seed", seed)
+                .field("seed", seed.seed())
                 .field("wallSeconds", r.wallSeconds())
                 .field("events", r.events())
                 .field("eventsPerSecond", r.eventsPerSecond())

@@ -2,8 +2,8 @@ package io.jccl.cli.sim;
 
 import io.jccl.check.WorkloadSpec;
 import io.jccl.cli.bench.Json;
+import io.jccl.cli.bench.ReportOutput;
 import io.jccl.cli.progress.Progress;
-import io.jccl.cli.progress.ProgressOption;
 import io.jccl.metaroce.simnet.CollectivesSimulation;
 import io.jccl.metaroce.simnet.Fault;
 import io.jccl.metaroce.simnet.SeedOutcome;
@@ -67,11 +67,8 @@ public final class SimCollectivesCommand implements Callable<Integer> {
             description = "Tests: rank 0 spoils one element of this operation's result before the check.")
     int spoilAtOp;
 
-    @Option(names = "--json", description = "Print one JSON object instead of the report.")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    ReportOutput output;
 
     /** Created by picocli. */
     public SimCollectivesCommand() {
@@ -108,7 +105,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
         long events = 0;
         long virtualNs = 0;
         int crashes = 0;
-        try (ProgressBar bar = Progress.bar("jccl sim collectives", count, "seeds", progress.shown(json))) {
+        try (ProgressBar bar = Progress.bar("jccl sim collectives", count, "seeds", output.progressShown())) {
             for (int i = 0; i < count; i++) {
                 SeedOutcome o = sim.run(first + i);
                 completedOps += o.completedOps();
@@ -119,7 +116,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
                 crashes += o.crashedRank() >= 0 ? 1 : 0;
                 if (o.failed()) {
                     failed.add(o);
-                    if (!json) {
+                    if (!output.json()) {
                         report(System.out, o);
                     }
                 }
@@ -128,7 +125,7 @@ public final class SimCollectivesCommand implements Callable<Integer> {
             }
         }
         double wallSeconds = (System.nanoTime() - wallStartNs) / 1e9;
-        if (json) {
+        if (output.json()) {
             Json j = new Json().beginObject()
                     .field("simulation", "collectives")
                     .field("ranks", ranks)

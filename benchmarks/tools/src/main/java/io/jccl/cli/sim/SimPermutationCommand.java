@@ -24,6 +24,6 @@ public final class SimPermutationCommand extends ClosWorkloadCommand {
             throw usage("a permutation needs --hosts >= 2");
         }
         long bytes = options.flowBytes(spec);
-        return () -> Workloads.permutation(config.hosts(), bytes, options.seed);
+        return () -> Workloads.permutation(config.hosts(), bytes, options.seed.seed());
     }
 }

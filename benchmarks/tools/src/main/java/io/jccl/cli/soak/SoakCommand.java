@@ -6,7 +6,7 @@ import io.jccl.check.Workload;
 import io.jccl.check.WorkloadSpec;
 import io.jccl.plan.OpKind;
 import io.jccl.cli.bench.RankTransportOption;
-import io.jccl.cli.progress.ProgressOption;
+import io.jccl.cli.bench.ReportOutput;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -90,11 +90,8 @@ public final class SoakCommand implements Callable<Integer> {
             + MAX_OP_TIMEOUT_SECONDS + " (default ${DEFAULT-VALUE})")
     long opTimeoutSeconds;
 
-    @Option(names = "--json", description = "print exactly one JSON object on standard output instead of the summary")
-    boolean json;
-
     @Mixin
-    ProgressOption progress;
+    ReportOutput output;
 
     @Option(names = "--test-wrong", hidden = true, paramLabel = "RANK:OP",
             description = "test hook: RANK spoils one element of its first non-empty output from operation OP on")
@@ -139,7 +136,7 @@ public final class SoakCommand implements Callable<Integer> {
         if (System.getenv(RANK_ENV) != null) {
             return SoakRank.run(s);
         }
-        return new SoakLauncher(s, System.out, System.err, progress.shown(json)).run();
+        return new SoakLauncher(s, System.out, System.err, output.progressShown()).run();
     }
 
     /** Parses and checks every option; the errors name the option and the value. */
@@ -171,8 +168,8 @@ public final class SoakCommand implements Callable<Integer> {
         int[] wrong = testWrong == null ? new int[] {-1, 0} : rankAndOp("--test-wrong", testWrong, false);
         int[] hang = testHang == null ? new int[] {-1, 0} : rankAndOp("--test-hang", testHang, true);
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-        return new Settings(np, t, (int) ops, s, new WorkloadSpec(maxBytes, kinds), impair, opTimeoutSeconds, json,
-                wrong[0], wrong[1], hang[0], hang[1]);
+        return new Settings(np, t, (int) ops, s, new WorkloadSpec(maxBytes, kinds), impair, opTimeoutSeconds,
+                output.json(), wrong[0], wrong[1], hang[0], hang[1]);
     }
 
     /** @return {rank, op}; rank -2 (every rank) when {@code rankOptional} and only OP is given */

@@ -1,6 +1,7 @@
 package io.jccl.cli.tools;
 
 import io.jccl.cli.bench.OptionChecks;
+import io.jccl.cli.bench.SeedOption;
 import io.jccl.cli.bench.TransportBenchCommand;
 import io.jccl.metaroce.fabric.ImpairmentProxy;
 import io.jccl.metaroce.fabric.ImpairmentRelay;
@@ -10,6 +11,7 @@ import io.jccl.metaroce.fabric.Relay;
 import io.jccl.metaroce.impair.Impairments;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -111,8 +113,8 @@ public final class FabricCommand implements Callable<Integer> {
             + "ECN CE, the others ECT(0) (default: never marked)")
     String ecnBytes;
 
-    @Option(names = "--seed", defaultValue = "1", description = "seed of the impairments (default ${DEFAULT-VALUE})")
-    long seed;
+    @Mixin
+    SeedOption seed;
 
     @Option(names = "--duration-s", defaultValue = "0", description = "stop after this many seconds (0: run until "
             + "interrupted)")
@@ -311,9 +313,9 @@ public final class FabricCommand implements Callable<Integer> {
         PrintStream out = System.out;
         try (Relay relay = proxy
                 ? new ImpairmentProxy(ProxyConfig.defaults(bindAddress).withControlPort(controlPort)
-                        .withImpairments(im).withBaseDelayNs(delayNs).withRateLimit(limit).withSeed(seed)
+                        .withImpairments(im).withBaseDelayNs(delayNs).withRateLimit(limit).withSeed(seed.seed())
                         .withLimits(64, maxFlows, 600_000_000_000L))
-                : new ImpairmentRelay(bindAddress, addressesOfA, addressesOfB, im, delayNs, limit, seed)) {
+                : new ImpairmentRelay(bindAddress, addressesOfA, addressesOfB, im, delayNs, limit, seed.seed())) {
             long start = System.nanoTime();
             for (long[] h : holes) {
                 relay.blackHolePath((int) h[0], start + h[1] * 1_000_000, start + h[2] * 1_000_000);
