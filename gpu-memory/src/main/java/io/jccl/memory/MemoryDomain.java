@@ -315,11 +315,8 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkHost("source", source, sourceOffsetBytes, sizeBytes, false);
         checkNative("source", source);
         checkDevice("destination", destination, destinationOffsetBytes, sizeBytes);
-        checkStream(stream);
-        if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.HOST_TO_DEVICE, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
-        }
+        queueCopy(CopyKind.HOST_TO_DEVICE, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
     }
 
     /**
@@ -339,11 +336,8 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkDevice("source", source, sourceOffsetBytes, sizeBytes);
         checkHost("destination", destination, destinationOffsetBytes, sizeBytes, true);
         checkNative("destination", destination);
-        checkStream(stream);
-        if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.DEVICE_TO_HOST, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
-        }
+        queueCopy(CopyKind.DEVICE_TO_HOST, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
     }
 
     /**
@@ -361,10 +355,16 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkOpen();
         checkDevice("source", source, sourceOffsetBytes, sizeBytes);
         checkDevice("destination", destination, destinationOffsetBytes, sizeBytes);
+        queueCopy(CopyKind.DEVICE_TO_DEVICE, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
+    }
+
+    /** The end of every asynchronous copy, once its memory is checked: the stream checked, the copy queued. */
+    private void queueCopy(CopyKind kind, long destinationAddress, long sourceAddress, long sizeBytes,
+                           DeviceStream stream) {
         checkStream(stream);
         if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.DEVICE_TO_DEVICE, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
+            doCopyAsync(kind, destinationAddress, sourceAddress, sizeBytes, stream.handle());
         }
     }
 
