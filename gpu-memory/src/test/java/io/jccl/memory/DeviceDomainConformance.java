@@ -61,14 +61,6 @@ public abstract class DeviceDomainConformance {
         }
     }
 
-    private MemorySegment pattern(long n, int seed) {
-        MemorySegment s = arena.allocate(n, 64);
-        for (long i = 0; i < n; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i * 7 + (i >>> 12)));
-        }
-        return s;
-    }
-
     @Test
     void propertiesAndDevices() {
         assertThat(domain.name()).isEqualTo(domainName());
@@ -109,7 +101,7 @@ public abstract class DeviceDomainConformance {
     @Test
     void copiesInEveryDirection() {
         int n = 10_000;
-        MemorySegment in = pattern(n, 1);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 1);
         DeviceMemory a = domain.allocate(n);
         DeviceMemory b = domain.allocate(n);
         domain.copyHostToDevice(in, 0, a, 0, n);
@@ -141,7 +133,7 @@ public abstract class DeviceDomainConformance {
     @Test
     void sixteenMebibytesRoundTrip() {
         long n = (16L << 20) + 3;
-        MemorySegment in = pattern(n, 5);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 5);
         DeviceMemory a = domain.allocate(n);
         DeviceMemory b = domain.allocate(n);
         a.copyFromHost(in, 0, 0, n);
@@ -154,7 +146,7 @@ public abstract class DeviceDomainConformance {
     @Test
     void streamOrderedCopiesAndEvents() {
         int n = 1 << 20;
-        MemorySegment in = pattern(n, 2);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 2);
         MemorySegment out = arena.allocate(n);
         DeviceMemory d = domain.allocate(n);
         DeviceMemory d2 = domain.allocate(n);

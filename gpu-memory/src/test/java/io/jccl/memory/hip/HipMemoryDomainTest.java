@@ -4,6 +4,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.memory.DeviceEvent;
 import io.jccl.memory.DeviceException;
+import io.jccl.memory.DeviceDomains;
 import io.jccl.memory.DeviceMemory;
 import io.jccl.memory.DeviceStream;
 import io.jccl.memory.DmaBufHandle;
@@ -56,14 +57,6 @@ class HipMemoryDomainTest {
         }
     }
 
-    private MemorySegment pattern(int n, int seed) {
-        MemorySegment s = arena.allocate(n);
-        for (int i = 0; i < n; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i));
-        }
-        return s;
-    }
-
     @Test
     void propertiesAndDevices() {
         assertThat(hip.name()).isEqualTo("hip");
@@ -105,7 +98,7 @@ class HipMemoryDomainTest {
     @Test
     void queuedCopiesWaitForASynchronize() {
         int n = 4096;
-        MemorySegment in = pattern(n, 2);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 2);
         MemorySegment out = arena.allocate(n);
         DeviceMemory d = hip.allocate(n);
         try (DeviceStream s = hip.createStream()) {

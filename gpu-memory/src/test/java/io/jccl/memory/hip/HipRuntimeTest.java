@@ -2,6 +2,7 @@ package io.jccl.memory.hip;
 
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.memory.DeviceDomains;
 import io.jccl.memory.DeviceException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,14 +72,6 @@ class HipRuntimeTest {
         return p;
     }
 
-    private MemorySegment bytes(int n, int seed) {
-        MemorySegment s = arena.allocate(n, 64);
-        for (int i = 0; i < n; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed + i * 7));
-        }
-        return s;
-    }
-
     @Test
     void devices() {
         assertThat(hip.getDeviceCount()).isEqualTo(HipStub.DEVICES);
@@ -123,7 +116,7 @@ class HipRuntimeTest {
     @Test
     void memcpyEveryDirectionThroughScrambledDeviceMemory() {
         int n = 4099;
-        MemorySegment in = bytes(n, 3);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 3);
         MemorySegment out = arena.allocate(n);
         long a = malloc(n);
         long b = malloc(n);
@@ -152,7 +145,7 @@ class HipRuntimeTest {
     @Test
     void streamsAndEventsOrderAsynchronousCopies() {
         int n = 512;
-        MemorySegment in = bytes(n, 11);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 11);
         MemorySegment out = arena.allocate(n);
         long d = malloc(n);
         long stream = hip.streamCreate();
@@ -200,7 +193,7 @@ class HipRuntimeTest {
     @Test
     void destroyingAStreamFinishesItsWork() {
         int n = 64;
-        MemorySegment in = bytes(n, 5);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 5);
         MemorySegment out = arena.allocate(n);
         long d = malloc(n);
         long s = hip.streamCreate();
