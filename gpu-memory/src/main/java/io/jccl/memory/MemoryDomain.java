@@ -182,7 +182,7 @@ public abstract class MemoryDomain implements AutoCloseable {
             throw invalid(memory + " belongs to another " + memory.domainName() + " domain, not to this one ("
                     + this + ")");
         }
-        if (!memory.markFreed()) {
+        if (!memory.markReleased()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, memory + " was freed already");
         }
         live.remove(memory);
@@ -191,7 +191,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** {@link DeviceMemory#close()}: frees unless freed already (by anyone, or by closing this domain). */
     final void freeIfAlive(DeviceMemory memory) {
-        if (!closed && memory.markFreed()) {
+        if (!closed && memory.markReleased()) {
             live.remove(memory);
             release(memory);
         }
@@ -402,7 +402,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** Finishes and destroys a stream (through {@link DeviceStream#close()}); idempotent. */
     final void destroy(DeviceStream stream) {
-        if (stream.markClosed()) {
+        if (stream.markReleased()) {
             streams.remove(stream);
             doDestroyStream(stream.handle());
         }
@@ -452,7 +452,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** Destroys an event (through {@link DeviceEvent#close()}); idempotent. */
     final void destroy(DeviceEvent event) {
-        if (event.markClosed()) {
+        if (event.markReleased()) {
             events.remove(event);
             doDestroyEvent(event.handle());
         }
@@ -558,7 +558,7 @@ public abstract class MemoryDomain implements AutoCloseable {
             attempt(failures, () -> deregister(r));
         }
         for (DeviceMemory m : List.copyOf(live)) {
-            if (m.markFreed()) {
+            if (m.markReleased()) {
                 live.remove(m);
                 attempt(failures, () -> release(m));
             }
