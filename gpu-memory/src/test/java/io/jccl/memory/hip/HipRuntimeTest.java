@@ -7,6 +7,9 @@ import io.jccl.memory.DeviceException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,6 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
 
 import static io.jccl.memory.hip.HipRuntime.MEMCPY_DEVICE_TO_DEVICE;
 import static io.jccl.memory.hip.HipRuntime.MEMCPY_DEVICE_TO_HOST;
@@ -172,13 +177,7 @@ class HipRuntimeTest {
             long bogus = 0x1234;
             hipError(() -> hip.memcpyAsync(d, in.address(), n, MEMCPY_HOST_TO_DEVICE, bogus),
                     "stream 0x1234", "hipErrorInvalidHandle", 400);
-            hipError(() -> hip.streamSynchronize(bogus), "hipStreamSynchronize(0x1234)", "hipErrorInvalidHandle",
-                    400);
-            hipError(() -> hip.streamQuery(bogus), "hipStreamQuery(0x1234)", "hipErrorInvalidHandle", 400);
             hipError(() -> hip.eventRecord(bogus, stream), "hipEventRecord(0x1234", "hipErrorInvalidHandle", 400);
-            hipError(() -> hip.eventQuery(bogus), "hipEventQuery(0x1234)", "hipErrorInvalidHandle", 400);
-            hipError(() -> hip.eventSynchronize(bogus), "hipEventSynchronize(0x1234)", "hipErrorInvalidHandle", 400);
-            hipError(() -> hip.eventDestroy(bogus), "hipEventDestroy(0x1234)", "hipErrorInvalidHandle", 400);
         } finally {
             hip.eventDestroy(event);
             hip.streamDestroy(stream);
@@ -188,6 +187,28 @@ class HipRuntimeTest {
         hipError(hip::streamCreate, "hipStreamCreate()", "hipErrorOutOfMemory", 2);
         HipStub.fail("hipEventCreate", 2, 0, 1);
         hipError(hip::eventCreate, "hipEventCreate()", "hipErrorOutOfMemory", 2);
+    }
+
+    /** @return the calls on one stream or event handle, by their HIP function */
+    private Map<String, LongConsumer> handleCalls() {
+        return Map.of("hipStreamSynchronize", hip::streamSynchronize, "hipStreamQuery", hip::streamQuery,
+                "hipEventQuery", hip::eventQuery, "hipEventSynchronize", hip::eventSynchronize,
+                "hipEventDestroy", hip::eventDestroy);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"hipStreamSynchronize", "hipStreamQuery", "hipEventQuery", "hipEventSynchronize",
+        "hipEventDestroy"})
+    void aHandleNeverCreatedIsInvalid(String function) {
+        long stream = hip.streamCreate();   // live ones beside it, which the stub must not take it for
+        long event = hip.eventCreate();
+        try {
+            hipError(() -> handleCalls().get(function).accept(0x1234), function + "(0x1234)",
+                    "hipErrorInvalidHandle", 400);
+        } finally {
+            hip.eventDestroy(event);
+            hip.streamDestroy(stream);
+        }
     }
 
     @Test
@@ -241,12 +262,13 @@ class HipRuntimeTest {
                 "hipErrorInvalidValue", 1);
     }
 
-    @Test
-    void errorNamesAndDescriptions() {
-        assertThat(hip.errorName(0)).isEqualTo("hipSuccess");
-        assertThat(hip.errorName(700)).isEqualTo("hipErrorIllegalAddress");
-        assertThat(hip.errorString(700)).isEqualTo("an illegal memory access was encountered");
-        assertThat(hip.errorName(12345)).isEqualTo("hipErrorUnknown");
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"0 | hipSuccess | no error",
+        "700 | hipErrorIllegalAddress | an illegal memory access was encountered",
+        "12345 | hipErrorUnknown | unknown error"})
+    void errorNamesAndDescriptions(int error, String name, String description) {
+        assertThat(hip.errorName(error)).isEqualTo(name);
+        assertThat(hip.errorString(error)).isEqualTo(description);
     }
 
     @Test
