@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -73,8 +74,7 @@ public abstract class DeviceDomainConformance {
         assertThat(p.totalMemoryBytes()).isPositive();
         assertThatThrownBy(() -> domain.properties(count)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("device " + count + " is out of range");
-        assertThatThrownBy(() -> provider.open(count)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT)).hasMessageContaining("does not exist");
+        assertFailsWith(ErrorCode.INVALID_ARGUMENT, () -> provider.open(count), "does not exist");
     }
 
     @Test
@@ -90,8 +90,7 @@ public abstract class DeviceDomainConformance {
         assertThat(domain.liveAllocations()).isEqualTo(3);
         domain.free(a);
         assertThat(a.isAlive()).isFalse();
-        assertThatThrownBy(() -> domain.free(a)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("freed already");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> domain.free(a), "freed already");
         big.close();
         big.close();
         empty.close();
@@ -126,8 +125,7 @@ public abstract class DeviceDomainConformance {
         assertThatThrownBy(() -> domain.copyDeviceToHost(a, 0, in.asReadOnly(), 0, 1))
                 .hasMessageContaining("read-only");
         domain.free(b);
-        assertThatThrownBy(() -> b.copyToHost(0, out, 0, 1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("was freed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> b.copyToHost(0, out, 0, 1), "was freed");
     }
 
     @Test
@@ -252,9 +250,8 @@ public abstract class DeviceDomainConformance {
         assertThat(d.isAlive()).isFalse();
         assertThat(s.isOpen()).isFalse();
         assertThat(domain.liveAllocations()).isZero();
-        assertThatThrownBy(() -> domain.allocate(1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                .hasMessageContaining("the " + domainName() + " memory domain (device 0) is closed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> domain.allocate(1),
+                "the " + domainName() + " memory domain (device 0) is closed");
         domain.close();
     }
 

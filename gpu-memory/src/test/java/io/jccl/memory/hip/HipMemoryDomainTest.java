@@ -18,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -87,9 +88,7 @@ class HipMemoryDomainTest {
         assertThatThrownBy(() -> hip.allocate(8, 3)).hasMessageContaining("alignmentBytes must be a power of two");
         try (MemoryDomain other = new HipMemoryDomainProvider().open(0)) {
             DeviceMemory theirs = other.allocate(16);
-            assertThatThrownBy(() -> hip.free(theirs)).isInstanceOfSatisfying(JcclException.class,
-                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
-                    .hasMessageContaining("belongs to another hip domain");
+            assertFailsWith(ErrorCode.INVALID_ARGUMENT, () -> hip.free(theirs), "belongs to another hip domain");
             assertThatThrownBy(() -> hip.copyDeviceToDevice(theirs, 0, hip.allocate(16), 0, 16))
                     .hasMessageContaining("belongs to another domain");
         }
@@ -178,9 +177,7 @@ class HipMemoryDomainTest {
         DeviceMemory d = hip.allocate(64);
         hip.close();
         assertThat(d.isAlive()).isFalse();
-        assertThatThrownBy(() -> hip.allocate(1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                .hasMessageContaining("the hip memory domain (device 1) is closed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> hip.allocate(1), "the hip memory domain (device 1) is closed");
         assertThatThrownBy(() -> d.copyToHost(0, arena.allocate(1), 0, 1)).hasMessageContaining("is closed");
         d.close();   // nothing left to do
         hip.close();
