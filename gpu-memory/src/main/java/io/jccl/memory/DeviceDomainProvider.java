@@ -54,7 +54,7 @@ public abstract class DeviceDomainProvider<R extends DeviceRuntime> implements M
     protected abstract MemoryDomain openAvailable(R runtime, int device);
 
     /** Loads the runtime and probes it; never throws, nor lets a {@link LinkageError} escape. */
-    private Availability probe() {
+    private Availability loadAndProbe() {
         try {
             RuntimeLoad<R> load = loader.get();
             return load.loaded() ? probe(load.runtime()) : Availability.no(load.reason());
@@ -79,7 +79,7 @@ public abstract class DeviceDomainProvider<R extends DeviceRuntime> implements M
     public final Availability availability() {
         Availability a = availability;
         if (a == null) {
-            a = probe();   // two threads may both probe at first; they find the same answer
+            a = loadAndProbe();   // two threads may both probe at first; they find the same answer
             availability = a;
         }
         return a;
