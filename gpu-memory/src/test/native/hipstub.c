@@ -45,20 +45,29 @@ typedef struct {
     char reserved[HIP_IPC_HANDLE_SIZE];
 } hipIpcMemHandle_t;
 
+/*
+ * Every code the stub returns but hipErrorUnknown, as ROCm numbers it, with its name and description: the one
+ * list that the enum below and error_names (hipGetErrorName, hipGetErrorString) are both made from.
+ */
+#define HIP_ERRORS(X)                                                                                            \
+    X(hipSuccess, 0, "no error")                                                                                 \
+    X(hipErrorInvalidValue, 1, "invalid argument")                                                               \
+    X(hipErrorOutOfMemory, 2, "out of memory")                                                                   \
+    X(hipErrorInvalidDevicePointer, 17, "invalid device pointer")                                                \
+    X(hipErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")                                   \
+    X(hipErrorNoDevice, 100, "no ROCm-capable device is detected")                                               \
+    X(hipErrorInvalidDevice, 101, "invalid device ordinal")                                                      \
+    X(hipErrorInvalidHandle, 400, "invalid resource handle")                                                     \
+    X(hipErrorNotReady, 600, "device not ready")                                                                 \
+    X(hipErrorIllegalAddress, 700, "an illegal memory access was encountered")                                   \
+    X(hipErrorHostMemoryAlreadyRegistered, 712, "part or all of the requested memory range is already mapped")  \
+    X(hipErrorHostMemoryNotRegistered, 713, "pointer does not correspond to a registered memory region")        \
+    X(hipErrorNotSupported, 801, "operation not supported")
+
 enum {
-    hipSuccess = 0,
-    hipErrorInvalidValue = 1,
-    hipErrorOutOfMemory = 2,
-    hipErrorInvalidDevicePointer = 17,
-    hipErrorInvalidMemcpyDirection = 21,
-    hipErrorNoDevice = 100,
-    hipErrorInvalidDevice = 101,
-    hipErrorInvalidHandle = 400,
-    hipErrorNotReady = 600,
-    hipErrorIllegalAddress = 700,
-    hipErrorHostMemoryAlreadyRegistered = 712,
-    hipErrorHostMemoryNotRegistered = 713,
-    hipErrorNotSupported = 801,
+#define HIP_ERROR_CODE(name, code, description) name = code,
+    HIP_ERRORS(HIP_ERROR_CODE)
+#undef HIP_ERROR_CODE
     hipErrorUnknown = 999
 };
 
@@ -752,27 +761,15 @@ EXPORT hipError_t hipMemGetHandleForAddressRange(void *handle, hipDeviceptr_t dp
 
 /* ---- errors ---- */
 
-/* Every code the stub returns but hipErrorUnknown: its name and its description. */
+/* HIP_ERRORS, for looking up a code's name and description. */
 static const struct {
     hipError_t code;
     const char *name;
     const char *string;
 } error_names[] = {
-    {hipSuccess, "hipSuccess", "no error"},
-    {hipErrorInvalidValue, "hipErrorInvalidValue", "invalid argument"},
-    {hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory"},
-    {hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer", "invalid device pointer"},
-    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
-    {hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected"},
-    {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
-    {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
-    {hipErrorNotReady, "hipErrorNotReady", "device not ready"},
-    {hipErrorIllegalAddress, "hipErrorIllegalAddress", "an illegal memory access was encountered"},
-    {hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered",
-     "part or all of the requested memory range is already mapped"},
-    {hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered",
-     "pointer does not correspond to a registered memory region"},
-    {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
+#define HIP_ERROR_NAME(name, code, description) {name, #name, description},
+    HIP_ERRORS(HIP_ERROR_NAME)
+#undef HIP_ERROR_NAME
 };
 #define ERROR_NAMES (sizeof(error_names) / sizeof(error_names[0]))
 

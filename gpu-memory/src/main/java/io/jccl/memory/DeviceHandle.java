@@ -1,17 +1,15 @@
 package io.jccl.memory;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What a {@link DeviceStream} and a {@link DeviceEvent} share: the domain that made them, their opaque native handle,
  * and being destroyed once however often {@code close()} is called.
  */
-abstract sealed class DeviceHandle implements AutoCloseable permits DeviceEvent, DeviceStream {
+abstract sealed class DeviceHandle extends ReleasedOnce implements AutoCloseable permits DeviceEvent, DeviceStream {
     final MemoryDomain domain;
     private final long handle;
     /** What it is, for {@link #toString()}: "stream" or "event". */
     private final String kind;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     DeviceHandle(MemoryDomain domain, long handle, String kind) {
         this.domain = domain;
@@ -28,16 +26,11 @@ abstract sealed class DeviceHandle implements AutoCloseable permits DeviceEvent,
     }
 
     final boolean isOpen() {
-        return !closed.get();
-    }
-
-    /** @return true for the one call that closes it: the domain then destroys the native object */
-    final boolean markClosed() {
-        return closed.compareAndSet(false, true);
+        return !isReleased();
     }
 
     @Override
     public final String toString() {
-        return domain.name() + " " + kind + " 0x" + Long.toHexString(handle) + (closed.get() ? " (closed)" : "");
+        return domain.name() + " " + kind + " 0x" + Long.toHexString(handle) + (isReleased() ? " (closed)" : "");
     }
 }

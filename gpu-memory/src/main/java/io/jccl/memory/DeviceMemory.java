@@ -5,20 +5,18 @@ import io.jccl.HostStaging;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One allocation of a {@link MemoryDomain}, usable as a {@link DeviceBuffer} by every communicator operation.
  * Made by {@link MemoryDomain#allocate}; freed by {@link MemoryDomain#free} or {@link #close()} (once; later uses
  * fail with INVALID_USAGE instead of touching freed memory).
  */
-public final class DeviceMemory implements DeviceBuffer, AutoCloseable {
+public final class DeviceMemory extends ReleasedOnce implements DeviceBuffer, AutoCloseable {
     private final MemoryDomain domain;
     private final long address;
     private final long baseAddress;
     private final long sizeBytes;
     private final MemorySegment hostView;
-    private final AtomicBoolean freed = new AtomicBoolean();
 
     /**
      * @param baseAddress what the domain's free call takes (differs from {@code address} when the domain had to
@@ -63,12 +61,7 @@ public final class DeviceMemory implements DeviceBuffer, AutoCloseable {
 
     @Override
     public boolean isAlive() {
-        return !freed.get() && !domain.isClosed();
-    }
-
-    /** Marks the memory freed; @return false when it already was */
-    boolean markFreed() {
-        return freed.compareAndSet(false, true);
+        return !isReleased() && !domain.isClosed();
     }
 
     @Override
@@ -100,6 +93,6 @@ public final class DeviceMemory implements DeviceBuffer, AutoCloseable {
     @Override
     public String toString() {
         return domain.name() + ":" + domain.device() + " memory at 0x" + Long.toHexString(address) + " (" + sizeBytes
-                + " bytes" + (freed.get() ? ", freed" : "") + ")";
+                + " bytes" + (isReleased() ? ", freed" : "") + ")";
     }
 }

@@ -13,10 +13,21 @@ import io.jccl.JcclException;
  * is, so that the usual case costs no call. A runtime whose every call needs it (CUDA: its first call on a thread
  * that never chose a device creates a context on device 0) asks for that at construction.
  */
-public abstract class DeviceRuntimeDomain extends MemoryDomain {
-    private final DeviceRuntime runtime;
+public abstract class DeviceRuntimeDomain<R extends DeviceRuntime> extends MemoryDomain {
+    /**
+     * Per runtime class, the device each thread made current through a domain of that runtime (-1: none yet): one
+     * record for all the domains of a runtime, as the runtime keeps one current device per thread for all of them.
+     */
+    private static final ClassValue<ThreadLocal<int[]>> CURRENT_DEVICE = new ClassValue<>() {
+        @Override
+        protected ThreadLocal<int[]> computeValue(Class<?> runtimeClass) {
+            return ThreadLocal.withInitial(() -> new int[] {-1});
+        }
+    };
+
+    private final R runtime;
     private final DeviceRuntime.Codes codes;
-    /** The device each thread made current through a domain of this runtime (-1: none yet). */
+    /** {@link #CURRENT_DEVICE} of this domain's runtime. */
     private final ThreadLocal<int[]> currentDevice;
     private final boolean deviceForEveryCall;
 
@@ -26,15 +37,13 @@ public abstract class DeviceRuntimeDomain extends MemoryDomain {
      * @param name               the domain's name
      * @param device             the device index, checked against the runtime's device count
      * @param runtime            the bindings
-     * @param currentDevice      the runtime's per-thread current device, shared by all its domains
      * @param deviceForEveryCall whether every call, not only those that create something, needs the device current
      */
-    protected DeviceRuntimeDomain(String name, int device, DeviceRuntime runtime, ThreadLocal<int[]> currentDevice,
-                                  boolean deviceForEveryCall) {
+    protected DeviceRuntimeDomain(String name, int device, R runtime, boolean deviceForEveryCall) {
         super(name, device, PinnedStagingPool.DEFAULT_MAX_CACHED_BYTES);
         this.runtime = runtime;
         this.codes = runtime.codes();
-        this.currentDevice = currentDevice;
+        this.currentDevice = CURRENT_DEVICE.get(runtime.getClass());
         this.deviceForEveryCall = deviceForEveryCall;
         int count = runtime.getDeviceCount();
         if (device >= count) {
@@ -45,9 +54,9 @@ public abstract class DeviceRuntimeDomain extends MemoryDomain {
         useDevice();
     }
 
-    /** @return a fresh per-thread current device for a runtime's domains to share */
-    protected static ThreadLocal<int[]> newCurrentDevice() {
-        return ThreadLocal.withInitial(() -> new int[] {-1});
+    /** @return the bindings this domain calls */
+    protected final R runtime() {
+        return runtime;
     }
 
     /** Makes this domain's device current on the calling thread unless it already is. */

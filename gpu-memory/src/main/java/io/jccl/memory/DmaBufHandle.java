@@ -1,16 +1,13 @@
 package io.jccl.memory;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-
 /**
  * A Linux dma-buf file descriptor exported for a device allocation ({@link MemoryDomain#exportDmaBuf}), for a NIC
  * to register the device memory directly ({@code ibv_reg_dmabuf_mr}). The descriptor is this object's:
  * {@link #close()} closes it.
  */
-public final class DmaBufHandle implements AutoCloseable {
+public final class DmaBufHandle extends ReleasedOnce implements AutoCloseable {
     private final int fd;
     private final long sizeBytes;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     DmaBufHandle(int fd, long sizeBytes) {
         this.fd = fd;
@@ -30,7 +27,7 @@ public final class DmaBufHandle implements AutoCloseable {
     /** Closes the descriptor; idempotent. */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (markReleased()) {
             Posix.close(fd);
         }
     }

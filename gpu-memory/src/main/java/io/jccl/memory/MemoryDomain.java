@@ -182,7 +182,7 @@ public abstract class MemoryDomain implements AutoCloseable {
             throw invalid(memory + " belongs to another " + memory.domainName() + " domain, not to this one ("
                     + this + ")");
         }
-        if (!memory.markFreed()) {
+        if (!memory.markReleased()) {
             throw new JcclException(ErrorCode.INVALID_USAGE, memory + " was freed already");
         }
         live.remove(memory);
@@ -191,7 +191,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** {@link DeviceMemory#close()}: frees unless freed already (by anyone, or by closing this domain). */
     final void freeIfAlive(DeviceMemory memory) {
-        if (!closed && memory.markFreed()) {
+        if (!closed && memory.markReleased()) {
             live.remove(memory);
             release(memory);
         }
@@ -315,11 +315,8 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkHost("source", source, sourceOffsetBytes, sizeBytes, false);
         checkNative("source", source);
         checkDevice("destination", destination, destinationOffsetBytes, sizeBytes);
-        checkStream(stream);
-        if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.HOST_TO_DEVICE, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
-        }
+        queueCopy(CopyKind.HOST_TO_DEVICE, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
     }
 
     /**
@@ -339,11 +336,8 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkDevice("source", source, sourceOffsetBytes, sizeBytes);
         checkHost("destination", destination, destinationOffsetBytes, sizeBytes, true);
         checkNative("destination", destination);
-        checkStream(stream);
-        if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.DEVICE_TO_HOST, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
-        }
+        queueCopy(CopyKind.DEVICE_TO_HOST, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
     }
 
     /**
@@ -361,10 +355,16 @@ public abstract class MemoryDomain implements AutoCloseable {
         checkOpen();
         checkDevice("source", source, sourceOffsetBytes, sizeBytes);
         checkDevice("destination", destination, destinationOffsetBytes, sizeBytes);
+        queueCopy(CopyKind.DEVICE_TO_DEVICE, destination.address() + destinationOffsetBytes,
+                source.address() + sourceOffsetBytes, sizeBytes, stream);
+    }
+
+    /** The end of every asynchronous copy, once its memory is checked: the stream checked, the copy queued. */
+    private void queueCopy(CopyKind kind, long destinationAddress, long sourceAddress, long sizeBytes,
+                           DeviceStream stream) {
         checkStream(stream);
         if (sizeBytes > 0) {
-            doCopyAsync(CopyKind.DEVICE_TO_DEVICE, destination.address() + destinationOffsetBytes,
-                    source.address() + sourceOffsetBytes, sizeBytes, stream.handle());
+            doCopyAsync(kind, destinationAddress, sourceAddress, sizeBytes, stream.handle());
         }
     }
 
@@ -402,7 +402,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** Finishes and destroys a stream (through {@link DeviceStream#close()}); idempotent. */
     final void destroy(DeviceStream stream) {
-        if (stream.markClosed()) {
+        if (stream.markReleased()) {
             streams.remove(stream);
             doDestroyStream(stream.handle());
         }
@@ -452,7 +452,7 @@ public abstract class MemoryDomain implements AutoCloseable {
 
     /** Destroys an event (through {@link DeviceEvent#close()}); idempotent. */
     final void destroy(DeviceEvent event) {
-        if (event.markClosed()) {
+        if (event.markReleased()) {
             events.remove(event);
             doDestroyEvent(event.handle());
         }
@@ -558,7 +558,7 @@ public abstract class MemoryDomain implements AutoCloseable {
             attempt(failures, () -> deregister(r));
         }
         for (DeviceMemory m : List.copyOf(live)) {
-            if (m.markFreed()) {
+            if (m.markReleased()) {
                 live.remove(m);
                 attempt(failures, () -> release(m));
             }

@@ -73,6 +73,11 @@ class DeviceCollectivesTest {
         return kind != OpKind.ALL_TO_ALL && kind != OpKind.ALL_TO_ALLV && kind != OpKind.P2P;
     }
 
+    /** @return {@code reduction} for an operation that reduces, null for one that only moves data */
+    static ReduceOp.Kind reductionOf(OpKind kind, ReduceOp.Kind reduction) {
+        return kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE || kind == OpKind.REDUCE_SCATTER ? reduction : null;
+    }
+
     static boolean rootOnly(OpKind kind) {
         return kind == OpKind.BROADCAST || kind == OpKind.REDUCE || kind == OpKind.GATHER || kind == OpKind.SCATTER;
     }
@@ -85,8 +90,7 @@ class DeviceCollectivesTest {
             DataType type = n == 3 ? DataType.INT64 : DataType.FLOAT32;
             ReduceOp.Kind reduction = n == 3 ? ReduceOp.Kind.MAX : ReduceOp.Kind.SUM;
             for (OpKind kind : KINDS) {
-                boolean reducing = kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE
-                        || kind == OpKind.REDUCE_SCATTER;
+                ReduceOp.Kind applied = reductionOf(kind, reduction);
                 for (long size : SIZES) {
                     for (boolean inPlace : supportsInPlace(kind) ? new boolean[] {false, true}
                             : new boolean[] {false}) {
@@ -94,7 +98,7 @@ class DeviceCollectivesTest {
                         long seed = java.util.Objects.hash(kind, n, size, inPlace);
                         tests.add(DynamicTest.dynamicTest(kind + " n=" + n + " size=" + size + " " + type
                                 + (inPlace ? " in-place" : ""), () -> run(comms(ranks, "local"), hipDomains(ranks),
-                                kind, type, reducing ? reduction : null, size, inPlace, seed)));
+                                kind, type, applied, size, inPlace, seed)));
                     }
                 }
             }
@@ -107,9 +111,8 @@ class DeviceCollectivesTest {
         HipStub.assumeBuilt();
         List<DynamicTest> tests = new ArrayList<>();
         for (OpKind kind : KINDS) {
-            boolean reducing = kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE || kind == OpKind.REDUCE_SCATTER;
             tests.add(DynamicTest.dynamicTest(kind + " n=3 over tcp", () -> run(comms(3, "tcp"), hipDomains(3), kind,
-                    DataType.FLOAT32, reducing ? ReduceOp.Kind.SUM : null, 5003, supportsInPlace(kind), 7)));
+                    DataType.FLOAT32, reductionOf(kind, ReduceOp.Kind.SUM), 5003, supportsInPlace(kind), 7)));
         }
         return tests.stream();
     }
@@ -236,9 +239,7 @@ class DeviceCollectivesTest {
                 hosts.add(new HostMemoryDomain());
             }
             for (OpKind kind : KINDS) {
-                boolean reducing = kind == OpKind.ALL_REDUCE || kind == OpKind.REDUCE
-                        || kind == OpKind.REDUCE_SCATTER;
-                run(comms(3, "local"), hosts, kind, DataType.FLOAT32, reducing ? ReduceOp.Kind.SUM : null, 1000,
+                run(comms(3, "local"), hosts, kind, DataType.FLOAT32, reductionOf(kind, ReduceOp.Kind.SUM), 1000,
                         false, 3);
             }
             for (MemoryDomain h : hosts) {
@@ -249,23 +250,34 @@ class DeviceCollectivesTest {
         }
     }
 
+    /**
+     * @return {@code perRank} buffers of {@code bytes} from each domain, rank by rank; the caller closes them (those
+     *         already made are left to the shared domains' close when one fails)
+     */
+    private static List<DeviceMemory> allocate(List<MemoryDomain> domains, int perRank, long bytes) {
+        List<DeviceMemory> bufs = new ArrayList<>();
+        for (MemoryDomain domain : domains) {
+            for (int i = 0; i < perRank; i++) {
+                bufs.add(domain.allocate(bytes));
+            }
+        }
+        return bufs;
+    }
+
     @Test
     void operationsSeeEarlierOperationsResults() {
         HipStub.assumeBuilt();
         List<Communicator> c = comms(3, "local");
-        List<MemoryDomain> d = hipDomains(3);
         int count = 1000;
-        List<DeviceMemory> bufs = new ArrayList<>();
+        List<DeviceMemory> bufs = allocate(hipDomains(3), 1, 4L * count);
         List<CollectiveFuture> fs = new ArrayList<>();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ones = arena.allocate(4L * count);
             for (int i = 0; i < count; i++) {
                 ones.setAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i, 1);
             }
-            for (int r = 0; r < 3; r++) {
-                DeviceMemory b = d.get(r).allocate(4L * count);
+            for (DeviceMemory b : bufs) {
                 b.copyFromHost(ones, 0, 0, ones.byteSize());
-                bufs.add(b);
             }
             for (int round = 0; round < 5; round++) {   // queued back to back, without waiting in between
                 for (int r = 0; r < 3; r++) {
@@ -291,12 +303,8 @@ class DeviceCollectivesTest {
         List<Communicator> c = comms(2, "local");
         List<MemoryDomain> d = hipDomains(2);
         int count = 100_000;
-        List<DeviceMemory> bufs = new ArrayList<>();
+        List<DeviceMemory> bufs = allocate(d, 2, 4L * count);
         try {
-            for (int r = 0; r < 2; r++) {
-                bufs.add(d.get(r).allocate(4L * count));
-                bufs.add(d.get(r).allocate(4L * count));
-            }
             Runnable round = () -> {
                 List<CollectiveFuture> fs = new ArrayList<>();
                 for (int r = 0; r < 2; r++) {
@@ -362,14 +370,22 @@ class DeviceCollectivesTest {
         }
     }
 
+    /**
+     * @param errors every rank's error from {@link #failingAllReduce}
+     * @return the error of the one rank whose copy failed (the others report it as a remote error)
+     */
+    private static JcclException theFailedRanksError(List<JcclException> errors) {
+        List<JcclException> local = errors.stream().filter(e -> e != null && e.code() == ErrorCode.SYSTEM_ERROR)
+                .toList();
+        assertThat(local).hasSize(1);
+        return local.get(0);
+    }
+
     @Test
     void aFailedCopyIntoStagingFailsTheOperationNamingDomainAndCall() {
         HipStub.assumeBuilt();
         List<JcclException> errors = failingAllReduce("hipMemcpy.DeviceToHost");
-        List<JcclException> local = errors.stream().filter(e -> e != null && e.code() == ErrorCode.SYSTEM_ERROR)
-                .toList();
-        assertThat(local).hasSize(1);
-        assertThat(local.get(0).detail()).contains("allReduce(count=256", "copying send (1024 bytes) from hip memory "
+        assertThat(theFailedRanksError(errors).detail()).contains("allReduce(count=256", "copying send (1024 bytes) from hip memory "
                 + "into host staging failed", "hipMemcpy(dst", "hipMemcpyDeviceToHost",
                 "hipErrorIllegalAddress (700)", "[hip memory domain]");
         assertThat(errors).as("the peers learn of it").allSatisfy(e -> {
@@ -381,11 +397,7 @@ class DeviceCollectivesTest {
     @Test
     void aFailedCopyBackFailsTheOperation() {
         HipStub.assumeBuilt();
-        List<JcclException> errors = failingAllReduce("hipMemcpy.HostToDevice");
-        List<JcclException> local = errors.stream().filter(e -> e != null && e.code() == ErrorCode.SYSTEM_ERROR)
-                .toList();
-        assertThat(local).hasSize(1);
-        assertThat(local.get(0).detail()).contains("allReduce(count=256", "copying recv (1024 bytes) from host "
+        assertThat(theFailedRanksError(failingAllReduce("hipMemcpy.HostToDevice")).detail()).contains("allReduce(count=256", "copying recv (1024 bytes) from host "
                 + "staging into hip memory failed", "hipMemcpyHostToDevice", "hipErrorIllegalAddress (700)");
     }
 }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -61,14 +62,6 @@ public abstract class DeviceDomainConformance {
         }
     }
 
-    private MemorySegment pattern(long n, int seed) {
-        MemorySegment s = arena.allocate(n, 64);
-        for (long i = 0; i < n; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i * 7 + (i >>> 12)));
-        }
-        return s;
-    }
-
     @Test
     void propertiesAndDevices() {
         assertThat(domain.name()).isEqualTo(domainName());
@@ -81,8 +74,7 @@ public abstract class DeviceDomainConformance {
         assertThat(p.totalMemoryBytes()).isPositive();
         assertThatThrownBy(() -> domain.properties(count)).isInstanceOf(JcclException.class)
                 .hasMessageContaining("device " + count + " is out of range");
-        assertThatThrownBy(() -> provider.open(count)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT)).hasMessageContaining("does not exist");
+        assertFailsWith(ErrorCode.INVALID_ARGUMENT, () -> provider.open(count), "does not exist");
     }
 
     @Test
@@ -98,8 +90,7 @@ public abstract class DeviceDomainConformance {
         assertThat(domain.liveAllocations()).isEqualTo(3);
         domain.free(a);
         assertThat(a.isAlive()).isFalse();
-        assertThatThrownBy(() -> domain.free(a)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("freed already");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> domain.free(a), "freed already");
         big.close();
         big.close();
         empty.close();
@@ -109,7 +100,7 @@ public abstract class DeviceDomainConformance {
     @Test
     void copiesInEveryDirection() {
         int n = 10_000;
-        MemorySegment in = pattern(n, 1);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 1);
         DeviceMemory a = domain.allocate(n);
         DeviceMemory b = domain.allocate(n);
         domain.copyHostToDevice(in, 0, a, 0, n);
@@ -134,14 +125,13 @@ public abstract class DeviceDomainConformance {
         assertThatThrownBy(() -> domain.copyDeviceToHost(a, 0, in.asReadOnly(), 0, 1))
                 .hasMessageContaining("read-only");
         domain.free(b);
-        assertThatThrownBy(() -> b.copyToHost(0, out, 0, 1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE)).hasMessageContaining("was freed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> b.copyToHost(0, out, 0, 1), "was freed");
     }
 
     @Test
     void sixteenMebibytesRoundTrip() {
         long n = (16L << 20) + 3;
-        MemorySegment in = pattern(n, 5);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 5);
         DeviceMemory a = domain.allocate(n);
         DeviceMemory b = domain.allocate(n);
         a.copyFromHost(in, 0, 0, n);
@@ -154,7 +144,7 @@ public abstract class DeviceDomainConformance {
     @Test
     void streamOrderedCopiesAndEvents() {
         int n = 1 << 20;
-        MemorySegment in = pattern(n, 2);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 2);
         MemorySegment out = arena.allocate(n);
         DeviceMemory d = domain.allocate(n);
         DeviceMemory d2 = domain.allocate(n);
@@ -260,9 +250,8 @@ public abstract class DeviceDomainConformance {
         assertThat(d.isAlive()).isFalse();
         assertThat(s.isOpen()).isFalse();
         assertThat(domain.liveAllocations()).isZero();
-        assertThatThrownBy(() -> domain.allocate(1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                .hasMessageContaining("the " + domainName() + " memory domain (device 0) is closed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> domain.allocate(1),
+                "the " + domainName() + " memory domain (device 0) is closed");
         domain.close();
     }
 

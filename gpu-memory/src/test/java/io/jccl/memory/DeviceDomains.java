@@ -1,5 +1,8 @@
 package io.jccl.memory;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Set;
@@ -45,5 +48,22 @@ public final class DeviceDomains {
             assumeTrue(false, "the " + name + " memory domain is not available here: " + why);
         }
         return provider;
+    }
+
+    /**
+     * Host bytes to copy through device memory and compare afterwards: no two seeds alike, and no byte repeating
+     * within a page or from one page to the next.
+     *
+     * @param arena where to allocate them (64-byte aligned)
+     * @param n     bytes
+     * @param seed  which pattern
+     * @return the bytes
+     */
+    public static MemorySegment pattern(Arena arena, long n, int seed) {
+        MemorySegment s = arena.allocate(n, 64);
+        for (long i = 0; i < n; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i * 7 + (i >>> 12)));
+        }
+        return s;
     }
 }

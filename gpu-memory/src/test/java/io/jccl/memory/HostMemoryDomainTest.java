@@ -1,12 +1,12 @@
 package io.jccl.memory;
 
 import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -56,9 +56,8 @@ class HostMemoryDomainTest {
             try (HostRegistration r = host.register(m.hostSegment().orElseThrow())) {
                 assertThat(r.segment().address()).isEqualTo(m.address());
             }
-            assertThatThrownBy(() -> host.ipcHandle(m)).isInstanceOfSatisfying(JcclException.class,
-                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                    .hasMessageContaining("does not support inter-process memory handles");
+            assertFailsWith(ErrorCode.INVALID_USAGE, () -> host.ipcHandle(m),
+                    "does not support inter-process memory handles");
             assertThatThrownBy(() -> host.exportDmaBuf(m)).hasMessageContaining("does not support dma-buf export");
         }
     }

@@ -17,37 +17,31 @@ import io.jccl.memory.DeviceRuntimeDomain;
  * which run on communicator threads — first makes this domain's device current on the calling thread, remembering
  * per thread which device that is, so that the usual case costs no call ({@link DeviceRuntimeDomain}).
  */
-public final class CudaMemoryDomain extends DeviceRuntimeDomain {
+public final class CudaMemoryDomain extends DeviceRuntimeDomain<CudaRuntime> {
     /** The name {@code JCCL_MEMORY} selects it by. */
     public static final String NAME = "cuda";
-
-    /** The device each thread made current through a CUDA domain (-1: none yet). */
-    private static final ThreadLocal<int[]> CURRENT_DEVICE = newCurrentDevice();
-
-    private final CudaRuntime cuda;
 
     /**
      * @param cuda   the bindings
      * @param device the device index, checked against {@code cudaGetDeviceCount}
      */
     CudaMemoryDomain(CudaRuntime cuda, int device) {
-        super(NAME, device, cuda, CURRENT_DEVICE, true);
-        this.cuda = cuda;
+        super(NAME, device, cuda, true);
     }
 
     /** @return {@code cudaRuntimeGetVersion}: 1000 * major + 10 * minor of the CUDA runtime inside JCuda */
     public int runtimeVersion() {
-        return cuda.runtimeVersion();
+        return runtime().runtimeVersion();
     }
 
     /** @return {@code cudaDriverGetVersion}: the newest CUDA version the installed driver supports, same format */
     public int driverVersion() {
-        return cuda.driverVersion();
+        return runtime().driverVersion();
     }
 
     @Override
     protected DeviceProperties doProperties(int deviceIndex) {
-        CudaRuntime.Properties p = cuda.deviceProperties(deviceIndex);
+        CudaRuntime.Properties p = runtime().deviceProperties(deviceIndex);
         return new DeviceProperties(deviceIndex, p.name(), p.totalGlobalMemBytes());
     }
 

@@ -19,11 +19,9 @@ import java.util.function.Supplier;
  * must be fixed and documented: CUDA goes first, as the far more common target of JVM GPU stacks, and
  * {@code JCCL_MEMORY=hip} still picks HIP.
  */
-public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
+public final class CudaMemoryDomainProvider extends DeviceDomainProvider<CudaRuntime> {
     /** The provider's priority for {@code JCCL_MEMORY=auto}. */
     public static final int PRIORITY = 30;
-
-    private final Supplier<RuntimeLoad<CudaRuntime>> loader;
 
     /** The provider the ServiceLoader makes: the JVM's shared JCuda runtime. */
     public CudaMemoryDomainProvider() {
@@ -32,31 +30,23 @@ public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
 
     /** @param loader where the runtime comes from (tests pass failing loads) */
     CudaMemoryDomainProvider(Supplier<RuntimeLoad<CudaRuntime>> loader) {
-        super(CudaMemoryDomain.NAME, PRIORITY);
-        this.loader = loader;
+        super(CudaMemoryDomain.NAME, PRIORITY, loader);
     }
 
     @Override
-    protected Availability probe() {
+    protected Availability probe(CudaRuntime cuda) {
         try {
-            RuntimeLoad<CudaRuntime> load = loader.get();
-            if (!load.loaded()) {
-                return Availability.no(load.reason());
-            }
-            CudaRuntime cuda = load.runtime();
-            try {
-                int count = cuda.getDeviceCount();
-                return count > 0 ? Availability.yes() : Availability.no("the NVIDIA driver reports no CUDA device "
-                        + "(cudaGetDeviceCount: 0)");
-            } catch (DeviceException e) {
-                return Availability.no(noDevice(e.nativeCode(), e.detail(), driverVersion(cuda),
-                        runtimeVersion(cuda)));
-            }
-        } catch (VirtualMachineError e) {
-            throw e;
-        } catch (Throwable t) {
-            return Availability.no(CudaLibrary.reason(t));
+            int count = cuda.getDeviceCount();
+            return count > 0 ? Availability.yes() : Availability.no("the NVIDIA driver reports no CUDA device "
+                    + "(cudaGetDeviceCount: 0)");
+        } catch (DeviceException e) {
+            return Availability.no(noDevice(e.nativeCode(), e.detail(), driverVersion(cuda), runtimeVersion(cuda)));
         }
+    }
+
+    @Override
+    protected String probeFailed(Throwable failure) {
+        return CudaLibrary.reason(failure);
     }
 
     private static int driverVersion(CudaRuntime cuda) {
@@ -107,7 +97,7 @@ public final class CudaMemoryDomainProvider extends DeviceDomainProvider {
     }
 
     @Override
-    protected MemoryDomain openAvailable(int device) {
-        return new CudaMemoryDomain(loader.get().runtime(), device);
+    protected MemoryDomain openAvailable(CudaRuntime cuda, int device) {
+        return new CudaMemoryDomain(cuda, device);
     }
 }

@@ -325,10 +325,14 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     private static <T> T live(Map<Long, T> table, String what, long handle, String call) {
         T object = table.get(handle);
         if (object == null) {
-            throw new JcclException(ErrorCode.INTERNAL_ERROR, call + ": no live " + what + " " + hex(handle)
-                    + " was created through this runtime");
+            throw notLive(what, handle, call);
         }
         return object;
+    }
+
+    private static JcclException notLive(String what, long handle, String call) {
+        return new JcclException(ErrorCode.INTERNAL_ERROR, call + ": no live " + what + " " + hex(handle)
+                + " was created through this runtime");
     }
 
     /** Forgets a live stream or event of {@code table}, then destroys it (forgotten even when that fails). */
@@ -339,16 +343,28 @@ final class CudaRuntime extends AbstractDeviceRuntime {
         check(call(() -> fn.applyAsInt(h)), call);
     }
 
-    /** @return the {@code cudaError_t} of {@code fn} on a live stream; {@code call} names it in messages */
-    private int onStream(long stream, String call, ToIntFunction<cudaStream_t> fn) {
-        Stream s = stream(stream, call);
-        return call(() -> fn.applyAsInt(s));
+    /**
+     * Calls {@code fn} on a live stream or event of {@code table}: the one path of the synchronize and query calls,
+     * whose text ({@code function(handle)}) is made only for a message, as queries are polled.
+     *
+     * @return the {@code cudaError_t}
+     */
+    private <H> int on(Map<Long, H> table, String what, String function, long handle,
+                       ToIntFunction<? super H> fn) {
+        H h = table.get(handle);
+        if (h == null) {
+            throw notLive(what, handle, function + "(" + hex(handle) + ")");
+        }
+        return call(() -> fn.applyAsInt(h));
     }
 
-    /** @return the {@code cudaError_t} of {@code fn} on a live event; {@code call} names it in messages */
-    private int onEvent(long event, String call, ToIntFunction<cudaEvent_t> fn) {
-        Event e = event(event, call);
-        return call(() -> fn.applyAsInt(e));
+    /** {@link #on} for a call that must succeed. */
+    private <H> void checkOn(Map<Long, H> table, String what, String function, long handle,
+                             ToIntFunction<? super H> fn) {
+        int rc = on(table, what, function, handle, fn);
+        if (rc != SUCCESS) {
+            throw failure(rc, function + "(" + hex(handle) + ")");
+        }
     }
 
     /** {@code cudaError_t cudaStreamCreate(cudaStream_t* stream)}: on the calling thread's current device. */
@@ -369,15 +385,14 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     /** {@code cudaError_t cudaStreamSynchronize(cudaStream_t stream)}. */
     @Override
     public void streamSynchronize(long stream) {
-        String call = "cudaStreamSynchronize(" + hex(stream) + ")";
-        check(onStream(stream, call, JCuda::cudaStreamSynchronize), call);
+        checkOn(streams, "stream", "cudaStreamSynchronize", stream, JCuda::cudaStreamSynchronize);
     }
 
     /** {@code cudaError_t cudaStreamQuery(cudaStream_t stream)}: true when done, false for cudaErrorNotReady. */
     @Override
     public boolean streamQuery(long stream) {
-        String call = "cudaStreamQuery(" + hex(stream) + ")";
-        return done(onStream(stream, call, JCuda::cudaStreamQuery), call);
+        return done(on(streams, "stream", "cudaStreamQuery", stream, JCuda::cudaStreamQuery), "cudaStreamQuery",
+                stream);
     }
 
     // ---- Events ----
@@ -407,15 +422,13 @@ final class CudaRuntime extends AbstractDeviceRuntime {
     /** {@code cudaError_t cudaEventQuery(cudaEvent_t event)}: true when done, false for cudaErrorNotReady. */
     @Override
     public boolean eventQuery(long event) {
-        String call = "cudaEventQuery(" + hex(event) + ")";
-        return done(onEvent(event, call, JCuda::cudaEventQuery), call);
+        return done(on(events, "event", "cudaEventQuery", event, JCuda::cudaEventQuery), "cudaEventQuery", event);
     }
 
     /** {@code cudaError_t cudaEventSynchronize(cudaEvent_t event)}. */
     @Override
     public void eventSynchronize(long event) {
-        String call = "cudaEventSynchronize(" + hex(event) + ")";
-        check(onEvent(event, call, JCuda::cudaEventSynchronize), call);
+        checkOn(events, "event", "cudaEventSynchronize", event, JCuda::cudaEventSynchronize);
     }
 
     /** {@code cudaError_t cudaEventDestroy(cudaEvent_t event)}; forgets the event even when that fails. */

@@ -15,41 +15,36 @@ import io.jccl.memory.DeviceRuntimeDomain;
  * this domain's device current on the calling thread, remembering per thread which device that is so that the
  * common case costs no call ({@link DeviceRuntimeDomain}).
  */
-public final class HipMemoryDomain extends DeviceRuntimeDomain {
+public final class HipMemoryDomain extends DeviceRuntimeDomain<HipRuntime> {
     /** The name {@code JCCL_MEMORY} selects it by. */
     public static final String NAME = "hip";
-
-    /** The device each thread made current through a HIP domain (-1: none yet). */
-    private static final ThreadLocal<int[]> CURRENT_DEVICE = newCurrentDevice();
-
-    private final HipRuntime hip;
 
     /**
      * @param hip    the bindings
      * @param device the device index, checked against {@code hipGetDeviceCount}
      */
     HipMemoryDomain(HipRuntime hip, int device) {
-        super(NAME, device, hip, CURRENT_DEVICE, false);
-        this.hip = hip;
+        super(NAME, device, hip, false);
     }
 
     /** @return the library the bindings were loaded from */
     public String library() {
-        return hip.library();
+        return runtime().library();
     }
 
     /** @return {@code hipRuntimeGetVersion}: major * 10^7 + minor * 10^5 + patch */
     public int runtimeVersion() {
-        return hip.runtimeVersion();
+        return runtime().runtimeVersion();
     }
 
     @Override
     protected DeviceProperties doProperties(int deviceIndex) {
-        return new DeviceProperties(deviceIndex, hip.deviceName(deviceIndex), hip.deviceTotalMem(deviceIndex));
+        return new DeviceProperties(deviceIndex, runtime().deviceName(deviceIndex),
+                runtime().deviceTotalMem(deviceIndex));
     }
 
     @Override
     protected int doExportDmaBuf(long address, long sizeBytes) {
-        return hip.memGetHandleForAddressRange(address, sizeBytes, HipRuntime.MEM_RANGE_HANDLE_DMA_BUF_FD, 0);
+        return runtime().memGetHandleForAddressRange(address, sizeBytes, HipRuntime.MEM_RANGE_HANDLE_DMA_BUF_FD, 0);
     }
 }

@@ -13,9 +13,7 @@ import java.util.function.Supplier;
  * reports at least one device. The probe runs once per JVM (the runtime is loaded then and stays loaded); the
  * reason for unavailability names every library tried, or the failed {@code hipGetDeviceCount}.
  */
-public final class HipMemoryDomainProvider extends DeviceDomainProvider {
-    private final Supplier<RuntimeLoad<HipRuntime>> loader;
-
+public final class HipMemoryDomainProvider extends DeviceDomainProvider<HipRuntime> {
     /** The provider the ServiceLoader makes: the JVM's shared runtime. */
     public HipMemoryDomainProvider() {
         this(HipLibrary::shared);
@@ -23,29 +21,23 @@ public final class HipMemoryDomainProvider extends DeviceDomainProvider {
 
     /** @param loader where the runtime comes from (tests pass a failed or a stub load) */
     HipMemoryDomainProvider(Supplier<RuntimeLoad<HipRuntime>> loader) {
-        super(HipMemoryDomain.NAME, 20);
-        this.loader = loader;
+        super(HipMemoryDomain.NAME, 20, loader);
     }
 
     @Override
-    protected Availability probe() {
-        try {
-            RuntimeLoad<HipRuntime> load = loader.get();
-            if (!load.loaded()) {
-                return Availability.no(load.reason());
-            }
-            int count = load.runtime().getDeviceCount();
-            return count > 0 ? Availability.yes()
-                    : Availability.no(load.runtime().library() + " reports no HIP device");
-        } catch (DeviceException e) {
-            return Availability.no("no HIP device: " + e.detail());
-        } catch (RuntimeException | LinkageError e) {
-            return Availability.no("probing the HIP runtime failed: " + e);
-        }
+    protected Availability probe(HipRuntime hip) {
+        int count = hip.getDeviceCount();
+        return count > 0 ? Availability.yes() : Availability.no(hip.library() + " reports no HIP device");
     }
 
     @Override
-    protected MemoryDomain openAvailable(int device) {
-        return new HipMemoryDomain(loader.get().runtime(), device);
+    protected String probeFailed(Throwable failure) {
+        return failure instanceof DeviceException e ? "no HIP device: " + e.detail()
+                : "probing the HIP runtime failed: " + failure;
+    }
+
+    @Override
+    protected MemoryDomain openAvailable(HipRuntime hip, int device) {
+        return new HipMemoryDomain(hip, device);
     }
 }

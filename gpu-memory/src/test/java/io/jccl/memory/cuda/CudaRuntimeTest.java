@@ -1,7 +1,6 @@
 package io.jccl.memory.cuda;
 
 import io.jccl.ErrorCode;
-import io.jccl.JcclException;
 import io.jccl.memory.DeviceException;
 import io.jccl.memory.RuntimeLoad;
 import jcuda.runtime.JCuda;
@@ -13,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -79,15 +79,13 @@ class CudaRuntimeTest {
 
     @Test
     void checksBeforeCudaIsCalled() {
-        assertThatThrownBy(() -> cuda.malloc(-1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
-                .hasMessageContaining("cudaMalloc: sizeBytes must not be negative, got -1");
+        assertFailsWith(ErrorCode.INVALID_ARGUMENT, () -> cuda.malloc(-1),
+                "cudaMalloc: sizeBytes must not be negative, got -1");
         assertThatThrownBy(() -> cuda.memcpy(0, 0, -5, CudaRuntime.MEMCPY_HOST_TO_DEVICE))
                 .hasMessageContaining("cudaMemcpy: sizeBytes must not be negative, got -5");
-        assertThatThrownBy(() -> cuda.memcpyAsync(16, 32, 8, CudaRuntime.MEMCPY_DEVICE_TO_HOST, 0x77))
-                .isInstanceOfSatisfying(JcclException.class,
-                        e -> assertThat(e.code()).isEqualTo(ErrorCode.INTERNAL_ERROR))
-                .hasMessageContaining("cudaMemcpyAsync(dst 0x10, src 0x20, 8 bytes, cudaMemcpyDeviceToHost, stream "
+        assertFailsWith(ErrorCode.INTERNAL_ERROR,
+                () -> cuda.memcpyAsync(16, 32, 8, CudaRuntime.MEMCPY_DEVICE_TO_HOST, 0x77),
+                "cudaMemcpyAsync(dst 0x10, src 0x20, 8 bytes, cudaMemcpyDeviceToHost, stream "
                         + "0x77): no live stream 0x77 was created through this runtime");
         assertThatThrownBy(() -> cuda.streamSynchronize(0x55)).hasMessageContaining("no live stream 0x55");
         assertThatThrownBy(() -> cuda.eventQuery(0x66)).hasMessageContaining("no live event 0x66");

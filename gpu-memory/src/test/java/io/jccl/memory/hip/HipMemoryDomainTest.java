@@ -4,6 +4,7 @@ import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.memory.DeviceEvent;
 import io.jccl.memory.DeviceException;
+import io.jccl.memory.DeviceDomains;
 import io.jccl.memory.DeviceMemory;
 import io.jccl.memory.DeviceStream;
 import io.jccl.memory.DmaBufHandle;
@@ -17,6 +18,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import static io.jccl.memory.MemoryAssertions.assertFailsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -56,14 +58,6 @@ class HipMemoryDomainTest {
         }
     }
 
-    private MemorySegment pattern(int n, int seed) {
-        MemorySegment s = arena.allocate(n);
-        for (int i = 0; i < n; i++) {
-            s.set(ValueLayout.JAVA_BYTE, i, (byte) (seed * 13 + i));
-        }
-        return s;
-    }
-
     @Test
     void propertiesAndDevices() {
         assertThat(hip.name()).isEqualTo("hip");
@@ -94,9 +88,7 @@ class HipMemoryDomainTest {
         assertThatThrownBy(() -> hip.allocate(8, 3)).hasMessageContaining("alignmentBytes must be a power of two");
         try (MemoryDomain other = new HipMemoryDomainProvider().open(0)) {
             DeviceMemory theirs = other.allocate(16);
-            assertThatThrownBy(() -> hip.free(theirs)).isInstanceOfSatisfying(JcclException.class,
-                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
-                    .hasMessageContaining("belongs to another hip domain");
+            assertFailsWith(ErrorCode.INVALID_ARGUMENT, () -> hip.free(theirs), "belongs to another hip domain");
             assertThatThrownBy(() -> hip.copyDeviceToDevice(theirs, 0, hip.allocate(16), 0, 16))
                     .hasMessageContaining("belongs to another domain");
         }
@@ -105,7 +97,7 @@ class HipMemoryDomainTest {
     @Test
     void queuedCopiesWaitForASynchronize() {
         int n = 4096;
-        MemorySegment in = pattern(n, 2);
+        MemorySegment in = DeviceDomains.pattern(arena, n, 2);
         MemorySegment out = arena.allocate(n);
         DeviceMemory d = hip.allocate(n);
         try (DeviceStream s = hip.createStream()) {
@@ -185,9 +177,7 @@ class HipMemoryDomainTest {
         DeviceMemory d = hip.allocate(64);
         hip.close();
         assertThat(d.isAlive()).isFalse();
-        assertThatThrownBy(() -> hip.allocate(1)).isInstanceOfSatisfying(JcclException.class,
-                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_USAGE))
-                .hasMessageContaining("the hip memory domain (device 1) is closed");
+        assertFailsWith(ErrorCode.INVALID_USAGE, () -> hip.allocate(1), "the hip memory domain (device 1) is closed");
         assertThatThrownBy(() -> d.copyToHost(0, arena.allocate(1), 0, 1)).hasMessageContaining("is closed");
         d.close();   // nothing left to do
         hip.close();

@@ -29,14 +29,6 @@ public final class HipStub {
     public static final int DEVICE_ALLOCATIONS = 0;
     public static final int PINNED_RANGES = 1;
 
-    private static MethodHandle fail;
-    private static MethodHandle setDeviceCount;
-    private static MethodHandle setAsyncImmediate;
-    private static MethodHandle live;
-    private static MethodHandle liveHandles;
-    private static MethodHandle calls;
-    private static MethodHandle close;
-
     private HipStub() {
     }
 
@@ -56,7 +48,6 @@ public final class HipStub {
     public static void assumeBuilt() {
         assumeTrue(built(), "the HIP stub was not built (" + path() + " missing: no gcc on the PATH, or not "
                 + "Linux); skipping the tests that run the HIP bindings against it");
-        bind();
     }
 
     /** @return the JVM's shared HIP runtime, loaded from the stub */
@@ -69,26 +60,27 @@ public final class HipStub {
         return load.runtime();
     }
 
-    private static synchronized void bind() {
-        if (fail != null) {
-            return;
-        }
-        Linker linker = Linker.nativeLinker();
-        SymbolLookup lib = SymbolLookup.libraryLookup(path(), Arena.global());
-        fail = linker.downcallHandle(lib.find("hipstubFail").orElseThrow(),
+    /**
+     * The stub's control functions (and libc's {@code close}), bound on first use: the holder's class initializer
+     * runs once, the first time a control is called.
+     */
+    private static final class Controls {
+        private static final Linker LINKER = Linker.nativeLinker();
+        private static final SymbolLookup STUB = SymbolLookup.libraryLookup(path(), Arena.global());
+        static final MethodHandle FAIL = stub("hipstubFail",
                 FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT, JAVA_LONG, JAVA_LONG));
-        setDeviceCount = linker.downcallHandle(lib.find("hipstubSetDeviceCount").orElseThrow(),
+        static final MethodHandle SET_DEVICE_COUNT = stub("hipstubSetDeviceCount", FunctionDescriptor.ofVoid(JAVA_INT));
+        static final MethodHandle SET_ASYNC_IMMEDIATE = stub("hipstubSetAsyncImmediate",
                 FunctionDescriptor.ofVoid(JAVA_INT));
-        setAsyncImmediate = linker.downcallHandle(lib.find("hipstubSetAsyncImmediate").orElseThrow(),
-                FunctionDescriptor.ofVoid(JAVA_INT));
-        live = linker.downcallHandle(lib.find("hipstubLive").orElseThrow(),
+        static final MethodHandle LIVE = stub("hipstubLive", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        static final MethodHandle LIVE_HANDLES = stub("hipstubLiveHandles", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        static final MethodHandle CALLS = stub("hipstubCalls", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().find("close").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-        liveHandles = linker.downcallHandle(lib.find("hipstubLiveHandles").orElseThrow(),
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-        calls = linker.downcallHandle(lib.find("hipstubCalls").orElseThrow(),
-                FunctionDescriptor.of(JAVA_LONG, ADDRESS));
-        close = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+
+        private static MethodHandle stub(String function, FunctionDescriptor descriptor) {
+            return LINKER.downcallHandle(STUB.find(function).orElseThrow(), descriptor);
+        }
     }
 
     /** A call through the stub's handles. */
@@ -99,7 +91,6 @@ public final class HipStub {
 
     /** Runs a call into the stub; its handles throw nothing, so anything thrown is a broken test set-up. */
     private static <T> T call(StubCall<T> body) {
-        bind();
         try {
             return body.run();
         } catch (Throwable t) {
@@ -121,7 +112,7 @@ public final class HipStub {
     public static void fail(String function, int error, long after, long times) {
         call(() -> {
             try (Arena a = Arena.ofConfined()) {
-                fail.invokeExact(a.allocateFrom(function), error, after, times);
+                Controls.FAIL.invokeExact(a.allocateFrom(function), error, after, times);
             }
             return null;
         });
@@ -130,7 +121,7 @@ public final class HipStub {
     /** Removes every failure rule (nothing to do when the stub was not built: tear-downs call it regardless). */
     public static void clearFailures() {
         controlIfBuilt(() -> {
-            fail.invokeExact(MemorySegment.NULL, 0, 0L, 0L);
+            Controls.FAIL.invokeExact(MemorySegment.NULL, 0, 0L, 0L);
             return null;
         });
     }
@@ -138,7 +129,7 @@ public final class HipStub {
     /** Sets how many devices the stub reports (nothing to do when it was not built). */
     public static void setDeviceCount(int n) {
         controlIfBuilt(() -> {
-            setDeviceCount.invokeExact(n);
+            Controls.SET_DEVICE_COUNT.invokeExact(n);
             return null;
         });
     }
@@ -146,32 +137,32 @@ public final class HipStub {
     /** Makes the stub run asynchronous copies at once, or queue them (nothing to do when it was not built). */
     public static void setAsyncImmediate(boolean immediate) {
         controlIfBuilt(() -> {
-            setAsyncImmediate.invokeExact(immediate ? 1 : 0);
+            Controls.SET_ASYNC_IMMEDIATE.invokeExact(immediate ? 1 : 0);
             return null;
         });
     }
 
     /** @return live device allocations ({@link #DEVICE_ALLOCATIONS}) or pinned ranges ({@link #PINNED_RANGES}) */
     public static int live(int kind) {
-        return call(() -> (int) live.invokeExact(kind));
+        return call(() -> (int) Controls.LIVE.invokeExact(kind));
     }
 
     /** @return live streams (0) or events (1) */
     public static int liveHandles(int kind) {
-        return call(() -> (int) liveHandles.invokeExact(kind));
+        return call(() -> (int) Controls.LIVE_HANDLES.invokeExact(kind));
     }
 
     /** @return how often a HIP function was called since the stub loaded */
     public static long calls(String function) {
         return call(() -> {
             try (Arena a = Arena.ofConfined()) {
-                return (long) calls.invokeExact(a.allocateFrom(function));
+                return (long) Controls.CALLS.invokeExact(a.allocateFrom(function));
             }
         });
     }
 
     /** Closes a file descriptor (the stub's dma-buf stand-ins are real descriptors of /dev/null). */
     public static int closeFd(int fd) {
-        return call(() -> (int) close.invokeExact(fd));
+        return call(() -> (int) Controls.CLOSE.invokeExact(fd));
     }
 }
