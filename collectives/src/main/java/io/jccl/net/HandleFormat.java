@@ -13,8 +13,8 @@ public final class HandleFormat {
     }
 
     /**
-     * Starts decoding a handle: checks that there is one of at least {@code minBytes}, then reads its magic number and
-     * version ({@link #readMagicAndVersion}).
+     * Starts decoding a handle: checks that there is one of at least {@code minBytes}, then reads its magic number (an
+     * int) and version (an unsigned byte).
      *
      * @param bytes     the handle as received
      * @param minBytes  the fewest bytes a handle of the transport has
@@ -48,8 +48,8 @@ public final class HandleFormat {
      * @param malformed makes the exception for a handle that is not valid, from why it is not
      * @throws NetException made by {@code malformed} when the magic number or the version is another
      */
-    public static void readMagicAndVersion(ByteBuffer in, int magic, int version,
-                                           Function<String, NetException> malformed) {
+    private static void readMagicAndVersion(ByteBuffer in, int magic, int version,
+                                            Function<String, NetException> malformed) {
         int foundMagic = in.getInt();
         if (foundMagic != magic) {
             throw malformed.apply("bad magic 0x" + Integer.toHexString(foundMagic) + " (expected 0x"

@@ -8,8 +8,8 @@ import java.util.Objects;
 
 /**
  * The {@link Reducer} that {@link Reducers#of} returns: checks each call's arguments, then runs one of the loops
- * resolved at construction (the SIMD kernels' or, in {@link ScalarReducer}, the element-by-element ones). Checking everything before the first write keeps a failing call from leaving
- * {@code dst} half written.
+ * resolved at construction (the SIMD kernels' or, in {@link ScalarReducer}, the element-by-element ones). Checking
+ * everything before the first write keeps a failing call from leaving {@code dst} half written.
  */
 sealed class ResolvedReducer implements Reducer permits ScalarReducer {
     /** Largest count whose byte size cannot overflow a {@code long} for any element size. */

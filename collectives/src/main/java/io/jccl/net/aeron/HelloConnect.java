@@ -30,7 +30,6 @@ public abstract class HelloConnect extends AbstractPendingConnect {
     private ExclusivePublication hello;
     private Publication data;
     private boolean helloSent;
-    private boolean released;
 
     /**
      * @param aeron             the transport's client
@@ -98,7 +97,6 @@ public abstract class HelloConnect extends AbstractPendingConnect {
         if (helloSent && data.isConnected()) {
             closeQuietly(hello, helloRegistration);
             SendConnection connection = open(data);
-            released = true;
             ended(true);
             return connection;
         }
@@ -129,11 +127,7 @@ public abstract class HelloConnect extends AbstractPendingConnect {
     }
 
     @Override
-    protected final void release() {
-        if (released) {
-            return;
-        }
-        released = true;
+    protected final void release() {   // once, and never after open took the data publication
         closeQuietly(hello, helloRegistration);
         closeQuietly(data, dataRegistration);
         ended(false);
