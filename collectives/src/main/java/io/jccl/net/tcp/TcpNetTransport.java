@@ -132,7 +132,8 @@ final class TcpNetTransport implements NetTransport {
         TcpHandle handle = TcpHandle.decode(peerHandle);
         long connectionId = RANDOM.nextLong();
         byte[] own = options.duplex() ? ownToken : null;
-        TcpRecvConnection offered = own == null ? null : takeOffer(handle.token().bytes());
+        byte[] peerToken = handle.token().bytes();   // a copy: one for every hello below
+        TcpRecvConnection offered = own == null ? null : takeOffer(peerToken);
         if (offered != null) {
             SocketChannel[] channels = offered.channels.clone();
             ByteBuffer[] hellos = new ByteBuffer[channels.length];
@@ -140,7 +141,7 @@ final class TcpNetTransport implements NetTransport {
             for (int i = 0; i < channels.length; i++) {
                 hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
                 Wire.putHello(hellos[i], Wire.FLAG_REVERSE, context.self().rank(), i, channels.length, connectionId,
-                        handle.token().bytes(), own);
+                        peerToken, own);
                 hellos[i].flip();
                 connected[i] = true;
             }
@@ -158,7 +159,7 @@ final class TcpNetTransport implements NetTransport {
             for (int i = 0; i < count; i++) {
                 hellos[i] = ByteBuffer.allocate(Wire.HELLO_BYTES);
                 Wire.putHello(hellos[i], own == null ? 0 : Wire.FLAG_OFFER, context.self().rank(), i, count,
-                        connectionId, handle.token().bytes(), own == null ? new byte[Wire.TOKEN_BYTES] : own);
+                        connectionId, peerToken, own == null ? new byte[Wire.TOKEN_BYTES] : own);
                 hellos[i].flip();
                 channels[i] = SocketChannel.open();
                 channels[i].configureBlocking(false);
