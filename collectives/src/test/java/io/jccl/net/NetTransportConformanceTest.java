@@ -1567,9 +1567,10 @@ public abstract class NetTransportConformanceTest {
     }
 
     /**
-     * Asserts that the data path allocates nothing once warm: after {@code warmUpRounds}, 1000 rounds of one message
-     * from each source (receives posted first, into the destination of the same index) allocate less than 8 bytes
-     * a round on the test thread. Skips where the JVM does not count a thread's allocations.
+     * Asserts that the data path allocates nothing once warm: after {@code warmUpRounds} and then until the JIT
+     * compiled nothing for 200 ms, 1000 rounds of one message from each source (receives posted first, into the
+     * destination of the same index) allocate less than 8 bytes a round on the test thread. Skips where the JVM does
+     * not count a thread's allocations.
      *
      * @param sendBytes how much of each source a round sends
      */
@@ -1578,6 +1579,14 @@ public abstract class NetTransportConformanceTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
         exchange(link, sources, sendBytes, destinations, warmUpRounds);
+        // As MetaRoceTransportConformanceTest does: while C2 still compiles the path, the interpreter allocates what
+        // escape analysis later removes (a full verify once counted 27,888 bytes over the 1000 rounds on tcp with two
+        // sockets; the same test alone, 13 runs, idle and beside two busy processes, stayed under the bound).
+        io.jccl.check.JitQuiet jit = io.jccl.check.JitQuiet.ofThisJvm();
+        long giveUpNs = System.nanoTime() + 30_000_000_000L;
+        while (!jit.quiet() && System.nanoTime() - giveUpNs < 0) {
+            exchange(link, sources, sendBytes, destinations, 20);
+        }
         long before = threads.getCurrentThreadAllocatedBytes();
         int rounds = 1000;
         exchange(link, sources, sendBytes, destinations, rounds);
