@@ -39,7 +39,7 @@ import java.util.Map;
  * {@code isend}/{@code irecv} return null, 1-1024</td></tr>
  * <tr><td>{@code JCCL_METAROCE_PORTS}</td><td>(ephemeral)</td><td>{@code first-last}: bind every UDP socket (16 per
  * rank with 8 paths, more after re-routes) to a free port of this range, for firewalls</td></tr>
- * <tr><td>{@code JCCL_METAROCE_PRINT_COUNTERS}</td><td>0</td><td>1: print the endpoints' protocol and socket
+ * <tr><td>{@code JCCL_METAROCE_PRINT_COUNTERS}</td><td>0</td><td>1: print the endpoints' protocol, drop and socket
  * counters to standard error when the transport closes</td></tr>
  * <tr><td>{@code JCCL_METAROCE_RELAY}</td><td>(none)</td><td>{@code host:port}, the control address of an
  * {@link io.jccl.metaroce.fabric.ImpairmentProxy} ({@code jccl fabric --proxy}): at startup the transport registers

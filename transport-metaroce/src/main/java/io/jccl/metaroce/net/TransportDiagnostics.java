@@ -1,6 +1,7 @@
 package io.jccl.metaroce.net;
 
 import io.jccl.metaroce.protocol.Counter;
+import io.jccl.metaroce.protocol.DropReason;
 import io.jccl.metaroce.protocol.Endpoint;
 import io.jccl.metaroce.protocol.conn.Connection;
 
@@ -14,7 +15,7 @@ final class TransportDiagnostics {
     private TransportDiagnostics() {
     }
 
-    /** Appends one endpoint's socket counters and its protocol counters that are not zero. */
+    /** Appends one endpoint's socket counters and its protocol counters and drops (by reason) that are not zero. */
     static void describe(StringBuilder out, String name, Side side) {
         out.append(" | ").append(name).append(": socketsRebound=").append(side.driver.socketsRebound())
                 .append(" datagramsSent=").append(side.driver.datagramsSent())
@@ -23,6 +24,12 @@ final class TransportDiagnostics {
             long v = side.endpoint.counters().get(c);
             if (v != 0) {
                 out.append(' ').append(c.name()).append('=').append(v);
+            }
+        }
+        for (DropReason r : DropReason.values()) {
+            long v = side.endpoint.counters().drops(r);
+            if (v != 0) {
+                out.append(' ').append(r.metricName()).append('=').append(v);
             }
         }
     }
