@@ -2,7 +2,8 @@
 # Bulk all-reduces over metaroce beside Open MPI tcp, each run tagged with the vCPU placement before and after it
 # (benchmarks/mpi/core_round_trip: "near" when the host runs both vCPUs on cores sharing a last-level cache, "far"
 # otherwise; a 1 MiB call costs 3-5x more far, in Open MPI and JCCL alike, and the host switches every few seconds
-# to minutes, so a mean over mixed placements compares placements, not libraries). Alternates REPS times:
+# to minutes, so a mean over mixed placements compares placements, not libraries). Alternates REPS times, each
+# repetition starting one run later in this list (so over as many repetitions as runs, each run takes every slot):
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 20 -n 300 1M 8M
 #   ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M --iters 300 --warmup 20 --warmup-ms 2000
 #   benchmarks/target/mpi/udp_exchange_floor -w 20 -n 300 -r 1 1M 8M      the floor of any all-reduce over UDP here
@@ -29,23 +30,28 @@ jccl() {
   (cd "$1" && ./jccl bench collective -np 2 --net metaroce --bytes 1M,8M --iters 300 --warmup 20 --warmup-ms 2000 \
     | awk '!/^#/ && NF >= 8 { printf "%s ", $5 }')
 }
-for ((rep = 1; rep <= reps; rep++)); do
+run_one() {
+  local p t
   quiet; p=$(placement)
-  t=$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20 -n 300 1M 8M \
-      | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }')
-  echo "mpi $t$p/$(placement)" | tee -a "$out"
-  quiet; p=$(placement); t=$(jccl "$root"); echo "jccl $t$p/$(placement)" | tee -a "$out"
-  for variant in $([ "${FLOORS:-1}" = 0 ] || echo floor checked); do
-    quiet; p=$(placement)
-    t=$("$floor" $([ "$variant" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M | awk '{ printf "%s ", $6 }')
-    echo "$variant $t$p/$(placement)" | tee -a "$out"
+  case "$1" in
+    mpi) t=$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20 -n 300 1M 8M \
+           | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }') ;;
+    jccl) t=$(jccl "$root") ;;
+    before) t=$(jccl "$before") ;;
+    floor|checked) t=$("$floor" $([ "$1" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M | awk '{ printf "%s ", $6 }') ;;
+  esac
+  echo "$1 $t$p/$(placement)" | tee -a "$out"
+}
+# The runs take turns going first: back to back, a run read up to 14% slower in one slot than in another with the same
+# code (2026-12-07 21:50 and 21:57: a build read 1.14x and then 0.94x the other one as their order swapped).
+runs=(mpi jccl)
+[ "${FLOORS:-1}" = 0 ] || runs+=(floor checked)
+[[ -z "$before" ]] || runs+=(before)
+for ((rep = 1; rep <= reps; rep++)); do
+  for ((i = 0; i < ${#runs[@]}; i++)); do
+    run_one "${runs[(i + rep - 1) % ${#runs[@]}]}"
   done
-  if [[ -n "$before" ]]; then
-    quiet; p=$(placement); t=$(jccl "$before"); echo "before $t$p/$(placement)" | tee -a "$out"
-  fi
 done
-# Medians per placement: runs near at both ends, then runs far at both ends (the host often runs far for many
-# minutes; ratios are only taken between runs of the same placement).
 for where in near far; do
   echo "# medians over runs $where before and after (count): 1 MiB, 8 MiB us"
   awk -v where="$where" "$(cat "$root/benchmarks/median.awk")"'
