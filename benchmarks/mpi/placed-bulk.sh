@@ -38,7 +38,8 @@ run_one() {
            | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }') ;;
     jccl) t=$(jccl "$root") ;;
     before) t=$(jccl "$before") ;;
-    floor|checked) t=$("$floor" $([ "$1" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M | awk '{ printf "%s ", $6 }') ;;
+    floor|checked) t=$("$floor" $([ "$1" = checked ] && echo -c) -w 20 -n 300 -r 1 1M 8M \
+           | awk '{ printf "%s ", $6 }') ;;
   esac
   echo "$1 $t$p/$(placement)" | tee -a "$out"
 }
