@@ -11,7 +11,8 @@
 # Prints per repetition Open MPI's time (µs), each build's out-of-place/in-place times at 8 B and 1 KiB (tagged by
 # vCPU placement before/after, benchmarks/mpi/core_round_trip.c), and the floor: one UDP round trip between two
 # busy-polling C processes on loopback (benchmarks/mpi/udp_round_trip.c); then the medians. Every run starts at load
-# below 1, and the two builds take turns going first.
+# below 1, and each repetition starts one run later in the list Open MPI, floor, JCCL, BEFORE (every run takes
+# every slot once in four repetitions).
 #
 # usage: benchmarks/mpi/metaroce-small.sh BEFORE_CHECKOUT [REPS]
 #   BEFORE_CHECKOUT  another checkout of JCCL (e.g. `git worktree add /tmp/old COMMIT`); its ./jccl builds itself
@@ -35,23 +36,31 @@ if (cd "$before" && ./jccl perf --help 2>&1 | grep -q -- --settle_rounds); then 
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 echo "# metaroce-small.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg), before = $before"
+run_one() {
+  local side settle p j m
+  case "$1" in
+    mpi)
+      quiet
+      m="$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20000 -n 5000 8 1024 \
+        | awk '!/^#/ && NF >= 5 { printf "%s B %s us  ", $1, $5 }')"
+      echo "rep $rep Open MPI tcp: $m" | tee -a "$out" ;;
+    floor) echo "rep $rep floor: $("$floor" -n 50000 -w 5000 -r 1)" ;;
+    jccl|before)
+      side="$root"; settle=("${settle_root[@]}")
+      if [[ "$1" == before ]]; then side="$before"; settle=("${settle_before[@]}"); fi
+      quiet
+      p="$(placement)"
+      j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 "${settle[@]}" -n 20000 \
+        --transport metaroce | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
+      echo "rep $rep $1 $side ($p/$(placement); out of place/in place): $j" | tee -a "$out" ;;
+  esac
+}
+# Every run takes every slot in turn: back to back, the second of two builds read up to 1.7x slower than the first
+# with the same code (2026-12-07, docs/performance.md), so a fixed order measured the order.
+runs=(mpi floor jccl before)
 for ((rep = 1; rep <= reps; rep++)); do
-  quiet
-  m="$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20000 -n 5000 8 1024 \
-    | awk '!/^#/ && NF >= 5 { printf "%s B %s us  ", $1, $5 }')"
-  echo "rep $rep Open MPI tcp: $m" | tee -a "$out"
-  echo "rep $rep floor: $("$floor" -n 50000 -w 5000 -r 1)"
-  # The builds take turns going first: run back to back, the second of a pair read up to 1.7x slower than the first
-  # with the same code (2026-12-07, docs/performance.md), so a fixed order measured the order.
-  if ((rep % 2)); then order=(before jccl); else order=(jccl before); fi
-  for tag in "${order[@]}"; do
-    side="$root"; settle=("${settle_root[@]}")
-    if [[ "$tag" == before ]]; then side="$before"; settle=("${settle_before[@]}"); fi
-    quiet
-    p="$(placement)"
-    j="$(cd "$side" && ./jccl perf all_reduce -np 2 -b 8 -e 1K -f 128 -w 100000 "${settle[@]}" -n 20000 --transport metaroce \
-      | awk '$1 == 8 || $1 == 1024 { printf "%s B %s/%s us  ", $1, $6, $10 }')"
-    echo "rep $rep $tag $side ($p/$(placement); out of place/in place): $j" | tee -a "$out"
+  for ((i = 0; i < ${#runs[@]}; i++)); do
+    run_one "${runs[(i + rep - 1) % ${#runs[@]}]}"
   done
 done
 echo "# medians (ranges) over $reps repetitions, us"
