@@ -4,15 +4,13 @@ import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
 import io.jccl.config.InvalidOptionException;
+import io.jccl.config.ProviderList;
 import io.jccl.net.NetTransportProvider;
 import io.jccl.net.PeerIdentity;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 
 /** The transport providers on the class path, best first, and the choice for a pair of ranks. */
 final class Providers {
@@ -24,11 +22,8 @@ final class Providers {
     static List<NetTransportProvider> all() {
         List<NetTransportProvider> l = all;
         if (l == null) {
-            List<NetTransportProvider> found = new ArrayList<>();
-            ServiceLoader.load(NetTransportProvider.class, Providers.class.getClassLoader()).forEach(found::add);
-            found.sort(Comparator.comparingInt(NetTransportProvider::priority).reversed()
-                    .thenComparing(NetTransportProvider::name));
-            all = l = List.copyOf(found);
+            all = l = ProviderList.load(NetTransportProvider.class, Providers.class.getClassLoader(),
+                    NetTransportProvider::priority, NetTransportProvider::name);
         }
         return l;
     }

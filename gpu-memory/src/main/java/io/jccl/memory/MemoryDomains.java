@@ -3,14 +3,12 @@ package io.jccl.memory;
 import io.jccl.CommConfig;
 import io.jccl.ErrorCode;
 import io.jccl.JcclException;
+import io.jccl.config.ProviderList;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 
 /**
  * Finds the {@link MemoryDomainProvider}s on the class path and opens the domain {@code JCCL_MEMORY} (or
@@ -35,11 +33,8 @@ public final class MemoryDomains {
     public static List<MemoryDomainProvider> providers() {
         List<MemoryDomainProvider> l = providers;
         if (l == null) {
-            List<MemoryDomainProvider> found = new ArrayList<>();
-            ServiceLoader.load(MemoryDomainProvider.class, MemoryDomains.class.getClassLoader()).forEach(found::add);
-            found.sort(Comparator.comparingInt(MemoryDomainProvider::priority).reversed()
-                    .thenComparing(MemoryDomainProvider::name));
-            providers = l = List.copyOf(found);
+            providers = l = ProviderList.load(MemoryDomainProvider.class, MemoryDomains.class.getClassLoader(),
+                    MemoryDomainProvider::priority, MemoryDomainProvider::name);
         }
         return l;
     }
