@@ -9,7 +9,7 @@ import java.util.function.ToIntFunction;
 
 /**
  * The providers of a service interface on the class path, best first: what the options that name a provider
- * ({@code JCCL_NET}, {@code JCCL_MEMORY}) choose among, and what {@code auto} takes the first available of.
+ * ({@code JCCL_NET}, {@code JCCL_MEMORY}) choose among, and whose first suitable one is taken when none is named.
  */
 public final class ProviderList {
     private ProviderList() {
