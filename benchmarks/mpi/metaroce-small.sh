@@ -57,12 +57,7 @@ run_one() {
 }
 # Every run takes every slot in turn: back to back, the second of two builds read up to 1.7x slower than the first
 # with the same code (2026-12-07, docs/performance.md), so a fixed order measured the order.
-runs=(mpi floor jccl before)
-for ((rep = 1; rep <= reps; rep++)); do
-  for ((i = 0; i < ${#runs[@]}; i++)); do
-    run_one "${runs[(i + rep - 1) % ${#runs[@]}]}"
-  done
-done
+in_turns mpi floor jccl before
 echo "# medians (ranges) over $reps repetitions, us"
 awk "$(cat "$root/benchmarks/median.awk")"'
   / Open MPI tcp: / { mpi8 = mpi8 " " $8; mpi1k = mpi1k " " $12 }

@@ -48,11 +48,7 @@ run_one() {
 runs=(mpi jccl)
 [ "${FLOORS:-1}" = 0 ] || runs+=(floor checked)
 [[ -z "$before" ]] || runs+=(before)
-for ((rep = 1; rep <= reps; rep++)); do
-  for ((i = 0; i < ${#runs[@]}; i++)); do
-    run_one "${runs[(i + rep - 1) % ${#runs[@]}]}"
-  done
-done
+in_turns "${runs[@]}"
 for where in near far; do
   echo "# medians over runs $where before and after (count): 1 MiB, 8 MiB us"
   awk -v where="$where" "$(cat "$root/benchmarks/median.awk")"'

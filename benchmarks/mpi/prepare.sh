@@ -78,6 +78,20 @@ build_benchmarks() {
   fi
 }
 
+# in_turns NAME...: calls run_one NAME for every name given, $reps times over, each repetition starting one name later
+# in the list, so that over as many repetitions as names every run takes every slot (back to back, the same code read up
+# to 1.7x slower in the second of two slots, docs/performance.md); after each repetition after_rep, when the script
+# defines one. Sets $rep.
+in_turns() {
+  local names=("$@") i
+  for ((rep = 1; rep <= reps; rep++)); do
+    for ((i = 0; i < ${#names[@]}; i++)); do
+      run_one "${names[(i + rep - 1) % ${#names[@]}]}"
+    done
+    if declare -F after_rep >/dev/null; then after_rep; fi
+  done
+}
+
 # stats VALUE...: prints the median, the smallest and the largest value.
 stats() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { printf "%s %s %s", a[int((NR + 1) / 2)], a[1], a[NR] }'; }
 

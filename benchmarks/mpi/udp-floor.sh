@@ -11,8 +11,9 @@
 # target (JCCL >= 1.2x Open MPI's busbw) is within this host where the floor is faster than 1.2x Open MPI.
 # Prints per repetition each one's time in µs per size, then per size the medians and ranges and the ratios.
 # With BEFORE (the root of another checkout of JCCL, built: e.g. `git worktree add /tmp/old COMMIT` and
-# `./mvnw -q -o -DskipTests -pl launcher,benchmarks/tools,examples -am package` there), that build's `./jccl bench collective` runs
-# in every repetition too, right after this one's, and its medians are printed beside.
+# `./mvnw -q -o -DskipTests -pl launcher,benchmarks/tools,examples -am package` there), that build's `./jccl bench
+# collective` runs in every repetition too, and its medians are printed beside. Every run starts at load below 1, and
+# each repetition starts one run later in the list (Open MPI, floor, JCCL, BEFORE): every run takes every slot.
 #
 # usage: benchmarks/mpi/udp-floor.sh [REPS [BEFORE]]      (default 3)
 # Measure only on a quiet machine (load average below 1). Needs Open MPI (scripts/install-openmpi.sh).
@@ -23,23 +24,30 @@ root="$(cd "$here/../.." && pwd)"
 . "$here/prepare.sh"
 prepare_comparison 3 "$@"
 build_udp_exchange_floor udp-floor.sh
+prepare_placement   # for quiet: every run starts at load below 1
 sizes=(1048576 8388608 67108864)
 declare -A times
 echo "# udp-floor.sh $(date -u +%Y-%m-%dT%H:%MZ): load $(cut -d' ' -f1-3 /proc/loadavg)"
-for ((rep = 1; rep <= reps; rep++)); do
-  while read -r size us; do times[mpi,$size]+="$us "; done < <(mpirun -np 2 --mca btl self,tcp --allow-run-as-root \
-    "$mpi_bin" -w 20 -n 100 1M 8M 64M | awk '!/^#/ && NF >= 5 { print $1, $5 }')
-  while read -r size us; do times[floor,$size]+="$us "; done < <("$floor" -w 20 -n 100 -r 1 1M 8M 64M \
-    | awk '{ print $4, $6 }')
-  while read -r size us; do times[jccl,$size]+="$us "; done < <(cd "$root" && ./jccl bench collective -np 2 \
+jccl_times() {   # jccl_times TAG CHECKOUT
+  local size us
+  while read -r size us; do times[$1,$size]+="$us "; done < <(cd "$2" && ./jccl bench collective -np 2 \
     --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000 \
     | awk '!/^#/ && NF >= 8 { print $1, $5 }')
-  if [[ -n "$before" ]]; then
-    while read -r size us; do times[before,$size]+="$us "; done < <(cd "$before" && ./jccl bench collective -np 2 \
-      --net metaroce --bytes 1M,8M,64M --iters 100 --warmup 20 --warmup-ms 5000 \
-      | awk '!/^#/ && NF >= 8 { print $1, $5 }')
-  fi
-  line="rep $rep (us):"
+}
+run_one() {
+  local size us
+  quiet
+  case "$1" in
+    mpi) while read -r size us; do times[mpi,$size]+="$us "; done < <(mpirun -np 2 --mca btl self,tcp \
+           --allow-run-as-root "$mpi_bin" -w 20 -n 100 1M 8M 64M | awk '!/^#/ && NF >= 5 { print $1, $5 }') ;;
+    floor) while read -r size us; do times[floor,$size]+="$us "; done < <("$floor" -w 20 -n 100 -r 1 1M 8M 64M \
+             | awk '{ print $4, $6 }') ;;
+    jccl) jccl_times jccl "$root" ;;
+    before) jccl_times before "$before" ;;
+  esac
+}
+after_rep() {
+  local size line="rep $rep (us):"
   for size in "${sizes[@]}"; do
     read -r -a m <<< "${times[mpi,$size]}"; read -r -a f <<< "${times[floor,$size]}"
     read -r -a j <<< "${times[jccl,$size]}"
@@ -50,7 +58,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     fi
   done
   echo "$line"
-done
+}
+runs=(mpi floor jccl)
+[[ -z "$before" ]] || runs+=(before)
+in_turns "${runs[@]}"
 echo "# size: Open MPI tcp, UDP floor, JCCL metaroce: median (min-max) us; MPI/floor and MPI/JCCL (busbw ratios)"
 for size in "${sizes[@]}"; do
   # shellcheck disable=SC2086
