@@ -49,6 +49,8 @@ runs=(mpi jccl)
 [ "${FLOORS:-1}" = 0 ] || runs+=(floor checked)
 [[ -z "$before" ]] || runs+=(before)
 in_turns "${runs[@]}"
+# Medians per placement: runs near at both ends, then runs far at both ends (the host often runs far for many
+# minutes; ratios are only taken between runs of the same placement).
 for where in near far; do
   echo "# medians over runs $where before and after (count): 1 MiB, 8 MiB us"
   awk -v where="$where" "$(cat "$root/benchmarks/median.awk")"'
