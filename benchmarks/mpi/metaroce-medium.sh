@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Medium all-reduces over metaroce (4, 16, 64 and 256 KiB: around the eager limit, one payload of the connection,
-# 64,976 bytes on loopback, and up to the bulk sizes of placed-bulk.sh) beside Open MPI tcp, alternating REPS times,
-# each run started at load below 1 and tagged with the vCPU placement before and after it (core_round_trip: near/far):
+# 64,976 bytes on loopback, and up to the bulk sizes of placed-bulk.sh) beside Open MPI tcp, alternating REPS times
+# (in turns: every run takes every slot), each run started at load below 1 and tagged with the vCPU placement before
+# and after it (core_round_trip: near/far):
 #   mpirun -np 2 --mca btl self,tcp allreduce_perf -w 50 -n 2000 4K 16K 64K 256K
 #   ./jccl bench collective -np 2 --net metaroce --bytes 4K,16K,64K,256K --iters 2000 --warmup 50 --warmup-ms 2000
 #   and, with BEFORE (another built checkout), its ./jccl the same way.
@@ -22,16 +23,20 @@ jccl() {
   (cd "$1" && ./jccl bench collective -np 2 --net metaroce --bytes 4K,16K,64K,256K --iters 2000 --warmup 50 \
     --warmup-ms 2000 | awk '!/^#/ && NF >= 8 { printf "%s ", $5 }')
 }
-for ((rep = 1; rep <= reps; rep++)); do
+run_one() {
+  local p t
   quiet; p=$(placement)
-  t=$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 50 -n 2000 4K 16K 64K 256K \
-      | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }')
-  echo "mpi $t$p/$(placement)" | tee -a "$out"
-  quiet; p=$(placement); t=$(jccl "$root"); echo "jccl $t$p/$(placement)" | tee -a "$out"
-  if [[ -n "$before" ]]; then
-    quiet; p=$(placement); t=$(jccl "$before"); echo "before $t$p/$(placement)" | tee -a "$out"
-  fi
-done
+  case "$1" in
+    mpi) t=$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 50 -n 2000 4K 16K 64K 256K \
+           | awk '!/^#/ && NF >= 5 { printf "%s ", $5 }') ;;
+    jccl) t=$(jccl "$root") ;;
+    before) t=$(jccl "$before") ;;
+  esac
+  echo "$1 $t$p/$(placement)" | tee -a "$out"
+}
+runs=(mpi jccl)
+[[ -z "$before" ]] || runs+=(before)
+in_turns "${runs[@]}"   # every run takes every slot: a fixed order measured the order (docs/performance.md)
 echo "# medians (range) over all runs, µs: 4 KiB, 16 KiB, 64 KiB, 256 KiB"
 awk "$(cat "$root/benchmarks/median.awk")"'
   { for (i = 2; i <= 5; i++) v[$1, i] = v[$1, i] " " $i; n[$1]++ }
