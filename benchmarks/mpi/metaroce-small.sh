@@ -55,8 +55,6 @@ run_one() {
       echo "rep $rep $1 $side ($p/$(placement); out of place/in place): $j" | tee -a "$out" ;;
   esac
 }
-# Every run takes every slot in turn: back to back, the second of two builds read up to 1.7x slower than the first
-# with the same code (2026-12-07, docs/performance.md), so a fixed order measured the order.
 in_turns mpi floor jccl before
 echo "# medians (ranges) over $reps repetitions, us"
 awk "$(cat "$root/benchmarks/median.awk")"'
