@@ -7,7 +7,8 @@
 # side by side (empty readiness polls counted, not listed), so a call's phases can be read off one clock.
 # usage: benchmarks/mpi/syscall-timeline.sh [SIZE [SECONDS]]   (SIZE as CallTimeHistogram takes it: 8, 64K, 1M)
 #   EVENTS_OUT=FILE keeps the events (perf script's text) for syscall_timeline.py FILE [ROWS] or a closer look;
-#   PHASES=108,80 (the CTS and ACK datagram sizes of metaroce) adds the median phases of a bulk exchange call.
+#   PHASES=108,80 (the CTS and ACK datagram sizes of metaroce) adds the median phases of a bulk exchange call;
+#   RANK_ENV="NAME=VALUE ..." sets more variables for the ranks (jccl run -x), e.g. JCCL_METAROCE_THREADING=invoker.
 # Needs perf (Debian: linux-perf) and python3, and a built tree (./jccl builds itself). Measure at load below 1;
 # recording slows each system call by about a microsecond, so read shares and orders, not absolute call times.
 set -euo pipefail
@@ -19,6 +20,13 @@ warmup="${WARMUP_S:-15}"
 case "$seconds" in ''|*[!0-9.]*) echo "syscall-timeline.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;; esac
 case "$warmup" in ''|*[!0-9]*) echo "syscall-timeline.sh: WARMUP_S must be a whole number, not '$warmup'" >&2; exit 2 ;; esac
 case "$size" in [0-9]*) ;; *) echo "syscall-timeline.sh: SIZE must be a size (8, 64K, 1M), not '$size'" >&2; exit 2 ;; esac
+extra=()
+for setting in ${RANK_ENV:-}; do
+  case "$setting" in
+    *=*) extra+=(-x "$setting") ;;
+    *) echo "syscall-timeline.sh: RANK_ENV takes NAME=VALUE words, not '$setting'" >&2; exit 2 ;;
+  esac
+done
 for tool in perf python3; do
   command -v "$tool" >/dev/null || { echo "syscall-timeline.sh: needs $tool (apt-get install linux-perf python3)" >&2; exit 1; }
 done
@@ -35,7 +43,7 @@ trap cleanup EXIT
 calls=3000
 case "$size" in *K|*k) [[ "${size%?}" -gt 64 ]] || calls=100000 ;; *M|*m|*G|*g) ;; *) calls=100000 ;; esac
 echo "# syscall-timeline.sh $(date -u +%Y-%m-%dT%H:%MZ): ${NET:-metaroce}, $size, load $(cut -d' ' -f1-3 /proc/loadavg)"
-"$root/jccl" run -np 2 -x JCCL_NET="${NET:-metaroce}" -cp "$root/benchmarks/target/classes" -- \
+"$root/jccl" run -np 2 -x JCCL_NET="${NET:-metaroce}" "${extra[@]}" -cp "$root/benchmarks/target/classes" -- \
   io.jccl.bench.CallTimeHistogram "$size" "$calls" 100000 > "$work/run.log" 2>&1 &
 run_pid=$!
 sleep "$warmup"
