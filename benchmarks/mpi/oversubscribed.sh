@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The 8-byte all-reduce with more ranks than cores (4 processes on this host's cores, as the README's command runs
-# them), in the steady state, three ways side by side, alternating REPS times (default 3):
+# them), in the steady state, three ways side by side, REPS times (default 3) in turns (each repetition starts one run
+# later in the list):
 #   Open MPI                  mpirun -np 4 --oversubscribe --mca btl self,vader allreduce_perf -w 20000 -n 20000 8
 #   JCCL, blocking at once    io.jccl.bench.CallTimeHistogram 8 20000 4 under jccl run -np 4, JCCL_YIELD_US=0 (a
 #                             waiting caller hands over and blocks as soon as nothing progresses)
@@ -39,7 +40,7 @@ classes="$root/benchmarks/target/classes"
 calls=20000
 
 echo "# oversubscribed.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, $ranks ranks, load" \
-  "$(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions, $net, Open MPI / JCCL blocking / JCCL default alternating"
+  "$(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions, $net, Open MPI / JCCL blocking / JCCL default in turns"
 
 jccl_mean() {  # JCCL_YIELD_US value, or "auto": prints the last round's mean call in µs
   local env=()
@@ -49,15 +50,28 @@ jccl_mean() {  # JCCL_YIELD_US value, or "auto": prints the last round's mean ca
 }
 
 mpi=() blocking=() default=()
-for ((i = 1; i <= reps; i++)); do
-  v="$(mpirun -np "$ranks" --oversubscribe --mca btl "self,$btl" --allow-run-as-root "$mpi_bin" -w "$calls" -n "$calls" 8 \
-    | awk '!/^#/ && NF >= 8 { print $5 }')"
-  b="$(jccl_mean 0)"
-  d="$(jccl_mean auto)"
-  check_results "repetition $i failed (MPI '$v', JCCL blocking '$b', JCCL default '$d')" "$v" "$b" "$d"
-  echo "# repetition $i: Open MPI $v µs, JCCL blocking at once $b µs, JCCL default $d µs"
-  mpi+=("$v") blocking+=("$b") default+=("$d")
-done
+run_one() {
+  local v
+  case "$1" in
+    mpi)
+      v="$(mpirun -np "$ranks" --oversubscribe --mca btl "self,$btl" --allow-run-as-root "$mpi_bin" -w "$calls" \
+        -n "$calls" 8 | awk '!/^#/ && NF >= 8 { print $5 }')"
+      check_results "repetition $rep: Open MPI printed no time" "$v"
+      echo "# repetition $rep: Open MPI $v µs"
+      mpi+=("$v") ;;
+    blocking)
+      v="$(jccl_mean 0)"
+      check_results "repetition $rep: JCCL (blocking at once) printed no time" "$v"
+      echo "# repetition $rep: JCCL blocking at once $v µs"
+      blocking+=("$v") ;;
+    default)
+      v="$(jccl_mean auto)"
+      check_results "repetition $rep: JCCL (default) printed no time" "$v"
+      echo "# repetition $rep: JCCL default $v µs"
+      default+=("$v") ;;
+  esac
+}
+in_turns mpi blocking default   # each repetition starts one run later in the list (prepare.sh)
 
 read -r vm vlo vhi <<< "$(stats "${mpi[@]}")"
 echo

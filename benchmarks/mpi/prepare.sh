@@ -1,5 +1,5 @@
-# Sourced by the benchmarks beside Open MPI (same-host.sh, small-floor.sh, tcp-bulk.sh, udp-floor.sh, metaroce-small.sh,
-# placed-bulk.sh, metaroce-medium.sh) after $root and $here are set:
+# Sourced by the benchmarks beside Open MPI (same-host.sh, small-floor.sh, tcp-bulk.sh, oversubscribed.sh, udp-floor.sh,
+# metaroce-small.sh, placed-bulk.sh, metaroce-medium.sh) after $root and $here are set:
 #   prepare_mpi_and_jccl NAME
 # builds benchmarks/target/mpi/allreduce_perf (sets mpi_bin), checks that Open MPI is installed, lets mpirun run as
 # root, and builds JCCL (and its AOT cache) before anything is timed. Exits 1, naming NAME, when Open MPI is missing.

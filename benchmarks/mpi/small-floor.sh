@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The 8-byte all-reduce between two processes of this host in the steady state, three ways side by side, alternating
-# REPS times (default 3), over shared memory and over loopback TCP:
+# The 8-byte all-reduce between two processes of this host in the steady state, three ways side by side, REPS times
+# (default 3) in turns (each repetition starts one run later in the list), over shared memory and over loopback TCP:
 #   Open MPI        mpirun --mca btl self,vader (or self,tcp) allreduce_perf -w W -n N 8
 #   the JVM floor   io.jccl.bench.ShmExchangeFloor (one shared cache line per rank) or TcpExchangeFloor (one
 #                   connection, non-blocking busy-polled reads): 8 bytes each way and nothing else; the last of its
@@ -31,29 +31,43 @@ java="$jdk/bin/java"
 classes="$root/benchmarks/target/classes"
 
 echo "# small-floor.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$reps repetitions, Open MPI / JVM floor / JCCL alternating"
+  "$reps repetitions, Open MPI / JVM floor / JCCL in turns"
 
 field() {  # the number after WORD in TEXT
   awk -v w="$1" '{ for (k = 1; k < NF; k++) if ($k == w) print $(k + 1) }' <<< "$2"
 }
 
+# One run of NAME (mpi, floor or jccl) for the net measure() is at; its result goes to that run's list.
+run_one() {
+  local v f line last m d
+  case "$1" in
+    mpi)
+      v="$(mpirun -np 2 --mca btl "$btl" --allow-run-as-root "$mpi_bin" -w $((calls / 5)) -n "$calls" 8 \
+        | awk '!/^#/ && NF >= 8 { print $5 }')"
+      check_results "$net repetition $rep: $label printed no time" "$v"
+      echo "# $net repetition $rep: $label $v µs"
+      mpi+=("$v") ;;
+    floor)
+      f="$("$java" -cp "$classes" "io.jccl.bench.$floor_class" "$floor_n" "$floor_reps" | awk '{ print $NF }')"
+      check_results "$net repetition $rep: the JVM floor printed no time" "$f"
+      echo "# $net repetition $rep: JVM floor $f µs"
+      floor+=("$f") ;;
+    jccl)
+      line="$("$root/jccl" run -np 2 -x JCCL_NET="$net" -cp "$classes" -- io.jccl.bench.AllReduceWindows 8 "$calls" 2 \
+        ip-first 2>/dev/null | grep '^\[0\]')"
+      last="${line##*|}"   # the last window: " oop mean M median D p90 ..."
+      m="$(field mean "$last")"
+      d="$(field median "$last")"
+      check_results "$net repetition $rep: JCCL printed no times ('$line')" "$m" "$d"
+      echo "# $net repetition $rep: JCCL mean $m median $d µs"
+      jmean+=("$m") jmedian+=("$d") ;;
+  esac
+}
+
 measure() {  # net btl calls floor-class floor-exchanges floor-reps mpi-label
-  local net="$1" btl="$2" calls="$3" floor_class="$4" floor_n="$5" floor_reps="$6" label="$7"
-  local mpi=() floor=() jmean=() jmedian=()
-  for ((i = 1; i <= reps; i++)); do
-    local v f line last m d
-    v="$(mpirun -np 2 --mca btl "$btl" --allow-run-as-root "$mpi_bin" -w $((calls / 5)) -n "$calls" 8 \
-      | awk '!/^#/ && NF >= 8 { print $5 }')"
-    f="$("$java" -cp "$classes" "io.jccl.bench.$floor_class" "$floor_n" "$floor_reps" | awk '{ print $NF }')"
-    line="$("$root/jccl" run -np 2 -x JCCL_NET="$net" -cp "$classes" -- io.jccl.bench.AllReduceWindows 8 "$calls" 2 \
-      ip-first 2>/dev/null | grep '^\[0\]')"
-    last="${line##*|}"   # the last window: " oop mean M median D p90 ..."
-    m="$(field mean "$last")"
-    d="$(field median "$last")"
-    check_results "$net repetition $i failed (MPI '$v', floor '$f', JCCL '$line')" "$v" "$f" "$m" "$d"
-    echo "# $net repetition $i: $label $v µs, JVM floor $f µs, JCCL mean $m median $d µs"
-    mpi+=("$v") floor+=("$f") jmean+=("$m") jmedian+=("$d")
-  done
+  net="$1" btl="$2" calls="$3" floor_class="$4" floor_n="$5" floor_reps="$6" label="$7"
+  mpi=() floor=() jmean=() jmedian=()
+  in_turns mpi floor jccl   # each repetition starts one run later in the list (prepare.sh)
   local vm vlo vhi fm flo fhi mm mlo mhi dm dlo dhi
   read -r vm vlo vhi <<< "$(stats "${mpi[@]}")"
   read -r fm flo fhi <<< "$(stats "${floor[@]}")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A large all-reduce between two processes of this host over loopback TCP, beside what the host moves in its place,
-# alternating REPS times (default 3), steady state:
+# REPS times (default 3) in turns (each repetition starts one run later in the list), steady state:
 #   Open MPI        mpirun --mca btl self,tcp allreduce_perf -w 20000 -n 10000 SIZE (out of place)
 #   the exchange    io.jccl.bench.TcpBulkExchangeFloor SIZE 2000 5: two JVMs exchange SIZE bytes each way over
 #                   loopback TCP (one connection per direction, non-blocking, one thread each) and do nothing else;
@@ -41,23 +41,36 @@ build_benchmarks tcp-bulk.sh
 classes="$root/benchmarks/target/classes:$root/collectives/target/classes"
 
 echo "# tcp-bulk.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$bytes bytes, $reps repetitions, Open MPI / exchange / JCCL alternating"
-
+  "$bytes bytes, $reps repetitions, Open MPI / exchange / JCCL in turns"
 
 mpi=() exchange=() oop=() ip=()
-for ((i = 1; i <= reps; i++)); do
-  m="$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20000 -n 10000 "$bytes" \
-    | awk '!/^#/ && NF >= 8 { print $5 }')"
-  # The fastest repetition after the first (which includes the JIT and the sockets' buffer growth).
-  f="$("$jdk/bin/java" -cp "$classes" io.jccl.bench.TcpBulkExchangeFloor "$bytes" 2000 5 \
-    | awk -F': ' '{ n = split($2, t, " "); best = t[2]; for (k = 3; k <= n; k++) if (t[k] + 0 < best + 0) best = t[k]; print best }')"
-  line="$("$root/jccl" perf all_reduce -np 2 -b "$bytes" -e "$bytes" -w 20000 -n 10000 --transport tcp \
-    | awk '!/^#/ && NF >= 13 { print $6, $10 }')"
-  read -r o p <<< "$line"
-  check_results "repetition $i failed (MPI '$m', exchange '$f', JCCL '$line')" "$m" "$f" "${o:-}" "${p:-}"
-  echo "# repetition $i: Open MPI tcp $m µs, exchange $f µs, JCCL out of place $o µs, in place $p µs"
-  mpi+=("$m") exchange+=("$f") oop+=("$o") ip+=("$p")
-done
+run_one() {
+  local m f line o p
+  case "$1" in
+    mpi)
+      m="$(mpirun -np 2 --mca btl self,tcp --allow-run-as-root "$mpi_bin" -w 20000 -n 10000 "$bytes" \
+        | awk '!/^#/ && NF >= 8 { print $5 }')"
+      check_results "repetition $rep: Open MPI printed no time" "$m"
+      echo "# repetition $rep: Open MPI tcp $m µs"
+      mpi+=("$m") ;;
+    exchange)
+      # The fastest repetition after the first (which includes the JIT and the sockets' buffer growth).
+      f="$("$jdk/bin/java" -cp "$classes" io.jccl.bench.TcpBulkExchangeFloor "$bytes" 2000 5 \
+        | awk -F': ' '{ n = split($2, t, " "); best = t[2]; for (k = 3; k <= n; k++) if (t[k] + 0 < best + 0) best = t[k]; print best }')"
+      check_results "repetition $rep: the exchange printed no time" "$f"
+      echo "# repetition $rep: exchange $f µs"
+      exchange+=("$f") ;;
+    jccl)
+      line="$("$root/jccl" perf all_reduce -np 2 -b "$bytes" -e "$bytes" -w 20000 -n 10000 --transport tcp \
+        | awk '!/^#/ && NF >= 13 { print $6, $10 }')"
+      read -r o p <<< "$line"
+      check_results "repetition $rep: JCCL printed no times ('$line')" "${o:-}" "${p:-}"
+      echo "# repetition $rep: JCCL out of place $o µs, in place $p µs"
+      oop+=("$o") ip+=("$p") ;;
+  esac
+}
+# Each repetition starts one run later in the list, so every run takes every slot (prepare.sh, in_turns).
+in_turns mpi exchange jccl
 
 row() {  # label median low high mpi-median
   awk -v l="$1" -v x="$2" -v lo="$3" -v hi="$4" -v v="$5" -v b="$bytes" \
