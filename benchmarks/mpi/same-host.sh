@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Within one host, JCCL against Open MPI (issue 15's measures), side by side: every measure runs MPI and JCCL
-# alternately, REPS times (default 3), and the report gives per measure the median and spread (min-max) of each and
-# the ratio of the medians against the target. fp32 sum all-reduce; 2 ranks (each a process) unless said otherwise.
+# Within one host, JCCL against Open MPI (issue 15's measures), side by side: every measure runs MPI and JCCL in turns
+# (MPI first in odd repetitions, JCCL in even ones), REPS times (default 3), and the report gives per measure the
+# median and spread (min-max) of each and the ratio of the medians against the target. fp32 sum all-reduce; 2 ranks
+# (each a process) unless said otherwise.
 #
 #   shm 8 B time          jccl perf --transport shm -w 2000 -n 5000   vs mpirun --mca btl self,vader   target <= 2x
 #   shm 1 MiB, 8 MiB busbw  (-w 100 -n 200)                          vs vader                        target >= 1.0x
@@ -99,20 +100,47 @@ record_large() {  # prefix file
   record "$1.1M.busbw" "$rep" "$(field 1048576 3 "$2")"
   record "$1.8M.busbw" "$rep" "$(field 8388608 3 "$2")"
 }
+# pair_in_turns FIRST SECOND: runs the two functions in that order in odd repetitions and the other way in even ones, so that
+# neither side always has the first slot (back to back, the same code read up to 1.7x slower in one slot than in the
+# other, docs/performance.md).
+pair_in_turns() { if ((rep % 2)); then "$1"; "$2"; else "$2"; "$1"; fi; }
 # 2 ranks, MPI over BTL and JCCL over TRANSPORT: the 8 B time and the 1 MiB and 8 MiB busbw, recorded under NAME
 # (JCCL's large sizes stay in $work/j).
 two_ranks() {  # name btl transport
-  mpi 2 "$2" "${small_iters[@]}" 8 > "$work/m"; record "mpi.$1.8B.us" "$rep" "$(field 8 2 "$work/m")"
-  jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport "$3" > "$work/j"
-  record "jccl.$1.8B.us" "$rep" "$(field 8 2 "$work/j")"
-  large mpi 2 "$2" > "$work/m"
-  record_large "mpi.$1" "$work/m"
-  large jccl -np 2 --transport "$3" > "$work/j"
-  record_large "jccl.$1" "$work/j"
+  pair_name="$1" pair_btl="$2" pair_transport="$3"
+  pair_in_turns two_ranks_mpi two_ranks_jccl
+}
+two_ranks_mpi() {
+  mpi 2 "$pair_btl" "${small_iters[@]}" 8 > "$work/m"; record "mpi.$pair_name.8B.us" "$rep" "$(field 8 2 "$work/m")"
+  large mpi 2 "$pair_btl" > "$work/m"
+  record_large "mpi.$pair_name" "$work/m"
+}
+two_ranks_jccl() {
+  jccl -np 2 -b 8 -e 8 "${small_iters[@]}" --transport "$pair_transport" > "$work/j"
+  record "jccl.$pair_name.8B.us" "$rep" "$(field 8 2 "$work/j")"
+  large jccl -np 2 --transport "$pair_transport" > "$work/j"
+  record_large "jccl.$pair_name" "$work/j"
+}
+shmreg_mpi() { large mpi 2 self,vader > "$work/m"; record_large mpi.shmreg "$work/m"; }
+shmreg_jccl() { large jccl -np 2 --transport shm -R 1 > "$work/j"; record_large jccl.shmreg "$work/j"; }
+cold_run() { jccl -np 2 -b 8M -e 8M --transport shm > "$work/c"; record jccl.cold.8M.busbw "$rep" "$(field 8388608 3 "$work/c")"; }
+warm_run() {
+  jccl -np 2 -b 8M -e 8M -w 300 -n 50 --transport shm > "$work/c"
+  record jccl.warm.8M.busbw "$rep" "$(field 8388608 3 "$work/c")"
+}
+readme_mpi() {
+  mpi 4 self,vader "${readme_iters[@]}" 8 8M > "$work/m"
+  record mpi.readme.8B.us "$rep" "$(field 8 2 "$work/m")"
+  record mpi.readme.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
+}
+readme_jccl() {
+  jccl -np 4 -b 8 -e 64M -f 4 > "$work/r"
+  record jccl.readme.8B.us "$rep" "$(field 8 2 "$work/r")"
+  record jccl.readme.8M.busbw "$rep" "$(field 8388608 3 "$work/r")"
 }
 
 echo "# same-host.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating" \
+  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL in turns" \
   "$([ "$steady" = 1 ] && echo "(steady state: ${small_iters[*]} at 8 B, ${mid_iters[*]} at 1 MiB, ${large_iters[*]} at 8 MiB)")"
 
 for ((rep = 1; rep <= reps; rep++)); do
@@ -124,10 +152,7 @@ for ((rep = 1; rep <= reps; rep++)); do
   fi
   if want shmreg; then
     if "$root/jccl" perf --help 2>&1 | grep -q -- '-R'; then
-      large mpi 2 self,vader > "$work/m"
-      record_large mpi.shmreg "$work/m"
-      large jccl -np 2 --transport shm -R 1 > "$work/j"
-      record_large jccl.shmreg "$work/j"
+      pair_in_turns shmreg_mpi shmreg_jccl
     else
       echo "# shmreg skipped: this jccl perf has no -R (registered buffers)" >&2
     fi
@@ -136,17 +161,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     two_ranks tcp self,tcp tcp
   fi
   if want cold; then
-    jccl -np 2 -b 8M -e 8M --transport shm > "$work/j"; record jccl.cold.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
-    jccl -np 2 -b 8M -e 8M -w 300 -n 50 --transport shm > "$work/j"
-    record jccl.warm.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
+    pair_in_turns cold_run warm_run
   fi
   if want readme; then
-    mpi 4 self,vader "${readme_iters[@]}" 8 8M > "$work/m"
-    record mpi.readme.8B.us "$rep" "$(field 8 2 "$work/m")"
-    record mpi.readme.8M.busbw "$rep" "$(field 8388608 3 "$work/m")"
-    jccl -np 4 -b 8 -e 64M -f 4 > "$work/j"
-    record jccl.readme.8B.us "$rep" "$(field 8 2 "$work/j")"
-    record jccl.readme.8M.busbw "$rep" "$(field 8388608 3 "$work/j")"
+    pair_in_turns readme_mpi readme_jccl
   fi
 done
 
