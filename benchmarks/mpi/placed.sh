@@ -9,7 +9,7 @@
 # calls in windows (allreduce_perf -t, io.jccl.bench.PlacedAllReduce), and every window is counted under the placement
 # that held from the look before it to the look after it (near, far; windows across a switch are left out).
 #
-# Measures (MPI and JCCL alternating, REPS times each, steady state: long warm-ups):
+# Measures (MPI, JCCL and any floor in turns, REPS times each, steady state: long warm-ups):
 #   shm8 shm1m shm8m     --mca btl self,vader   against JCCL_NET=shm (8 B, 1 MiB, 8 MiB)
 #   shmreg1m shmreg8m    vader                  against shm with buffers from Communicator.allocate
 #   tcp8 tcp1m tcp8m     --mca btl self,tcp     against JCCL_NET=tcp
@@ -108,40 +108,47 @@ join() {  # measure side output-file
 }
 
 echo "# placed.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
-  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL alternating, placement looked at every" \
+  "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL in turns, placement looked at every" \
   "$period ms${jccl_env[*]:+, JCCL ranks with ${jccl_env[*]}}"
+# One side of measure $m (mpi, jccl or floor), its windows joined to the placement looks taken while it ran.
+run_side() {
+  watch_start
+  case "$1" in
+    mpi)
+      if ! mpirun -np 2 --mca btl "$btl" --allow-run-as-root ${MPIRUN_ARGS:-} "$mpi_bin" -w "$mw" -n "$mn" -t "$mt" \
+          "$size" > "$work/out"; then
+        echo "placed.sh: the MPI run of $m failed" >&2; exit 1
+      fi ;;
+    jccl)
+      extra=()
+      [[ "$m" == shmreg* ]] && extra=(registered)
+      if ! "$root/jccl" run -np 2 -x "JCCL_NET=$net" "${jccl_env[@]}" -cp "$root/benchmarks/target/classes" -- \
+          io.jccl.bench.PlacedAllReduce "$size" "$jw" "$jn" "$jt" alternate "${extra[@]}" > "$work/out" 2>&1; then
+        echo "placed.sh: the JCCL run of $m failed:" >&2; tail -n 20 "$work/out" >&2; exit 1
+      fi ;;
+    floor)
+      if ! "$floor" -w "$jw" -n "$((jn / 2))" -t "$jt" "$size" > "$work/out"; then
+        echo "placed.sh: the floor ($(basename "$floor")) of $m failed" >&2; exit 1
+      fi ;;
+  esac
+  watch_stop
+  join "$m" "$1" "$work/out"
+}
+
 for ((rep = 1; rep <= reps; rep++)); do
   for m in "${measures[@]}"; do
     read -r size net <<< "$(plan "$m")"
     read -r mw mn mt jw jn jt <<< "$(iters "$m")"
     btl=$([ "$net" = shm ] && echo self,vader || echo self,tcp)
     echo "# repetition $rep of $reps: $m" >&2
-    watch_start
-    if ! mpirun -np 2 --mca btl "$btl" --allow-run-as-root ${MPIRUN_ARGS:-} "$mpi_bin" -w "$mw" -n "$mn" -t "$mt" \
-        "$size" > "$work/out"; then
-      echo "placed.sh: the MPI run of $m failed" >&2; exit 1
-    fi
-    watch_stop
-    join "$m" mpi "$work/out"
-    extra=()
-    [[ "$m" == shmreg* ]] && extra=(registered)
-    watch_start
-    if ! "$root/jccl" run -np 2 -x "JCCL_NET=$net" "${jccl_env[@]}" -cp "$root/benchmarks/target/classes" -- \
-        io.jccl.bench.PlacedAllReduce "$size" "$jw" "$jn" "$jt" alternate "${extra[@]}" > "$work/out" 2>&1; then
-      echo "placed.sh: the JCCL run of $m failed:" >&2; tail -n 20 "$work/out" >&2; exit 1
-    fi
-    watch_stop
-    join "$m" jccl "$work/out"
     floor=""
     case "$m" in shm1m|shm8m) floor="$copy_floor" ;; shmreg1m|shmreg8m) floor="$direct_floor" ;; esac
-    if [ -n "$floor" ]; then
-      watch_start
-      if ! "$floor" -w "$jw" -n "$((jn / 2))" -t "$jt" "$size" > "$work/out"; then
-        echo "placed.sh: the floor ($(basename "$floor")) of $m failed" >&2; exit 1
-      fi
-      watch_stop
-      join "$m" floor "$work/out"
-    fi
+    sides=(mpi jccl)
+    [ -z "$floor" ] || sides+=(floor)
+    # In turns: each repetition starts one side later, so that every side takes every slot.
+    for ((k = 0; k < ${#sides[@]}; k++)); do
+      run_side "${sides[(k + rep - 1) % ${#sides[@]}]}"
+    done
   done
 done
 
