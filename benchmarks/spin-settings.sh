@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The automatic spin times, side by side: for each JCCL_SPIN_US/JCCL_IDLE_SPIN_US pair, 2 rank JVMs over shm (and
 # tcp for 8 B): cold 8 MiB busbw (default flags), 1 MiB busbw after 100 warm-up calls, 8 B time; the pairs
-# alternate, REPS times (default 4). Prints one line per run: out-of-place/in-place values.
+# run in turns (each repetition starts one pair later), REPS times (default 4). Prints one line per run:
+# out-of-place/in-place values.
 #
 # usage: benchmarks/spin-settings.sh [--reps N] ["SPIN IDLE" ...]   (default pairs: "0 0" "100 50" "20 0")
 # Measure on a quiet machine (load average below 1).
@@ -17,8 +18,9 @@ perf() { "$root/jccl" perf all_reduce -np 2 "$@" 2>/dev/null; }
 col() { awk -v s="$1" -v a="$2" -v b="$3" '$1 == s { print $a "/" $b }'; }
 echo "# spin-settings.sh $(date -u +%Y-%m-%dT%H:%MZ): $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $reps repetitions"
 for ((rep = 1; rep <= reps; rep++)); do
-  for pair in "${pairs[@]}"; do
-    read -r spin idle <<< "$pair"
+  # In turns: each repetition starts one pair later, so that every pair takes every slot.
+  for ((k = 0; k < ${#pairs[@]}; k++)); do
+    read -r spin idle <<< "${pairs[(k + rep - 1) % ${#pairs[@]}]}"
     export JCCL_SPIN_US="$spin" JCCL_IDLE_SPIN_US="$idle"
     cold="$(perf -b 8M -e 8M | col 8388608 8 12)"
     mib="$(perf -b 1M -e 1M -w 100 -n 200 | col 1048576 8 12)"
