@@ -56,8 +56,12 @@ if [[ -z "$ranks" ]]; then
   cat "$work/run.log" >&2
   exit 1
 fi
-perf record -q -m 4096 -e raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch -p "$ranks" -o "$work/perf.data" \
-  -- sleep "$seconds" 2>/dev/null
+if ! perf record -q -m 4096 -e raw_syscalls:sys_enter,raw_syscalls:sys_exit,sched:sched_switch -p "$ranks" \
+    -o "$work/perf.data" -- sleep "$seconds" 2> "$work/perf.err"; then
+  echo "syscall-timeline.sh: perf record failed (tracepoints need root or kernel.perf_event_paranoid <= -1):" >&2
+  cat "$work/perf.err" >&2
+  exit 1
+fi
 perf script -i "$work/perf.data" -F tid,cpu,time,event,trace 2>/dev/null > "$work/events.txt"
 grep '^\[0\] round' "$work/run.log" | grep mean | tail -2 | cut -c1-160 || true
 python3 "$here/syscall_timeline.py" "$work/events.txt"
