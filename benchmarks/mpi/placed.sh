@@ -111,7 +111,7 @@ echo "# placed.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores, lo
   "$(mpirun --version 2>/dev/null | head -n 1), $reps repetitions, MPI and JCCL in turns, placement looked at every" \
   "$period ms${jccl_env[*]:+, JCCL ranks with ${jccl_env[*]}}"
 # One side of measure $m (mpi, jccl or floor), its windows joined to the placement looks taken while it ran.
-run_side() {
+run_one() {
   watch_start
   case "$1" in
     mpi)
@@ -145,10 +145,7 @@ for ((rep = 1; rep <= reps; rep++)); do
     case "$m" in shm1m|shm8m) floor="$copy_floor" ;; shmreg1m|shmreg8m) floor="$direct_floor" ;; esac
     sides=(mpi jccl)
     [ -z "$floor" ] || sides+=(floor)
-    # In turns: each repetition starts one side later, so that every side takes every slot.
-    for ((k = 0; k < ${#sides[@]}; k++)); do
-      run_side "${sides[(k + rep - 1) % ${#sides[@]}]}"
-    done
+    in_turn "${sides[@]}"
   done
 done
 

@@ -1,5 +1,6 @@
-# Sourced by the benchmarks beside Open MPI (same-host.sh, small-floor.sh, tcp-bulk.sh, oversubscribed.sh, udp-floor.sh,
-# metaroce-small.sh, placed-bulk.sh, metaroce-medium.sh) after $root and $here are set:
+# Sourced by the benchmarks beside Open MPI (same-host.sh, placed.sh, small-floor.sh, tcp-bulk.sh, oversubscribed.sh,
+# udp-floor.sh, metaroce-small.sh, placed-bulk.sh, metaroce-medium.sh; spin-settings.sh for in_turns) after $root and
+# $here are set:
 #   prepare_mpi_and_jccl NAME
 # builds benchmarks/target/mpi/allreduce_perf (sets mpi_bin), checks that Open MPI is installed, lets mpirun run as
 # root, and builds JCCL (and its AOT cache) before anything is timed. Exits 1, naming NAME, when Open MPI is missing.
@@ -78,16 +79,21 @@ build_benchmarks() {
   fi
 }
 
-# in_turns NAME...: calls run_one NAME for every name given, $reps times over, each repetition starting one name later
-# in the list, so that over as many repetitions as names every run takes every slot (back to back, the same code read up
-# to 1.7x slower in the second of two slots, docs/performance.md); after each repetition after_rep, when the script
-# defines one. Sets $rep.
-in_turns() {
+# in_turn NAME...: calls run_one NAME for every name given, repetition $rep starting $rep - 1 names later in the list,
+# so that over as many repetitions as names every run takes every slot (back to back, the same code read up to 1.7x
+# slower in the second of two slots, docs/performance.md).
+in_turn() {
   local names=("$@") i
+  for ((i = 0; i < ${#names[@]}; i++)); do
+    run_one "${names[(i + rep - 1) % ${#names[@]}]}"
+  done
+}
+
+# in_turns NAME...: in_turn NAME... for $rep from 1 to $reps; after each repetition after_rep, when the script defines
+# one.
+in_turns() {
   for ((rep = 1; rep <= reps; rep++)); do
-    for ((i = 0; i < ${#names[@]}; i++)); do
-      run_one "${names[(i + rep - 1) % ${#names[@]}]}"
-    done
+    in_turn "$@"
     if declare -F after_rep >/dev/null; then after_rep; fi
   done
 }

@@ -100,15 +100,14 @@ record_large() {  # prefix file
   record "$1.1M.busbw" "$rep" "$(field 1048576 3 "$2")"
   record "$1.8M.busbw" "$rep" "$(field 8388608 3 "$2")"
 }
-# pair_in_turns FIRST SECOND: runs the two functions in that order in odd repetitions and the other way in even ones, so that
-# neither side always has the first slot (back to back, the same code read up to 1.7x slower in one slot than in the
-# other, docs/performance.md).
-pair_in_turns() { if ((rep % 2)); then "$1"; "$2"; else "$2"; "$1"; fi; }
+# Each side of a measure is a function of its own; in_turn (prepare.sh) runs MPI's first in odd repetitions and JCCL's
+# in even ones.
+run_one() { "$1"; }
 # 2 ranks, MPI over BTL and JCCL over TRANSPORT: the 8 B time and the 1 MiB and 8 MiB busbw, recorded under NAME
 # (JCCL's large sizes stay in $work/j).
 two_ranks() {  # name btl transport
   pair_name="$1" pair_btl="$2" pair_transport="$3"
-  pair_in_turns two_ranks_mpi two_ranks_jccl
+  in_turn two_ranks_mpi two_ranks_jccl
 }
 two_ranks_mpi() {
   mpi 2 "$pair_btl" "${small_iters[@]}" 8 > "$work/m"; record "mpi.$pair_name.8B.us" "$rep" "$(field 8 2 "$work/m")"
@@ -152,7 +151,7 @@ for ((rep = 1; rep <= reps; rep++)); do
   fi
   if want shmreg; then
     if "$root/jccl" perf --help 2>&1 | grep -q -- '-R'; then
-      pair_in_turns shmreg_mpi shmreg_jccl
+      in_turn shmreg_mpi shmreg_jccl
     else
       echo "# shmreg skipped: this jccl perf has no -R (registered buffers)" >&2
     fi
@@ -161,10 +160,10 @@ for ((rep = 1; rep <= reps; rep++)); do
     two_ranks tcp self,tcp tcp
   fi
   if want cold; then
-    pair_in_turns cold_run warm_run
+    in_turn cold_run warm_run
   fi
   if want readme; then
-    pair_in_turns readme_mpi readme_jccl
+    in_turn readme_mpi readme_jccl
   fi
 done
 

@@ -128,11 +128,11 @@ def main():
         for (why, taker), v in sorted(off[c].items(), key=lambda kv: -sum(kv[1]))[:6]:
             print(f"  off: {why} {taker:<18} {len(v) * per_s:6.0f}/s {sum(v) / 1e3 * per_s:6.1f} ms   "
                   f"median {percentile(v, 0.5):6.0f} us  p90 {percentile(v, 0.9):6.0f}  max {max(v):6.0f}")
+    calls.sort()   # by start time, once, for the phases and the excerpt
     if phases:
         print_phases(calls, callers, *phases)
 
     # Excerpt from the middle: both callers' calls, empty polls counted into the next row.
-    calls.sort()
     middle = len(calls) // 2
     print("# both callers from the middle of the recording (us from its start; empty polls counted, not listed;"
           " 'off its core' where a caller was switched out):")
@@ -156,12 +156,13 @@ def main():
 
 
 def print_phases(calls, callers, cts, ack):
-    """The median phases of calls that each send one CTS, one bulk sendmmsg, one ACK and read the peer's data once."""
+    """The median phases of calls that each send one CTS, one bulk sendmmsg, one ACK and read the peer's data once
+    (calls sorted by start time)."""
     names = ["the peer's CTS, CRC", "sendmmsg (data)", "tail, poll", "recvmmsg (peer's data)", "checks, sum",
              "sendto (ACK)", "peer's ACK, next call", "whole call"]
     print(f"# phases of calls split at the {cts}-byte CTS each caller sends (medians and p90, us):")
     for c in callers:
-        mine = sorted((b, n, r, took) for b, tid, n, r, took in calls if tid == c and n != "off core")
+        mine = [(b, n, r, took) for b, tid, n, r, took in calls if tid == c and n != "off core"]
         starts = [i for i, (_, n, r, _) in enumerate(mine) if n == "sendto" and r == cts]
         rows = []
         for a, b in zip(starts, starts[1:]):
